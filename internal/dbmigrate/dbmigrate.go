@@ -1,6 +1,9 @@
-// Package dbmigrate applies closer's embedded migrations with golang-migrate.
-// Its pgx/v5 driver holds a PostgreSQL advisory lock while migrating, so two
-// replicas starting together apply each migration once.
+// Package dbmigrate applies closer's embedded migrations with golang-migrate,
+// then River's own migrations (the background-job tables), so one call
+// brings a database to the schema the binary expects. golang-migrate's pgx/v5
+// driver holds a PostgreSQL advisory lock while migrating and River's run in
+// one transaction under another, so two replicas starting together apply
+// each migration once.
 package dbmigrate
 
 import (
@@ -12,19 +15,75 @@ import (
 	"github.com/golang-migrate/migrate/v4"
 	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5" // registers pgx5://
 	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/closer-lab/closer/migrations"
 )
 
-// Up applies every migration not yet applied. It is a no-op when the schema
-// is current.
+// Up applies every migration not yet applied, ours then River's. It is a
+// no-op when the schema is current.
 func Up(ctx context.Context, databaseURL string) error {
-	return run(ctx, databaseURL, "migrate up", func(m *migrate.Migrate) error { return m.Up() })
+	if err := run(ctx, databaseURL, "migrate up", func(m *migrate.Migrate) error { return m.Up() }); err != nil {
+		return err
+	}
+	return river(ctx, databaseURL, rivermigrate.DirectionUp)
 }
 
-// Down reverts every migration, leaving an empty schema.
+// Down reverts every migration, River's then ours, leaving an empty schema.
 func Down(ctx context.Context, databaseURL string) error {
+	if err := river(ctx, databaseURL, rivermigrate.DirectionDown); err != nil {
+		return err
+	}
 	return run(ctx, databaseURL, "migrate down", func(m *migrate.Migrate) error { return m.Down() })
+}
+
+// riverLockKey is the advisory lock serialising River migrations across
+// replicas ("closer-r" as 64 bits).
+const riverLockKey = 0x636c6f7365722d72
+
+// river applies River's migrations while holding riverLockKey on a separate
+// connection. (River's migrations cannot share one transaction: one adds an
+// enum value that a later one uses.)
+func river(ctx context.Context, databaseURL string, dir rivermigrate.Direction) error {
+	op := "migrate river " + string(dir)
+	lock, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return fmt.Errorf("%s: connect: %w", op, err)
+	}
+	defer lock.Close(context.WithoutCancel(ctx))
+	if _, err := lock.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(riverLockKey)); err != nil {
+		return fmt.Errorf("%s: lock: %w", op, err)
+	}
+	defer lock.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(riverLockKey))
+
+	pool, err := pgxpool.New(ctx, databaseURL)
+	if err != nil {
+		return fmt.Errorf("%s: connect: %w", op, err)
+	}
+	defer pool.Close()
+	opts := &rivermigrate.MigrateOpts{}
+	if dir == rivermigrate.DirectionDown {
+		// Down only if River's tables exist (an empty or half-built schema has none).
+		var exists bool
+		if err := pool.QueryRow(ctx, "SELECT to_regclass('river_migration') IS NOT NULL").Scan(&exists); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		if !exists {
+			return nil
+		}
+		opts.TargetVersion = -1
+	}
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if _, err := migrator.Migrate(ctx, dir, opts); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
 }
 
 // Version returns the current schema version and whether it is dirty (a

@@ -28,6 +28,21 @@ func tableCount(t *testing.T, url string) int {
 	return n
 }
 
+func tableExists(t *testing.T, url, name string) bool {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var ok bool
+	if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", name).Scan(&ok); err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
 func TestUpDownOnEmptyDatabase(t *testing.T) {
 	url := pgtest.EmptyDB(t)
 	ctx := context.Background()
@@ -39,6 +54,9 @@ func TestUpDownOnEmptyDatabase(t *testing.T) {
 	}
 	if n := tableCount(t, url); n == 0 {
 		t.Fatal("no tables after up")
+	}
+	if !tableExists(t, url, "river_job") || !tableExists(t, url, "studies") {
+		t.Fatal("River's or closer's tables missing after up")
 	}
 	v, dirty, err := dbmigrate.Version(ctx, url)
 	if err != nil || dirty || v == 0 {
