@@ -1,0 +1,136 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Admin is a researcher's account.
+type Admin struct {
+	ID        int64
+	Email     string
+	CreatedAt time.Time
+}
+
+// MinPasswordLen is the shortest password accepted for an admin.
+const MinPasswordLen = 8
+
+func checkAdminInput(email, password string) (string, error) {
+	email = strings.TrimSpace(strings.ToLower(email))
+	if _, err := mail.ParseAddress(email); err != nil || email == "" {
+		return "", userErr(KindInvalid, "%q is not an e-mail address", email)
+	}
+	if len(password) < MinPasswordLen {
+		return "", userErr(KindInvalid, "the password must have at least %d characters", MinPasswordLen)
+	}
+	if len(password) > 72 {
+		return "", userErr(KindInvalid, "the password must have at most 72 bytes")
+	}
+	return email, nil
+}
+
+// CreateAdmin creates an admin with a bcrypt hash of password.
+func (s *Store) CreateAdmin(ctx context.Context, email, password string) (Admin, error) {
+	email, err := checkAdminInput(email, password)
+	if err != nil {
+		return Admin{}, fmt.Errorf("create admin: %w", err)
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return Admin{}, fmt.Errorf("create admin: %w", err)
+	}
+	a := Admin{Email: email}
+	err = s.pool.QueryRow(ctx,
+		`INSERT INTO admins (email, password_hash) VALUES ($1, $2) RETURNING id, created_at`,
+		email, string(hash)).Scan(&a.ID, &a.CreatedAt)
+	if isUnique(err, "") {
+		return Admin{}, fmt.Errorf("create admin: %w", userErr(KindConflict, "an admin with e-mail %s exists", email))
+	}
+	if err != nil {
+		return Admin{}, fmt.Errorf("create admin: %w", err)
+	}
+	return a, nil
+}
+
+// BootstrapAdmin creates the first admin when no admin exists yet. It
+// reports whether it created one. Two replicas starting together create at
+// most one (the advisory lock serialises them).
+func (s *Store) BootstrapAdmin(ctx context.Context, email, password string) (bool, error) {
+	created := false
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(727001)`); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM admins`).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		email, err := checkAdminInput(email, password)
+		if err != nil {
+			return err
+		}
+		hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO admins (email, password_hash) VALUES ($1, $2)`, email, string(hash)); err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("bootstrap admin: %w", err)
+	}
+	return created, nil
+}
+
+// FirstAdmin returns the oldest admin.
+func (s *Store) FirstAdmin(ctx context.Context) (Admin, error) {
+	var a Admin
+	err := s.pool.QueryRow(ctx, `SELECT id, email, created_at FROM admins ORDER BY id LIMIT 1`).
+		Scan(&a.ID, &a.Email, &a.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Admin{}, fmt.Errorf("first admin: %w", notFound("admin"))
+	}
+	if err != nil {
+		return Admin{}, fmt.Errorf("first admin: %w", err)
+	}
+	return a, nil
+}
+
+// dummyHash is compared against when the e-mail is unknown, so a login
+// takes as long whether or not the account exists.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("closer-not-a-password"), bcrypt.DefaultCost)
+
+// Authenticate returns the admin with email if password matches. Any
+// mismatch is a KindUnauthorized error that does not say which part was wrong.
+func (s *Store) Authenticate(ctx context.Context, email, password string) (Admin, error) {
+	email = strings.TrimSpace(strings.ToLower(email))
+	var a Admin
+	var hash string
+	err := s.pool.QueryRow(ctx, `SELECT id, email, created_at, password_hash FROM admins WHERE email = $1`, email).
+		Scan(&a.ID, &a.Email, &a.CreatedAt, &hash)
+	wrong := userErr(KindUnauthorized, "wrong e-mail or password")
+	if errors.Is(err, pgx.ErrNoRows) {
+		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		return Admin{}, fmt.Errorf("authenticate: %w", wrong)
+	}
+	if err != nil {
+		return Admin{}, fmt.Errorf("authenticate: %w", err)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+		return Admin{}, fmt.Errorf("authenticate: %w", wrong)
+	}
+	return a, nil
+}

@@ -1,0 +1,106 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// APIToken is an admin's bearer token for scripts. The secret itself is
+// shown once, at creation; only its sha256 is stored.
+type APIToken struct {
+	ID         int64
+	AdminID    int64
+	Name       string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// CreateAPIToken creates a token for an admin and returns its secret.
+func (s *Store) CreateAPIToken(ctx context.Context, adminID int64, name string) (string, APIToken, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", APIToken{}, fmt.Errorf("create API token: %w", userErr(KindInvalid, "give the token a name"))
+	}
+	if len(name) > 100 {
+		return "", APIToken{}, fmt.Errorf("create API token: %w", userErr(KindInvalid, "the name is longer than 100 characters"))
+	}
+	secret := "closer_" + newToken()
+	t := APIToken{AdminID: adminID, Name: name}
+	err := s.pool.QueryRow(ctx,
+		`INSERT INTO api_tokens (admin_id, name, token_hash) VALUES ($1, $2, $3) RETURNING id, created_at`,
+		adminID, name, hashToken(secret)).Scan(&t.ID, &t.CreatedAt)
+	if err != nil {
+		return "", APIToken{}, fmt.Errorf("create API token: %w", err)
+	}
+	return secret, t, nil
+}
+
+// EnsureAPIToken stores secret as a token of the admin unless it is stored
+// already (used to bootstrap ADMIN_API_TOKEN). A revoked token stays revoked.
+func (s *Store) EnsureAPIToken(ctx context.Context, adminID int64, secret, name string) error {
+	if len(secret) < 16 {
+		return fmt.Errorf("ensure API token: %w", userErr(KindInvalid, "the token must have at least 16 characters"))
+	}
+	_, err := s.pool.Exec(ctx,
+		`INSERT INTO api_tokens (admin_id, name, token_hash) VALUES ($1, $2, $3) ON CONFLICT (token_hash) DO NOTHING`,
+		adminID, name, hashToken(secret))
+	if err != nil {
+		return fmt.Errorf("ensure API token: %w", err)
+	}
+	return nil
+}
+
+// ListAPITokens returns an admin's tokens, newest first.
+func (s *Store) ListAPITokens(ctx context.Context, adminID int64) ([]APIToken, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT id, admin_id, name, created_at, last_used_at, revoked_at
+		FROM api_tokens WHERE admin_id = $1 ORDER BY id DESC`, adminID)
+	if err != nil {
+		return nil, fmt.Errorf("list API tokens: %w", err)
+	}
+	ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (APIToken, error) {
+		var t APIToken
+		err := r.Scan(&t.ID, &t.AdminID, &t.Name, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt)
+		return t, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list API tokens: %w", err)
+	}
+	return ts, nil
+}
+
+// RevokeAPIToken revokes one of an admin's tokens.
+func (s *Store) RevokeAPIToken(ctx context.Context, adminID, id int64) error {
+	tag, err := s.pool.Exec(ctx,
+		`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND admin_id = $2`, id, adminID)
+	if err != nil {
+		return fmt.Errorf("revoke API token: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("revoke API token: %w", notFound("token"))
+	}
+	return nil
+}
+
+// APITokenAdmin returns the admin owning an unrevoked token and notes its use.
+func (s *Store) APITokenAdmin(ctx context.Context, secret string) (Admin, error) {
+	var a Admin
+	err := s.pool.QueryRow(ctx, `
+		UPDATE api_tokens t SET last_used_at = now()
+		FROM admins a
+		WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND a.id = t.admin_id
+		RETURNING a.id, a.email, a.created_at`, hashToken(secret)).Scan(&a.ID, &a.Email, &a.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Admin{}, fmt.Errorf("API token admin: %w", userErr(KindUnauthorized, "unknown or revoked API token"))
+	}
+	if err != nil {
+		return Admin{}, fmt.Errorf("API token admin: %w", err)
+	}
+	return a, nil
+}

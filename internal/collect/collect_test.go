@@ -1,0 +1,236 @@
+package collect_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"strconv"
+	"testing"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/media"
+	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// newStudy returns a store on a fresh database and an open study holding
+// the first n demo images.
+func newStudy(t *testing.T, n, perParticipant int) (*collect.Store, collect.Study) {
+	t.Helper()
+	pool, _ := pgtest.NewDB(t)
+	s := collect.New(pool)
+	ctx := context.Background()
+	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: perParticipant, Status: collect.StatusOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, rej, err := s.AddItems(ctx, st.ID, demo.Items()[:n]); err != nil || len(rej) > 0 {
+		t.Fatalf("add items: %v %v", rej, err)
+	}
+	return s, st
+}
+
+func TestRandomDesignNeverRepeatsAndCompletes(t *testing.T) {
+	ctx := context.Background()
+	// 4 items have 4*3*2/2 = 12 distinct comparisons; ask for 20, so the
+	// design runs out after 12 and the participant completes early.
+	s, st := newStudy(t, 4, 20)
+	p, _, err := s.CreateParticipant(ctx, st.ID, "ext-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[triplet.Key]bool{}
+	for i := 0; ; i++ {
+		pr, err := s.Next(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.Done {
+			if pr.CompletionCode == "" || i != 12 {
+				t.Fatalf("done after %d answers with code %q; want 12 and a code", i, pr.CompletionCode)
+			}
+			break
+		}
+		again, err := s.Next(ctx, p.ID)
+		if err != nil || again.Question.ID != pr.Question.ID {
+			t.Fatalf("asking again gave %v, %v; want the same pending question", again.Question, err)
+		}
+		q := pr.Question
+		c := collect.Comparison{Anchor: q.Anchor.Index, Left: q.Left.Index, Right: q.Right.Index}
+		if seen[c.Key()] {
+			t.Fatalf("comparison %v asked twice", c.Key())
+		}
+		seen[c.Key()] = true
+		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The code is stable.
+	pr, err := s.Next(ctx, p.ID)
+	if err != nil || !pr.Done || pr.Answered != 12 {
+		t.Fatalf("after completion: %+v %v", pr, err)
+	}
+}
+
+func TestAnswerRules(t *testing.T) {
+	ctx := context.Background()
+	s, st := newStudy(t, 6, 5)
+	p1, _, _ := s.CreateParticipant(ctx, st.ID, "")
+	p2, _, _ := s.CreateParticipant(ctx, st.ID, "")
+	pr, err := s.Next(ctx, p1.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := pr.Question
+	notOption := 0
+	for notOption == q.Left.Index || notOption == q.Right.Index {
+		notOption++
+	}
+	cases := []struct {
+		name string
+		pid  int64
+		in   collect.AnswerInput
+		kind collect.Kind
+	}{
+		{"other participant", p2.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}, collect.KindForbidden},
+		{"not an option", p1.ID, collect.AnswerInput{QuestionID: q.ID, Closer: notOption}, collect.KindInvalid},
+		{"unknown question", p1.ID, collect.AnswerInput{QuestionID: "nope", Closer: q.Left.Index}, collect.KindNotFound},
+	}
+	for _, c := range cases {
+		_, err := s.Answer(ctx, c.pid, c.in)
+		if collect.KindOf(err) != c.kind {
+			t.Errorf("%s: got %v, want kind %d", c.name, err, c.kind)
+		}
+	}
+	v, _ := s.Votes(ctx, st.ID)
+	if v.Len() != 0 {
+		t.Fatalf("refused answers left %d votes", v.Len())
+	}
+	created, err := s.Answer(ctx, p1.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Right.Index})
+	if err != nil || !created {
+		t.Fatalf("answer: %v %v", created, err)
+	}
+	created, err = s.Answer(ctx, p1.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Right.Index})
+	if err != nil || created {
+		t.Fatalf("same answer again: created=%v err=%v; want false, nil", created, err)
+	}
+	if _, err := s.Answer(ctx, p1.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); collect.KindOf(err) != collect.KindConflict {
+		t.Fatalf("other choice: %v; want conflict", err)
+	}
+	v, _ = s.Votes(ctx, st.ID)
+	if v.Len() != 1 || v.Count(q.Anchor.Index, q.Right.Index, q.Left.Index) != 1 {
+		t.Fatalf("votes after one answer: %d keys", v.Len())
+	}
+	stats, _ := s.StudyStats(ctx, st.ID)
+	if stats.Answers != 1 || stats.Participants != 2 {
+		t.Fatalf("stats %+v", stats)
+	}
+}
+
+func TestAddItemsDuplicatesAndOrder(t *testing.T) {
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s := collect.New(pool)
+	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "x", Title: "X", QuestionsPerParticipant: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	imgs := demo.Items()
+	named := func(name string, im media.Image) media.Image { im.Name, im.Label = name, name; return im }
+	// First upload: img10, img2; second: img1, a copy of img2's bytes, img3.
+	_, rej, err := s.AddItems(ctx, st.ID, []media.Image{named("img10", imgs[0]), named("img2", imgs[1])})
+	if err != nil || len(rej) != 0 {
+		t.Fatal(rej, err)
+	}
+	_, rej, err = s.AddItems(ctx, st.ID, []media.Image{named("img1", imgs[2]), named("copy", imgs[1]), named("img3", imgs[3])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rej) != 1 || rej[0].Name != "copy" || rej[0].Reason != "duplicate of img2" {
+		t.Fatalf("rejections %v", rej)
+	}
+	items, _ := s.ListItems(ctx, st.ID)
+	var names []string
+	for i, it := range items {
+		if it.Index != i {
+			t.Fatalf("item %d has index %d", i, it.Index)
+		}
+		names = append(names, it.FileName)
+	}
+	want := []string{"img1", "img2", "img3", "img10"}
+	if len(names) != len(want) {
+		t.Fatalf("items %v, want %v", names, want)
+	}
+	for i := range want {
+		if names[i] != want[i] {
+			t.Fatalf("items %v, want %v (natural order)", names, want)
+		}
+	}
+}
+
+func TestExportEqualsAnswers(t *testing.T) {
+	ctx := context.Background()
+	s, st := newStudy(t, 8, 6)
+	p, _, _ := s.CreateParticipant(ctx, st.ID, "worker-7")
+	var given []triplet.Triplet
+	for {
+		pr, err := s.Next(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.Done {
+			break
+		}
+		q := pr.Question
+		closer, farther := q.Left.Index, q.Right.Index
+		if len(given)%2 == 1 {
+			closer, farther = farther, closer
+		}
+		ms := 100 + len(given)
+		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: closer, ResponseMS: &ms}); err != nil {
+			t.Fatal(err)
+		}
+		given = append(given, triplet.Triplet{Anchor: q.Anchor.Index, Closer: closer, Farther: farther})
+	}
+	var buf bytes.Buffer
+	if err := s.ExportCSV(ctx, st.ID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(given)+1 {
+		t.Fatalf("%d rows, want %d answers", len(recs)-1, len(given))
+	}
+	for i, r := range recs[1:] {
+		a, _ := strconv.Atoi(r[4])
+		c, _ := strconv.Atoi(r[5])
+		f, _ := strconv.Atoi(r[6])
+		if (triplet.Triplet{Anchor: a, Closer: c, Farther: f}) != given[i] || r[3] != "worker-7" || r[13] != strconv.Itoa(100+i) {
+			t.Fatalf("row %d = %v, want %v", i, r, given[i])
+		}
+	}
+}
+
+func TestNotOpen(t *testing.T) {
+	ctx := context.Background()
+	s, st := newStudy(t, 5, 3)
+	p, _, _ := s.CreateParticipant(ctx, st.ID, "")
+	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: collect.StatusPaused}
+	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Next(ctx, p.ID); collect.KindOf(err) != collect.KindNotOpen {
+		t.Fatalf("next on paused study: %v", err)
+	}
+	if _, _, err := s.CreateParticipant(ctx, st.ID, ""); collect.KindOf(err) != collect.KindNotOpen {
+		t.Fatalf("join paused study: %v", err)
+	}
+	var ue *collect.Error
+	if _, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "Bad Slug", Title: "t", QuestionsPerParticipant: 1}); !errors.As(err, &ue) || ue.Kind != collect.KindInvalid {
+		t.Fatalf("bad slug: %v", err)
+	}
+}

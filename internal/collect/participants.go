@@ -1,0 +1,82 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Participant is one annotator of one study. They prove who they are with a
+// secret token (cookie or bearer); only its sha256 is stored.
+type Participant struct {
+	ID             int64
+	PublicID       string
+	StudyID        int64
+	ExternalID     string // PROLIFIC_PID, workerId, ... when given
+	CompletionCode string // set when they finish
+	CreatedAt      time.Time
+	CompletedAt    *time.Time
+}
+
+// MaxExternalIDLen bounds the external id kept with a participant.
+const MaxExternalIDLen = 200
+
+// CreateParticipant adds a participant to an open study and returns them with
+// their secret token.
+func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID string) (Participant, string, error) {
+	externalID = strings.TrimSpace(externalID)
+	if len(externalID) > MaxExternalIDLen {
+		return Participant{}, "", fmt.Errorf("create participant: %w",
+			userErr(KindInvalid, "the external id is longer than %d characters", MaxExternalIDLen))
+	}
+	token := newToken()
+	p := Participant{PublicID: newID(), StudyID: studyID, ExternalID: externalID}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var status string
+		err := tx.QueryRow(ctx, `SELECT status FROM studies WHERE id = $1 FOR SHARE`, studyID).Scan(&status)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("study")
+		}
+		if err != nil {
+			return err
+		}
+		if status != StatusOpen {
+			return userErr(KindNotOpen, "the study is %s", status)
+		}
+		return tx.QueryRow(ctx, `
+			INSERT INTO participants (public_id, study_id, token_hash, external_id)
+			VALUES ($1, $2, $3, nullif($4, '')) RETURNING id, created_at`,
+			p.PublicID, studyID, hashToken(token), externalID).Scan(&p.ID, &p.CreatedAt)
+	})
+	if err != nil {
+		return Participant{}, "", fmt.Errorf("create participant: %w", err)
+	}
+	return p, token, nil
+}
+
+// ParticipantByToken returns the participant whose secret token this is.
+func (s *Store) ParticipantByToken(ctx context.Context, token string) (Participant, error) {
+	var p Participant
+	var ext, code *string
+	err := s.pool.QueryRow(ctx, `
+		SELECT id, public_id, study_id, external_id, completion_code, created_at, completed_at
+		FROM participants WHERE token_hash = $1`, hashToken(token)).
+		Scan(&p.ID, &p.PublicID, &p.StudyID, &ext, &code, &p.CreatedAt, &p.CompletedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Participant{}, fmt.Errorf("participant by token: %w", userErr(KindUnauthorized, "unknown participant token"))
+	}
+	if err != nil {
+		return Participant{}, fmt.Errorf("participant by token: %w", err)
+	}
+	if ext != nil {
+		p.ExternalID = *ext
+	}
+	if code != nil {
+		p.CompletionCode = *code
+	}
+	return p, nil
+}

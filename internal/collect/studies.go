@@ -1,0 +1,236 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Study statuses.
+const (
+	StatusDraft  = "draft"
+	StatusOpen   = "open"
+	StatusPaused = "paused"
+	StatusClosed = "closed"
+)
+
+// Statuses lists the statuses in their natural order.
+var Statuses = []string{StatusDraft, StatusOpen, StatusPaused, StatusClosed}
+
+// Study is one collection of items and the questions asked about them.
+type Study struct {
+	ID                      int64
+	Slug                    string
+	Title                   string
+	Instructions            string // plain text or Markdown
+	Debrief                 string // plain text or Markdown
+	QuestionsPerParticipant int
+	Status                  string
+	Design                  string
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}
+
+// StudyInput is what a researcher sets on a study.
+type StudyInput struct {
+	Slug                    string
+	Title                   string
+	Instructions            string
+	Debrief                 string
+	QuestionsPerParticipant int
+	Status                  string
+	Design                  string
+}
+
+var slugRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
+
+// check normalises in and returns a user-facing error naming the first rule
+// it breaks.
+func (s *Store) check(in *StudyInput) error {
+	in.Slug = strings.TrimSpace(in.Slug)
+	in.Title = strings.TrimSpace(in.Title)
+	if in.Status == "" {
+		in.Status = StatusDraft
+	}
+	if in.Design == "" {
+		in.Design = DesignRandom
+	}
+	switch {
+	case in.Title == "":
+		return userErr(KindInvalid, "the title is empty")
+	case len(in.Title) > 200:
+		return userErr(KindInvalid, "the title is longer than 200 characters")
+	case !slugRE.MatchString(in.Slug):
+		return userErr(KindInvalid, "the URL slug %q must be 1 to 64 lower-case letters, digits and inner dashes", in.Slug)
+	case in.QuestionsPerParticipant < 1 || in.QuestionsPerParticipant > 100000:
+		return userErr(KindInvalid, "questions per participant must be between 1 and 100000")
+	case len(in.Instructions) > 100000 || len(in.Debrief) > 100000:
+		return userErr(KindInvalid, "instructions and debrief are limited to 100000 characters")
+	}
+	okStatus := false
+	for _, st := range Statuses {
+		okStatus = okStatus || st == in.Status
+	}
+	if !okStatus {
+		return userErr(KindInvalid, "unknown status %q (draft, open, paused or closed)", in.Status)
+	}
+	if _, ok := s.schedulers[in.Design]; !ok {
+		return userErr(KindInvalid, "unknown design %q (known: %s)", in.Design, strings.Join(s.Designs(), ", "))
+	}
+	return nil
+}
+
+const studyCols = `id, slug, title, instructions, debrief, questions_per_participant, status, design, created_at, updated_at`
+
+func scanStudy(row pgx.Row) (Study, error) {
+	var st Study
+	err := row.Scan(&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief,
+		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.CreatedAt, &st.UpdatedAt)
+	return st, err
+}
+
+// CreateStudy creates a study.
+func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
+	if err := s.check(&in); err != nil {
+		return Study{}, fmt.Errorf("create study: %w", err)
+	}
+	st, err := scanStudy(s.pool.QueryRow(ctx, `
+		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING `+studyCols,
+		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design))
+	if isUnique(err, "") {
+		return Study{}, fmt.Errorf("create study: %w", userErr(KindConflict, "the URL slug %q is taken", in.Slug))
+	}
+	if err != nil {
+		return Study{}, fmt.Errorf("create study: %w", err)
+	}
+	return st, nil
+}
+
+// UpdateStudy changes the study with id. The design cannot change once
+// questions were issued.
+func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study, error) {
+	if err := s.check(&in); err != nil {
+		return Study{}, fmt.Errorf("update study: %w", err)
+	}
+	var st Study
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		old, err := scanStudy(tx.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1 FOR UPDATE`, id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("study")
+		}
+		if err != nil {
+			return err
+		}
+		if old.Design != in.Design {
+			var asked bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM questions WHERE study_id = $1)`, id).Scan(&asked); err != nil {
+				return err
+			}
+			if asked {
+				return userErr(KindConflict, "the design cannot change after questions were issued")
+			}
+		}
+		st, err = scanStudy(tx.QueryRow(ctx, `
+			UPDATE studies SET slug = $2, title = $3, instructions = $4, debrief = $5,
+				questions_per_participant = $6, status = $7, design = $8, updated_at = now()
+			WHERE id = $1 RETURNING `+studyCols,
+			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design))
+		if isUnique(err, "") {
+			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
+		}
+		return err
+	})
+	if err != nil {
+		return Study{}, fmt.Errorf("update study: %w", err)
+	}
+	return st, nil
+}
+
+// DeleteStudy deletes a study with its items, participants, questions,
+// answers and votes.
+func (s *Store) DeleteStudy(ctx context.Context, id int64) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM studies WHERE id = $1`, id)
+	if err != nil {
+		return fmt.Errorf("delete study: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("delete study: %w", notFound("study"))
+	}
+	return nil
+}
+
+// StudyBySlug returns the study with slug.
+func (s *Store) StudyBySlug(ctx context.Context, slug string) (Study, error) {
+	st, err := scanStudy(s.pool.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE slug = $1`, slug))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Study{}, fmt.Errorf("study by slug: %w", notFound("study"))
+	}
+	if err != nil {
+		return Study{}, fmt.Errorf("study by slug: %w", err)
+	}
+	return st, nil
+}
+
+// ListStudies returns all studies, newest first.
+func (s *Store) ListStudies(ctx context.Context) ([]Study, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+studyCols+` FROM studies ORDER BY id DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("list studies: %w", err)
+	}
+	sts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Study, error) { return scanStudy(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list studies: %w", err)
+	}
+	return sts, nil
+}
+
+// CountStudies returns the number of studies.
+func (s *Store) CountStudies(ctx context.Context) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM studies`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count studies: %w", err)
+	}
+	return n, nil
+}
+
+// Stats summarises a study's collection so far.
+type Stats struct {
+	Items          int
+	Participants   int
+	Completed      int
+	Answers        int
+	Comparisons    int // distinct (anchor, pair) keys answered
+	Contradictions int // keys answered both ways
+	// AnswersPerMinute is the rate over the last RateWindow.
+	AnswersPerMinute float64
+	RateWindow       time.Duration
+	LastAnswer       *time.Time
+}
+
+// StudyStats returns the study's counts.
+func (s *Store) StudyStats(ctx context.Context, studyID int64) (Stats, error) {
+	st := Stats{RateWindow: 10 * time.Minute}
+	var recent int
+	err := s.pool.QueryRow(ctx, `
+		SELECT
+			(SELECT count(*) FROM items WHERE study_id = $1),
+			(SELECT count(*) FROM participants WHERE study_id = $1),
+			(SELECT count(*) FROM participants WHERE study_id = $1 AND completed_at IS NOT NULL),
+			(SELECT count(*) FROM answers WHERE study_id = $1),
+			(SELECT count(*) FROM answers WHERE study_id = $1 AND answered_at > now() - interval '10 minutes'),
+			(SELECT max(answered_at) FROM answers WHERE study_id = $1),
+			(SELECT count(*) FROM votes WHERE study_id = $1),
+			(SELECT count(*) FROM votes WHERE study_id = $1 AND j_closer > 0 AND k_closer > 0)`, studyID).
+		Scan(&st.Items, &st.Participants, &st.Completed, &st.Answers, &recent, &st.LastAnswer, &st.Comparisons, &st.Contradictions)
+	if err != nil {
+		return Stats{}, fmt.Errorf("study stats: %w", err)
+	}
+	st.AnswersPerMinute = float64(recent) / st.RateWindow.Minutes()
+	return st, nil
+}
