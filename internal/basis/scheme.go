@@ -149,7 +149,7 @@ type Scheme struct {
 	// sorts
 	jobs    map[int]*sortJob
 	nextJob int
-	ready   []owner // transient work list, empty between calls
+	ready   []owner       // transient work list, empty between calls
 	orders  map[int][]int // head -> items by increasing distance (head first)
 	ranks   map[int][]int // head -> rank of every item (head has 0)
 	sorts   int           // SortForHead calls completed
