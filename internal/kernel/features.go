@@ -65,6 +65,10 @@ type Features struct {
 	rowPtr []int // len N+1; row a holds entries rowPtr[a]:rowPtr[a+1]
 	col    []int
 	val    []float64
+
+	compactOnce sync.Once
+	ccol        []int32 // column numbers among the columns in use
+	ncol        int     // number of columns in use
 }
 
 // NewFeatures builds the contradiction-aware feature map of kind k1 or k2
