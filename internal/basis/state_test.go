@@ -1,0 +1,116 @@
+package basis
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/closer-lab/closer/internal/design"
+	"github.com/closer-lab/closer/internal/triplet"
+	"gonum.org/v1/gonum/mat"
+)
+
+// drive answers the scheme's open comparisons m at a time (each handed to
+// as many annotators as it wants) from the oracle, calling between(s) after
+// every recorded answer; between may replace the scheme.
+func drive(s *Scheme, o *triplet.Oracle, m int, between func(s *Scheme) *Scheme) *Scheme {
+	var needs []design.Need
+	for !s.Done() {
+		needs = s.Open(needs[:0], m)
+		var qs []triplet.Key
+		for _, nd := range needs {
+			for r := 0; r < nd.Answers && len(qs) < m; r++ {
+				qs = append(qs, nd.Key)
+			}
+		}
+		for _, k := range qs {
+			if !s.Record(o.Answer(k.Anchor, k.J, k.K)) {
+				panic("answer refused")
+			}
+			s = between(s)
+		}
+	}
+	return s
+}
+
+// TestRestoreAtRandomPointsGivesSameResult stops the scheme at random
+// points, drops it, restores it from its marshalled state and continues:
+// the run ends with exactly the result of an uninterrupted run with the
+// same seed and answers (noisy oracle, 3 repeats, Extra phase).
+func TestRestoreAtRandomPointsGivesSameResult(t *testing.T) {
+	const n = 120
+	x := triplet.Gaussian(triplet.NewRand(21), n, 3, 1)
+	cfg := Config{Seed: 21, Repeats: 3, Extra: true}
+
+	ref := drive(New(n, cfg), triplet.NewOracle(x, 0.1, 21), 7, func(s *Scheme) *Scheme { return s })
+
+	rng := triplet.NewRand(99)
+	restores := 0
+	got := drive(New(n, cfg), triplet.NewOracle(x, 0.1, 21), 7, func(s *Scheme) *Scheme {
+		if rng.IntN(150) != 0 {
+			return s
+		}
+		data, err := s.MarshalState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Restore(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := r.MarshalState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(data, again) {
+			t.Fatalf("restore round trip changes the state (%d vs %d bytes)", len(data), len(again))
+		}
+		restores++
+		return r
+	})
+	if restores < 20 {
+		t.Fatalf("only %d restores", restores)
+	}
+	if !slices.Equal(got.Triplets(), ref.Triplets()) {
+		t.Error("learned triplets differ")
+	}
+	if got.DHat() != ref.DHat() || !slices.EqualFunc(got.Axes(), ref.Axes(), slices.Equal[[]int]) {
+		t.Errorf("basis differs: d̂ %d vs %d", got.DHat(), ref.DHat())
+	}
+	if !mat.Equal(got.Coordinates(), ref.Coordinates()) {
+		t.Error("coordinates differ")
+	}
+	if got.Progress() != ref.Progress() {
+		t.Errorf("progress %+v vs %+v", got.Progress(), ref.Progress())
+	}
+	a, _ := got.MarshalState()
+	b, _ := ref.MarshalState()
+	if !bytes.Equal(a, b) {
+		t.Error("final states differ")
+	}
+	t.Logf("%d restores; d̂ = %d; %d triplets", restores, got.DHat(), len(got.Triplets()))
+}
+
+func TestRestoreRejectsBadState(t *testing.T) {
+	s := New(20, Config{Seed: 1})
+	good, _ := s.MarshalState()
+	if _, err := Restore(good); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"not json":      []byte("{"),
+		"version":       bytes.Replace(good, []byte(`"version":1`), []byte(`"version":7`), 1),
+		"phase":         bytes.Replace(good, []byte(`"phase":"farthest"`), []byte(`"phase":"nap"`), 1),
+		"too few items": bytes.Replace(good, []byte(`"n":20`), []byte(`"n":2`), 1),
+		"even repeats":  bytes.Replace(good, []byte(`"repeats":0`), []byte(`"repeats":2`), 1),
+		"open for unknown match": bytes.Replace(good, []byte(`"owners":[{"job":-1,"seg":0}]`),
+			[]byte(`"owners":[{"job":-1,"seg":77}]`), 1),
+	} {
+		if bytes.Equal(data, good) && name != "not json" {
+			t.Fatalf("%s: test did not change the state", name)
+		}
+		if _, err := Restore(data); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
