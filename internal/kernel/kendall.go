@@ -33,17 +33,78 @@ import (
 // (the feature vector of a constant vector is zero). If any value is NaN the
 // result is NaN. KendallTau panics if the lengths differ.
 func KendallTau(x, y []float64) float64 {
+	c := kendallCounts(x, y)
+	if c.nan {
+		return math.NaN()
+	}
+	den := math.Sqrt(float64(c.n0-c.n1)) * math.Sqrt(float64(c.n0-c.n2))
+	if den == 0 {
+		return 0
+	}
+	return float64(c.nc-c.nd) / den
+}
+
+// KendallKernel returns the Kendall kernel of eq. 3 of Jiao & Vert (2016),
+// (n_c − n_d)/C(n, 2), between two rankings given as score vectors (item i
+// has score x[i]; a higher score is a higher rank). A pair tied in either
+// vector is neither concordant nor discordant (section 5, eq. 9-10), so with
+// ties the value is below 1 in magnitude; without ties it equals KendallTau.
+// It runs in O(n log n), returns 0 for n < 2 and NaN if a value is NaN, and
+// panics if the lengths differ.
+func KendallKernel(x, y []float64) float64 {
+	c := kendallCounts(x, y)
+	if c.nan {
+		return math.NaN()
+	}
+	if c.n0 == 0 {
+		return 0
+	}
+	return float64(c.nc-c.nd) / float64(c.n0)
+}
+
+// Discordant returns n_d(x, y), the number of pairs ordered one way by x and
+// the other by y (the Kendall tau distance for permutations), in
+// O(n log n). It panics if the lengths differ or a value is NaN.
+func Discordant(x, y []float64) int64 {
+	c := kendallCounts(x, y)
+	if c.nan {
+		panic("kernel: Discordant: NaN score")
+	}
+	return c.nd
+}
+
+// Mallows returns the Mallows kernel exp(−λ n_d(x, y)) of eq. 2 of Jiao &
+// Vert (2016), positive definite for every λ ≥ 0 (Theorem 1). It panics if
+// λ < 0, the lengths differ or a value is NaN.
+func Mallows(x, y []float64, lambda float64) float64 {
+	if lambda < 0 || math.IsNaN(lambda) {
+		panic("kernel: Mallows: negative λ")
+	}
+	return math.Exp(-lambda * float64(Discordant(x, y)))
+}
+
+// counts are the pair counts behind Kendall's tau: n0 = C(n, 2) pairs, nc
+// concordant, nd discordant, n1 and n2 tied in x and in y.
+type counts struct {
+	n0, nc, nd, n1, n2 int64
+	nan                bool
+}
+
+// kendallCounts computes the counts in O(n log n) with Knight's (1966)
+// algorithm: sort the pairs by (x, y), then count the inversions of y while
+// merge-sorting it.
+func kendallCounts(x, y []float64) counts {
 	if len(x) != len(y) {
-		panic("kernel: KendallTau: length mismatch")
+		panic("kernel: Kendall: length mismatch")
 	}
 	n := len(x)
 	if n < 2 {
-		return 0
+		return counts{}
 	}
 	p := make([]pair, n)
 	for i := range p {
 		if math.IsNaN(x[i]) || math.IsNaN(y[i]) {
-			return math.NaN()
+			return counts{nan: true}
 		}
 		p[i] = pair{x[i], y[i]}
 	}
@@ -103,12 +164,7 @@ func KendallTau(x, y []float64) float64 {
 
 	n0 := int64(n) * int64(n-1) / 2
 	// Pairs tied in neither: n0 − n1 − n2 + n3 = n_c + n_d.
-	diff := float64(n0-n1-n2+n3) - 2*float64(nd)
-	den := math.Sqrt(float64(n0-n1)) * math.Sqrt(float64(n0-n2))
-	if den == 0 {
-		return 0
-	}
-	return diff / den
+	return counts{n0: n0, nc: n0 - n1 - n2 + n3 - nd, nd: nd, n1: n1, n2: n2}
 }
 
 type pair struct{ x, y float64 }
