@@ -1,0 +1,283 @@
+package embed
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+)
+
+// chunkFunc adds the loss gradient of the triplets tr (flat anchor, closer,
+// farther) at the points x (n × d, row-major) into g and returns the summed
+// loss of those triplets.
+type chunkFunc func(x []float64, d int, tr []int32, g []float64) float64
+
+// minChunk is the smallest number of triplets per chunk; below 2·minChunk
+// triplets the loss is evaluated on the calling goroutine alone.
+const (
+	minChunk  = 8192
+	maxChunks = 64
+)
+
+// evaluator computes (1/m)·(Σ_t ℓ_t + λ‖X‖²_F), the summed triplet loss
+// plus a squared-norm regulariser scaled by the number m of triplets, and
+// its gradient, over fixed chunks of the triplets. The chunking depends
+// only on the number of triplets, and the chunk partials are added in chunk
+// order, so the result is identical whatever the number of workers.
+type evaluator struct {
+	n, d    int
+	tr      []int32
+	f       chunkFunc
+	lambda  float64 // weight of ‖X‖²_F relative to the summed loss
+	workers int
+
+	bounds []int       // chunk c covers triplets bounds[c]..bounds[c+1]
+	bufs   [][]float64 // gradient partials of chunks 1.. (chunk 0 writes g)
+	losses []float64
+}
+
+func newEvaluator(n, d int, tr []int32, f chunkFunc, lambda float64, workers int) *evaluator {
+	m := len(tr) / 3
+	size := max(minChunk, (m+maxChunks-1)/maxChunks)
+	chunks := max(1, (m+size-1)/size)
+	e := &evaluator{n: n, d: d, tr: tr, f: f, lambda: lambda, workers: workers}
+	e.bounds = make([]int, chunks+1)
+	for c := range chunks {
+		e.bounds[c+1] = min(m, (c+1)*size)
+	}
+	e.losses = make([]float64, chunks)
+	e.bufs = make([][]float64, chunks)
+	for c := 1; c < chunks; c++ {
+		e.bufs[c] = make([]float64, n*d)
+	}
+	return e
+}
+
+// eval returns the objective at x and stores its gradient in g.
+func (e *evaluator) eval(x, g []float64) float64 {
+	clear(g)
+	chunks := len(e.losses)
+	run := func(c int) {
+		buf := g
+		if c > 0 {
+			buf = e.bufs[c]
+			clear(buf)
+		}
+		e.losses[c] = e.f(x, e.d, e.tr[3*e.bounds[c]:3*e.bounds[c+1]], buf)
+	}
+	if chunks == 1 || e.workers == 1 {
+		for c := range chunks {
+			run(c)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(e.workers, chunks) {
+			wg.Go(func() {
+				for {
+					c := int(next.Add(1)) - 1
+					if c >= chunks {
+						return
+					}
+					run(c)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	loss := e.losses[0]
+	for c := 1; c < chunks; c++ {
+		loss += e.losses[c]
+		for i, v := range e.bufs[c] {
+			g[i] += v
+		}
+	}
+	if e.lambda > 0 {
+		var s float64
+		for i, v := range x {
+			s += v * v
+			g[i] += 2 * e.lambda * v
+		}
+		loss += e.lambda * s
+	}
+	m := float64(e.bounds[chunks])
+	for i := range g {
+		g[i] /= m
+	}
+	return loss / m
+}
+
+// sqDists returns ‖x_i − x_j‖² and ‖x_i − x_k‖².
+func sqDists(xi, xj, xk []float64) (dij, dik float64) {
+	for c := range xi {
+		u := xi[c] - xj[c]
+		v := xi[c] - xk[c]
+		dij += u * u
+		dik += v * v
+	}
+	return dij, dik
+}
+
+// scatter adds the gradient of a triplet loss with ∂ℓ/∂d_ij = cj and
+// ∂ℓ/∂d_ik = ck (d squared distances): ∂d_ij/∂x_i = 2(x_i − x_j).
+func scatter(xi, xj, xk, gi, gj, gk []float64, cj, ck float64) {
+	cj *= 2
+	ck *= 2
+	for c := range xi {
+		u := cj * (xi[c] - xj[c])
+		v := ck * (xi[c] - xk[c])
+		gi[c] += u + v
+		gj[c] -= u
+		gk[c] -= v
+	}
+}
+
+// softplus returns log(1 + e^u) and the logistic sigmoid 1/(1 + e^-u)
+// without overflow.
+func softplus(u float64) (f, s float64) {
+	if u > 0 {
+		z := math.Exp(-u)
+		return u + math.Log1p(z), 1 / (1 + z)
+	}
+	z := math.Exp(u)
+	return math.Log1p(z), z / (1 + z)
+}
+
+// steChunk is STE (van der Maaten and Weinberger 2012, sec. 4):
+// −log p_ijl with p_ijl = e^{−d_ij} / (e^{−d_ij} + e^{−d_il}), i.e.
+// softplus(d_ij − d_il), on squared distances.
+func steChunk(x []float64, d int, tr []int32, g []float64) float64 {
+	var loss float64
+	for t := 0; t+2 < len(tr); t += 3 {
+		i, j, k := int(tr[t])*d, int(tr[t+1])*d, int(tr[t+2])*d
+		xi, xj, xk := x[i:i+d], x[j:j+d], x[k:k+d]
+		dij, dik := sqDists(xi, xj, xk)
+		f, s := softplus(dij - dik)
+		loss += f
+		scatter(xi, xj, xk, g[i:i+d], g[j:j+d], g[k:k+d], s, -s)
+	}
+	return loss
+}
+
+// tsteChunk returns t-STE's chunk function (sec. 4): with the Student-t
+// kernel q(d) = (1 + d/α)^{−(α+1)/2} on squared distances d,
+// −log p_ijl = log(1 + r), r = q(d_il)/q(d_ij) = ((α+d_ij)/(α+d_il))^{(α+1)/2}.
+// The ratio is bounded for finite points, so the loss never takes log 0.
+func tsteChunk(alpha float64) chunkFunc {
+	e := (alpha + 1) / 2
+	return func(x []float64, d int, tr []int32, g []float64) float64 {
+		var loss float64
+		for t := 0; t+2 < len(tr); t += 3 {
+			i, j, k := int(tr[t])*d, int(tr[t+1])*d, int(tr[t+2])*d
+			xi, xj, xk := x[i:i+d], x[j:j+d], x[k:k+d]
+			dij, dik := sqDists(xi, xj, xk)
+			qj, qk := alpha+dij, alpha+dik
+			ratio := qj / qk
+			var r float64
+			switch e {
+			case 1:
+				r = ratio
+			case 1.5:
+				r = ratio * math.Sqrt(ratio)
+			default:
+				r = math.Pow(ratio, e)
+			}
+			var s float64
+			if r > 1e300 {
+				loss += e * math.Log(ratio)
+				s = 1
+			} else {
+				loss += math.Log1p(r)
+				s = r / (1 + r)
+			}
+			scatter(xi, xj, xk, g[i:i+d], g[j:j+d], g[k:k+d], s*e/qj, -s*e/qk)
+		}
+		return loss
+	}
+}
+
+// gnmdsChunk returns GNMDS's hinge on squared distances,
+// max(0, margin + d_ij − d_il) (van der Maaten and Weinberger 2012, sec. 3,
+// constraint (1) with slack ξ_ijl); the trace regulariser is the
+// evaluator's λ term, trace(XXᵀ) = Σ‖x_i‖².
+func gnmdsChunk(margin float64) chunkFunc {
+	return func(x []float64, d int, tr []int32, g []float64) float64 {
+		var loss float64
+		for t := 0; t+2 < len(tr); t += 3 {
+			i, j, k := int(tr[t])*d, int(tr[t+1])*d, int(tr[t+2])*d
+			xi, xj, xk := x[i:i+d], x[j:j+d], x[k:k+d]
+			dij, dik := sqDists(xi, xj, xk)
+			h := margin + dij - dik
+			if h > 0 {
+				loss += h
+				scatter(xi, xj, xk, g[i:i+d], g[j:j+d], g[k:k+d], 1, -1)
+			}
+		}
+		return loss
+	}
+}
+
+// cklChunk returns CKL's log-loss (sec. 3; Tamuz et al. 2011):
+// −log((d_il + μ) / (d_ij + d_il + 2μ)), the probability that the triplet
+// is answered as observed, on squared distances.
+func cklChunk(mu float64) chunkFunc {
+	return func(x []float64, d int, tr []int32, g []float64) float64 {
+		var loss float64
+		for t := 0; t+2 < len(tr); t += 3 {
+			i, j, k := int(tr[t])*d, int(tr[t+1])*d, int(tr[t+2])*d
+			xi, xj, xk := x[i:i+d], x[j:j+d], x[k:k+d]
+			dij, dik := sqDists(xi, xj, xk)
+			num := dik + mu
+			den := dij + dik + 2*mu
+			loss += math.Log(den / num)
+			scatter(xi, xj, xk, g[i:i+d], g[j:j+d], g[k:k+d], 1/den, 1/den-1/num)
+		}
+		return loss
+	}
+}
+
+// soeChunk returns SOE's squared hinge on distances (Terada and von
+// Luxburg 2014, eq. 4): max(0, ‖x_i − x_j‖ + δ − ‖x_i − x_l‖)². At a zero
+// distance the (sub)gradient of that distance is taken as 0.
+func soeChunk(margin float64) chunkFunc {
+	return func(x []float64, d int, tr []int32, g []float64) float64 {
+		var loss float64
+		for t := 0; t+2 < len(tr); t += 3 {
+			i, j, k := int(tr[t])*d, int(tr[t+1])*d, int(tr[t+2])*d
+			xi, xj, xk := x[i:i+d], x[j:j+d], x[k:k+d]
+			dij, dik := sqDists(xi, xj, xk)
+			rij, rik := math.Sqrt(dij), math.Sqrt(dik)
+			h := rij + margin - rik
+			if h <= 0 {
+				continue
+			}
+			loss += h * h
+			// ∂/∂d_ij of ‖·‖ = 1/(2‖·‖); scatter multiplies by 2(x_i − x_j).
+			var cj, ck float64
+			if rij > 0 {
+				cj = h / rij
+			}
+			if rik > 0 {
+				ck = -h / rik
+			}
+			scatter(xi, xj, xk, g[i:i+d], g[j:j+d], g[k:k+d], cj, ck)
+		}
+		return loss
+	}
+}
+
+// chunkFor returns the loss of a point method and its regulariser weight.
+func chunkFor(opt Options) (chunkFunc, float64) {
+	switch opt.Method {
+	case STE:
+		return steChunk, opt.Lambda
+	case TSTE:
+		return tsteChunk(opt.Alpha), opt.Lambda
+	case GNMDS:
+		return gnmdsChunk(opt.Margin), opt.Lambda
+	case CKL:
+		return cklChunk(opt.Mu), opt.Lambda
+	case SOE:
+		return soeChunk(opt.Margin), 0
+	}
+	panic("embed: no point loss for method " + string(opt.Method))
+}

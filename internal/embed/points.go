@@ -1,0 +1,133 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// patience is how many consecutive iterations without a relative
+// improvement of Tol end an L-BFGS run.
+const patience = 10
+
+// fitPoints runs a point method: L-BFGS on X from one start, or for SOE the
+// best of opt.Inits starts.
+func fitPoints(ctx context.Context, n int, ts []triplet.Triplet, opt Options) (*Result, error) {
+	f, lambda := chunkFor(opt)
+	ev := newEvaluator(n, opt.Dim, flatten(ts), f, lambda, opt.Workers)
+	inits := 1
+	if opt.Method == SOE && opt.Init == nil {
+		inits = opt.Inits
+	}
+	seeds := triplet.NewRand(opt.Seed)
+	var best *Result
+	total := 0
+	for range inits {
+		x0 := startPoints(n, opt, seeds.Uint64())
+		x, loss, iters, err := minimizeLBFGS(ctx, ev, x0, opt, total)
+		total += iters
+		if err != nil {
+			return nil, err
+		}
+		if best == nil || loss < best.Loss {
+			best = &Result{X: mat.NewDense(n, opt.Dim, x), Loss: loss}
+		}
+	}
+	best.Iterations = total
+	return best, nil
+}
+
+// recorder reports progress and stops on cancellation at every major
+// iteration of gonum's optimiser.
+type recorder struct {
+	ctx      context.Context
+	progress func(int, float64)
+	iter     *int
+	base     int
+}
+
+func (r *recorder) Init() error { return nil }
+
+func (r *recorder) Record(loc *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
+	if op != optimize.MajorIteration {
+		return nil
+	}
+	*r.iter++
+	if r.progress != nil {
+		r.progress(r.base+*r.iter, loc.F)
+	}
+	if r.ctx.Err() != nil {
+		return errStopped
+	}
+	return nil
+}
+
+// minimizeLBFGS minimises the evaluator's objective from x0 with L-BFGS
+// (More-Thuente line search) for at most opt.MaxIter iterations and returns
+// the best point seen. The loss and gradient are computed together and
+// cached, since gonum asks for them separately at the same point. When the
+// line search gives up (the hinge losses are not smooth) the run restarts
+// from the best point with a fresh memory, as long as restarts still
+// improve the loss.
+func minimizeLBFGS(ctx context.Context, ev *evaluator, x0 []float64, opt Options, base int) (best []float64, bestF float64, iters int, err error) {
+	dim := len(x0)
+	best = slices.Clone(x0)
+	bestF = math.Inf(1)
+	cacheX := make([]float64, dim)
+	cacheG := make([]float64, dim)
+	var cacheF float64
+	cached := false
+	compute := func(x []float64) {
+		if cached && slices.Equal(x, cacheX) {
+			return
+		}
+		copy(cacheX, x)
+		cacheF = ev.eval(x, cacheG)
+		cached = true
+		if cacheF < bestF {
+			bestF = cacheF
+			copy(best, x)
+		}
+	}
+	p := optimize.Problem{
+		Func: func(x []float64) float64 { compute(x); return cacheF },
+		Grad: func(g, x []float64) { compute(x); copy(g, cacheG) },
+	}
+	start := slices.Clone(x0)
+	for restarts := 0; iters < opt.MaxIter; restarts++ {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, iters, err
+		}
+		before := bestF
+		ran := 0
+		settings := &optimize.Settings{
+			MajorIterations: opt.MaxIter - iters,
+			Converger:       &optimize.FunctionConverge{Relative: opt.Tol, Iterations: patience},
+			Recorder:        &recorder{ctx: ctx, progress: opt.Progress, iter: &ran, base: base + iters},
+		}
+		res, merr := optimize.Minimize(p, start, settings, &optimize.LBFGS{Linesearcher: &optimize.MoreThuente{}})
+		iters += ran
+		if errors.Is(merr, errStopped) || ctx.Err() != nil {
+			return nil, 0, iters, ctx.Err()
+		}
+		if merr == nil && res != nil && res.Status != optimize.Failure {
+			break // converged, or the iteration cap was reached
+		}
+		// The line search failed: restart from the best point if the last
+		// run still improved it noticeably.
+		if !(before-bestF > opt.Tol*math.Abs(bestF)) || restarts >= 20 {
+			break
+		}
+		copy(start, best)
+	}
+	if math.IsInf(bestF, 1) || math.IsNaN(bestF) {
+		return nil, 0, iters, errors.New("the loss is not finite at the start")
+	}
+	return best, bestF, iters, nil
+}
