@@ -1,0 +1,106 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// config is the server's configuration, read once from the environment.
+type config struct {
+	DatabaseURL   string
+	Addr          string
+	BaseURL       string
+	AdminEmail    string
+	AdminPassword string
+	AdminAPIToken string
+	LogFormat     string // text or json
+	LogLevel      slog.Level
+}
+
+// loadConfig reads and validates the configuration; the error lists every
+// problem found.
+func loadConfig(getenv func(string) string) (config, error) {
+	c := config{
+		DatabaseURL:   strings.TrimSpace(getenv("DATABASE_URL")),
+		Addr:          strings.TrimSpace(getenv("ADDR")),
+		BaseURL:       strings.TrimRight(strings.TrimSpace(getenv("BASE_URL")), "/"),
+		AdminEmail:    strings.TrimSpace(getenv("ADMIN_EMAIL")),
+		AdminPassword: getenv("ADMIN_PASSWORD"),
+		AdminAPIToken: strings.TrimSpace(getenv("ADMIN_API_TOKEN")),
+		LogFormat:     strings.ToLower(strings.TrimSpace(getenv("LOG_FORMAT"))),
+	}
+	var errs []error
+	if c.DatabaseURL == "" {
+		errs = append(errs, errors.New("DATABASE_URL is not set (e.g. postgres://user:pass@localhost:5432/closer?sslmode=disable)"))
+	} else if _, err := pgxpool.ParseConfig(c.DatabaseURL); err != nil {
+		errs = append(errs, fmt.Errorf("DATABASE_URL is not a valid PostgreSQL URL: %v", err))
+	}
+	if c.Addr == "" {
+		c.Addr = ":8080"
+	}
+	host, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("ADDR %q is not host:port (e.g. :8080): %v", c.Addr, err))
+	}
+	if c.BaseURL == "" && err == nil {
+		if host == "" || host == "0.0.0.0" || host == "::" {
+			host = "localhost"
+		}
+		c.BaseURL = "http://" + net.JoinHostPort(host, port)
+	} else if c.BaseURL != "" {
+		u, err := url.Parse(c.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			errs = append(errs, fmt.Errorf("BASE_URL %q must be an http or https URL such as https://closer.example.org", c.BaseURL))
+		} else if u.Path != "" {
+			errs = append(errs, fmt.Errorf("BASE_URL %q must not have a path: closer serves at the root", c.BaseURL))
+		}
+	}
+	if (c.AdminEmail == "") != (c.AdminPassword == "") {
+		errs = append(errs, errors.New("set both ADMIN_EMAIL and ADMIN_PASSWORD, or neither"))
+	}
+	if c.AdminPassword != "" && len(c.AdminPassword) < 8 {
+		errs = append(errs, errors.New("ADMIN_PASSWORD must have at least 8 characters"))
+	}
+	if c.AdminAPIToken != "" && len(c.AdminAPIToken) < 16 {
+		errs = append(errs, errors.New("ADMIN_API_TOKEN must have at least 16 characters"))
+	}
+	switch c.LogFormat {
+	case "":
+		c.LogFormat = "text"
+	case "text", "json":
+	default:
+		errs = append(errs, fmt.Errorf("LOG_FORMAT %q must be text or json", c.LogFormat))
+	}
+	if lv := strings.TrimSpace(getenv("LOG_LEVEL")); lv != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(lv)); err != nil {
+			errs = append(errs, fmt.Errorf("LOG_LEVEL %q must be debug, info, warn or error", lv))
+		}
+	}
+	if len(errs) > 0 {
+		return config{}, fmt.Errorf("bad configuration:\n  %w", joinLines(errs))
+	}
+	return c, nil
+}
+
+func joinLines(errs []error) error {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return errors.New(strings.Join(msgs, "\n  "))
+}
+
+// logger builds the slog logger the configuration asks for.
+func (c config) logger(w interface{ Write([]byte) (int, error) }) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: c.LogLevel}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/demo"
+)
+
+const demoSlug = "demo"
+
+const demoInstructions = `Each question shows one **coloured disk on top** and two below.
+Pick the one of the two that is **more similar to the top disk**: click it, or press
+the left/right arrow key (or 1/2). There are no wrong answers; go with your first impression.`
+
+const demoDebrief = `Thank you for trying closer! The disks differ in **hue** and in **size**;
+with enough answers, an ordinal embedding of the triplets recovers those two dimensions.`
+
+// ensureDemo creates the demo study (slug demo, open, random design, 50
+// questions per participant, the 40 generated disks) when the database has
+// no study yet, that is on first start. It reports whether it did.
+func ensureDemo(ctx context.Context, store *collect.Store) (bool, error) {
+	n, err := store.CountStudies(ctx)
+	if err != nil || n > 0 {
+		return false, err
+	}
+	st, err := store.CreateStudy(ctx, collect.StudyInput{
+		Slug: demoSlug, Title: "Demo: coloured disks", Instructions: demoInstructions, Debrief: demoDebrief,
+		QuestionsPerParticipant: 50, Status: collect.StatusOpen, Design: collect.DesignRandom,
+	})
+	if collect.KindOf(err) == collect.KindConflict {
+		return false, nil // another replica created it at the same moment
+	}
+	if err != nil {
+		return false, fmt.Errorf("demo study: %w", err)
+	}
+	if _, rej, err := store.AddItems(ctx, st.ID, demo.Items()); err != nil {
+		return false, fmt.Errorf("demo study: %w", err)
+	} else if len(rej) > 0 {
+		return false, fmt.Errorf("demo study: items rejected: %v", rej)
+	}
+	return true, nil
+}

@@ -1,0 +1,149 @@
+// Command web is closer's server: the annotator pages, the admin pages and
+// the JSON API on PostgreSQL.
+//
+//	web                 apply migrations, bootstrap the admin, create the
+//	                    demo study on first start, and serve
+//	web migrate up      apply all migrations
+//	web migrate down    revert all migrations (deletes every table)
+//
+// Configuration comes from the environment: DATABASE_URL (required), ADDR
+// (default :8080), BASE_URL, ADMIN_EMAIL and ADMIN_PASSWORD (create the
+// first admin if none exists), ADMIN_API_TOKEN (an API token for scripts),
+// LOG_FORMAT (text or json) and LOG_LEVEL (debug, info, warn, error).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dbmigrate"
+	closerhttp "github.com/closer-lab/closer/internal/http"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "web: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	log := cfg.logger(stderr)
+	switch {
+	case len(args) == 0:
+		return serve(ctx, cfg, log, stdout)
+	case len(args) == 2 && args[0] == "migrate" && args[1] == "up":
+		if err := dbmigrate.Up(ctx, cfg.DatabaseURL); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "migrations applied")
+		return nil
+	case len(args) == 2 && args[0] == "migrate" && args[1] == "down":
+		if err := dbmigrate.Down(ctx, cfg.DatabaseURL); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "migrations reverted")
+		return nil
+	default:
+		return errors.New("usage: web [migrate up|down]")
+	}
+}
+
+func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) error {
+	if err := dbmigrate.Up(ctx, cfg.DatabaseURL); err != nil {
+		return err
+	}
+	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	defer pool.Close()
+	store := collect.New(pool)
+	if err := bootstrap(ctx, cfg, store, log); err != nil {
+		return err
+	}
+	demoCreated, err := ensureDemo(ctx, store)
+	if err != nil {
+		return err
+	}
+	if demoCreated {
+		log.Info("created the demo study", "slug", demoSlug)
+	}
+
+	srv := &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           closerhttp.New(store, closerhttp.Config{BaseURL: cfg.BaseURL}, log),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// No WriteTimeout: CSV exports stream for as long as they need; the
+		// other routes carry their own timeouts.
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	fmt.Fprintf(stdout, "closer is serving on %s\n", cfg.BaseURL)
+	if _, err := store.StudyBySlug(ctx, demoSlug); err == nil {
+		fmt.Fprintf(stdout, "  demo study:  %s/s/%s\n", cfg.BaseURL, demoSlug)
+	}
+	fmt.Fprintf(stdout, "  admin login: %s/admin/login\n", cfg.BaseURL)
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// bootstrap creates the first admin and the bootstrap API token.
+func bootstrap(ctx context.Context, cfg config, store *collect.Store, log *slog.Logger) error {
+	if cfg.AdminEmail != "" {
+		created, err := store.BootstrapAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword)
+		if err != nil {
+			return err
+		}
+		if created {
+			log.Info("created the first admin", "email", cfg.AdminEmail)
+		}
+	}
+	admin, err := store.FirstAdmin(ctx)
+	if collect.KindOf(err) == collect.KindNotFound {
+		log.Warn("no admin exists: set ADMIN_EMAIL and ADMIN_PASSWORD to create one")
+		if cfg.AdminAPIToken != "" {
+			return errors.New("ADMIN_API_TOKEN needs an admin: set ADMIN_EMAIL and ADMIN_PASSWORD too")
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if cfg.AdminAPIToken != "" {
+		if err := store.EnsureAPIToken(ctx, admin.ID, cfg.AdminAPIToken, "ADMIN_API_TOKEN"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

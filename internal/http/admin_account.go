@@ -1,0 +1,26 @@
+package http
+
+import (
+	"net/http"
+
+	"github.com/closer-lab/closer/templates"
+)
+
+// accountView fills the account page.
+func (s *Server) accountView(r *http.Request) (templates.Account, error) {
+	a := adminFrom(r.Context())
+	tokens, err := s.store.ListAPITokens(r.Context(), a.ID)
+	if err != nil {
+		return templates.Account{}, err
+	}
+	return templates.Account{Admin: a, Tokens: tokens}, nil
+}
+
+// account shows the admin's API tokens (GET /admin/account).
+func (s *Server) account(w http.ResponseWriter, r *http.Request) error {
+	v, err := s.accountView(r)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, templates.AccountPage(v))
+}

@@ -1,0 +1,26 @@
+package http
+
+import (
+	"net/http"
+
+	"github.com/closer-lab/closer/internal/collect"
+)
+
+// exportCSV streams a study's triplets.csv to a logged-in researcher
+// (GET /admin/studies/{slug}/triplets.csv).
+func (s *Server) exportCSV(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.studyFromURL(r)
+	if err != nil {
+		return err
+	}
+	return s.streamCSV(w, r, st)
+}
+
+// streamCSV writes the export as the response, row by row as PostgreSQL
+// returns them (the routes carry no timeout).
+func (s *Server) streamCSV(w http.ResponseWriter, r *http.Request, st collect.Study) error {
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+st.Slug+`-triplets.csv"`)
+	w.Header().Set("Cache-Control", "no-store")
+	return s.store.ExportCSV(r.Context(), st.ID, w)
+}

@@ -1,0 +1,41 @@
+package http
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// studyInput reads the study form.
+func studyInput(r *http.Request) (collect.StudyInput, error) {
+	if err := r.ParseForm(); err != nil {
+		return collect.StudyInput{}, badRequest("unreadable form")
+	}
+	f := r.PostForm
+	in := collect.StudyInput{
+		Slug: strings.TrimSpace(f.Get("slug")), Title: f.Get("title"),
+		Instructions: f.Get("instructions"), Debrief: f.Get("debrief"),
+		Status: f.Get("status"), Design: f.Get("design"),
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(f.Get("questions_per_participant")))
+	if err != nil {
+		n = 0 // reported by the store's check
+	}
+	in.QuestionsPerParticipant = n
+	return in, nil
+}
+
+// studyForm fills the form's view.
+func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, errMsg string) templates.StudyForm {
+	return templates.StudyForm{New: isNew, Action: action, Input: in, Designs: s.store.Designs(),
+		Statuses: collect.Statuses, Error: errMsg}
+}
+
+// formError reports whether err is the user's to fix on the form.
+func formError(err error) bool {
+	k := collect.KindOf(err)
+	return k == collect.KindInvalid || k == collect.KindConflict
+}

@@ -1,0 +1,32 @@
+package http
+
+import (
+	"net/http"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// newStudyForm shows an empty study form (GET /admin/studies/new).
+func (s *Server) newStudyForm(w http.ResponseWriter, r *http.Request) error {
+	in := collect.StudyInput{QuestionsPerParticipant: 50, Status: collect.StatusDraft, Design: collect.DesignRandom}
+	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, "")))
+}
+
+// createStudy creates a study (POST /admin/studies).
+func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
+	in, err := studyInput(r)
+	if err != nil {
+		return err
+	}
+	st, err := s.store.CreateStudy(r.Context(), in)
+	if formError(err) {
+		return s.render(w, r, http.StatusUnprocessableEntity,
+			templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, userMessage(err))))
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/studies/"+st.Slug, http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,45 @@
+package http
+
+import (
+	"net/http"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// question shows the participant's open question, issuing one if needed
+// (GET /s/{slug}/q).
+func (s *Server) question(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.studyFromURL(r)
+	if err != nil {
+		return err
+	}
+	p, ok, err := s.cookieParticipant(r, st)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		http.Redirect(w, r, "/s/"+st.Slug, http.StatusSeeOther)
+		return nil
+	}
+	pr, err := s.store.Next(r.Context(), p.ID)
+	if collect.KindOf(err) == collect.KindNotOpen {
+		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
+	}
+	if err != nil {
+		return err
+	}
+	if pr.Done {
+		http.Redirect(w, r, "/s/"+st.Slug+"/done", http.StatusSeeOther)
+		return nil
+	}
+	q := pr.Question
+	img := func(it collect.ItemRef) templates.Image {
+		return templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256}
+	}
+	return s.render(w, r, http.StatusOK, templates.QuestionPage(templates.Question{
+		Slug: st.Slug, Title: st.Title, QuestionID: q.ID,
+		Anchor: img(q.Anchor), Left: img(q.Left), Right: img(q.Right),
+		Answered: pr.Answered, Total: pr.Total,
+	}))
+}

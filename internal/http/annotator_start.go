@@ -1,0 +1,40 @@
+package http
+
+import (
+	"net/http"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// start makes the browser a participant of the study, or resumes its
+// participant, and sends it to the first question (POST /s/{slug}/start).
+func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.studyFromURL(r)
+	if err != nil {
+		return err
+	}
+	if st.Status != collect.StatusOpen {
+		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
+	}
+	if err := r.ParseForm(); err != nil {
+		return badRequest("unreadable form")
+	}
+	ext := r.PostForm.Get("external_id")
+	p, ok, err := s.cookieParticipant(r, st)
+	if err != nil {
+		return err
+	}
+	if !ok || (ext != "" && ext != p.ExternalID) {
+		_, token, err := s.store.CreateParticipant(r.Context(), st.ID, ext)
+		if collect.KindOf(err) == collect.KindNotOpen {
+			return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
+		}
+		if err != nil {
+			return err
+		}
+		s.setCookie(w, participantCookie, token, "/s/"+st.Slug, participantCookieTTL)
+	}
+	http.Redirect(w, r, "/s/"+st.Slug+"/q", http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,68 @@
+package http
+
+import (
+	"net/http"
+
+	"github.com/closer-lab/closer/internal/collect"
+)
+
+// apiItem is an item in the JSON API.
+type apiItem struct {
+	Index    int    `json:"index"`
+	Label    string `json:"label"`
+	ImageURL string `json:"image_url"`
+}
+
+type apiQuestion struct {
+	QuestionID string  `json:"question_id"`
+	Anchor     apiItem `json:"anchor"`
+	Left       apiItem `json:"left"`
+	Right      apiItem `json:"right"`
+	Answered   int     `json:"answered"`
+	Total      int     `json:"total"`
+}
+
+type apiDone struct {
+	Done           bool   `json:"done"`
+	CompletionCode string `json:"completion_code"`
+}
+
+// apiParticipant authenticates the participant's bearer token.
+func (s *Server) apiParticipant(r *http.Request) (collect.Participant, error) {
+	token, ok := bearer(r)
+	if !ok {
+		return collect.Participant{}, unauthorized("send the participant token as Authorization: Bearer <token>")
+	}
+	return s.store.ParticipantByToken(r.Context(), token)
+}
+
+// apiNext returns the participant's open question, issuing one if needed
+// (GET /api/v1/studies/{slug}/next), or {"done": true, "completion_code"}.
+func (s *Server) apiNext(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.studyFromURL(r)
+	if err != nil {
+		return err
+	}
+	p, err := s.apiParticipant(r)
+	if err != nil {
+		return err
+	}
+	if p.StudyID != st.ID {
+		return &httpError{status: http.StatusForbidden, msg: "this participant token belongs to another study"}
+	}
+	pr, err := s.store.Next(r.Context(), p.ID)
+	if err != nil {
+		return err
+	}
+	if pr.Done {
+		return writeJSON(w, http.StatusOK, apiDone{Done: true, CompletionCode: pr.CompletionCode})
+	}
+	item := func(it collect.ItemRef) apiItem {
+		return apiItem{Index: it.Index, Label: it.Label, ImageURL: s.imageURL(it.SHA256)}
+	}
+	q := pr.Question
+	return writeJSON(w, http.StatusOK, apiQuestion{
+		QuestionID: q.ID, Anchor: item(q.Anchor), Left: item(q.Left), Right: item(q.Right),
+		Answered: pr.Answered, Total: pr.Total,
+	})
+}

@@ -1,0 +1,25 @@
+package http
+
+import (
+	"net/http"
+)
+
+// apiCreateParticipant joins a study (POST /api/v1/studies/{slug}/participants,
+// optional body {"external_id": "..."}) → 201 {"participant_id", "token"}.
+func (s *Server) apiCreateParticipant(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.studyFromURL(r)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		ExternalID string `json:"external_id"`
+	}
+	if err := decodeJSON(w, r, &body, true); err != nil {
+		return err
+	}
+	p, token, err := s.store.CreateParticipant(r.Context(), st.ID, body.ExternalID)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, map[string]string{"participant_id": p.PublicID, "token": token})
+}

@@ -1,0 +1,92 @@
+package http
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// httpError is an error with a status and a message for the user, raised by
+// the HTTP layer itself (bad request bodies, missing tokens, ...).
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+var errNotFound = &httpError{status: http.StatusNotFound, msg: "page not found"}
+
+func badRequest(msg string) error { return &httpError{status: http.StatusBadRequest, msg: msg} }
+
+func unauthorized(msg string) error { return &httpError{status: http.StatusUnauthorized, msg: msg} }
+
+// handlerFunc is a handler that reports failure as an error.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle is the one adapter from handlerFunc to http.HandlerFunc: it maps
+// the error to a status, answers with JSON under /api/ and with an HTML page
+// elsewhere, and logs server errors (5xx) only.
+func (s *Server) handle(fn handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		err := fn(w, r)
+		if err == nil {
+			return
+		}
+		status, msg := classify(err)
+		if status >= 500 {
+			s.log.ErrorContext(r.Context(), "request failed", "err", err,
+				"method", r.Method, "path", r.URL.Path, "request_id", middleware.GetReqID(r.Context()))
+			msg = "something went wrong on our side; please try again"
+		}
+		if ww, ok := w.(middleware.WrapResponseWriter); ok && ww.Status() != 0 {
+			return // the response was already started (a failed stream); nothing more to send
+		}
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			writeJSON(w, status, map[string]string{"error": msg})
+			return
+		}
+		s.render(w, r, status, templates.NoticePage(templates.Notice{
+			Title: http.StatusText(status), Message: msg, Status: status, LinkURL: "/", LinkText: "Home",
+		}))
+	}
+}
+
+// classify maps an error to a status and a message fit for the user.
+func classify(err error) (int, string) {
+	var he *httpError
+	if errors.As(err, &he) {
+		return he.status, he.msg
+	}
+	var ue *collect.Error
+	if errors.As(err, &ue) {
+		switch ue.Kind {
+		case collect.KindNotFound:
+			return http.StatusNotFound, ue.Msg
+		case collect.KindInvalid:
+			return http.StatusUnprocessableEntity, ue.Msg
+		case collect.KindForbidden:
+			return http.StatusForbidden, ue.Msg
+		case collect.KindConflict, collect.KindNotOpen:
+			return http.StatusConflict, ue.Msg
+		case collect.KindUnauthorized:
+			return http.StatusUnauthorized, ue.Msg
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return http.StatusServiceUnavailable, "the request took too long"
+	}
+	return http.StatusInternalServerError, "internal error"
+}
+
+// userMessage is the part of err meant for the user.
+func userMessage(err error) string {
+	_, msg := classify(err)
+	return msg
+}

@@ -1,0 +1,69 @@
+package http
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// participantCookie holds an annotator's participant token, scoped to the
+// study's path /s/{slug}.
+const participantCookie = "closer_participant"
+
+// participantCookieTTL is how long a browser keeps its participant.
+const participantCookieTTL = 30 * 24 * time.Hour
+
+// studyFromURL loads the study named by the {slug} URL parameter.
+func (s *Server) studyFromURL(r *http.Request) (collect.Study, error) {
+	return s.store.StudyBySlug(r.Context(), chi.URLParam(r, "slug"))
+}
+
+// cookieParticipant returns the browser's participant of study st, if any.
+func (s *Server) cookieParticipant(r *http.Request, st collect.Study) (collect.Participant, bool, error) {
+	c, err := r.Cookie(participantCookie)
+	if err != nil || c.Value == "" {
+		return collect.Participant{}, false, nil
+	}
+	p, err := s.store.ParticipantByToken(r.Context(), c.Value)
+	if collect.KindOf(err) == collect.KindUnauthorized {
+		return collect.Participant{}, false, nil
+	}
+	if err != nil {
+		return collect.Participant{}, false, err
+	}
+	if p.StudyID != st.ID {
+		return collect.Participant{}, false, nil
+	}
+	return p, true, nil
+}
+
+// externalID returns the participant identity a recruiting platform put in
+// the URL (Prolific, MTurk, or a generic parameter).
+func externalID(r *http.Request) string {
+	q := r.URL.Query()
+	for _, k := range []string{"PROLIFIC_PID", "workerId", "participant"} {
+		if v := q.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// notOpenNotice is the friendly page of a study that takes no answers now.
+func notOpenNotice(st collect.Study) templates.Notice {
+	switch st.Status {
+	case collect.StatusPaused:
+		return templates.Notice{Title: st.Title + " is paused",
+			Message: "The researchers paused this study for a moment. Please come back a little later; your progress is kept."}
+	case collect.StatusClosed:
+		return templates.Notice{Title: st.Title + " is closed",
+			Message: "This study has finished collecting answers. Thank you for your interest!"}
+	default:
+		return templates.Notice{Title: "Not open yet",
+			Message: "This study is not open yet. Please check the link you were given, or come back later."}
+	}
+}

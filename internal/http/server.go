@@ -1,0 +1,127 @@
+// Package http is closer's web front: the chi router, middleware (request
+// id, access log, recovery, timeouts, security headers, cross-origin
+// protection, admin sessions) and one handler per action. Handlers return
+// an error; one adapter (handle) turns errors into a status and an HTML
+// page or a JSON body, and logs only server errors.
+package http
+
+import (
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/static"
+)
+
+// Config is what the web front needs to know about its deployment.
+type Config struct {
+	// BaseURL is the public URL of the app (e.g. https://closer.example.org),
+	// used for public links and image URLs in the API. Cookies are Secure
+	// when it is https.
+	BaseURL string
+	// MaxUploadBytes bounds one upload request; MaxImageBytes one image.
+	MaxUploadBytes int64
+	MaxImageBytes  int64
+	// SessionTTL is how long an admin stays logged in.
+	SessionTTL time.Duration
+	// Timeout bounds ordinary requests (not exports, not uploads).
+	Timeout time.Duration
+}
+
+// Server holds the handlers' dependencies.
+type Server struct {
+	store  *collect.Store
+	cfg    Config
+	log    *slog.Logger
+	secure bool
+}
+
+// New returns the app's router.
+func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = 512 << 20
+	}
+	if cfg.MaxImageBytes <= 0 {
+		cfg.MaxImageBytes = 10 << 20
+	}
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = 7 * 24 * time.Hour
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	s := &Server{store: store, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://")}
+
+	cop := http.NewCrossOriginProtection()
+	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
+		// Behind a proxy that rewrites Host, the public origin is still same-origin.
+		_ = cop.AddTrustedOrigin(u.Scheme + "://" + u.Host)
+	}
+	timeout := middleware.Timeout(cfg.Timeout)
+	uploadTimeout := middleware.Timeout(10 * time.Minute)
+
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, s.accessLog, s.recoverer, securityHeaders)
+	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error { return errNotFound }))
+	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return &httpError{status: http.StatusMethodNotAllowed, msg: "method not allowed"}
+	}))
+
+	r.With(timeout).Get("/healthz", s.handle(s.healthz))
+	r.Handle("/static/*", http.StripPrefix("/static/", staticFiles(static.FS)))
+	r.With(timeout).Get("/img/{sha256}", s.handle(s.itemImage))
+
+	// JSON API: bearer tokens, no cookies, so no cross-origin protection.
+	r.Route("/api/v1", func(r chi.Router) {
+		r.With(timeout).Post("/studies/{slug}/participants", s.handle(s.apiCreateParticipant))
+		r.With(timeout).Get("/studies/{slug}/next", s.handle(s.apiNext))
+		r.With(timeout).Post("/answers", s.handle(s.apiAnswer))
+		r.Get("/studies/{slug}/triplets.csv", s.handle(s.apiExport)) // streamed: no timeout
+	})
+
+	// Browser pages: every state-changing request must be same-origin.
+	r.Group(func(r chi.Router) {
+		r.Use(cop.Handler)
+		r.Group(func(r chi.Router) {
+			r.Use(timeout)
+			r.Get("/", http.RedirectHandler("/admin", http.StatusSeeOther).ServeHTTP)
+			r.Get("/s/{slug}", s.handle(s.landing))
+			r.Post("/s/{slug}/start", s.handle(s.start))
+			r.Get("/s/{slug}/q", s.handle(s.question))
+			r.Post("/s/{slug}/answer", s.handle(s.answer))
+			r.Get("/s/{slug}/done", s.handle(s.done))
+			r.Get("/admin/login", s.handle(s.loginForm))
+			r.Post("/admin/login", s.handle(s.login))
+			r.Post("/admin/logout", s.handle(s.logout))
+		})
+		r.Group(func(r chi.Router) {
+			r.Use(s.requireAdmin)
+			r.With(timeout).Get("/admin", s.handle(s.studies))
+			r.With(timeout).Get("/admin/studies/new", s.handle(s.newStudyForm))
+			r.With(timeout).Post("/admin/studies", s.handle(s.createStudy))
+			r.With(timeout).Get("/admin/studies/{slug}", s.handle(s.showStudy))
+			r.With(timeout).Get("/admin/studies/{slug}/edit", s.handle(s.editStudyForm))
+			r.With(timeout).Post("/admin/studies/{slug}", s.handle(s.updateStudy))
+			r.With(timeout).Post("/admin/studies/{slug}/delete", s.handle(s.deleteStudy))
+			r.With(uploadTimeout).Post("/admin/studies/{slug}/items", s.handle(s.uploadItems))
+			r.Get("/admin/studies/{slug}/triplets.csv", s.handle(s.exportCSV)) // streamed: no timeout
+			r.With(timeout).Get("/admin/account", s.handle(s.account))
+			r.With(timeout).Post("/admin/account/tokens", s.handle(s.createToken))
+			r.With(timeout).Post("/admin/account/tokens/{id}/revoke", s.handle(s.revokeToken))
+		})
+	})
+	return r
+}
+
+// publicURL returns the absolute (or, without a base URL, root-relative) URL of path.
+func (s *Server) publicURL(path string) string { return s.cfg.BaseURL + path }
+
+// imageURL is where an item's image is served (content-addressed).
+func (s *Server) imageURL(sha string) string { return s.publicURL("/img/" + sha) }

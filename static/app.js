@@ -1,0 +1,84 @@
+// closer: progressive enhancement of the question page. Without this file
+// the page is a plain form (POST, then 303 to the next question). With it:
+// keys (left/right arrow, 1/2) answer, the answer is sent in the background,
+// and the next question's images are fetched and decoded before it replaces
+// the current one, so a question never appears half loaded. A second click
+// while an answer is in flight is ignored (and the server would answer a
+// resubmission idempotently anyway).
+(function () {
+  "use strict";
+  var shownAt = performance.now();
+  var busy = false;
+
+  function currentForm() { return document.querySelector("form.question"); }
+
+  function preload(root) {
+    var imgs = root.querySelectorAll("img");
+    var waits = [];
+    for (var i = 0; i < imgs.length; i++) {
+      var im = new Image();
+      im.src = imgs[i].getAttribute("src");
+      waits.push(im.decode ? im.decode().catch(function () {}) : Promise.resolve());
+    }
+    return Promise.all(waits);
+  }
+
+  function fallback(form, value) {
+    var input = document.createElement("input");
+    input.type = "hidden";
+    input.name = "closer";
+    input.value = value;
+    form.appendChild(input);
+    form.submit();
+  }
+
+  function answer(form, button) {
+    if (busy || !button) return;
+    busy = true;
+    form.classList.add("sending");
+    button.classList.add("chosen");
+    var data = new URLSearchParams(new FormData(form));
+    data.set("closer", button.value);
+    data.set("response_ms", String(Math.round(performance.now() - shownAt)));
+    fetch(form.action, { method: "POST", body: data, credentials: "same-origin" })
+      .then(function (res) {
+        return res.text().then(function (html) {
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          var next = doc.querySelector("main");
+          if (!res.ok || !doc.querySelector("form.question") || !next) {
+            // Done page, a notice or an error: show it as a normal page.
+            window.location.assign(res.ok ? res.url : window.location.href);
+            return;
+          }
+          return preload(next).then(function () {
+            document.querySelector("main").replaceWith(document.adoptNode(next));
+            document.title = doc.title;
+            if (window.history && res.url) window.history.replaceState(null, "", res.url);
+            shownAt = performance.now();
+            busy = false;
+          });
+        });
+      })
+      .catch(function () { fallback(form, button.value); });
+  }
+
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.matches || !form.matches("form.question")) return;
+    e.preventDefault();
+    var button = e.submitter || form.querySelector("button[name=closer]");
+    answer(form, button);
+  });
+
+  document.addEventListener("keydown", function (e) {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.repeat) return;
+    var form = currentForm();
+    if (!form) return;
+    var i;
+    if (e.key === "ArrowLeft" || e.key === "1") i = 0;
+    else if (e.key === "ArrowRight" || e.key === "2") i = 1;
+    else return;
+    e.preventDefault();
+    answer(form, form.querySelectorAll("button[name=closer]")[i]);
+  });
+})();

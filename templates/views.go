@@ -1,0 +1,115 @@
+// Package templates holds closer's HTML pages as templ components (the
+// generated *_templ.go files are committed; run `go tool templ generate`)
+// and the small view models the handlers fill for them.
+package templates
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/media"
+)
+
+// Image is an item as a page shows it.
+type Image struct {
+	Index int
+	Label string
+	URL   string
+}
+
+// Question is the annotator's question page.
+type Question struct {
+	Slug       string
+	Title      string
+	QuestionID string
+	Anchor     Image
+	Left       Image
+	Right      Image
+	Answered   int
+	Total      int
+}
+
+// Landing is a study's start page.
+type Landing struct {
+	Study        collect.Study
+	Instructions templ.Component
+	ExternalID   string
+	Resume       bool // the browser already has a participant in progress
+}
+
+// Done is the page after the last question.
+type Done struct {
+	Study          collect.Study
+	Debrief        templ.Component
+	CompletionCode string
+	Answered       int
+}
+
+// Notice is a friendly page with a title and a message (paused or closed
+// study, errors).
+type Notice struct {
+	Title    string
+	Message  string
+	Status   int
+	LinkURL  string
+	LinkText string
+}
+
+// StudyForm is the create/edit form of a study.
+type StudyForm struct {
+	New      bool
+	Action   string
+	Input    collect.StudyInput
+	Designs  []string
+	Statuses []string
+	Error    string
+}
+
+// UploadReport lists what an upload kept and what it refused.
+type UploadReport struct {
+	Added    []collect.Item
+	Rejected []media.Rejection
+}
+
+// StudyPage is the researcher's page of one study.
+type StudyPage struct {
+	Study     collect.Study
+	Stats     collect.Stats
+	Items     []Image
+	PublicURL string
+	Upload    *UploadReport
+	Error     string
+}
+
+// StudyRow is one line of the studies list.
+type StudyRow struct {
+	Study collect.Study
+	Stats collect.Stats
+}
+
+// Account is the admin's account page.
+type Account struct {
+	Admin    collect.Admin
+	Tokens   []collect.APIToken
+	NewToken string
+	Error    string
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+func when(t *time.Time) string {
+	if t == nil {
+		return "never"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+func percent(a, b int) string {
+	if b <= 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%d%%", min(100, a*100/b))
+}
