@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// writeProblem writes 20 random 2-D points (ids p0..p19), 1,500 noise-free
+// triplets over them with a "part" column marking every fourth row "test".
+func writeProblem(t *testing.T, dir string) (triplets, truth string) {
+	t.Helper()
+	rng := triplet.NewRand(1)
+	x := triplet.Gaussian(rng, 20, 2, 1)
+	ts := triplet.RandomTriplets(rng, triplet.NewOracle(x, 0, 2), 1500)
+	var b strings.Builder
+	b.WriteString("anchor,closer,farther,part\n")
+	for k, tt := range ts {
+		part := "train"
+		if k%4 == 0 {
+			part = "test"
+		}
+		b.WriteString("p" + strconv.Itoa(tt.Anchor) + ",p" + strconv.Itoa(tt.Closer) + ",p" + strconv.Itoa(tt.Farther) + "," + part + "\n")
+	}
+	triplets = filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(triplets, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 20)
+	for i := range ids {
+		ids[i] = "p" + strconv.Itoa(i)
+	}
+	var pb bytes.Buffer
+	if err := triplet.WritePoints(&pb, ids, x); err != nil {
+		t.Fatal(err)
+	}
+	truth = filepath.Join(dir, "truth.csv")
+	if err := os.WriteFile(truth, pb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return triplets, truth
+}
+
+func field(t *testing.T, out, prefix string) float64 {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			v, err := strconv.ParseFloat(strings.Fields(rest)[0], 64)
+			if err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			return v
+		}
+	}
+	t.Fatalf("no line %q in output:\n%s", prefix, out)
+	return 0
+}
+
+func TestEmbedAndEvalCLI(t *testing.T) {
+	dir := t.TempDir()
+	in, truth := writeProblem(t, dir)
+	emb := filepath.Join(dir, "e.csv")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"embed", "--method", "ste", "--dim", "2", "--in", in, "--out", emb,
+		"--holdout-column", "part", "--holdout-value", "test", "--quiet"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("embed exit %d: %s", code, errb.String())
+	}
+	if tr, ho := field(t, out.String(), "train error "), field(t, out.String(), "held-out error "); tr > 0.05 || ho > 0.08 {
+		t.Errorf("train error %g, held-out %g; want small for noise-free triplets", tr, ho)
+	}
+	data, err := os.ReadFile(emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if lines[0] != "item,x1,x2" || len(lines) != 21 || !strings.HasPrefix(lines[1], "p0,") {
+		t.Errorf("embedding CSV starts %q with %d lines", lines[:2], len(lines))
+	}
+
+	out.Reset()
+	code = run(context.Background(), []string{"eval", "--embedding", emb, "--in", in, "--holdout-column", "part", "--holdout-value", "test", "--truth", truth}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errb.String())
+	}
+	if tau := field(t, out.String(), "mean Kendall tau "); tau < 0.8 {
+		t.Errorf("mean Kendall tau %g < 0.8", tau)
+	}
+	for _, p := range []string{"triplet error ", "kNN precision ", "distance RMSE ", "Procrustes disparity "} {
+		field(t, out.String(), p)
+	}
+
+	// --holdout F splits with the seed; the held-out error is reported.
+	out.Reset()
+	code = run(context.Background(), []string{"embed", "--method", "gnmds", "--in", in, "--out", "-", "--holdout", "0.2", "--quiet"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("embed --holdout exit %d: %s", code, errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "item,x1,x2\n") {
+		t.Errorf("--out - should write the CSV to stdout, got %q", out.String()[:20])
+	}
+}
+
+func TestEmbedCLIErrors(t *testing.T) {
+	dir := t.TempDir()
+	in, _ := writeProblem(t, dir)
+	for _, args := range [][]string{
+		{"embed", "--method", "mds", "--in", in, "--out", "-"},
+		{"embed", "--in", filepath.Join(dir, "missing.csv"), "--out", "-"},
+		{"embed", "--in", in, "--out", "-", "--holdout-column", "part", "--holdout-value", "nope"},
+		{"embed", "--in", in, "--out", "-", "--holdout-column", "part"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, &out, &errb); code != 1 {
+			t.Errorf("%v: exit %d, want 1 (stderr %q)", args, code, errb.String())
+		} else if !strings.HasPrefix(errb.String(), "closer embed: ") {
+			t.Errorf("%v: stderr %q", args, errb.String())
+		}
+	}
+}
