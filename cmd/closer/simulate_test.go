@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func simulateCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), append([]string{"simulate"}, args...), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// TestSimulateCSV checks the CSV contract of the issue: the exact header,
+// one row per checkpoint, empty d_hat for designs without one, numbers in
+// range elsewhere.
+func TestSimulateCSV(t *testing.T) {
+	for _, design := range []string{"landmark-k1", "landmark-k2", "random"} {
+		out, errs, code := simulateCLI(t, "--design", design, "--points", "gmm:60:4:3", "--budget", "900",
+			"--landmarks", "5", "--annotators", "3", "--checkpoints", "300,600", "--csv", "--error", "0.1")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", design, code, errs)
+		}
+		if (design == "random") != strings.Contains(errs, "--landmarks does not apply") {
+			t.Errorf("%s: stderr %q", design, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if lines[0] != "answers,fallback_share,d_hat,kendall_tau,knn_precision,heldout_error" {
+			t.Fatalf("%s: header %q", design, lines[0])
+		}
+		if len(lines) != 4 {
+			t.Fatalf("%s: %d lines, want header + 3 checkpoints:\n%s", design, len(lines), out)
+		}
+		for i, line := range lines[1:] {
+			f := strings.Split(line, ",")
+			if len(f) != 6 || f[0] != []string{"300", "600", "900"}[i] || f[2] != "" {
+				t.Fatalf("%s: row %q", design, line)
+			}
+			for _, v := range []string{f[1], f[3], f[4], f[5]} {
+				x, err := strconv.ParseFloat(v, 64)
+				if err != nil || x < -1 || x > 1 {
+					t.Fatalf("%s: row %q has %q", design, line, v)
+				}
+			}
+		}
+		// 60 points, 5 landmarks: k1 covers 55·10 + 5·6 = 580 comparisons,
+		// so the last 320 of 900 answers are fallbacks; random has none.
+		last := strings.Split(lines[3], ",")
+		want := map[string]string{"landmark-k1": "0.3556", "random": "0.0000"}[design]
+		if want != "" && last[1] != want {
+			t.Errorf("%s: final fallback share %s, want %s", design, last[1], want)
+		}
+	}
+}
+
+func TestSimulateBasisReportsDHat(t *testing.T) {
+	out, errs, code := simulateCLI(t, "--design", "basis", "--points", "cube:80:2", "--budget", "4000",
+		"--annotators", "5", "--checkpoints", "1", "--csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	f := strings.Split(lines[len(lines)-1], ",")
+	if d, err := strconv.Atoi(f[2]); err != nil || d < 1 {
+		t.Errorf("basis row %q: want d̂ >= 1", lines[len(lines)-1])
+	}
+}
+
+func TestSimulateTable(t *testing.T) {
+	out, errs, code := simulateCLI(t, "--points", "gmm:60:4:3:6", "--budget", "600", "--landmarks", "5", "--checkpoints", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"landmark k1, 5 landmarks, 580 comparisons × 1 repeats = 580 answers to cover", "purity", "design done: true", "coverage 580 of 580"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestSimulateCoordsAndLandmarkIDs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pts.csv")
+	var b strings.Builder
+	b.WriteString("item,x1,x2\n")
+	for i := range 12 {
+		b.WriteString("p" + strconv.Itoa(i) + "," + strconv.Itoa(i%4) + "," + strconv.Itoa(i*i%7) + "\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := simulateCLI(t, "--coords", path, "--landmarks", "p3,p7,p11", "--budget", "40", "--checkpoints", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// 12 items, 3 landmarks: 9·3 + 3·1 = 30 comparisons.
+	if !strings.Contains(out, "3 landmarks, 30 comparisons") {
+		t.Errorf("output:\n%s", out)
+	}
+	if _, errs, code := simulateCLI(t, "--coords", path, "--landmarks", "p3,q1"); code != 1 || !strings.Contains(errs, `no item "q1"`) {
+		t.Errorf("unknown landmark id: exit %d, %q", code, errs)
+	}
+}
+
+func TestSimulateErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--design", "greedy"}, `--design "greedy"`},
+		{[]string{"--points", "torus"}, `--points "torus"`},
+		{[]string{"--points", "cube:10:x"}, `"x" is not a positive integer`},
+		{[]string{"--points", "cube", "--coords", "f.csv"}, "either --points or --coords"},
+		{[]string{"--coords", "/nonexistent/pts.csv"}, "no such file"},
+		{[]string{"--error", "1.5"}, "--error 1.5"},
+		{[]string{"--annotators", "0"}, "--annotators 0"},
+		{[]string{"--budget", "0"}, "--budget 0"},
+		{[]string{"--landmarks", "1"}, `--landmarks "1"`},
+		{[]string{"--design", "basis", "--repeats", "2"}, "even"},
+		{[]string{"--checkpoints", "0"}, `--checkpoints "0"`},
+		{[]string{"--method", "pca"}, `--method "pca"`},
+	} {
+		_, errs, code := simulateCLI(t, tc.args...)
+		if code != 1 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 mentioning %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if _, _, code := simulateCLI(t, "--bogus"); code != 2 {
+		t.Errorf("unknown flag: exit %d, want 2", code)
+	}
+}
