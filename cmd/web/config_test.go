@@ -1,0 +1,41 @@
+package main
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost:5432/db"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != ":8080" || c.BaseURL != "http://localhost:8080" || c.LogFormat != "text" || c.LogLevel != slog.LevelInfo {
+		t.Fatalf("defaults: %+v", c)
+	}
+	c, err = loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "ADDR": "127.0.0.1:9000",
+		"BASE_URL": "https://closer.example.org/", "LOG_FORMAT": "JSON", "LOG_LEVEL": "debug"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL != "https://closer.example.org" || c.LogFormat != "json" || c.LogLevel != slog.LevelDebug {
+		t.Fatalf("explicit: %+v", c)
+	}
+}
+
+func TestConfigRejectsBadValues(t *testing.T) {
+	_, err := loadConfig(env(map[string]string{
+		"ADDR": "8080", "BASE_URL": "ftp://x", "ADMIN_EMAIL": "a@b.c", "LOG_FORMAT": "xml", "LOG_LEVEL": "loud", "ADMIN_API_TOKEN": "short",
+	}))
+	if err == nil {
+		t.Fatal("bad configuration accepted")
+	}
+	for _, want := range []string{"DATABASE_URL is not set", "ADDR", "BASE_URL", "ADMIN_EMAIL and ADMIN_PASSWORD", "LOG_FORMAT", "LOG_LEVEL", "ADMIN_API_TOKEN"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %s:\n%v", want, err)
+		}
+	}
+}
