@@ -216,6 +216,14 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintln(stdout, "answers,fallback_share,d_hat,kendall_tau,knn_precision,heldout_error")
 	} else {
 		fmt.Fprintf(stdout, "# %d points in %d dimensions; %s; error %g; %d annotators; seed %d\n", n, D, about, *errP, *annotators, *seed)
+		if labels != nil {
+			k := 0
+			for _, l := range labels {
+				k = max(k, l+1)
+			}
+			fmt.Fprintf(stdout, "# baseline: k-means on the true points, purity %.4f\n",
+				kernel.Purity(kernel.KMeans(x, k, 5, mix(*seed, 5)), labels))
+		}
 		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprint(tw, "answers\tfallback\td̂\ttau\tknn\theldout\tpurity\tused\t\n")
 	}
