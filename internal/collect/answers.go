@@ -109,6 +109,19 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 		if err := sch.Record(ctx, tx, st, t); err != nil {
 			return err
 		}
+		// The last answer completes the participant at once, so the study's
+		// counts are right even if they never ask for the next question.
+		var answered int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM answers WHERE participant_id = $1`, participantID).Scan(&answered); err != nil {
+			return err
+		}
+		if answered >= st.QuestionsPerParticipant {
+			if _, err := tx.Exec(ctx, `
+				UPDATE participants SET completion_code = $2, completed_at = now()
+				WHERE id = $1 AND completion_code IS NULL`, participantID, newCompletionCode()); err != nil {
+				return err
+			}
+		}
 		created = true
 		return nil
 	})

@@ -34,7 +34,10 @@ func newApp(t *testing.T) *app {
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(closerhttp.New(store, closerhttp.Config{}, log))
+	srv := httptest.NewUnstartedServer(nil)
+	base := "http://" + srv.Listener.Addr().String()
+	srv.Config.Handler = closerhttp.New(store, closerhttp.Config{BaseURL: base}, log)
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return &app{t: t, pool: pool, store: store, srv: srv}
 }
