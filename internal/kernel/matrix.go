@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -8,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // Matrix returns the full n×n kernel matrix K_ab = Φ(x_a)ᵀ Φ(x_b) (eq. 3 or
@@ -114,11 +117,13 @@ func mirror(data []float64, n int) {
 // K = ΦΦᵀ is positive semidefinite, so λ_min ≥ 0, and λ_min = 0 exactly when
 // rank Φ < n: when there are more items than feature columns (a landmark
 // design with n > C(|L|,2) or |L|²) or an item has a zero feature vector.
-// Otherwise λ_min is computed: by a dense symmetric eigenvalue solver for
-// n ≤ 2000, and for larger n by subspace iteration on the shifted operator
-// σI − ΦΦᵀ (σ ≥ λ_max), applied through the sparse Φ, to a relative residual
-// of 1e-9 — so the fixed matrix is positive semidefinite up to that
-// tolerance.
+// Otherwise λ_min is computed: exactly by a dense symmetric eigenvalue solver
+// for n ≤ 2000, and for larger n by the Lanczos method (at most 400 steps,
+// full reorthogonalisation) applied through the sparse Φ. Lanczos gives the
+// smallest Ritz value θ ≥ λ_min and a residual bound r; MinEigenvalue then
+// returns max(θ − r, 0), which errs on the safe side (a smaller shift keeps
+// the fixed matrix positive semidefinite) and equals λ_min to the residual
+// tolerance 1e-10·‖K‖ when Lanczos has converged.
 func MinEigenvalue(f *Features, k *mat.SymDense) float64 {
 	n := f.N
 	if n == 0 || f.Dim < n {
@@ -138,60 +143,130 @@ func MinEigenvalue(f *Features, k *mat.SymDense) float64 {
 			return max(e.Values(nil)[0], 0)
 		}
 	}
-	// σ slightly above λ_max, estimated first.
-	apply := func(dst, src *mat.Dense) { f.mulGram(dst, src) }
-	top, _, err := topEigen(apply, n, 1, 1e-9, 2000)
-	if err != nil {
-		return 0
-	}
-	sigma := top[0] * (1 + 1e-9)
-	shifted := func(dst, src *mat.Dense) {
-		f.mulGram(dst, src)
-		dst.Scale(-1, dst)
-		dst.Add(dst, scaled(sigma, src))
-	}
-	v, _, err := topEigen(shifted, n, 1, 1e-9, 5000)
-	if err != nil {
-		return 0
-	}
-	return max(sigma-v[0], 0)
-}
-
-func scaled(s float64, a *mat.Dense) *mat.Dense {
-	var b mat.Dense
-	b.Scale(s, a)
-	return &b
-}
-
-// mulGram sets dst = Φ Φᵀ src for n×p matrices, through the sparse rows.
-func (f *Features) mulGram(dst, src *mat.Dense) {
-	_, p := src.Dims()
 	ccol, u := f.compact()
-	// t = Φᵀ src over the used columns only.
-	t := make([]float64, u*p)
-	for a := 0; a < f.N; a++ {
-		s := src.RawRowView(a)
-		for e := f.rowPtr[a]; e < f.rowPtr[a+1]; e++ {
-			c, v := int(ccol[e]), f.val[e]
-			tc := t[c*p : (c+1)*p]
-			for j := range tc {
-				tc[j] += v * s[j]
+	t := make([]float64, u)
+	apply := func(dst, src []float64) { f.mulGramVec(dst, src, ccol, t) }
+	theta, resid := lanczosMin(apply, n, lanczosMaxIter)
+	return max(theta-resid, 0)
+}
+
+// lanczosMaxIter caps the Lanczos steps of MinEigenvalue for large n.
+const lanczosMaxIter = 400
+
+// lanczosMin runs the Lanczos method with full reorthogonalisation on the
+// symmetric operator apply of size n from a seeded random start, and
+// returns its smallest Ritz value θ and the residual bound r = β_j|s_j| of
+// the Ritz pair. θ ≥ λ_min always, and an eigenvalue lies within r of θ; it
+// stops when r ≤ 1e-10·‖T‖, when the Krylov space is invariant (then θ is
+// exact), or after maxIter steps.
+func lanczosMin(apply func(dst, src []float64), n, maxIter int) (theta, resid float64) {
+	maxIter = min(maxIter, n)
+	rng := triplet.NewRand(2)
+	q := make([][]float64, 0, maxIter)
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	scale(v, 1/norm(v))
+	var alpha, beta []float64
+	w := make([]float64, n)
+	for j := 0; j < maxIter; j++ {
+		q = append(q, v)
+		apply(w, v)
+		a := dotv(v, w)
+		alpha = append(alpha, a)
+		// Full reorthogonalisation, twice.
+		for pass := 0; pass < 2; pass++ {
+			for _, qi := range q {
+				d := dotv(qi, w)
+				axpy(w, -d, qi)
 			}
+		}
+		b := norm(w)
+		last := j == maxIter-1 || b <= 1e-12*math.Abs(a)+1e-300
+		if last || (j+1)%25 == 0 {
+			theta, resid = tridiagMin(alpha, beta, b)
+			tn := 0.0
+			for _, x := range alpha {
+				tn = max(tn, math.Abs(x))
+			}
+			if b <= 1e-12*math.Abs(a)+1e-300 {
+				return theta, 0
+			}
+			if last || resid <= 1e-10*tn {
+				return theta, resid
+			}
+		}
+		beta = append(beta, b)
+		v = make([]float64, n)
+		copy(v, w)
+		scale(v, 1/b)
+	}
+	return theta, resid
+}
+
+// tridiagMin returns the smallest eigenvalue of the Lanczos tridiagonal
+// matrix (diagonal alpha, off-diagonal beta) and the residual bound
+// next·|last component of its eigenvector|.
+func tridiagMin(alpha, beta []float64, next float64) (float64, float64) {
+	j := len(alpha)
+	t := mat.NewSymDense(j, nil)
+	for i := 0; i < j; i++ {
+		t.SetSym(i, i, alpha[i])
+		if i+1 < j {
+			t.SetSym(i, i+1, beta[i])
+		}
+	}
+	var e mat.EigenSym
+	if !e.Factorize(t, true) {
+		return alpha[0], math.Inf(1)
+	}
+	var vec mat.Dense
+	e.VectorsTo(&vec)
+	return e.Values(nil)[0], next * math.Abs(vec.At(j-1, 0))
+}
+
+func dotv(x, y []float64) float64 {
+	var s float64
+	for i := range x {
+		s += x[i] * y[i]
+	}
+	return s
+}
+
+func norm(x []float64) float64 { return math.Sqrt(dotv(x, x)) }
+
+func scale(x []float64, s float64) {
+	for i := range x {
+		x[i] *= s
+	}
+}
+
+func axpy(y []float64, a float64, x []float64) {
+	for i := range y {
+		y[i] += a * x[i]
+	}
+}
+
+// mulGramVec sets dst = Φ Φᵀ src through the sparse rows; t is a buffer of
+// the number of columns in use.
+func (f *Features) mulGramVec(dst, src []float64, ccol []int32, t []float64) {
+	for i := range t {
+		t[i] = 0
+	}
+	for a := 0; a < f.N; a++ {
+		s := src[a]
+		for e := f.rowPtr[a]; e < f.rowPtr[a+1]; e++ {
+			t[ccol[e]] += f.val[e] * s
 		}
 	}
 	parallelRange(f.N, func(lo, hi int) {
 		for a := lo; a < hi; a++ {
-			d := dst.RawRowView(a)
-			for j := range d {
-				d[j] = 0
-			}
+			var d float64
 			for e := f.rowPtr[a]; e < f.rowPtr[a+1]; e++ {
-				c, v := int(ccol[e]), f.val[e]
-				tc := t[c*p : (c+1)*p]
-				for j := range d {
-					d[j] += v * tc[j]
-				}
+				d += f.val[e] * t[ccol[e]]
 			}
+			dst[a] = d
 		}
 	})
 }

@@ -79,23 +79,29 @@ func TestMatrixMatchesAtAndFix(t *testing.T) {
 }
 
 func TestMinEigenvalueIterative(t *testing.T) {
-	// The subspace-iteration path (used above 2000 items) against the dense
-	// solver, on a general sparse set where λ_min > 0.
-	rng := triplet.NewRand(6)
-	ts := randomTriplets(rng, 150, 6000)
-	f, err := NewFeatures(K1, 150, ts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := minEig(t, Matrix(f, false))
-	if want <= 0.01 {
-		t.Fatalf("test set has λ_min = %v, want a clearly positive one", want)
-	}
-	old := denseEigenMax
-	denseEigenMax = 10
-	defer func() { denseEigenMax = old }()
-	if got := MinEigenvalue(f, nil); math.Abs(got-want) > 1e-6 {
-		t.Errorf("iterative λ_min = %v, dense %v", got, want)
+	// The Lanczos path (used above 2000 items) against the dense solver, on
+	// general sparse sets where λ_min > 0: once with the Krylov space
+	// reaching n (exact), once with n above the step cap.
+	for _, c := range []struct{ n, m int }{{150, 6000}, {700, 140000}} {
+		rng := triplet.NewRand(6)
+		ts := randomTriplets(rng, c.n, c.m)
+		f, err := NewFeatures(K1, c.n, ts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := minEig(t, Matrix(f, false))
+		if want <= 0.01 {
+			t.Fatalf("test set has λ_min = %v, want a clearly positive one", want)
+		}
+		old := denseEigenMax
+		denseEigenMax = 10
+		got := MinEigenvalue(f, nil)
+		denseEigenMax = old
+		t.Logf("n=%d: Lanczos λ_min = %.12f, dense %.12f", c.n, got, want)
+		// Never above λ_min (the fixed matrix stays PSD), and close to it.
+		if got > want+1e-9 || got < want-1e-3*want {
+			t.Errorf("n=%d: iterative λ_min = %v, dense %v", c.n, got, want)
+		}
 	}
 }
 
