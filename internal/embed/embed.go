@@ -92,7 +92,7 @@ type Options struct {
 	Alpha float64
 	// Lambda weights the regulariser. STE, t-STE, CKL and GNMDS minimise
 	// (1/m)·(Σ_t ℓ_t + λ‖X‖²_F) over the m triplets (for GNMDS ‖X‖²_F =
-	// trace(K) and λ = 1/C of the paper's program); defaults 1 for STE and
+	// trace(K) and λ = 1/C of the paper's program); defaults 2 for STE, 1 for
 	// CKL, 0 for t-STE, 3 for GNMDS, chosen on the DMOE Table 1 setting.
 	// For DMOE λ weights the nuclear norm in (23) relative to λ_max, the
 	// largest eigenvalue of Σ_t K_t, above which G = 0 is optimal (default
@@ -129,6 +129,9 @@ type Result struct {
 	// Iterations is the number of optimiser iterations run (summed over
 	// SOE's initialisations).
 	Iterations int
+	// Evaluations counts the evaluations of the loss and its gradient (0
+	// for DMOE).
+	Evaluations int
 }
 
 // withDefaults fills the zero fields of o.
@@ -156,7 +159,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Lambda == 0 {
 		switch o.Method {
-		case STE, CKL:
+		case STE:
+			o.Lambda = 2
+		case CKL:
 			o.Lambda = 1
 		case GNMDS:
 			o.Lambda = 3

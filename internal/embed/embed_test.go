@@ -289,3 +289,22 @@ func TestProxHinge(t *testing.T) {
 		}
 	}
 }
+
+// TestLogSum: the product accumulator agrees with a plain sum of logs over
+// factors from 1e-200 to 1e250.
+func TestLogSum(t *testing.T) {
+	rng := triplet.NewRand(15)
+	acc := newLogSum()
+	var want float64
+	for range 100000 {
+		v := math.Exp(rng.NormFloat64() * 3)
+		if rng.IntN(1000) == 0 {
+			v = math.Pow(10, float64(rng.IntN(450)-200))
+		}
+		acc.mul(v)
+		want += math.Log(v)
+	}
+	if got := acc.value(); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		t.Errorf("logSum %.12g, sum of logs %.12g", got, want)
+	}
+}

@@ -33,6 +33,7 @@ type evaluator struct {
 	bounds []int       // chunk c covers triplets bounds[c]..bounds[c+1]
 	bufs   [][]float64 // gradient partials of chunks 1.. (chunk 0 writes g)
 	losses []float64
+	evals  int // number of eval calls
 }
 
 func newEvaluator(n, d int, tr []int32, f chunkFunc, lambda float64, workers int) *evaluator {
@@ -54,6 +55,7 @@ func newEvaluator(n, d int, tr []int32, f chunkFunc, lambda float64, workers int
 
 // eval returns the objective at x and stores its gradient in g.
 func (e *evaluator) eval(x, g []float64) float64 {
+	e.evals++
 	clear(g)
 	chunks := len(e.losses)
 	run := func(c int) {
@@ -108,6 +110,11 @@ func (e *evaluator) eval(x, g []float64) float64 {
 
 // sqDists returns ‖x_i − x_j‖² and ‖x_i − x_k‖².
 func sqDists(xi, xj, xk []float64) (dij, dik float64) {
+	if len(xi) == 2 && len(xj) == 2 && len(xk) == 2 { // the common case, unrolled
+		u0, u1 := xi[0]-xj[0], xi[1]-xj[1]
+		v0, v1 := xi[0]-xk[0], xi[1]-xk[1]
+		return u0*u0 + u1*u1, v0*v0 + v1*v1
+	}
 	for c := range xi {
 		u := xi[c] - xj[c]
 		v := xi[c] - xk[c]
@@ -122,6 +129,17 @@ func sqDists(xi, xj, xk []float64) (dij, dik float64) {
 func scatter(xi, xj, xk, gi, gj, gk []float64, cj, ck float64) {
 	cj *= 2
 	ck *= 2
+	if len(xi) == 2 && len(xj) == 2 && len(xk) == 2 && len(gi) == 2 && len(gj) == 2 && len(gk) == 2 {
+		u0, u1 := cj*(xi[0]-xj[0]), cj*(xi[1]-xj[1])
+		v0, v1 := ck*(xi[0]-xk[0]), ck*(xi[1]-xk[1])
+		gi[0] += u0 + v0
+		gi[1] += u1 + v1
+		gj[0] -= u0
+		gj[1] -= u1
+		gk[0] -= v0
+		gk[1] -= v1
+		return
+	}
 	for c := range xi {
 		u := cj * (xi[c] - xj[c])
 		v := ck * (xi[c] - xk[c])
@@ -131,31 +149,77 @@ func scatter(xi, xj, xk, gi, gj, gk []float64, cj, ck float64) {
 	}
 }
 
-// softplus returns log(1 + e^u) and the logistic sigmoid 1/(1 + e^-u)
-// without overflow.
-func softplus(u float64) (f, s float64) {
-	if u > 0 {
-		z := math.Exp(-u)
-		return u + math.Log1p(z), 1 / (1 + z)
-	}
-	z := math.Exp(u)
-	return math.Log1p(z), z / (1 + z)
+// logSum accumulates Σ log v_k for positive v_k as a product kept
+// normalised by its binary exponent, so a chunk of triplets costs one log
+// instead of one per triplet. The relative rounding error per factor is
+// about 1e-16, so the sum's absolute error stays far below the loss scale.
+type logSum struct {
+	m float64
+	e int // the sum is log(m) + e·logBig
 }
+
+const (
+	big    = 1e100
+	logBig = 100 * math.Ln10
+)
+
+func newLogSum() logSum { return logSum{m: 1} }
+
+// mul adds log v for v > 0. Factors outside [1e-150, 1e150] are logged
+// directly; m stays within [1e-100, 1e100] otherwise, so m·v cannot
+// overflow.
+func (a *logSum) mul(v float64) {
+	if v > 1e150 || v < 1e-150 {
+		lv := math.Log(v)
+		k := int(lv / logBig)
+		a.m *= math.Exp(lv - float64(k)*logBig)
+		a.e += k
+		a.norm()
+		return
+	}
+	a.m *= v
+	a.norm()
+}
+
+func (a *logSum) norm() {
+	for a.m > big {
+		a.m /= big
+		a.e++
+	}
+	for a.m < 1/big {
+		a.m *= big
+		a.e--
+	}
+}
+
+func (a *logSum) value() float64 { return math.Log(a.m) + float64(a.e)*logBig }
 
 // steChunk is STE (van der Maaten and Weinberger 2012, sec. 4):
 // −log p_ijl with p_ijl = e^{−d_ij} / (e^{−d_ij} + e^{−d_il}), i.e.
 // softplus(d_ij − d_il), on squared distances.
 func steChunk(x []float64, d int, tr []int32, g []float64) float64 {
-	var loss float64
+	// softplus(u) = max(u, 0) + log(1 + e^{−|u|}); the logs go to a logSum.
+	var lin float64
+	acc := newLogSum()
 	for t := 0; t+2 < len(tr); t += 3 {
 		i, j, k := int(tr[t])*d, int(tr[t+1])*d, int(tr[t+2])*d
 		xi, xj, xk := x[i:i+d], x[j:j+d], x[k:k+d]
 		dij, dik := sqDists(xi, xj, xk)
-		f, s := softplus(dij - dik)
-		loss += f
+		u := dij - dik
+		var s float64
+		if u > 0 {
+			z := math.Exp(-u)
+			lin += u
+			acc.mul(1 + z)
+			s = 1 / (1 + z)
+		} else {
+			z := math.Exp(u)
+			acc.mul(1 + z)
+			s = z / (1 + z)
+		}
 		scatter(xi, xj, xk, g[i:i+d], g[j:j+d], g[k:k+d], s, -s)
 	}
-	return loss
+	return lin + acc.value()
 }
 
 // tsteChunk returns t-STE's chunk function (sec. 4): with the Student-t
@@ -166,19 +230,27 @@ func tsteChunk(alpha float64) chunkFunc {
 	e := (alpha + 1) / 2
 	return func(x []float64, d int, tr []int32, g []float64) float64 {
 		var loss float64
+		acc := newLogSum()
 		for t := 0; t+2 < len(tr); t += 3 {
 			i, j, k := int(tr[t])*d, int(tr[t+1])*d, int(tr[t+2])*d
 			xi, xj, xk := x[i:i+d], x[j:j+d], x[k:k+d]
 			dij, dik := sqDists(xi, xj, xk)
 			qj, qk := alpha+dij, alpha+dik
-			ratio := qj / qk
+			if e == 1 {
+				// r = qj/qk, 1 + r = (qj+qk)/qk, s = r/(1+r) = qj/(qj+qk):
+				// ∂ℓ/∂d_ij = s/qj = 1/(qj+qk), ∂ℓ/∂d_ik = −s/qk = −r/(qj+qk).
+				inv := 1 / (qj + qk)
+				r := qj / qk
+				acc.mul(1 + r)
+				scatter(xi, xj, xk, g[i:i+d], g[j:j+d], g[k:k+d], inv, -r*inv)
+				continue
+			}
+			invj, invk := 1/qj, 1/qk
+			ratio := qj * invk
 			var r float64
-			switch e {
-			case 1:
-				r = ratio
-			case 1.5:
+			if e == 1.5 {
 				r = ratio * math.Sqrt(ratio)
-			default:
+			} else {
 				r = math.Pow(ratio, e)
 			}
 			var s float64
@@ -186,12 +258,12 @@ func tsteChunk(alpha float64) chunkFunc {
 				loss += e * math.Log(ratio)
 				s = 1
 			} else {
-				loss += math.Log1p(r)
+				acc.mul(1 + r)
 				s = r / (1 + r)
 			}
-			scatter(xi, xj, xk, g[i:i+d], g[j:j+d], g[k:k+d], s*e/qj, -s*e/qk)
+			scatter(xi, xj, xk, g[i:i+d], g[j:j+d], g[k:k+d], s*e*invj, -s*e*invk)
 		}
-		return loss
+		return loss + acc.value()
 	}
 }
 
@@ -221,17 +293,18 @@ func gnmdsChunk(margin float64) chunkFunc {
 // is answered as observed, on squared distances.
 func cklChunk(mu float64) chunkFunc {
 	return func(x []float64, d int, tr []int32, g []float64) float64 {
-		var loss float64
+		acc := newLogSum()
 		for t := 0; t+2 < len(tr); t += 3 {
 			i, j, k := int(tr[t])*d, int(tr[t+1])*d, int(tr[t+2])*d
 			xi, xj, xk := x[i:i+d], x[j:j+d], x[k:k+d]
 			dij, dik := sqDists(xi, xj, xk)
 			num := dik + mu
 			den := dij + dik + 2*mu
-			loss += math.Log(den / num)
-			scatter(xi, xj, xk, g[i:i+d], g[j:j+d], g[k:k+d], 1/den, 1/den-1/num)
+			acc.mul(den / num)
+			inv := 1 / den
+			scatter(xi, xj, xk, g[i:i+d], g[j:j+d], g[k:k+d], inv, inv-1/num)
 		}
-		return loss
+		return acc.value()
 	}
 }
 

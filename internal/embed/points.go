@@ -40,6 +40,7 @@ func fitPoints(ctx context.Context, n int, ts []triplet.Triplet, opt Options) (*
 		}
 	}
 	best.Iterations = total
+	best.Evaluations = ev.evals
 	return best, nil
 }
 
