@@ -155,3 +155,26 @@ func TestItemImageCaching(t *testing.T) {
 		t.Fatalf("unknown image: %d", res.StatusCode)
 	}
 }
+
+func TestUnknownRoutesAndHeaders(t *testing.T) {
+	a := newApp(t)
+	res := a.do(http.DefaultClient, "GET", "/nowhere", nil, nil)
+	if res.StatusCode != 404 || !strings.Contains(res.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("unknown page: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	res = a.do(http.DefaultClient, "GET", "/api/v1/nowhere", nil, nil)
+	if res.StatusCode != 404 || !strings.HasPrefix(res.body, `{"error":`) {
+		t.Fatalf("unknown API route: %d %s", res.StatusCode, res.body)
+	}
+	for _, h := range []string{"Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options", "Referrer-Policy"} {
+		if res.Header.Get(h) == "" {
+			t.Errorf("missing %s", h)
+		}
+	}
+	if res := a.do(http.DefaultClient, "GET", "/static/app.js", nil, nil); res.StatusCode != 200 || !strings.Contains(res.body, "ArrowLeft") {
+		t.Fatalf("static js: %d", res.StatusCode)
+	}
+	if res := a.do(http.DefaultClient, "GET", "/healthz", nil, nil); res.StatusCode != 200 {
+		t.Fatalf("healthz: %d", res.StatusCode)
+	}
+}

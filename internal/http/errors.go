@@ -53,7 +53,7 @@ func (s *Server) handle(fn handlerFunc) http.HandlerFunc {
 			return
 		}
 		s.render(w, r, status, templates.NoticePage(templates.Notice{
-			Title: http.StatusText(status), Message: msg, Status: status, LinkURL: "/", LinkText: "Home",
+			Title: http.StatusText(status), Message: msg, Status: status,
 		}))
 	}
 }
