@@ -1,0 +1,270 @@
+package basis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+
+	"github.com/closer-lab/closer/internal/embed"
+	"github.com/closer-lab/closer/internal/triplet"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The Table 2 data sets of Anderton et al. (500 points). The paper says
+// only "random draws of 500 points from Gaussian mixtures and the unit
+// cube"; for the mixtures we use triplet.GaussianMixture with 5 unit-variance
+// clusters whose centres lie at distance 2 from the origin (overlapping
+// clusters; the paper's d̂ = 3 on both mixtures rules out widely separated
+// ones, see TestReproduceMixtureVariants and docs/part-basis.md).
+var table2Sets = []struct {
+	name           string
+	d              int
+	gen            func(seed uint64) *mat.Dense
+	cmps, tau, knn float64 // paper, Table 2, row "Basis"
+	extraTau       float64 // paper, row "Extra+SOE"
+}{
+	{"3dgmm", 3, func(seed uint64) *mat.Dense { return gmm(seed, 3) }, 38000, 0.71, 0.64, 0.99},
+	{"5dgmm", 5, func(seed uint64) *mat.Dense { return gmm(seed, 5) }, 39000, 0.68, 0.60, 0.98},
+	{"5dcube", 5, func(seed uint64) *mat.Dense { return triplet.UniformCube(triplet.NewRand(seed), 500, 5) }, 39000, 0.49, 0.40, 0.94},
+}
+
+func gmm(seed uint64, d int) *mat.Dense {
+	x, _ := triplet.GaussianMixture(triplet.NewRand(seed), 500, d, 5, 2)
+	return x
+}
+
+type table2Row struct {
+	dHat, cmps, answers, tau, knn             float64
+	soeTau, soeKNN                            float64 // Basis+SOE
+	extraCmps, extraTau, extraKNN             float64 // Extra+SOE
+	fallback, maxPer, rejected, fallbackSteps float64
+}
+
+// table2 runs the basis scheme (and, with fit, SOE on its triplets and on
+// those of Basis+Extra) runs times per data set and returns the means.
+func table2(t *testing.T, runs int, p float64, repeats, annotators int, fit bool) []table2Row {
+	t.Helper()
+	rows := make([]table2Row, len(table2Sets))
+	var mu sync.Mutex
+	parallel(len(table2Sets)*runs, func(i int) {
+		si, r := i/runs, i%runs
+		set := table2Sets[si]
+		seed := uint64(r + 1)
+		x := set.gen(seed)
+		k := embed.DefaultK(500)
+		var row table2Row
+
+		s := New(500, Config{Seed: seed, Repeats: repeats})
+		st := Run(s, triplet.NewOracle(x, p, seed), annotators, 0)
+		c := s.Coordinates()
+		row.dHat = float64(s.DHat())
+		row.cmps = float64(len(s.Triplets()))
+		row.answers = float64(st.Answers)
+		row.tau = embed.MeanKendallTau(x, c)
+		row.knn = embed.KNNPrecision(x, c, k)
+		row.fallback = st.FallbackShare()
+		row.fallbackSteps = float64(st.FallbackSteps) / float64(st.Steps)
+		row.maxPer = float64(st.MaxPerComparison)
+		row.rejected = float64(st.Rejected)
+		if fit {
+			res := soe(s.Triplets(), s.DHat(), seed, c)
+			row.soeTau = embed.MeanKendallTau(x, res.X)
+			row.soeKNN = embed.KNNPrecision(x, res.X, k)
+
+			e := New(500, Config{Seed: seed, Repeats: repeats, Extra: true})
+			Run(e, triplet.NewOracle(x, p, seed), annotators, 0)
+			row.extraCmps = float64(len(e.Triplets()))
+			res = soe(e.Triplets(), e.DHat(), seed, e.Coordinates())
+			row.extraTau = embed.MeanKendallTau(x, res.X)
+			row.extraKNN = embed.KNNPrecision(x, res.X, k)
+		}
+		mu.Lock()
+		rows[si].add(row, 1/float64(runs))
+		rows[si].maxPer = max(rows[si].maxPer, row.maxPer)
+		mu.Unlock()
+	})
+	return rows
+}
+
+// soe embeds the triplets as Anderton et al. do for Table 2 ("Basis+SOE",
+// section 3): SOE in d̂ dimensions and, if its loss stays above 1e-3, again
+// in 2d̂ dimensions, keeping the higher-dimensional result. The paper tries
+// 20 initialisations each time; to keep the run short we use embed's SOE
+// with 4 (the d̂ fit warm-started from the basis coordinates).
+func soe(ts []triplet.Triplet, dHat int, seed uint64, init *mat.Dense) *embed.Result {
+	res, err := embed.Fit(context.Background(), 500, ts, embed.Options{Method: embed.SOE, Dim: dHat, Seed: seed, Init: init})
+	if err != nil {
+		panic(err)
+	}
+	if res.Loss <= 1e-3 {
+		return res
+	}
+	res, err = embed.Fit(context.Background(), 500, ts, embed.Options{Method: embed.SOE, Dim: 2 * dHat, Seed: seed})
+	if err != nil {
+		panic(err)
+	}
+	return res
+}
+
+func (a *table2Row) add(b table2Row, w float64) {
+	a.dHat += w * b.dHat
+	a.cmps += w * b.cmps
+	a.answers += w * b.answers
+	a.tau += w * b.tau
+	a.knn += w * b.knn
+	a.soeTau += w * b.soeTau
+	a.soeKNN += w * b.soeKNN
+	a.extraCmps += w * b.extraCmps
+	a.extraTau += w * b.extraTau
+	a.extraKNN += w * b.extraKNN
+	a.fallback += w * b.fallback
+	a.fallbackSteps += w * b.fallbackSteps
+	a.rejected += w * b.rejected
+}
+
+func logTable2(t *testing.T, rows []table2Row) {
+	t.Logf("%-7s %5s %8s %8s %6s %6s | %6s %6s | %8s %6s %6s", "set", "d̂", "cmps", "answers", "tau", "knn", "B+SOE", "knn", "Extra", "E+SOE", "knn")
+	for i, r := range rows {
+		s := table2Sets[i]
+		t.Logf("%-7s %5.2f %8.0f %8.0f %6.3f %6.3f | %6.3f %6.3f | %8.0f %6.3f %6.3f   (paper: %.0fK cmps, tau %.2f, knn %.2f; Extra+SOE tau %.2f)",
+			s.name, r.dHat, r.cmps, r.answers, r.tau, r.knn, r.soeTau, r.soeKNN, r.extraCmps, r.extraTau, r.extraKNN,
+			s.cmps/1000, s.tau, s.knn, s.extraTau)
+	}
+}
+
+// TestReproduceTable2 reproduces the Basis rows of Anderton et al. Table 2
+// (error-free oracle, 500 points, mean of 10 runs): comparisons within
+// ±25% of the paper's, mean Kendall tau and kNN precision (k = ⌈log2 n⌉)
+// no worse than the paper's minus 0.05, and SOE on the Basis+Extra
+// triplets reaching tau >= 0.95 on 3dgmm.
+func TestReproduceTable2(t *testing.T) {
+	needReproduce(t)
+	rows := table2(t, 10, 0, 1, 0, true)
+	logTable2(t, rows)
+	for i, r := range rows {
+		s := table2Sets[i]
+		if math.Abs(r.cmps-s.cmps) > 0.25*s.cmps {
+			t.Errorf("%s: %.0f comparisons, paper %.0f ± 25%%", s.name, r.cmps, s.cmps)
+		}
+		if r.tau < s.tau-0.05 {
+			t.Errorf("%s: tau %.3f below paper %.2f - 0.05", s.name, r.tau, s.tau)
+		}
+		if r.knn < s.knn-0.05 {
+			t.Errorf("%s: kNN precision %.3f below paper %.2f - 0.05", s.name, r.knn, s.knn)
+		}
+	}
+	if rows[0].extraTau < 0.95 {
+		t.Errorf("3dgmm Extra+SOE tau %.3f below 0.95", rows[0].extraTau)
+	}
+}
+
+// TestReproduceTable2Noisy repeats TestReproduceTable2 with an oracle wrong
+// with probability 0.1 and 3 answers per comparison (majority vote). The
+// issue asks only that quality degrades gracefully; the figures are
+// reported, and the run must finish with every comparison asked exactly 3
+// times.
+func TestReproduceTable2Noisy(t *testing.T) {
+	needReproduce(t)
+	rows := table2(t, 10, 0.1, 3, 0, true)
+	logTable2(t, rows)
+	for i, r := range rows {
+		if r.answers != 3*r.cmps {
+			t.Errorf("%s: %.0f answers for %.0f comparisons", table2Sets[i].name, r.answers, r.cmps)
+		}
+	}
+}
+
+// TestReproduceCrowd runs the 3dgmm set with 50 simulated annotators
+// answering at once: the fallback share (random questions served because
+// fewer comparisons were open than annotators) must stay below 20%, and no
+// comparison may be handed out more often than Repeats.
+func TestReproduceCrowd(t *testing.T) {
+	needReproduce(t)
+	for _, c := range []struct {
+		p       float64
+		repeats int
+		extra   bool
+	}{{0, 1, false}, {0, 1, true}, {0.1, 3, false}, {0.1, 3, true}} {
+		const runs = 10
+		var share, stepShare, answers float64
+		maxPer, rejected := 0, 0
+		for r := range runs {
+			seed := uint64(r + 1)
+			x := gmm(seed, 3)
+			s := New(500, Config{Seed: seed, Repeats: c.repeats, Extra: c.extra})
+			st := Run(s, triplet.NewOracle(x, c.p, seed), 50, 0)
+			if !st.Done {
+				t.Fatal("run not done")
+			}
+			share += st.FallbackShare() / runs
+			stepShare += float64(st.FallbackSteps) / float64(st.Steps) / runs
+			answers += float64(st.Answers) / runs
+			maxPer = max(maxPer, st.MaxPerComparison)
+			rejected += st.Rejected
+		}
+		name := fmt.Sprintf("3dgmm error %.1f repeats %d extra %v", c.p, c.repeats, c.extra)
+		t.Logf("%-38s 50 annotators: %6.0f answers, fallback share %.2f%% of answers, %.2f%% of steps; max handed out per comparison %d; refused %d",
+			name, answers, 100*share, 100*stepShare, maxPer, rejected)
+		if share >= 0.2 {
+			t.Errorf("%s: fallback share %.3f", name, share)
+		}
+		if maxPer > c.repeats || rejected != 0 {
+			t.Errorf("%s: a comparison handed out %d times (repeats %d), %d answers refused", name, maxPer, c.repeats, rejected)
+		}
+	}
+}
+
+// TestReproduceMixtureVariants shows how the Basis figures on 500-point
+// Gaussian mixtures depend on how the mixture is drawn (the paper does not
+// say): triplet.GaussianMixture with k clusters at distance sep from the
+// origin, and Blobs with scikit-learn's make_blobs defaults. No assertion:
+// it documents the choice of table2Sets.
+func TestReproduceMixtureVariants(t *testing.T) {
+	needReproduce(t)
+	type variant struct {
+		name string
+		gen  func(seed uint64, d int) *mat.Dense
+	}
+	var vs []variant
+	for _, k := range []int{3, 5} {
+		for _, sep := range []float64{1, 2, 3, 4} {
+			vs = append(vs, variant{fmt.Sprintf("GaussianMixture k=%d sep=%g", k, sep), func(seed uint64, d int) *mat.Dense {
+				x, _ := triplet.GaussianMixture(triplet.NewRand(seed), 500, d, k, sep)
+				return x
+			}})
+		}
+	}
+	vs = append(vs, variant{"Blobs k=3 sd=1 box=10", func(seed uint64, d int) *mat.Dense {
+		x, _ := Blobs(triplet.NewRand(seed), 500, d, 3, 1, 10)
+		return x
+	}})
+	const runs = 10
+	type res struct{ dHat, cmps, tau, knn float64 }
+	out := make([][2]res, len(vs))
+	var mu sync.Mutex
+	parallel(len(vs)*2*runs, func(i int) {
+		vi, di, r := i/(2*runs), (i/runs)%2, i%runs
+		d := []int{3, 5}[di]
+		seed := uint64(r + 1)
+		x := vs[vi].gen(seed, d)
+		s := New(500, Config{Seed: seed})
+		Run(s, triplet.NewOracle(x, 0, seed), 0, 0)
+		c := s.Coordinates()
+		tau, knn := embed.MeanKendallTau(x, c), embed.KNNPrecision(x, c, embed.DefaultK(500))
+		mu.Lock()
+		o := &out[vi][di]
+		o.dHat += float64(s.DHat()) / runs
+		o.cmps += float64(len(s.Triplets())) / runs
+		o.tau += tau / runs
+		o.knn += knn / runs
+		mu.Unlock()
+	})
+	t.Logf("%-30s | %-30s | %-30s", "mixture (500 points, 10 runs)", "d=3: d̂ cmps tau knn", "d=5: d̂ cmps tau knn")
+	for i, v := range vs {
+		a, b := out[i][0], out[i][1]
+		t.Logf("%-30s | %4.2f %6.0f %5.3f %5.3f | %4.2f %6.0f %5.3f %5.3f", v.name,
+			a.dHat, a.cmps, a.tau, a.knn, b.dHat, b.cmps, b.tau, b.knn)
+	}
+}
