@@ -341,7 +341,9 @@ func (s *Scheme) Progress() Progress {
 	}
 	switch s.phase {
 	case PhaseFarthest:
-		played := (s.n - 2) - (len(s.pool) - 1) - len(s.matches)
+		// n-2 matches in all; the players still in (waiting or in an open
+		// match) have len(pool) + 2·len(matches) - 1 matches to go.
+		played := (s.n - 2) - (len(s.pool) + 2*len(s.matches) - 1)
 		p.Step = fmt.Sprintf("finding the point farthest from item %d", s.z)
 		p.SortDone, p.SortTotal = played, s.n-2
 	case PhaseSort, PhaseExtra:

@@ -313,3 +313,43 @@ func impliedCloser(s *Scheme, h, x, y int) bool {
 	}
 	return false
 }
+
+func TestProgressThroughARun(t *testing.T) {
+	const n = 200
+	x := triplet.UniformCube(triplet.NewRand(6), n, 3)
+	o := triplet.NewOracle(x, 0, 6)
+	s := New(n, Config{Seed: 6, Extra: true})
+	p := s.Progress()
+	if p.Phase != PhaseFarthest || p.SortDone != 0 || p.SortTotal != n-2 {
+		t.Fatalf("start: %+v", p)
+	}
+	var phases []string
+	lastSorts, lastDone := 0, 0
+	for !s.Done() {
+		for _, nd := range s.Open(nil, 10) {
+			s.Record(o.Answer(nd.Key.Anchor, nd.Key.J, nd.Key.K))
+		}
+		p := s.Progress()
+		if len(phases) == 0 || phases[len(phases)-1] != p.Phase {
+			phases = append(phases, p.Phase)
+			lastDone = 0
+		}
+		if p.SortDone > p.SortTotal || p.Sorts < lastSorts || p.Axes != s.DHat() || p.Decided != len(s.Triplets()) {
+			t.Fatalf("inconsistent progress %+v", p)
+		}
+		if p.Sorts == lastSorts && p.SortDone < lastDone {
+			t.Fatalf("progress went back: %+v (was %d done)", p, lastDone)
+		}
+		lastSorts, lastDone = p.Sorts, p.SortDone
+		if p.Step == "" {
+			t.Fatalf("no step in %+v", p)
+		}
+	}
+	want := []string{PhaseFarthest, PhaseSort, PhaseExtra, PhaseDone}
+	if !slices.Equal(phases, want) {
+		t.Errorf("phases %v, want %v", phases, want)
+	}
+	if p := s.Progress(); p.Sorts < 3 || p.Open != 0 || p.DHat != s.DHat() {
+		t.Errorf("end: %+v", p)
+	}
+}
