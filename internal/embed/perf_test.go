@@ -35,7 +35,7 @@ func TestWritePerfData(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		n, m int
-	}{{"n1000-m330k.csv", 1000, 330000}, {"n10000-m1M.csv", 10000, 1000000}} {
+	}{{"n1000-m330k.csv", 1000, 330000}, {"n10000-m1M.csv", 10000, 1000000}, {"n400-m20k.csv", 400, 20000}} {
 		f, err := os.Create(filepath.Join(*perfData, c.name))
 		if err != nil {
 			t.Fatal(err)

@@ -93,7 +93,7 @@ func TestReproduceTable1(t *testing.T) {
 			errs := make([]float64, *repSeeds)
 			start := time.Now()
 			for s := range data {
-				res, err := Fit(context.Background(), 100, data[s][0], Options{Method: meth, Dim: 10, Seed: uint64(s + 1), InitScale: *repScale, Lambda: *repLambda, MaxIter: *repIter, Tol: *repTol, Nu: *repNu})
+				res, err := Fit(context.Background(), 100, data[s][0], Options{Method: meth, Dim: 10, Seed: uint64(1000 + s), InitScale: *repScale, Lambda: *repLambda, MaxIter: *repIter, Tol: *repTol, Nu: *repNu})
 				if err != nil {
 					t.Fatal(err)
 				}
