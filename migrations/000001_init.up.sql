@@ -105,7 +105,8 @@ CREATE TABLE answers (
     response_ms    integer CHECK (response_ms >= 0),
     answered_at    timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX answers_study ON answers (study_id, answered_at);
+-- Export order (a cursor over it starts streaming at once).
+CREATE INDEX answers_study ON answers (study_id, answered_at, question_id);
 CREATE INDEX answers_participant ON answers (participant_id);
 
 -- Vote counts per anchor and unordered pair j < k: j_closer = #(a, j, k),

@@ -234,3 +234,47 @@ func TestNotOpen(t *testing.T) {
 		t.Fatalf("bad slug: %v", err)
 	}
 }
+
+// The export reads its cursor in batches: more rows than one batch all
+// arrive, in answer order.
+func TestExportManyRows(t *testing.T) {
+	ctx := context.Background()
+	s, st := newStudy(t, 40, 50)
+	const participants, per = 300, 41 // 12300 answers, more than two batches
+	_, err := s.Pool().Exec(ctx, `
+		INSERT INTO participants (public_id, study_id, token_hash)
+		SELECT 'bulk' || g, $1, decode(md5('t' || g), 'hex') FROM generate_series(1, $2::int) g`, st.ID, participants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Pool().Exec(ctx, `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, answered_at)
+		SELECT 'q' || p.id || '-' || i, $1, p.id, i % 40, (i + 1) % 40, (i + 2 + i / 40) % 40, 'random',
+			timestamptz '2026-01-01' + make_interval(secs => p.id * 100 + i)
+		FROM participants p, generate_series(0, $2::int - 1) i WHERE p.study_id = $1`, st.ID, per)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Pool().Exec(ctx, `
+		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, answered_at)
+		SELECT id, study_id, participant_id, anchor, left_idx, right_idx, answered_at FROM questions WHERE study_id = $1`, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := s.ExportCSV(ctx, st.ID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs)-1 != participants*per {
+		t.Fatalf("%d rows, want %d", len(recs)-1, participants*per)
+	}
+	for i := 2; i < len(recs); i++ {
+		if recs[i][15] < recs[i-1][15] {
+			t.Fatalf("row %d answered before row %d", i, i-1)
+		}
+	}
+}
