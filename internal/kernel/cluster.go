@@ -66,6 +66,74 @@ func KernelKMeans(k mat.Symmetric, clusters, restarts int, seed uint64) []int {
 	})
 }
 
+// KMeans runs kernel k-means (Algorithm 1, as KernelKMeans) on the kernel
+// of f, with the diagonal-dominance fix if fix is set, without forming the
+// n×n matrix when the feature space is small (Dim ≤ 3000, e.g. a landmark
+// design): the cluster means are kept explicitly in feature space, so one
+// step costs O(nnz·clusters + clusters·Dim) instead of O(n²). For the fixed
+// kernel K − λI the distances are corrected exactly:
+// d'_ij = d_ij − λ + λ(2·[i ∈ S_j] − 1)/|S_j|. The result equals
+// KernelKMeans(Matrix(f, fix), ...) up to rounding. It panics if clusters is
+// not in 1..n or restarts < 1.
+func (f *Features) KMeans(clusters, restarts int, seed uint64, fix bool) []int {
+	if f.Dim > maxFeatureDim {
+		return KernelKMeans(Matrix(f, fix), clusters, restarts, seed)
+	}
+	n, d := f.N, f.Dim
+	lambda := 0.0
+	if fix {
+		lambda = MinEigenvalue(f, nil)
+	}
+	diag := make([]float64, n)
+	for a := 0; a < n; a++ {
+		_, v := f.Row(a)
+		for _, x := range v {
+			diag[a] += x * x
+		}
+	}
+	return bestOfRestarts(n, clusters, restarts, seed, func(lab, count []int, dist []float64) {
+		c := len(count)
+		sum := make([]float64, c*d)
+		for a := 0; a < n; a++ {
+			cols, vals := f.Row(a)
+			row := sum[lab[a]*d : (lab[a]+1)*d]
+			for k, col := range cols {
+				row[col] += vals[k]
+			}
+		}
+		w := make([]float64, c)
+		for j := range w {
+			for _, x := range sum[j*d : (j+1)*d] {
+				w[j] += x * x
+			}
+		}
+		for a := 0; a < n; a++ {
+			cols, vals := f.Row(a)
+			for j := 0; j < c; j++ {
+				if count[j] == 0 {
+					dist[a*c+j] = math.Inf(1)
+					continue
+				}
+				row := sum[j*d : (j+1)*d]
+				var s float64
+				for k, col := range cols {
+					s += vals[k] * row[col]
+				}
+				nj := float64(count[j])
+				dd := diag[a] - 2*s/nj + w[j]/(nj*nj)
+				if lambda != 0 {
+					in := 0.0
+					if lab[a] == j {
+						in = 1
+					}
+					dd += -lambda + lambda*(2*in-1)/nj
+				}
+				dist[a*c+j] = dd
+			}
+		}
+	})
+}
+
 // KMeans is plain k-means (Lloyd) on the rows of x, run as kernel k-means
 // with the linear kernel x xᵀ, so that it is the same algorithm as
 // KernelKMeans; the baseline "k-means on the true points".
