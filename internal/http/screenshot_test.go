@@ -72,21 +72,8 @@ func TestBrowserScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1000, 860),
-	)
-	actx, cancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancel()
-	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	poll := func(expr string) chromedp.Action[chromedp.Void] {
-		return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(20*time.Second))
-	}
+	bctx := newBrowser(t, 1000, 860)
+	poll := pollJS
 
 	err = chromedp.Do(bctx,
 		chromedp.Navigate(a.srv.URL+"/s/demo?PROLIFIC_PID=browser-1"),
