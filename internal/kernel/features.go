@@ -71,6 +71,27 @@ type Features struct {
 	ncol        int     // number of columns in use
 }
 
+// DesignError reports a triplet that does not fit the landmark design of
+// section 2.3 given to NewFeatures.
+type DesignError struct {
+	Kind    Kind
+	Index   int // position in the triplet slice
+	Triplet triplet.Triplet
+}
+
+func (e *DesignError) Error() string {
+	t := e.Triplet
+	return fmt.Sprintf("kernel: features: triplet %d (%d, %d, %d) %s", e.Index, t.Anchor, t.Closer, t.Farther, e.Rule())
+}
+
+// Rule states what the landmark design requires of a triplet.
+func (e *DesignError) Rule() string {
+	if e.Kind == K1 {
+		return "is not a k1 landmark triplet: both options must be landmarks"
+	}
+	return "is not a k2 landmark triplet: the anchor and at least one option must be landmarks"
+}
+
 // NewFeatures builds the contradiction-aware feature map of kind k1 or k2
 // (Kleindessner & von Luxburg 2017, section 2, "Contradicting similarity
 // triplets") from the triplets ts over items 0..n-1.
@@ -153,14 +174,14 @@ func NewFeatures(kind Kind, n int, ts []triplet.Triplet, landmarks []int) (*Feat
 		switch {
 		case kind == K1 && pos != nil:
 			if pos[tr.Closer] < 0 || pos[tr.Farther] < 0 {
-				return nil, fmt.Errorf("kernel: features: triplet %d (%d, %d, %d) is not a k1 landmark triplet: both options must be landmarks", t, tr.Anchor, tr.Closer, tr.Farther)
+				return nil, &DesignError{Kind: kind, Index: t, Triplet: tr}
 			}
 			count[tr.Anchor]++
 		case kind == K1:
 			count[tr.Anchor]++
 		case pos != nil:
 			if pos[tr.Anchor] < 0 || (pos[tr.Closer] < 0 && pos[tr.Farther] < 0) {
-				return nil, fmt.Errorf("kernel: features: triplet %d (%d, %d, %d) is not a k2 landmark triplet: the anchor and at least one option must be landmarks", t, tr.Anchor, tr.Closer, tr.Farther)
+				return nil, &DesignError{Kind: kind, Index: t, Triplet: tr}
 			}
 			if pos[tr.Farther] >= 0 {
 				count[tr.Closer]++

@@ -23,11 +23,12 @@ const eigenTol = 1e-9
 // eigenvectors. Each column's sign is fixed so that its entry of largest
 // magnitude is positive.
 //
-// When the feature space is small (Dim ≤ 3000, as in a landmark design,
-// section 2.4) the scores come from the Dim×Dim covariance ΦcᵀΦc of the
+// When the feature space is small (Dim ≤ min(n, 3000), as in a landmark
+// design, section 2.4) the scores come from the Dim×Dim covariance ΦcᵀΦc of the
 // centered feature matrix Φc = Φ − 1μᵀ (the SVD of Φc: its right singular
-// vectors V give the scores Φc V = U Σ), so the cost is O(nnz²/n + Dim²) and
-// no n×n matrix is formed. Otherwise the n×n kernel matrix is built.
+// vectors V give the scores Φc V = U Σ), so the cost is O(Σ_a nnz_a² + Dim²)
+// and no n×n matrix is formed. Otherwise the n×n kernel matrix, then the
+// smaller one, is built.
 //
 // PCA leaves out the diagonal-dominance fix; see PCAFixed.
 func (f *Features) PCA(m int) (*mat.Dense, error) { return f.pca(m, false) }
@@ -43,7 +44,7 @@ func (f *Features) pca(m int, fix bool) (*mat.Dense, error) {
 	if m < 1 || m > n {
 		return nil, fmt.Errorf("kernel: pca: %d components of %d items", m, n)
 	}
-	if f.Dim > maxFeatureDim || m > f.Dim {
+	if f.Dim > maxFeatureDim || f.Dim > n || m > f.Dim {
 		k := Matrix(f, false)
 		shift := 0.0
 		if fix {
