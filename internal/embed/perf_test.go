@@ -47,6 +47,21 @@ func TestWritePerfData(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The DMOE Table 1 setting with 10,000 training triplets (data seed 1)
+	// and its test set.
+	train, test := table1Data(1, 10000)
+	for name, ts := range map[string][]triplet.Triplet{"table1-train-m10k.csv": train, "table1-test-m10k.csv": test} {
+		f, err := os.Create(filepath.Join(*perfData, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := triplet.WriteCSV(f, nil, ts); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // TestSpeed fits every method on n = 1,000 items with 330,000 triplets in
