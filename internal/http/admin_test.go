@@ -4,14 +4,18 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/closer-lab/closer/internal/demo"
+	closerhttp "github.com/closer-lab/closer/internal/http"
 )
 
 func TestAdminLoginRequired(t *testing.T) {
@@ -229,5 +233,23 @@ func TestAPITokensOnAccountPage(t *testing.T) {
 	}
 	if res := a.do(c, "GET", "/admin/account", nil, nil); !strings.Contains(res.body, "revoked") || !strings.Contains(res.body, "my script") {
 		t.Fatalf("account page")
+	}
+}
+
+// Behind HTTPS (BASE_URL https://...) the session cookie is Secure.
+func TestSecureCookieBehindHTTPS(t *testing.T) {
+	a := newApp(t)
+	if _, err := a.store.CreateAdmin(context.Background(), "r@example.org", "secret-password"); err != nil {
+		t.Fatal(err)
+	}
+	h := closerhttp.New(a.store, closerhttp.Config{BaseURL: "https://closer.example.org"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	form := url.Values{"email": {"r@example.org"}, "password": {"secret-password"}}
+	req := httptest.NewRequest("POST", "https://closer.example.org/admin/login", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	cks := rec.Result().Cookies()
+	if rec.Code != http.StatusSeeOther || len(cks) != 1 || !cks[0].Secure || !cks[0].HttpOnly || cks[0].SameSite != http.SameSiteLaxMode {
+		t.Fatalf("login behind https: %d %+v", rec.Code, cks)
 	}
 }
