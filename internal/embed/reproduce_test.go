@@ -121,3 +121,25 @@ func median(sorted []float64) float64 {
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
+
+// TestTable1Smoke is a fast guard for the reproduction: one data set of the
+// Table 1 setting with 1,000 training triplets, each method's held-out error
+// at most the largest of the 10 seeds recorded in docs/part-embed.md + 0.01.
+func TestTable1Smoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	train, test := table1Data(3, 1000)
+	recordedMax := map[Method]float64{GNMDS: 0.334, STE: 0.304, TSTE: 0.301, DMOE: 0.322}
+	for meth, worst := range recordedMax {
+		res, err := Fit(context.Background(), 100, train, Options{Method: meth, Dim: 10, Seed: 1002})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := TripletError(res.X, test)
+		t.Logf("%s: %.3f", meth, e)
+		if bar := worst + 0.01; e > bar {
+			t.Errorf("%s: held-out error %.3f above %.3f", meth, e, bar)
+		}
+	}
+}
