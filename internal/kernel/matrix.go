@@ -116,7 +116,8 @@ func mirror(data []float64, n int) {
 //
 // K = ΦΦᵀ is positive semidefinite, so λ_min ≥ 0, and λ_min = 0 exactly when
 // rank Φ < n: when there are more items than feature columns (a landmark
-// design with n > C(|L|,2) or |L|²) or an item has a zero feature vector.
+// design with n > C(|L|,2) or |L|²) or than columns in use, or an item has a
+// zero feature vector.
 // Otherwise λ_min is computed: exactly by a dense symmetric eigenvalue solver
 // for n ≤ 2000, and for larger n by the Lanczos method (at most 400 steps,
 // full reorthogonalisation) applied through the sparse Φ. Lanczos gives the
@@ -128,6 +129,9 @@ func MinEigenvalue(f *Features, k *mat.SymDense) float64 {
 	n := f.N
 	if n == 0 || f.Dim < n {
 		return 0
+	}
+	if _, u := f.compact(); u < n {
+		return 0 // rank Φ ≤ number of columns in use < n
 	}
 	for a := 0; a < n; a++ {
 		if f.rowPtr[a] == f.rowPtr[a+1] {
