@@ -43,7 +43,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		hval    = fs.String("holdout-value", "", "value of --holdout-column that marks held-out rows (e.g. Test)")
 		initF   = fs.String("init", "", "warm start: embedding CSV item,x1,...,xD with every item of the input")
 		alpha   = fs.Float64("alpha", 0, "t-STE degrees of freedom (0: max(dim-1, 1))")
-		lambda  = fs.Float64("lambda", 0, "regularisation weight (0: the method's default)")
+		lambda  = fs.Float64("lambda", 0, "regularisation weight (0: the method's default, negative: none)")
 		mu      = fs.Float64("mu", 0, "CKL mu (0: 0.1)")
 		margin  = fs.Float64("margin", 0, "hinge margin (0: GNMDS 1, SOE 0.1, DMOE gamma0 1)")
 		inits   = fs.Int("inits", 0, "SOE random initialisations (0: 4)")

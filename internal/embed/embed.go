@@ -80,7 +80,8 @@ type Options struct {
 	// Tol stops the optimiser when the loss has not improved by more than
 	// Tol relative to its magnitude for 10 consecutive iterations (point
 	// methods), or when the relative change of the DMOE objective between
-	// two ADMM iterations is below Tol. Default 1e-6 (DMOE 1e-4).
+	// two ADMM iterations is below Tol and the relative primal residual
+	// ‖G − G1‖, ‖G − G2‖ below √Tol/10. Default 1e-6 (DMOE 1e-4).
 	Tol float64
 	// Init is a warm start: n × Dim points (nil: a seeded random start).
 	Init *mat.Dense
@@ -96,7 +97,7 @@ type Options struct {
 	// CKL, 0 for t-STE, 3 for GNMDS, chosen on the DMOE Table 1 setting.
 	// For DMOE λ weights the nuclear norm in (23) relative to λ_max, the
 	// largest eigenvalue of Σ_t K_t, above which G = 0 is optimal (default
-	// 0.3). SOE has no regulariser.
+	// 0.3). SOE has no regulariser. A negative Lambda means λ = 0.
 	Lambda float64
 	// Mu is CKL's μ (default 0.1).
 	Mu float64
@@ -123,8 +124,10 @@ type Options struct {
 type Result struct {
 	// X holds the points, one row per item, centred at the origin.
 	X *mat.Dense
-	// Loss is the final value of the method's objective (for SOE that of the
-	// best initialisation).
+	// Loss is the final value of the method's objective: the mean loss plus
+	// regulariser for the point methods (for SOE that of the best
+	// initialisation), the summed objective (23) at the final PSD iterate
+	// for DMOE.
 	Loss float64
 	// Iterations is the number of optimiser iterations run (summed over
 	// SOE's initialisations).
@@ -157,7 +160,9 @@ func (o Options) withDefaults() Options {
 	if o.Alpha == 0 {
 		o.Alpha = math.Max(float64(o.Dim-1), 1)
 	}
-	if o.Lambda == 0 {
+	if o.Lambda < 0 {
+		o.Lambda = 0
+	} else if o.Lambda == 0 {
 		switch o.Method {
 		case STE:
 			o.Lambda = 2

@@ -218,6 +218,9 @@ func TestFitErrors(t *testing.T) {
 	if _, err := Fit(ctx, 4, ts, Options{Method: "mds"}); err == nil {
 		t.Error("unknown method: no error")
 	}
+	if o := (Options{Method: STE, Lambda: -1}).withDefaults(); o.Lambda != 0 {
+		t.Errorf("negative lambda gives %g, want 0", o.Lambda)
+	}
 	if _, err := Fit(ctx, 4, ts, Options{Dim: 2, Init: mat.NewDense(4, 3, nil)}); err == nil {
 		t.Error("warm start of the wrong shape: no error")
 	}
