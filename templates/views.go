@@ -76,12 +76,14 @@ type UploadReport struct {
 
 // StudyPage is the researcher's page of one study.
 type StudyPage struct {
-	Study     collect.Study
-	Stats     collect.Stats
-	Items     []Image
-	PublicURL string
-	Upload    *UploadReport
-	Error     string
+	Study collect.Study
+	Stats collect.Stats
+	// Participants are the most recent ones (at most ParticipantsShown).
+	Participants []collect.ParticipantRow
+	Items        []Image
+	PublicURL    string
+	Upload       *UploadReport
+	Error        string
 }
 
 // StudyRow is one line of the studies list.

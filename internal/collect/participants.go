@@ -80,3 +80,36 @@ func (s *Store) ParticipantByToken(ctx context.Context, token string) (Participa
 	}
 	return p, nil
 }
+
+// ParticipantRow is a participant with their progress, for the study page.
+type ParticipantRow struct {
+	Participant
+	Answered   int
+	LastAnswer *time.Time
+}
+
+// ListParticipants returns the study's most recent participants (at most
+// limit) with their answer counts, newest first.
+func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) ([]ParticipantRow, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT p.id, p.public_id, p.study_id, coalesce(p.external_id, ''), coalesce(p.completion_code, ''),
+			p.created_at, p.completed_at, count(a.question_id), max(a.answered_at)
+		FROM participants p LEFT JOIN answers a ON a.participant_id = p.id
+		WHERE p.study_id = $1
+		GROUP BY p.id
+		ORDER BY p.id DESC
+		LIMIT $2`, studyID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list participants: %w", err)
+	}
+	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ParticipantRow, error) {
+		var p ParticipantRow
+		err := r.Scan(&p.ID, &p.PublicID, &p.StudyID, &p.ExternalID, &p.CompletionCode,
+			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer)
+		return p, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list participants: %w", err)
+	}
+	return ps, nil
+}

@@ -7,6 +7,9 @@ import (
 	"github.com/closer-lab/closer/templates"
 )
 
+// participantsShown is how many participants the study page lists.
+const participantsShown = 50
+
 // studyPage fills the study page's view.
 func (s *Server) studyPage(r *http.Request, st collect.Study) (templates.StudyPage, error) {
 	stats, err := s.store.StudyStats(r.Context(), st.ID)
@@ -17,7 +20,11 @@ func (s *Server) studyPage(r *http.Request, st collect.Study) (templates.StudyPa
 	if err != nil {
 		return templates.StudyPage{}, err
 	}
-	v := templates.StudyPage{Study: st, Stats: stats, PublicURL: s.publicURL("/s/" + st.Slug)}
+	ps, err := s.store.ListParticipants(r.Context(), st.ID, participantsShown)
+	if err != nil {
+		return templates.StudyPage{}, err
+	}
+	v := templates.StudyPage{Study: st, Stats: stats, Participants: ps, PublicURL: s.publicURL("/s/" + st.Slug)}
 	for _, it := range items {
 		v.Items = append(v.Items, templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256})
 	}

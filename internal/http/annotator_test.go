@@ -86,6 +86,13 @@ func TestAnnotatorFlowHTML(t *testing.T) {
 	if n := a.count(`SELECT count(*) FROM answers WHERE response_ms = 1234`); n != 5 {
 		t.Fatalf("response times stored: %d", n)
 	}
+	// The researcher sees the participant, their external id and code.
+	page := a.do(a.admin(), "GET", "/admin/studies/flow", nil, nil)
+	for _, want := range []string{"prolific-42", code[1], "5 of 5"} {
+		if !strings.Contains(page.body, want) {
+			t.Fatalf("study page lacks %q", want)
+		}
+	}
 	// A new visit with the same browser resumes (and is done).
 	res = a.do(c, "POST", "/s/flow/start", url.Values{}, nil)
 	if res.Header.Get("Location") != "/s/flow/q" || a.count(`SELECT count(*) FROM participants`) != 1 {
