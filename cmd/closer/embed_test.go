@@ -124,3 +124,49 @@ func TestEmbedCLIErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestEvalLabelsAndWarmStartCLI(t *testing.T) {
+	dir := t.TempDir()
+	in, truth := writeProblem(t, dir)
+	// Labels: the sign of the first true coordinate.
+	data, err := os.ReadFile(truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lb strings.Builder
+	lb.WriteString("item,label\n")
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n")[1:] {
+		f := strings.Split(line, ",")
+		label := "right"
+		if strings.HasPrefix(f[1], "-") {
+			label = "left"
+		}
+		lb.WriteString(f[0] + "," + label + "\n")
+	}
+	labels := filepath.Join(dir, "labels.csv")
+	if err := os.WriteFile(labels, []byte(lb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"eval", "--embedding", truth, "--labels", labels}, &out, &errb); code != 0 {
+		t.Fatalf("eval --labels exit %d: %s", code, errb.String())
+	}
+	// On the true points, a label by the sign of x1 is mostly shared with
+	// the nearest neighbour.
+	if e := field(t, out.String(), "leave-one-out 1-NN error "); e > 0.3 {
+		t.Errorf("LOO 1-NN error of the truth %g", e)
+	}
+	// Warm start from the truth: after one t-STE iteration the ranking is
+	// still close to the truth (a random start would give a tau near 0).
+	emb := filepath.Join(dir, "warm.csv")
+	if code := run(context.Background(), []string{"embed", "--method", "tste", "--in", in, "--out", emb, "--init", truth, "--iter", "1", "--quiet"}, &out, &errb); code != 0 {
+		t.Fatalf("embed --init exit %d: %s", code, errb.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"eval", "--embedding", emb, "--truth", truth}, &out, &errb); code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errb.String())
+	}
+	if tau := field(t, out.String(), "mean Kendall tau "); tau < 0.9 {
+		t.Errorf("warm start from the truth: mean Kendall tau %g < 0.9", tau)
+	}
+}
