@@ -311,3 +311,24 @@ func TestLogSum(t *testing.T) {
 		t.Errorf("logSum %.12g, sum of logs %.12g", got, want)
 	}
 }
+
+// TestFitIndependentOfWorkers: whole fits with several chunks give the same
+// points with 1 and with 2 workers.
+func TestFitIndependentOfWorkers(t *testing.T) {
+	_, ts := randomProblem(16, 60, 2, 5*minChunk)
+	for _, meth := range []Method{TSTE, DMOE} {
+		opt := Options{Method: meth, Dim: 2, Seed: 3, MaxIter: 20, Workers: 1}
+		a, err := Fit(context.Background(), 60, ts, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Workers = 2
+		b, err := Fit(context.Background(), 60, ts, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(a.X, b.X) {
+			t.Errorf("%s: 1 and 2 workers give different points", meth)
+		}
+	}
+}
