@@ -353,3 +353,23 @@ func TestProgressThroughARun(t *testing.T) {
 		t.Errorf("end: %+v", p)
 	}
 }
+
+func TestRunBudgetAndFallbacks(t *testing.T) {
+	const n = 100
+	x := triplet.UniformCube(triplet.NewRand(12), n, 2)
+	o := triplet.NewOracle(x, 0, 12)
+	s := New(n, Config{Seed: 12})
+	st := Run(s, o, 30, 1000)
+	if st.Answers != 1000 || st.Done || st.DesignAnswers+st.FallbackAnswers != st.Answers || len(st.Triplets) != 1000 {
+		t.Fatalf("budget run: %+v", st)
+	}
+	// 30 annotators but 49 first-round matches, then 24, 12, ...: the
+	// tournament's later rounds leave annotators idle, so fallbacks occur.
+	if st.FallbackSteps == 0 || st.FallbackAnswers == 0 {
+		t.Errorf("no fallbacks with 30 annotators: %+v", st)
+	}
+	rest := Run(s, o, 30, 0)
+	if !rest.Done || s.Answers() != st.DesignAnswers+rest.DesignAnswers {
+		t.Errorf("continued run: done %v, %d answers accepted, %d+%d design answers", rest.Done, s.Answers(), st.DesignAnswers, rest.DesignAnswers)
+	}
+}
