@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -67,11 +68,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 }
 
+// defaultMaxConns is the pool size unless DATABASE_URL sets pool_max_conns.
+const defaultMaxConns = 16
+
 func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) error {
 	if err := dbmigrate.Up(ctx, cfg.DatabaseURL); err != nil {
 		return err
 	}
-	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	pcfg, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if !strings.Contains(cfg.DatabaseURL, "pool_max_conns") {
+		// pgx's default (the number of CPUs, at least 4) is small for a
+		// server whose exports hold a connection while they stream.
+		pcfg.MaxConns = defaultMaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 func (s *Server) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		ww.Header().Set("X-Request-Id", middleware.GetReqID(r.Context()))
 		start := time.Now()
 		next.ServeHTTP(ww, r)
 		status := ww.Status()
