@@ -39,6 +39,9 @@ func (s *Server) handle(fn handlerFunc) http.HandlerFunc {
 		if err == nil {
 			return
 		}
+		if r.Context().Err() == context.Canceled {
+			return // the client went away; nobody is left to answer
+		}
 		status, msg := classify(err)
 		if status >= 500 {
 			s.log.ErrorContext(r.Context(), "request failed", "err", err,
@@ -46,7 +49,10 @@ func (s *Server) handle(fn handlerFunc) http.HandlerFunc {
 			msg = "something went wrong on our side; please try again"
 		}
 		if ww, ok := w.(middleware.WrapResponseWriter); ok && ww.Status() != 0 {
-			return // the response was already started (a failed stream); nothing more to send
+			// The response was already started (a stream that failed half
+			// way): cut the connection so the client sees an incomplete
+			// response instead of a file that looks whole.
+			panic(http.ErrAbortHandler)
 		}
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			writeJSON(w, status, map[string]string{"error": msg})
