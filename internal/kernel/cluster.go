@@ -143,11 +143,16 @@ func KMeans(x mat.Matrix, clusters, restarts int, seed uint64) []int {
 	return KernelKMeans(&k, clusters, restarts, seed)
 }
 
-// fullRows returns k as a full row-major n×n slice.
+// fullRows returns k as a full row-major n×n slice, to be read only. A
+// *mat.SymDense whose storage already holds both triangles (as Matrix
+// returns it) is used in place, without a copy.
 func fullRows(k mat.Symmetric) []float64 {
 	n := k.SymmetricDim()
 	if s, ok := k.(*mat.SymDense); ok {
 		raw := s.RawSymmetric()
+		if raw.Stride == n && bothTriangles(raw.Data, n) {
+			return raw.Data
+		}
 		out := make([]float64, n*n)
 		for i := 0; i < n; i++ {
 			copy(out[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
@@ -163,6 +168,18 @@ func fullRows(k mat.Symmetric) []float64 {
 		}
 	}
 	return out
+}
+
+// bothTriangles reports whether the row-major n×n data is symmetric.
+func bothTriangles(data []float64, n int) bool {
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			if data[i*n+j] != data[j*n+i] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // bestOfRestarts runs Algorithm 1 restarts times with the distance function
