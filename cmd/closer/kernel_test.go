@@ -25,7 +25,7 @@ func kernelCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 
 // kernelProblem writes a triplet file over items named "fruit<i>" from three
 // well-separated clusters, in a k1 landmark design on landmarks 0..5, and
-// returns its path, the true labels by id and the triplets by index.
+// returns its path and the true cluster of every id.
 func kernelProblem(t *testing.T, dir string) (path string, truth map[string]int) {
 	t.Helper()
 	rng := triplet.NewRand(21)
@@ -54,7 +54,7 @@ func kernelProblem(t *testing.T, dir string) (path string, truth map[string]int)
 	return path, truth
 }
 
-func readCSV(t *testing.T, path string) [][]string {
+func kernelReadRows(t *testing.T, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -84,7 +84,7 @@ func TestKernelCLIMatrix(t *testing.T) {
 		if _, errs, code := kernelCLI(t, args...); code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		rows := readCSV(t, out)
+		rows := kernelReadRows(t, out)
 		n := set.N()
 		if len(rows) != n+1 || rows[0][0] != "item" || len(rows[0]) != n+1 {
 			t.Fatalf("matrix shape: %d rows, header %v", len(rows), rows[0][:3])
@@ -121,7 +121,7 @@ func TestKernelCLIPCAAndClusters(t *testing.T) {
 		if _, errs, code := kernelCLI(t, args...); code != 0 {
 			t.Fatalf("%s: exit %d: %s", kind, code, errs)
 		}
-		rows := readCSV(t, out)
+		rows := kernelReadRows(t, out)
 		if len(rows) != 61 || strings.Join(rows[0], ",") != "item,x1,x2,x3" {
 			t.Fatalf("%s: pca output %d rows, header %v", kind, len(rows), rows[0])
 		}
@@ -134,7 +134,7 @@ func TestKernelCLIPCAAndClusters(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	rows := readCSV(t, out)
+	rows := kernelReadRows(t, out)
 	if strings.Join(rows[0], ",") != "item,cluster" || len(rows) != 61 {
 		t.Fatalf("clusters output: %d rows, header %v", len(rows), rows[0])
 	}
