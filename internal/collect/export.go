@@ -28,7 +28,14 @@ const exportBatch = 5000
 // its size does not bound memory; the cursor reads one snapshot, so the file
 // is consistent even while answers keep arriving. Times are RFC 3339 in
 // UTC; response_ms and external_id are empty when unknown.
+// Answers of excluded participants are left out (see ExportCSVWith).
 func (s *Store) ExportCSV(ctx context.Context, studyID int64, w io.Writer) error {
+	return s.ExportCSVWith(ctx, studyID, w, false)
+}
+
+// ExportCSVWith is ExportCSV, with the answers of excluded participants
+// when includeExcluded.
+func (s *Store) ExportCSVWith(ctx context.Context, studyID int64, w io.Writer, includeExcluded bool) error {
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		var slug string
 		err := tx.QueryRow(ctx, `SELECT slug FROM studies WHERE id = $1`, studyID).Scan(&slug)
@@ -61,8 +68,8 @@ func (s *Store) ExportCSV(ctx context.Context, studyID int64, w io.Writer) error
 			FROM answers a
 			JOIN questions q ON q.id = a.question_id
 			JOIN participants p ON p.id = a.participant_id
-			WHERE a.study_id = $1
-			ORDER BY a.answered_at, a.question_id`, studyID); err != nil {
+			WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
+			ORDER BY a.answered_at, a.question_id`, studyID, includeExcluded); err != nil {
 			return err
 		}
 		cw := csv.NewWriter(w)

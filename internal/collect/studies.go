@@ -45,6 +45,7 @@ type StudyInput struct {
 	QuestionsPerParticipant int
 	Status                  string
 	Design                  string
+	DesignConfig            DesignConfig // the design's settings (design_config.go)
 }
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
@@ -99,10 +100,13 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 	if err := s.check(&in); err != nil {
 		return Study{}, fmt.Errorf("create study: %w", err)
 	}
+	if err := checkDesignConfig(&in, nil); err != nil {
+		return Study{}, fmt.Errorf("create study: %w", err)
+	}
 	st, err := scanStudy(s.pool.QueryRow(ctx, `
-		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING `+studyCols,
-		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design))
+		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+studyCols,
+		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig))
 	if isUnique(err, "") {
 		return Study{}, fmt.Errorf("create study: %w", userErr(KindConflict, "the URL slug %q is taken", in.Slug))
 	}
@@ -127,20 +131,39 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		if err != nil {
 			return err
 		}
-		if old.Design != in.Design {
+		if in.Status == StatusOpen {
+			if err := checkOpenable(ctx, tx, id); err != nil {
+				return err
+			}
+		}
+		labels, err := itemLabels(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if len(labels) == 0 {
+			labels = nil
+		}
+		if err := checkDesignConfig(&in, labels); err != nil {
+			return err
+		}
+		var oldConfig []byte
+		if err := tx.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, id).Scan(&oldConfig); err != nil {
+			return err
+		}
+		if old.Design != in.Design || designConfigChanged(oldConfig, in.DesignConfig) {
 			var asked bool
 			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM questions WHERE study_id = $1)`, id).Scan(&asked); err != nil {
 				return err
 			}
 			if asked {
-				return userErr(KindConflict, "the design cannot change after questions were issued")
+				return userErr(KindConflict, "the design and its settings cannot change after questions were issued")
 			}
 		}
 		st, err = scanStudy(tx.QueryRow(ctx, `
 			UPDATE studies SET slug = $2, title = $3, instructions = $4, debrief = $5,
-				questions_per_participant = $6, status = $7, design = $8, updated_at = now()
+				questions_per_participant = $6, status = $7, design = $8, design_config = $9, updated_at = now()
 			WHERE id = $1 RETURNING `+studyCols,
-			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design))
+			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig))
 		if isUnique(err, "") {
 			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 		}

@@ -22,5 +22,6 @@ func (s *Server) streamCSV(w http.ResponseWriter, r *http.Request, st collect.St
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+st.Slug+`-triplets.csv"`)
 	w.Header().Set("Cache-Control", "no-store")
-	return s.store.ExportCSV(r.Context(), st.ID, w)
+	// Excluded participants' answers only on request (?include_excluded=1).
+	return s.store.ExportCSVWith(r.Context(), st.ID, w, r.URL.Query().Get("include_excluded") == "1")
 }

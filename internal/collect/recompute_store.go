@@ -1,0 +1,306 @@
+package collect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// RecomputeSettings are a study's dashboard settings: when the periodic
+// scan recomputes it and what a run computes.
+type RecomputeSettings struct {
+	// MinNewAnswers: recompute once this many answers arrived since the
+	// last run ...
+	MinNewAnswers int
+	// MaxAge: ... or once this much time passed since it, if any answer arrived.
+	MaxAge time.Duration
+	// Method and Dim are the embedding's (t-STE in 2-D by default).
+	Method string
+	Dim    int
+	// Clusters is the kernel k-means k; 0 picks the best silhouette for 2..8.
+	Clusters int
+}
+
+// DefaultRecomputeSettings are used for a study that never set its own.
+func DefaultRecomputeSettings() RecomputeSettings {
+	return RecomputeSettings{MinNewAnswers: 200, MaxAge: 10 * time.Minute, Method: "tste", Dim: 2}
+}
+
+// EmbeddingMethods are the method names the settings accept (internal/embed's).
+var EmbeddingMethods = []string{"tste", "ste", "gnmds", "ckl", "soe", "dmoe"}
+
+func checkRecomputeSettings(in RecomputeSettings) error {
+	switch {
+	case in.MinNewAnswers < 1 || in.MinNewAnswers > 10_000_000:
+		return userErr(KindInvalid, "new answers before a recompute must be between 1 and 10000000")
+	case in.MaxAge < 10*time.Second || in.MaxAge > 30*24*time.Hour:
+		return userErr(KindInvalid, "the longest wait between recomputes must be between 10 seconds and 30 days")
+	case in.Dim < 1 || in.Dim > 10:
+		return userErr(KindInvalid, "the embedding dimensions must be between 1 and 10")
+	case in.Clusters < 0 || in.Clusters > 50:
+		return userErr(KindInvalid, "clusters must be between 0 (automatic) and 50")
+	}
+	for _, m := range EmbeddingMethods {
+		if m == in.Method {
+			return nil
+		}
+	}
+	return userErr(KindInvalid, "unknown embedding method %q (known: %s)", in.Method, strings.Join(EmbeddingMethods, ", "))
+}
+
+// RecomputeSettings returns the study's dashboard settings (the defaults if
+// it never set any).
+func (s *Store) RecomputeSettings(ctx context.Context, studyID int64) (RecomputeSettings, error) {
+	rs := DefaultRecomputeSettings()
+	var ageS int
+	err := s.pool.QueryRow(ctx, `
+		SELECT min_new_answers, max_age_seconds, method, dim, clusters
+		FROM recompute_settings WHERE study_id = $1`, studyID).
+		Scan(&rs.MinNewAnswers, &ageS, &rs.Method, &rs.Dim, &rs.Clusters)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return rs, nil
+	}
+	if err != nil {
+		return RecomputeSettings{}, fmt.Errorf("recompute settings: %w", err)
+	}
+	rs.MaxAge = time.Duration(ageS) * time.Second
+	return rs, nil
+}
+
+// SetRecomputeSettings stores the study's dashboard settings.
+func (s *Store) SetRecomputeSettings(ctx context.Context, studyID int64, in RecomputeSettings) error {
+	in.Method = strings.ToLower(strings.TrimSpace(in.Method))
+	if err := checkRecomputeSettings(in); err != nil {
+		return fmt.Errorf("set recompute settings: %w", err)
+	}
+	if err := setRecomputeSettings(ctx, s.pool, studyID, in); err != nil {
+		return fmt.Errorf("set recompute settings: %w", err)
+	}
+	return nil
+}
+
+func setRecomputeSettings(ctx context.Context, db interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, studyID int64, in RecomputeSettings) error {
+	var id int64
+	err := db.QueryRow(ctx, `
+		INSERT INTO recompute_settings (study_id, min_new_answers, max_age_seconds, method, dim, clusters)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (study_id) DO UPDATE SET min_new_answers = $2, max_age_seconds = $3,
+			method = $4, dim = $5, clusters = $6, updated_at = now()
+		RETURNING study_id`,
+		studyID, in.MinNewAnswers, int(in.MaxAge/time.Second), in.Method, in.Dim, in.Clusters).Scan(&id)
+	if isForeignKey(err) {
+		return notFound("study")
+	}
+	return err
+}
+
+// isForeignKey reports whether err is a foreign-key violation.
+func isForeignKey(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23503"
+}
+
+// Run is one recompute run of a study.
+type Run struct {
+	ID           int64
+	StudyID      int64
+	JobID        int64
+	Status       string // running, done, failed, cancelled
+	Stage        string
+	StartedAt    time.Time
+	FinishedAt   *time.Time
+	Duration     time.Duration
+	Answers      int
+	Items        int
+	Settings     json.RawMessage
+	TrainError   *float64
+	HeldoutError *float64
+	Error        string
+}
+
+// Run statuses.
+const (
+	RunRunning   = "running"
+	RunDone      = "done"
+	RunFailed    = "failed"
+	RunCancelled = "cancelled"
+)
+
+const runCols = `id, study_id, coalesce(job_id, 0), status, stage, started_at, finished_at, coalesce(duration_ms, 0),
+	answers, items, settings, train_error, heldout_error, error`
+
+func scanRun(row pgx.Row) (Run, error) {
+	var r Run
+	var ms int64
+	err := row.Scan(&r.ID, &r.StudyID, &r.JobID, &r.Status, &r.Stage, &r.StartedAt, &r.FinishedAt, &ms,
+		&r.Answers, &r.Items, &r.Settings, &r.TrainError, &r.HeldoutError, &r.Error)
+	r.Duration = time.Duration(ms) * time.Millisecond
+	return r, err
+}
+
+// StartRun records that a run of the study began (status running) with the
+// number of answers and items it uses and its settings (any JSON value).
+func (s *Store) StartRun(ctx context.Context, studyID, jobID int64, answers, items int, settings any) (int64, error) {
+	js, err := json.Marshal(settings)
+	if err != nil {
+		return 0, fmt.Errorf("start run: %w", err)
+	}
+	var id int64
+	err = s.pool.QueryRow(ctx, `
+		INSERT INTO recompute_runs (study_id, job_id, answers, items, settings) VALUES ($1, nullif($2, 0), $3, $4, $5)
+		RETURNING id`, studyID, jobID, answers, items, js).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("start run: %w", err)
+	}
+	return id, nil
+}
+
+// SetRunStage records the stage a running run is in (its progress).
+func (s *Store) SetRunStage(ctx context.Context, runID int64, stage string) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE recompute_runs SET stage = $2 WHERE id = $1 AND status = 'running'`, runID, stage); err != nil {
+		return fmt.Errorf("set run stage: %w", err)
+	}
+	return nil
+}
+
+// RunOutcome is how a run ended.
+type RunOutcome struct {
+	Status       string // done, failed or cancelled
+	Duration     time.Duration
+	TrainError   *float64
+	HeldoutError *float64
+	Error        string
+	Result       []byte // the encoded results (done runs)
+}
+
+// FinishRun records how a run ended.
+func (s *Store) FinishRun(ctx context.Context, runID int64, o RunOutcome) error {
+	_, err := s.pool.Exec(ctx, `
+		UPDATE recompute_runs SET status = $2, finished_at = now(), duration_ms = $3,
+			train_error = $4, heldout_error = $5, error = $6, result = $7, stage = ''
+		WHERE id = $1`, runID, o.Status, o.Duration.Milliseconds(), o.TrainError, o.HeldoutError, o.Error, o.Result)
+	if err != nil {
+		return fmt.Errorf("finish run: %w", err)
+	}
+	return nil
+}
+
+// LatestRun returns the study's most recent run of any status, or nil.
+func (s *Store) LatestRun(ctx context.Context, studyID int64) (*Run, error) {
+	r, err := scanRun(s.pool.QueryRow(ctx, `SELECT `+runCols+` FROM recompute_runs WHERE study_id = $1 ORDER BY id DESC LIMIT 1`, studyID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("latest run: %w", err)
+	}
+	return &r, nil
+}
+
+// LatestResult returns the study's most recent finished (done) run and its
+// encoded results, or nil.
+func (s *Store) LatestResult(ctx context.Context, studyID int64) (*Run, []byte, error) {
+	var blob []byte
+	var r Run
+	var ms int64
+	err := s.pool.QueryRow(ctx, `SELECT `+runCols+`, result FROM recompute_runs
+		WHERE study_id = $1 AND status = 'done' ORDER BY id DESC LIMIT 1`, studyID).
+		Scan(&r.ID, &r.StudyID, &r.JobID, &r.Status, &r.Stage, &r.StartedAt, &r.FinishedAt, &ms,
+			&r.Answers, &r.Items, &r.Settings, &r.TrainError, &r.HeldoutError, &r.Error, &blob)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("latest result: %w", err)
+	}
+	r.Duration = time.Duration(ms) * time.Millisecond
+	return &r, blob, nil
+}
+
+// Runs returns the study's runs in order (without their results), for the
+// learning curve.
+func (s *Store) Runs(ctx context.Context, studyID int64) ([]Run, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+runCols+` FROM recompute_runs WHERE study_id = $1 ORDER BY id`, studyID)
+	if err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	runs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Run, error) { return scanRun(r) })
+	if err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	return runs, nil
+}
+
+// DueStudies returns the open studies whose recompute is due at now: at
+// least min_new_answers answers since the last run started, or any new
+// answer and max_age since it (any answer at all when it never ran).
+func (s *Store) DueStudies(ctx context.Context) ([]int64, error) {
+	d := DefaultRecomputeSettings()
+	rows, err := s.pool.Query(ctx, `
+		SELECT s.id
+		FROM studies s
+		LEFT JOIN recompute_settings rs ON rs.study_id = s.id
+		LEFT JOIN LATERAL (SELECT r.started_at FROM recompute_runs r WHERE r.study_id = s.id
+			ORDER BY r.id DESC LIMIT 1) last ON true
+		CROSS JOIN LATERAL (SELECT count(*) AS n FROM answers a WHERE a.study_id = s.id
+			AND a.answered_at > coalesce(last.started_at, '-infinity')) fresh
+		WHERE s.status = 'open' AND fresh.n > 0
+			AND (last.started_at IS NULL
+				OR fresh.n >= coalesce(rs.min_new_answers, $1)
+				OR last.started_at <= now() - make_interval(secs => coalesce(rs.max_age_seconds, $2)))
+		ORDER BY s.id`, d.MinNewAnswers, int(d.MaxAge/time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("due studies: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("due studies: %w", err)
+	}
+	return ids, nil
+}
+
+// RunAnswer is one answer as a recompute run reads it.
+type RunAnswer struct {
+	QuestionID  string
+	Participant int64 // participants.id
+	PublicID    string
+	Excluded    bool
+	Anchor      int
+	Closer      int
+	Farther     int
+	ResponseMS  int // -1 when unknown
+	AnsweredAt  time.Time
+}
+
+// RunAnswers returns the study's answers in answer order; those of excluded
+// participants only when includeExcluded.
+func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded bool) ([]RunAnswer, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT a.question_id, a.participant_id, p.public_id, p.excluded_at IS NOT NULL,
+			a.anchor, a.closer, a.farther, coalesce(a.response_ms, -1), a.answered_at
+		FROM answers a JOIN participants p ON p.id = a.participant_id
+		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
+		ORDER BY a.answered_at, a.question_id`, studyID, includeExcluded)
+	if err != nil {
+		return nil, fmt.Errorf("run answers: %w", err)
+	}
+	var out []RunAnswer
+	var a RunAnswer
+	_, err = pgx.ForEachRow(rows, []any{&a.QuestionID, &a.Participant, &a.PublicID, &a.Excluded,
+		&a.Anchor, &a.Closer, &a.Farther, &a.ResponseMS, &a.AnsweredAt}, func() error {
+		out = append(out, a)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run answers: %w", err)
+	}
+	return out, nil
+}

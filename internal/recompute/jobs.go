@@ -1,0 +1,210 @@
+package recompute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/closer-lab/closer/internal/collect"
+)
+
+// Queue is the River queue recompute jobs run on.
+const Queue = "recompute"
+
+// Args asks for one recompute of a study. It is unique by study while
+// queued or running: enqueueing a study that has a run pending is a no-op.
+type Args struct {
+	StudyID int64 `json:"study_id"`
+}
+
+// Kind implements river.JobArgs.
+func (Args) Kind() string { return "recompute" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts: one run per study at a
+// time, never retried (the next scan enqueues it again when due).
+func (Args) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{
+		Queue:       Queue,
+		MaxAttempts: 1,
+		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+		}},
+	}
+}
+
+// ScanArgs is the periodic scan for studies whose recompute is due.
+type ScanArgs struct{}
+
+// Kind implements river.JobArgs.
+func (ScanArgs) Kind() string { return "recompute_scan" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (ScanArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Queue, MaxAttempts: 1}
+}
+
+type worker struct {
+	river.WorkerDefaults[Args]
+	store *collect.Store
+	log   *slog.Logger
+}
+
+// Timeout bounds one run (River cancels its context after it).
+func (w *worker) Timeout(*river.Job[Args]) time.Duration { return 30 * time.Minute }
+
+func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
+	runID, err := Run(ctx, w.store, job.Args.StudyID, job.ID)
+	if err != nil {
+		if ctx.Err() != nil {
+			return river.JobCancel(err)
+		}
+		w.log.Warn("recompute failed", "study", job.Args.StudyID, "run", runID, "err", err)
+		return err
+	}
+	w.log.Info("recomputed", "study", job.Args.StudyID, "run", runID)
+	return nil
+}
+
+type scanWorker struct {
+	river.WorkerDefaults[ScanArgs]
+	jobs *Jobs
+}
+
+func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
+	ids, err := w.jobs.store.DueStudies(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if _, _, err := w.jobs.Enqueue(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Config sets up the jobs.
+type Config struct {
+	// Work runs workers (recompute runs and the periodic scan) in this
+	// process; without it the client only enqueues and cancels.
+	Work bool
+	// Workers is how many runs this process does at once (default 1).
+	Workers int
+	// ScanEvery is the period of the due-study scan (default 20 s).
+	ScanEvery time.Duration
+}
+
+// Jobs is the River client of the recompute jobs.
+type Jobs struct {
+	client *river.Client[pgx.Tx]
+	store  *collect.Store
+	work   bool
+}
+
+// New returns the recompute jobs on pool. Call Start to run workers.
+func New(pool *pgxpool.Pool, store *collect.Store, cfg Config, log *slog.Logger) (*Jobs, error) {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 1
+	}
+	if cfg.ScanEvery <= 0 {
+		cfg.ScanEvery = 20 * time.Second
+	}
+	j := &Jobs{store: store, work: cfg.Work}
+	rc := &river.Config{Logger: log.With("component", "river")}
+	if cfg.Work {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &worker{store: store, log: log})
+		river.AddWorker(workers, &scanWorker{jobs: j})
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{Queue: {MaxWorkers: cfg.Workers + 1}} // +1: the scan never waits behind a run
+		// The periodic job runs on the elected leader only, so several
+		// worker replicas scan once per period.
+		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(cfg.ScanEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return ScanArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), rc)
+	if err != nil {
+		return nil, fmt.Errorf("recompute jobs: %w", err)
+	}
+	j.client = client
+	return j, nil
+}
+
+// Start runs the workers (a no-op without Config.Work).
+func (j *Jobs) Start(ctx context.Context) error {
+	if !j.work {
+		return nil
+	}
+	return j.client.Start(ctx)
+}
+
+// Stop waits for running jobs to finish (until ctx ends, then cancels them).
+func (j *Jobs) Stop(ctx context.Context) error {
+	if !j.work {
+		return nil
+	}
+	if err := j.client.Stop(ctx); err != nil {
+		return j.client.StopAndCancel(context.WithoutCancel(ctx))
+	}
+	return nil
+}
+
+// Enqueue asks for a recompute of the study. It returns the job's id and
+// whether a run was already queued or running (then nothing is added).
+func (j *Jobs) Enqueue(ctx context.Context, studyID int64) (int64, bool, error) {
+	res, err := j.client.Insert(ctx, Args{StudyID: studyID}, nil)
+	if err != nil {
+		return 0, false, fmt.Errorf("enqueue recompute: %w", err)
+	}
+	return res.Job.ID, res.UniqueSkippedAsDuplicate, nil
+}
+
+// ErrNothingToCancel is returned by Cancel when the study has no queued or
+// running recompute.
+var ErrNothingToCancel = errors.New("no recompute is queued or running")
+
+// Cancel cancels the study's queued or running recompute (a running one
+// stops at its next check of the context, within a stage of the embedding).
+func (j *Jobs) Cancel(ctx context.Context, studyID int64) error {
+	var id int64
+	err := j.store.Pool().QueryRow(ctx, `
+		SELECT id FROM river_job WHERE kind = $1 AND (args->>'study_id')::bigint = $2
+			AND state IN ('available', 'pending', 'running', 'retryable', 'scheduled')
+		ORDER BY id DESC LIMIT 1`, Args{}.Kind(), studyID).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNothingToCancel
+	}
+	if err != nil {
+		return fmt.Errorf("cancel recompute: %w", err)
+	}
+	if _, err := j.client.JobCancel(ctx, id); err != nil {
+		return fmt.Errorf("cancel recompute: %w", err)
+	}
+	return nil
+}
+
+// Pending reports whether the study has a queued or running recompute, and
+// the job's state.
+func (j *Jobs) Pending(ctx context.Context, studyID int64) (string, error) {
+	var state string
+	err := j.store.Pool().QueryRow(ctx, `
+		SELECT state::text FROM river_job WHERE kind = $1 AND (args->>'study_id')::bigint = $2
+			AND state IN ('available', 'pending', 'running', 'retryable', 'scheduled')
+		ORDER BY id DESC LIMIT 1`, Args{}.Kind(), studyID).Scan(&state)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("pending recompute: %w", err)
+	}
+	return state, nil
+}

@@ -1,0 +1,125 @@
+package recompute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/closer-lab/closer/internal/analysis"
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/embed"
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// FastMS is the "very fast answer" threshold of the participants table.
+const FastMS = 1000
+
+// Settings are what a run of a study computes with (stored with the run).
+type Settings struct {
+	Method      string  `json:"method"`
+	Dim         int     `json:"dim"`
+	Clusters    int     `json:"clusters"`
+	HoldoutFrac float64 `json:"holdout_frac"`
+	Seed        uint64  `json:"seed"`
+	Neighbours  int     `json:"neighbours"`
+	FastMS      int     `json:"fast_ms"`
+	WarmStart   bool    `json:"warm_start"`
+	Excluded    int     `json:"excluded_answers"` // answers left out (excluded participants)
+}
+
+// Run recomputes the study now: it loads the answers of participants not
+// excluded, runs analysis.Recompute warm-started from the last run's
+// embedding (when it has the same items and dimensions), computes every
+// participant's quality figures (excluded ones too, so the researcher can
+// judge them) and stores the run with its results. Progress is the run's
+// stage. A cancelled ctx ends the run as cancelled. It returns the run's id.
+func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64, error) {
+	rs, err := store.RecomputeSettings(ctx, studyID)
+	if err != nil {
+		return 0, err
+	}
+	items, err := store.ListItems(ctx, studyID)
+	if err != nil {
+		return 0, err
+	}
+	all, err := store.RunAnswers(ctx, studyID, true)
+	if err != nil {
+		return 0, err
+	}
+	n := len(items)
+	set := Settings{Method: rs.Method, Dim: rs.Dim, Clusters: rs.Clusters, HoldoutFrac: 0.1,
+		Seed: uint64(studyID), Neighbours: 5, FastMS: FastMS}
+	in := analysis.Input{N: n}
+	for _, a := range all {
+		if a.Excluded {
+			set.Excluded++
+			continue
+		}
+		in.Triplets = append(in.Triplets, triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther})
+		in.IDs = append(in.IDs, a.QuestionID)
+	}
+	if prev, blob, err := store.LatestResult(ctx, studyID); err != nil {
+		return 0, err
+	} else if prev != nil {
+		if old, err := Decode(blob); err == nil && old.N == n && old.Dim == rs.Dim && old.Method == rs.Method {
+			in.Prev = old.EmbeddingMatrix()
+			set.WarmStart = in.Prev != nil
+		}
+	}
+	runID, err := store.StartRun(ctx, studyID, jobID, len(in.Triplets), n, set)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	// Bookkeeping must land even when ctx is cancelled.
+	bg := context.WithoutCancel(ctx)
+	finish := func(o collect.RunOutcome) error {
+		o.Duration = time.Since(start)
+		return store.FinishRun(bg, runID, o)
+	}
+
+	res, err := analysis.Recompute(ctx, in, analysis.Settings{Method: embed.Method(rs.Method), Dim: rs.Dim,
+		Clusters: rs.Clusters, HoldoutFrac: set.HoldoutFrac, Seed: set.Seed, Neighbours: set.Neighbours},
+		func(stage int) { _ = store.SetRunStage(bg, runID, analysis.Stages[stage]) })
+	if err != nil {
+		status := collect.RunFailed
+		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+			status = collect.RunCancelled
+		}
+		if ferr := finish(collect.RunOutcome{Status: status, Error: err.Error()}); ferr != nil {
+			return runID, ferr
+		}
+		return runID, fmt.Errorf("recompute study %d: %w", studyID, err)
+	}
+	out := newResult(n, res)
+
+	// Participant quality over every answer, against the new embedding.
+	index := map[int64]int{}
+	var ids []string
+	qa := make([]analysis.Answer, len(all))
+	for i, a := range all {
+		p, ok := index[a.Participant]
+		if !ok {
+			p = len(ids)
+			index[a.Participant] = p
+			ids = append(ids, a.PublicID)
+		}
+		qa[i] = analysis.Answer{Participant: p, Triplet: triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther}, ResponseMS: a.ResponseMS}
+	}
+	for _, q := range analysis.ParticipantQuality(qa, FastMS, res.Embedding) {
+		out.Participants = append(out.Participants, Participant{PublicID: ids[q.Participant], Answers: q.Answers,
+			MedianResponseMS: num(q.MedianResponseMS), FastShare: num(q.FastShare), SelfContradiction: num(q.SelfContradiction),
+			MajorityDisagreement: num(q.MajorityDisagreement), EmbeddingAgreement: num(q.EmbeddingAgreement)})
+	}
+	blob, err := out.Encode()
+	if err != nil {
+		_ = finish(collect.RunOutcome{Status: collect.RunFailed, Error: err.Error()})
+		return runID, err
+	}
+	if err := finish(collect.RunOutcome{Status: collect.RunDone, TrainError: out.TrainError,
+		HeldoutError: out.HeldoutError, Result: blob}); err != nil {
+		return runID, err
+	}
+	return runID, nil
+}
