@@ -90,6 +90,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	}
 	defer pool.Close()
 	store := collect.New(pool)
+	collect.RegisterDesigns(store) // landmark-k1, landmark-k2, basis
 	if err := bootstrap(ctx, cfg, store, log); err != nil {
 		return err
 	}

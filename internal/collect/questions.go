@@ -102,10 +102,14 @@ func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error)
 			return fmt.Errorf("design %s returned an invalid comparison %+v for %d items", st.Design, c, n)
 		}
 		id := newID()
+		designName := st.Design
+		if c.Design != "" {
+			designName = c.Design
+		}
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Design); err != nil {
+			id, st.ID, participantID, c.Anchor, c.Left, c.Right, designName); err != nil {
 			return err
 		}
 		q, err = openQuestion(ctx, tx, participantID)

@@ -13,6 +13,9 @@ import (
 // closer to Anchor. Left and Right are in display order.
 type Comparison struct {
 	Anchor, Left, Right int
+	// Design is recorded as the question's design; empty means the study's
+	// design (a design study records its random fallbacks as DesignFallback).
+	Design string
 }
 
 // Key returns the comparison's unordered key.

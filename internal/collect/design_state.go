@@ -1,0 +1,271 @@
+package collect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/closer-lab/closer/internal/basis"
+	"github.com/closer-lab/closer/internal/design"
+	"github.com/closer-lab/closer/internal/landmark"
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// designKind adapts a design package to the store: how to build a design
+// from a study's settings and restore one from its snapshot.
+type designKind struct {
+	build   func(n int, name string, c DesignConfig) (design.Design, error)
+	restore func(data []byte) (design.Design, error)
+}
+
+var landmarkKind = designKind{
+	build: func(n int, name string, c DesignConfig) (design.Design, error) {
+		return landmark.New(n, c.landmarkConfig(name))
+	},
+	restore: func(data []byte) (design.Design, error) { return landmark.Restore(data) },
+}
+
+var basisKind = designKind{
+	build: func(n int, _ string, c DesignConfig) (design.Design, error) {
+		cfg := c.basisConfig()
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+		return basis.New(n, cfg), nil
+	},
+	restore: func(data []byte) (design.Design, error) { return basis.Restore(data) },
+}
+
+// DesignProgress is the progress a design study stores with every answer
+// (design_states.progress), so the study page needs no design in memory.
+type DesignProgress struct {
+	Landmark  *landmark.Progress `json:"landmark,omitempty"`
+	Landmarks []int              `json:"landmarks,omitempty"` // the landmark items, ascending
+	Basis     *basis.Progress    `json:"basis,omitempty"`
+	Done      bool               `json:"done"`
+}
+
+func progressOf(d design.Design) DesignProgress {
+	p := DesignProgress{Done: d.Done()}
+	switch d := d.(type) {
+	case *landmark.Design:
+		lp := d.Progress()
+		p.Landmark = &lp
+		p.Landmarks = d.Landmarks()
+	case *basis.Scheme:
+		bp := d.Progress()
+		p.Basis = &bp
+	}
+	return p
+}
+
+// cachedState is one study's design as a process last saw it: the state at
+// (version, rev). mu serialises its use inside the process; across
+// processes the design_states row lock does.
+type cachedState struct {
+	mu      sync.Mutex
+	version int64
+	rev     string
+	d       design.Design // nil: must be loaded
+}
+
+// stateRow is a locked design_states row.
+type stateRow struct {
+	design               string
+	items                int
+	version, snapVersion int64
+	rev, snapRev         string
+}
+
+// entry returns the cache entry for study, creating an empty one.
+func (ds *DesignScheduler) entry(studyID int64) *cachedState {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	e, ok := ds.cache[studyID]
+	if !ok {
+		e = &cachedState{}
+		ds.cache[studyID] = e
+	}
+	return e
+}
+
+// DropCache forgets every cached design state, as a restarted process
+// would; the next question or answer of each study restores its state from
+// PostgreSQL.
+func (ds *DesignScheduler) DropCache() {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	ds.cache = map[int64]*cachedState{}
+}
+
+// errNoState means a study has no design state yet.
+var errNoState = errors.New("no design state")
+
+// lockState locks the study's design_states row for the transaction
+// (creating it from the study's settings over n items when create is set
+// and it does not exist) and returns the study's cached state brought up to
+// the row's version, with its mutex held: the caller must call unlock.
+func (ds *DesignScheduler) lockState(ctx context.Context, tx pgx.Tx, st Study, n int, create bool) (row stateRow, e *cachedState, unlock func(), err error) {
+	sel := func() error {
+		return tx.QueryRow(ctx, `
+			SELECT design, items, version, rev, snapshot_version, snapshot_rev
+			FROM design_states WHERE study_id = $1 FOR UPDATE`, st.ID).
+			Scan(&row.design, &row.items, &row.version, &row.rev, &row.snapVersion, &row.snapRev)
+	}
+	err = sel()
+	if errors.Is(err, pgx.ErrNoRows) {
+		if !create {
+			return row, nil, nil, errNoState
+		}
+		if err = ds.createState(ctx, tx, st, n); err != nil {
+			return row, nil, nil, err
+		}
+		err = sel()
+	}
+	if err != nil {
+		return row, nil, nil, err
+	}
+	if row.design != ds.name {
+		return row, nil, nil, fmt.Errorf("study %s: design state is %q, scheduler is %q", st.Slug, row.design, ds.name)
+	}
+	e = ds.entry(st.ID)
+	e.mu.Lock()
+	if err := ds.sync(ctx, tx, st.ID, row, e); err != nil {
+		e.d = nil
+		e.mu.Unlock()
+		return row, nil, nil, err
+	}
+	return row, e, e.mu.Unlock, nil
+}
+
+// createState builds the study's design from its settings over n items and
+// inserts its state at version 0 (a concurrent creator wins harmlessly: ON
+// CONFLICT DO NOTHING waits for it and keeps its row).
+func (ds *DesignScheduler) createState(ctx context.Context, tx pgx.Tx, st Study, n int) error {
+	var raw []byte
+	if err := tx.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, st.ID).Scan(&raw); err != nil {
+		return err
+	}
+	var c DesignConfig
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return fmt.Errorf("study %s: design settings: %w", st.Slug, err)
+	}
+	d, err := ds.kind.build(n, ds.name, c)
+	if err != nil {
+		return userErr(KindNotOpen, "the study's design settings do not fit its %d items: %v", n, err)
+	}
+	snap, err := d.MarshalState()
+	if err != nil {
+		return fmt.Errorf("study %s: snapshot: %w", st.Slug, err)
+	}
+	prog, err := json.Marshal(progressOf(d))
+	if err != nil {
+		return err
+	}
+	rev := newID()
+	_, err = tx.Exec(ctx, `
+		INSERT INTO design_states (study_id, design, config, items, version, rev, snapshot, snapshot_version, snapshot_rev, progress)
+		VALUES ($1, $2, $3, $4, 0, $5, $6, 0, $5, $7) ON CONFLICT (study_id) DO NOTHING`,
+		st.ID, ds.name, raw, n, rev, snap, prog)
+	return err
+}
+
+// sync brings e to the row's (version, rev): nothing to do on the common
+// path (this process wrote the last version); replaying the events this
+// process missed when its state lies on the stored history; else restoring
+// the snapshot and replaying the events after it.
+func (ds *DesignScheduler) sync(ctx context.Context, tx pgx.Tx, studyID int64, row stateRow, e *cachedState) error {
+	if e.d != nil && e.version == row.version && e.rev == row.rev {
+		ds.stats.hits.Add(1)
+		return nil
+	}
+	if e.d != nil && e.version >= row.snapVersion && e.version < row.version {
+		rev := row.snapRev
+		if e.version > row.snapVersion {
+			if err := tx.QueryRow(ctx, `SELECT rev FROM design_events WHERE study_id = $1 AND version = $2`,
+				studyID, e.version).Scan(&rev); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		if rev == e.rev {
+			ds.stats.replays.Add(1)
+			return ds.replay(ctx, tx, studyID, e)
+		}
+	}
+	ds.stats.restores.Add(1)
+	var snap []byte
+	if err := tx.QueryRow(ctx, `SELECT snapshot FROM design_states WHERE study_id = $1`, studyID).Scan(&snap); err != nil {
+		return err
+	}
+	d, err := ds.kind.restore(snap)
+	if err != nil {
+		return fmt.Errorf("restore design state: %w", err)
+	}
+	e.d, e.version, e.rev = d, row.snapVersion, row.snapRev
+	return ds.replay(ctx, tx, studyID, e)
+}
+
+// replay records the events after e.version into e.
+func (ds *DesignScheduler) replay(ctx context.Context, tx pgx.Tx, studyID int64, e *cachedState) error {
+	rows, err := tx.Query(ctx, `
+		SELECT version, rev, anchor, closer, farther FROM design_events
+		WHERE study_id = $1 AND version > $2 ORDER BY version`, studyID, e.version)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v int64
+		var rev string
+		var t triplet.Triplet
+		if err := rows.Scan(&v, &rev, &t.Anchor, &t.Closer, &t.Farther); err != nil {
+			return err
+		}
+		if v != e.version+1 {
+			return fmt.Errorf("replay design state: event %d follows %d", v, e.version)
+		}
+		if !e.d.Record(t) {
+			return fmt.Errorf("replay design state: event %d %v was not accepted", v, t)
+		}
+		e.version, e.rev = v, rev
+	}
+	return rows.Err()
+}
+
+// DesignState returns a study's design as stored (the snapshot with the
+// later events replayed), independent of any cache: a *landmark.Design or a
+// *basis.Scheme. It reads in a transaction holding the design's row lock.
+func (s *Store) DesignState(ctx context.Context, studyID int64) (design.Design, error) {
+	var d design.Design
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var row stateRow
+		err := tx.QueryRow(ctx, `
+			SELECT design, items, version, rev, snapshot_version, snapshot_rev
+			FROM design_states WHERE study_id = $1 FOR UPDATE`, studyID).
+			Scan(&row.design, &row.items, &row.version, &row.rev, &row.snapVersion, &row.snapRev)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("design state")
+		}
+		if err != nil {
+			return err
+		}
+		ds, ok := s.schedulers[row.design].(*DesignScheduler)
+		if !ok {
+			return fmt.Errorf("design %q is not registered", row.design)
+		}
+		e := &cachedState{}
+		if err := ds.sync(ctx, tx, studyID, row, e); err != nil {
+			return err
+		}
+		d = e.d
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("design state: %w", err)
+	}
+	return d, nil
+}

@@ -1,0 +1,381 @@
+package collect_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/closer-lab/closer/internal/basis"
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/landmark"
+	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// designStore is a store with the stateful designs registered, as cmd/web
+// builds it; each call is a new "process" with empty caches.
+func designStore(pool *pgxpool.Pool) (*collect.Store, map[string]*collect.DesignScheduler) {
+	s := collect.New(pool)
+	return s, collect.RegisterDesigns(s)
+}
+
+// designStudy creates an open study with the given design and n items
+// (inserted directly: the designs only need indices and labels item0..).
+func designStudy(t testing.TB, s *collect.Store, slug, design string, cfg collect.DesignConfig, n, perParticipant int) collect.Study {
+	t.Helper()
+	ctx := context.Background()
+	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: perParticipant,
+		Status: collect.StatusOpen, Design: design, DesignConfig: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pool().Exec(ctx, `
+		INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
+		SELECT $1::bigint, g, 'item' || g, 'item' || g || '.png', 'image/png', md5($1::bigint::text || '-' || g), 1, 1, '\x00'
+		FROM generate_series(0, $2 - 1) g`, st.ID, n); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// answerFor is the simulated crowd's answer to q (which option is closer).
+func answerFor(o *triplet.Oracle, q *collect.Question) int {
+	a, l, r := q.Anchor.Index, q.Left.Index, q.Right.Index
+	return o.Answer(a, min(l, r), max(l, r)).Closer
+}
+
+// basisRun is what a finished basis study leaves behind.
+type basisRun struct {
+	dhat      int
+	coords    *mat.Dense
+	learned   []triplet.Triplet // the scheme's majority-voted triplets
+	events    []triplet.Triplet // design_events in order
+	answered  []triplet.Triplet // every stored answer to a basis question, sorted
+	fallbacks int
+	restores  int64
+}
+
+// runBasisCrowd drives a basis study through the store with a simulated
+// crowd: each round m new participants (one question each) take a question,
+// then all answer in order. With crash set, at random points between
+// requests the "replica" is restarted (a fresh Store on the same database)
+// or its caches are dropped, with questions still out on lease.
+func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, crashSeed uint64) basisRun {
+	t.Helper()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s, schs := designStore(pool)
+	n, _ := x.Dims()
+	st := designStudy(t, s, "basis", collect.DesignBasis, cfg, n, 1)
+	o := triplet.NewOracle(x, 0, 1)
+	var crash func() bool
+	restarts := 0
+	if crashSeed != 0 {
+		rng := triplet.NewRand(crashSeed)
+		crash = func() bool { return rng.Float64() < 0.04 }
+	}
+	var restores int64
+	maybeCrash := func() {
+		if crash == nil || !crash() {
+			return
+		}
+		restarts++
+		if restarts%2 == 0 {
+			restores += schs[collect.DesignBasis].CacheStats().Restores
+			s, schs = designStore(pool)
+		} else {
+			for _, sc := range schs {
+				sc.DropCache()
+			}
+		}
+	}
+	for round := 0; ; round++ {
+		if round > 5000 {
+			t.Fatal("basis run did not finish")
+		}
+		status, err := s.DesignStatusOf(ctx, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status.Progress.Done {
+			break
+		}
+		var qs []*collect.Question
+		var ps []int64
+		for range m {
+			p, _, err := s.CreateParticipant(ctx, st.ID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr, err := s.Next(ctx, p.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			qs, ps = append(qs, pr.Question), append(ps, p.ID)
+			maybeCrash()
+		}
+		for i, q := range qs {
+			if _, err := s.Answer(ctx, ps[i], collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+				t.Fatal(err)
+			}
+			maybeCrash()
+		}
+	}
+	if crashSeed != 0 && restarts < 3 {
+		t.Fatalf("only %d restarts; the test wants several", restarts)
+	}
+	restores += schs[collect.DesignBasis].CacheStats().Restores
+	fresh, _ := designStore(pool)
+	d, err := fresh.DesignState(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := d.(*basis.Scheme)
+	run := basisRun{dhat: sc.DHat(), coords: sc.Coordinates(), learned: sc.Triplets(), restores: restores}
+	rows, err := pool.Query(ctx, `SELECT anchor, closer, farther FROM design_events WHERE study_id = $1 ORDER BY version`, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var tr triplet.Triplet
+		if err := rows.Scan(&tr.Anchor, &tr.Closer, &tr.Farther); err != nil {
+			t.Fatal(err)
+		}
+		run.events = append(run.events, tr)
+	}
+	rows, err = pool.Query(ctx, `
+		SELECT a.anchor, a.closer, a.farther FROM answers a JOIN questions q ON q.id = a.question_id
+		WHERE a.study_id = $1 AND q.design = $2 ORDER BY 1, 2, 3`, st.ID, collect.DesignBasis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var tr triplet.Triplet
+		if err := rows.Scan(&tr.Anchor, &tr.Closer, &tr.Farther); err != nil {
+			t.Fatal(err)
+		}
+		run.answered = append(run.answered, tr)
+	}
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM questions WHERE study_id = $1 AND design = $2`,
+		st.ID, collect.DesignFallback).Scan(&run.fallbacks); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("crash seed %d: %d restarts, %d restores, d̂ = %d, %d design answers, %d fallbacks",
+		crashSeed, restarts, restores, run.dhat, len(run.events), run.fallbacks)
+	return run
+}
+
+// Issue 5's crash test: the basis scheduler, stopped at random points
+// (caches dropped, or a fresh Store as a restarted replica), finishes with
+// the same result as an uninterrupted run with the same seed and answers.
+func TestBasisSurvivesRestarts(t *testing.T) {
+	// 30 points in the plane: the scheme needs about 550 answers (basis.Run
+	// with 4 annotators) and finds d̂ = 2.
+	x := triplet.Gaussian(triplet.NewRand(7), 30, 2, 1)
+	cfg := collect.DesignConfig{Seed: 3, Repeats: 1}
+	const m = 4
+	want := runBasisCrowd(t, cfg, x, m, 0)
+	if want.dhat < 1 || want.coords == nil || len(want.events) == 0 {
+		t.Fatalf("uninterrupted run: d̂ = %d, %d events", want.dhat, len(want.events))
+	}
+	for _, crashSeed := range []uint64{11} {
+		got := runBasisCrowd(t, cfg, x, m, crashSeed)
+		if got.restores <= want.restores {
+			t.Errorf("crash seed %d: %d restores from PostgreSQL, uninterrupted %d: the caches were not dropped", crashSeed, got.restores, want.restores)
+		}
+		if got.dhat != want.dhat {
+			t.Errorf("crash seed %d: d̂ = %d, uninterrupted %d", crashSeed, got.dhat, want.dhat)
+		}
+		if !mat.Equal(got.coords, want.coords) {
+			t.Errorf("crash seed %d: coordinates differ from the uninterrupted run", crashSeed)
+		}
+		if !slices.Equal(got.events, want.events) {
+			t.Errorf("crash seed %d: %d recorded design answers differ from the uninterrupted run's %d", crashSeed, len(got.events), len(want.events))
+		}
+		if !slices.Equal(got.learned, want.learned) {
+			t.Errorf("crash seed %d: the scheme's triplets differ", crashSeed)
+		}
+		if !slices.Equal(got.answered, want.answered) {
+			t.Errorf("crash seed %d: the stored answers to basis questions differ (%d vs %d)", crashSeed, len(got.answered), len(want.answered))
+		}
+	}
+	// The store drove the same scheme a plain simulation drives: same d̂.
+	sim := basis.New(30, basis.Config{Seed: 3, Repeats: 1})
+	basis.Run(sim, triplet.NewOracle(x, 0, 1), m, 0)
+	if sim.DHat() != want.dhat {
+		t.Errorf("store run d̂ = %d, basis.Run d̂ = %d", want.dhat, sim.DHat())
+	}
+}
+
+// Two replicas (two Stores on one database) and many participants answering
+// a landmark study at once: no comparison is handed out (leased) more often
+// than repeats allows, coverage completes, then random fallbacks continue.
+func TestLandmarkTwoReplicasConcurrent(t *testing.T) {
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	a, _ := designStore(pool)
+	b, _ := designStore(pool)
+	const n, repeats = 12, 2
+	st := designStudy(t, a, "lm", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 5, Landmarks: 3, Repeats: repeats}, n, 12)
+	// (n−L)·C(L,2) + L·C(L−1,2) = 9·3 + 3·1 = 30 comparisons (package landmark's formula).
+	status, err := a.DesignStatusOf(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status.Comparisons != 30 || status.Size != 60 || len(status.Landmarks) != 3 {
+		t.Fatalf("planned design: %d comparisons, size %d, landmarks %v; want 30, 60, 3", status.Comparisons, status.Size, status.Landmarks)
+	}
+	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(2), n, 2, 1), 0.1, 3)
+	const participants = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, participants)
+	for i := range participants {
+		wg.Go(func() {
+			s := a
+			if i%2 == 1 {
+				s = b
+			}
+			p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("p", i))
+			if err != nil {
+				errs <- err
+				return
+			}
+			for k := 0; ; k++ {
+				// Alternate replicas request by request.
+				if k%3 == 2 {
+					s = map[bool]*collect.Store{true: a, false: b}[s == b]
+				}
+				pr, err := s.Next(ctx, p.ID)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if pr.Done {
+					return
+				}
+				q := pr.Question
+				if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	// Every design question is a lease; none expired in this test.
+	var over int
+	if err := pool.QueryRow(ctx, `
+		SELECT count(*) FROM (SELECT 1 FROM questions WHERE study_id = $1 AND design = $2
+			GROUP BY anchor, least(left_idx, right_idx), greatest(left_idx, right_idx) HAVING count(*) > $3) x`,
+		st.ID, collect.DesignLandmarkK1, repeats).Scan(&over); err != nil {
+		t.Fatal(err)
+	}
+	var designQs, fallbacks, total int
+	if err := pool.QueryRow(ctx, `
+		SELECT count(*) FILTER (WHERE design = $2), count(*) FILTER (WHERE design = $3), count(*)
+		FROM questions WHERE study_id = $1`, st.ID, collect.DesignLandmarkK1, collect.DesignFallback).
+		Scan(&designQs, &fallbacks, &total); err != nil {
+		t.Fatal(err)
+	}
+	if over != 0 {
+		t.Errorf("%d comparisons handed out more than %d times", over, repeats)
+	}
+	if designQs != 60 || fallbacks != total-60 || total != participants*12 {
+		t.Errorf("%d design questions, %d fallbacks of %d; want 60, %d of %d", designQs, fallbacks, total, participants*12-60, participants*12)
+	}
+	status, err = b.DesignStatusOf(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := status.Progress.Landmark
+	if !status.Progress.Done || lp == nil || lp.Covered != 30 || lp.Answered != 60 || status.Recorded != 60 {
+		t.Errorf("after the run: done %v, progress %+v, %d recorded; want covered 30, answered 60", status.Progress.Done, lp, status.Recorded)
+	}
+	if status.Fallbacks != total-60 || status.ActiveLeases != 0 {
+		t.Errorf("status: %d fallback answers, %d active leases; want %d and 0", status.Fallbacks, status.ActiveLeases, total-60)
+	}
+	// The stored state equals a design fed the same answers in order.
+	d, err := a.DesignState(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ld := d.(*landmark.Design)
+	if !ld.Done() || ld.Progress().Answered != 60 {
+		t.Errorf("restored design: done %v, %+v", ld.Done(), ld.Progress())
+	}
+}
+
+// An expired lease returns its comparison to the pool, and the late answer
+// to it is stored but not counted twice by the design.
+func TestExpiredLeaseReturnsToPool(t *testing.T) {
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s, _ := designStore(pool)
+	// 4 items, landmarks {0, 1} picked by label: k1 asks (2; 0, 1) and (3; 0, 1).
+	st := designStudy(t, s, "lease", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
+	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: collect.StatusOpen,
+		Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 1, LandmarkPicks: "item0, 1"}}
+	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	next := func() (int64, *collect.Question) {
+		t.Helper()
+		p, _, err := s.CreateParticipant(ctx, st.ID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := s.Next(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ID, pr.Question
+	}
+	pa, qa := next()
+	_, qb := next()
+	_, qc := next()
+	if qa.Design != collect.DesignLandmarkK1 || qb.Design != collect.DesignLandmarkK1 || qc.Design != collect.DesignFallback {
+		t.Fatalf("designs %s, %s, %s; want two landmark questions then a fallback", qa.Design, qb.Design, qc.Design)
+	}
+	if qa.Anchor.Index < 2 || min(qa.Left.Index, qa.Right.Index) != 0 || max(qa.Left.Index, qa.Right.Index) != 1 {
+		t.Fatalf("question %d; %d, %d is not a k1 question on landmarks 0 and 1", qa.Anchor.Index, qa.Left.Index, qa.Right.Index)
+	}
+	// Time passes beyond the TTL for A's lease.
+	if _, err := pool.Exec(ctx, `UPDATE design_leases SET expires_at = now() - interval '1 second' WHERE participant_id = $1`, pa); err != nil {
+		t.Fatal(err)
+	}
+	pd, qd := next()
+	if qd.Design != collect.DesignLandmarkK1 || qd.Anchor.Index != qa.Anchor.Index {
+		t.Fatalf("after A's lease expired: %s question on anchor %d; want A's comparison (anchor %d) again", qd.Design, qd.Anchor.Index, qa.Anchor.Index)
+	}
+	for _, pq := range []struct {
+		p int64
+		q *collect.Question
+	}{{pd, qd}, {pa, qa}} {
+		if _, err := s.Answer(ctx, pq.p, collect.AnswerInput{QuestionID: pq.q.ID, Closer: pq.q.Left.Index}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status, err := s.DesignStatusOf(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status.Recorded != 1 || status.Progress.Landmark.Answered != 1 || status.Answers != 2 {
+		t.Fatalf("design recorded %d (progress %+v) of %d stored answers; want 1 of 2", status.Recorded, status.Progress.Landmark, status.Answers)
+	}
+	var leases int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM design_leases WHERE study_id = $1`, st.ID).Scan(&leases); err != nil {
+		t.Fatal(err)
+	}
+	if leases != 1 { // B's, unanswered
+		t.Fatalf("%d leases left; want B's only", leases)
+	}
+}
