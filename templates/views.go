@@ -83,6 +83,7 @@ type StudyPage struct {
 	Items        []Image
 	PublicURL    string
 	Upload       *UploadReport
+	Design       *collect.DesignStatus // the design's settings and progress
 	Error        string
 }
 

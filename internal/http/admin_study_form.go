@@ -19,6 +19,7 @@ func studyInput(r *http.Request) (collect.StudyInput, error) {
 		Slug: strings.TrimSpace(f.Get("slug")), Title: f.Get("title"),
 		Instructions: f.Get("instructions"), Debrief: f.Get("debrief"),
 		Status: f.Get("status"), Design: f.Get("design"),
+		DesignConfig: designConfigInput(f),
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(f.Get("questions_per_participant")))
 	if err != nil {

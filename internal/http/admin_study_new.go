@@ -9,7 +9,8 @@ import (
 
 // newStudyForm shows an empty study form (GET /admin/studies/new).
 func (s *Server) newStudyForm(w http.ResponseWriter, r *http.Request) error {
-	in := collect.StudyInput{QuestionsPerParticipant: 50, Status: collect.StatusDraft, Design: collect.DesignRandom}
+	in := collect.StudyInput{QuestionsPerParticipant: 50, Status: collect.StatusDraft, Design: collect.DesignRandom,
+		DesignConfig: collect.DesignConfig{Repeats: 1, Landmarks: 10}}
 	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, "")))
 }
 

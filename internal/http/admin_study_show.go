@@ -25,6 +25,11 @@ func (s *Server) studyPage(r *http.Request, st collect.Study) (templates.StudyPa
 		return templates.StudyPage{}, err
 	}
 	v := templates.StudyPage{Study: st, Stats: stats, Participants: ps, PublicURL: s.publicURL("/s/" + st.Slug)}
+	ds, err := s.store.DesignStatusOf(r.Context(), st)
+	if err != nil {
+		return templates.StudyPage{}, err
+	}
+	v.Design = &ds
 	for _, it := range items {
 		v.Items = append(v.Items, templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256})
 	}
