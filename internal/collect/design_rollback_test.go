@@ -1,0 +1,89 @@
+package collect_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/landmark"
+	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// A transaction that records an answer in the design and then rolls back
+// leaves the process's cached state ahead of the database. Another replica
+// then commits a different answer as the same version number; the first
+// process must notice (the rev differs) and reload, so the stored design
+// counts exactly the committed answers.
+func TestDesignCacheSurvivesRollback(t *testing.T) {
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s, schs := designStore(pool)
+	ds := schs[collect.DesignLandmarkK1]
+	st := designStudy(t, s, "rb", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 4, Landmarks: 3}, 8, 5)
+	newQuestion := func() (int64, *collect.Question) {
+		t.Helper()
+		p, _, err := s.CreateParticipant(ctx, st.ID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := s.Next(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ID, pr.Question
+	}
+	p1, q1 := newQuestion()
+	p2, q2 := newQuestion()
+	// Record q1's answer in a transaction that then rolls back.
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE questions SET answered_at = now() WHERE id = $1`, q1.ID); err != nil {
+		t.Fatal(err)
+	}
+	tr := triplet.Triplet{Anchor: q1.Anchor.Index, Closer: q1.Left.Index, Farther: q1.Right.Index}
+	if err := ds.Record(ctx, tx, st, tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := ds.CacheStats().Restores
+	// q2 answered for real through another replica: version 1 in the
+	// database, while the first process's cache also says version 1.
+	other, _ := designStore(pool)
+	if _, err := other.Answer(ctx, p2, collect.AnswerInput{QuestionID: q2.ID, Closer: q2.Right.Index}); err != nil {
+		t.Fatal(err)
+	}
+	status, err := s.DesignStatusOf(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status.Recorded != 1 || status.Progress.Landmark.Answered != 1 {
+		t.Fatalf("stored design: %d recorded, progress %+v; want the one committed answer", status.Recorded, status.Progress.Landmark)
+	}
+	// q1 answered for real through the first process: it must reload, and
+	// both answers count.
+	if _, err := s.Answer(ctx, p1, collect.AnswerInput{QuestionID: q1.ID, Closer: q1.Left.Index}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ds.CacheStats().Restores; got != before+1 {
+		t.Fatalf("restores %d → %d; want one reload after the rollback", before, got)
+	}
+	d, err := s.DesignState(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ld := d.(*landmark.Design)
+	for _, q := range []*collect.Question{q1, q2} {
+		i, ok := ld.Index(triplet.Key{Anchor: q.Anchor.Index, J: min(q.Left.Index, q.Right.Index), K: max(q.Left.Index, q.Right.Index)})
+		if !ok || ld.Count(i) != 1 {
+			t.Fatalf("comparison of question %s: in design %v, count %d; want 1", q.ID, ok, ld.Count(i))
+		}
+	}
+	if ld.Progress().Answered != 2 {
+		t.Fatalf("restored design answered %d; want 2", ld.Progress().Answered)
+	}
+}
