@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -21,7 +22,23 @@ type config struct {
 	AdminAPIToken string
 	LogFormat     string // text or json
 	LogLevel      slog.Level
+	// Role is what this replica runs: web (the HTTP server, enqueueing
+	// recompute jobs), worker (the recompute jobs and their periodic scan)
+	// or all (both; the default).
+	Role string
+	// RecomputeWorkers is how many recomputes a worker runs at once.
+	RecomputeWorkers int
 }
+
+// Roles a replica can take.
+const (
+	roleWeb    = "web"
+	roleWorker = "worker"
+	roleAll    = "all"
+)
+
+func (c config) runsWeb() bool    { return c.Role != roleWorker }
+func (c config) runsWorker() bool { return c.Role != roleWeb }
 
 // loadConfig reads and validates the configuration; the error lists every
 // problem found.
@@ -69,6 +86,23 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if c.AdminAPIToken != "" && len(c.AdminAPIToken) < 16 {
 		errs = append(errs, errors.New("ADMIN_API_TOKEN must have at least 16 characters"))
+	}
+	c.Role = strings.ToLower(strings.TrimSpace(getenv("ROLE")))
+	switch c.Role {
+	case "":
+		c.Role = roleAll
+	case roleWeb, roleWorker, roleAll:
+	default:
+		errs = append(errs, fmt.Errorf("ROLE %q must be web, worker or all", c.Role))
+	}
+	c.RecomputeWorkers = 1
+	if v := strings.TrimSpace(getenv("RECOMPUTE_WORKERS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 64 {
+			errs = append(errs, fmt.Errorf("RECOMPUTE_WORKERS %q must be a number from 1 to 64", v))
+		} else {
+			c.RecomputeWorkers = n
+		}
 	}
 	switch c.LogFormat {
 	case "":

@@ -9,7 +9,10 @@
 // Configuration comes from the environment: DATABASE_URL (required), ADDR
 // (default :8080), BASE_URL, ADMIN_EMAIL and ADMIN_PASSWORD (create the
 // first admin if none exists), ADMIN_API_TOKEN (an API token for scripts),
-// LOG_FORMAT (text or json) and LOG_LEVEL (debug, info, warn, error).
+// LOG_FORMAT (text or json), LOG_LEVEL (debug, info, warn, error), ROLE
+// (web, worker or all: whether this replica serves HTTP, runs the recompute
+// jobs, or both; default all) and RECOMPUTE_WORKERS (recomputes run at once
+// by a worker replica, default 1).
 package main
 
 import (
@@ -30,6 +33,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dbmigrate"
 	closerhttp "github.com/closer-lab/closer/internal/http"
+	"github.com/closer-lab/closer/internal/recompute"
 )
 
 func main() {
@@ -102,9 +106,34 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		log.Info("created the demo study", "slug", demoSlug)
 	}
 
+	// Recompute jobs (River): every role enqueues and cancels; worker and
+	// all replicas also run them.
+	jobs, err := recompute.New(pool, store, recompute.Config{Work: cfg.runsWorker(), Workers: cfg.RecomputeWorkers}, log)
+	if err != nil {
+		return err
+	}
+	// Not ctx: cancelling Start's context is River's hard stop; Stop below
+	// lets a running recompute finish first (for up to 20 s).
+	if err := jobs.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start recompute workers: %w", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := jobs.Stop(sctx); err != nil {
+			log.Warn("stopping recompute workers", "err", err)
+		}
+	}()
+	if !cfg.runsWeb() {
+		fmt.Fprintf(stdout, "closer recompute worker is running (ROLE=%s)\n", cfg.Role)
+		<-ctx.Done()
+		log.Info("shutting down")
+		return nil
+	}
+
 	srv := &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           closerhttp.New(store, closerhttp.Config{BaseURL: cfg.BaseURL}, log),
+		Handler:           closerhttp.New(store, closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs}, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: CSV exports stream for as long as they need; the

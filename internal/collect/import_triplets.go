@@ -262,20 +262,26 @@ func readExtraColumns(data []byte, cols map[string]int, n int) (extraColumns, er
 			}
 			return strings.TrimSpace(rec[c])
 		}
+		// Response times outside 0..MaxResponseMS (real logs have negative
+		// ones from clock changes) are kept as unknown.
 		if v := field(msCol); v != "" {
 			ms, err := strconv.Atoi(v)
-			if err != nil || ms < 0 || ms > MaxResponseMS {
+			if err != nil {
 				return ex, userErr(KindInvalid, "line %d: response_ms %q is not a number of milliseconds", line, v)
 			}
-			ex.ms[i] = &ms
+			if ms >= 0 && ms <= MaxResponseMS {
+				ex.ms[i] = &ms
+			}
 		}
 		if v := field(sCol); v != "" {
 			sec, err := strconv.ParseFloat(v, 64)
-			if err != nil || sec < 0 || sec*1000 > MaxResponseMS {
+			if err != nil || math.IsNaN(sec) {
 				return ex, userErr(KindInvalid, "line %d: response_time_s %q is not a number of seconds", line, v)
 			}
-			ms := int(math.Round(sec * 1000))
-			ex.ms[i] = &ms
+			if sec >= 0 && sec*1000 <= MaxResponseMS {
+				ms := int(math.Round(sec * 1000))
+				ex.ms[i] = &ms
+			}
 		}
 		if v := field(atCol); v != "" {
 			t, err := parseTime(v)

@@ -32,6 +32,9 @@ type Config struct {
 	SessionTTL time.Duration
 	// Timeout bounds ordinary requests (not exports, not uploads).
 	Timeout time.Duration
+	// Jobs enqueues and cancels recompute jobs (nil: the dashboard shows
+	// results but cannot start or cancel a recompute).
+	Jobs Jobs
 }
 
 // Server holds the handlers' dependencies.
@@ -115,6 +118,20 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 			r.With(timeout).Get("/admin/account", s.handle(s.account))
 			r.With(timeout).Post("/admin/account/tokens", s.handle(s.createToken))
 			r.With(timeout).Post("/admin/account/tokens/{id}/revoke", s.handle(s.revokeToken))
+			// Results dashboard, exports and imports (issue 6).
+			r.With(timeout).Get("/admin/studies/{slug}/dashboard", s.handle(s.dashboard))
+			r.With(timeout).Get("/admin/studies/{slug}/dashboard/status", s.handle(s.dashboardStatus))
+			r.With(timeout).Post("/admin/studies/{slug}/dashboard/recompute", s.handle(s.dashboardRecompute))
+			r.With(timeout).Post("/admin/studies/{slug}/dashboard/cancel", s.handle(s.dashboardCancel))
+			r.With(timeout).Post("/admin/studies/{slug}/dashboard/settings", s.handle(s.dashboardSettings))
+			r.With(timeout).Post("/admin/studies/{slug}/participants/{participant}/exclude", s.handle(s.excludeParticipant))
+			r.With(timeout).Get("/admin/studies/{slug}/embedding.csv", s.handle(s.embeddingCSV))
+			r.With(timeout).Get("/admin/studies/{slug}/kernel-pca.csv", s.handle(s.kernelPCACSV))
+			r.With(uploadTimeout).Get("/admin/studies/{slug}/kernel.csv", s.handle(s.kernelCSV))
+			r.Get("/admin/studies/{slug}/bundle.zip", s.handle(s.exportBundle)) // streamed: no timeout
+			r.With(timeout).Get("/admin/import", s.handle(s.importForm))
+			r.With(uploadTimeout).Post("/admin/import/bundle", s.handle(s.importBundle))
+			r.With(uploadTimeout).Post("/admin/import/triplets", s.handle(s.importTriplets))
 		})
 	})
 	return r

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/closer-lab/closer/internal/pgtest"
+)
+
+func TestConfigRole(t *testing.T) {
+	for role, want := range map[string][2]bool{"": {true, true}, "all": {true, true}, "WEB": {true, false}, "worker": {false, true}} {
+		c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "ROLE": role}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.runsWeb() != want[0] || c.runsWorker() != want[1] {
+			t.Errorf("ROLE=%q: web %v worker %v", role, c.runsWeb(), c.runsWorker())
+		}
+	}
+	_, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "ROLE": "both", "RECOMPUTE_WORKERS": "0"}))
+	if err == nil || !strings.Contains(err.Error(), "ROLE") || !strings.Contains(err.Error(), "RECOMPUTE_WORKERS") {
+		t.Fatalf("bad ROLE and RECOMPUTE_WORKERS: %v", err)
+	}
+}
+
+// A worker replica runs without an HTTP server and stops on the signal.
+func TestWorkerRoleServesNoHTTP(t *testing.T) {
+	_, dbURL := pgtest.NewDB(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan error, 1)
+	addr := freeAddr(t)
+	go func() {
+		done <- run(ctx, nil, env(map[string]string{"DATABASE_URL": dbURL, "ROLE": "worker", "ADDR": addr}), &out, io.Discard)
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "recompute worker is running") {
+		if time.Now().After(deadline) {
+			t.Fatalf("worker did not start: %s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if strings.Contains(out.String(), "serving") {
+		t.Fatalf("a worker serves HTTP: %s", out.String())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

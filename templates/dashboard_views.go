@@ -1,0 +1,132 @@
+package templates
+
+import (
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/closer-lab/closer/internal/collect"
+)
+
+// DashboardPage is a study's results dashboard.
+type DashboardPage struct {
+	Study    collect.Study
+	Stats    collect.Stats
+	Figures  collect.DashboardFigures
+	Settings collect.RecomputeSettings
+	Methods  []string
+	// Latest is the most recent run (any status); Shown the finished run
+	// whose results the page shows.
+	Latest      *collect.Run
+	Shown       *collect.Run
+	Pending     string // the queued or running job's state, or ""
+	JobsEnabled bool
+	HasImages   bool
+	// Live pages refresh themselves (the study is open or a run is pending).
+	Live   bool
+	Notice string
+	Error  string
+
+	// Overview figures, already formatted.
+	ContradictionShare string
+	MedianResponse     string
+
+	Plots             []Plot
+	Participants      []QualityRow
+	ParticipantsTotal int
+	Gallery           []GalleryRow
+	GalleryPage       int
+	GalleryPages      int
+	Contradicted      []ContradictionRow
+}
+
+// Plot is one server-rendered SVG plot.
+type Plot struct {
+	ID    string
+	Title string
+	Note  string
+	SVG   templ.Component
+	Wide  bool
+}
+
+// ItemView is an item with its thumbnail URL ("" for label-only items).
+type ItemView struct {
+	Index int
+	Label string
+	URL   string
+}
+
+// QualityRow is one participant's line in the dashboard.
+type QualityRow struct {
+	PublicID   string
+	ExternalID string
+	Answers    int
+	Excluded   bool
+	Median     string
+	Fast       string
+	Self       string
+	Majority   string
+	Agreement  string
+}
+
+// GalleryRow is an item with its nearest neighbours.
+type GalleryRow struct {
+	Item        ItemView
+	ByKernel    []ItemView
+	ByEmbedding []ItemView
+}
+
+// ContradictionRow is a comparison answered both ways.
+type ContradictionRow struct {
+	Anchor, J, K     ItemView
+	JCloser, KCloser int
+}
+
+// ImportPage offers the bundle and triplet CSV imports.
+type ImportPage struct {
+	Error string
+}
+
+func runID(r *collect.Run) string {
+	if r == nil {
+		return "0"
+	}
+	return itoa(int(r.ID))
+}
+
+func lastRun(r *collect.Run) string {
+	if r == nil {
+		return "never"
+	}
+	return when(r.FinishedAt)
+}
+
+func runNote(r *collect.Run) string {
+	if r == nil {
+		return "no results yet"
+	}
+	return "took " + r.Duration.Round(10*time.Millisecond).String() + " on " + itoa(r.Answers) + " answers"
+}
+
+// RunState describes the job: queued, running (with its stage), or how the
+// latest run ended.
+func RunState(v DashboardPage) string {
+	l := v.Latest
+	switch {
+	case l != nil && l.Status == collect.RunRunning:
+		stage := l.Stage
+		if stage == "" {
+			stage = "loading answers"
+		}
+		return "Recomputing on " + itoa(l.Answers) + " answers: " + stage + " (started " + when(&l.StartedAt) + ")."
+	case v.Pending != "":
+		return "A recompute is queued."
+	case l == nil:
+		return "Not recomputed yet."
+	case l.Status == collect.RunFailed:
+		return "The last recompute failed: " + l.Error
+	case l.Status == collect.RunCancelled:
+		return "The last recompute was cancelled."
+	}
+	return "Up to date with the last recompute (" + when(l.FinishedAt) + ")."
+}
