@@ -121,7 +121,9 @@ type sortJob struct {
 	Decided int // comparisons used so far
 }
 
-// Scheme is the basis-discovery design. It implements design.Design.
+// Scheme is the basis-discovery design. It implements design.Design. A
+// Scheme is not safe for concurrent use: the store (or the simulator)
+// serialises Open, Record and MarshalState.
 type Scheme struct {
 	n   int
 	cfg Config

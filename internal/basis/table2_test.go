@@ -38,6 +38,7 @@ func gmm(seed uint64, d int) *mat.Dense {
 type table2Row struct {
 	dHat, cmps, answers, tau, knn             float64
 	soeTau, soeKNN                            float64 // Basis+SOE
+	soeDTau, extraDTau                        float64 // tau of the SOE fit in d̂ dimensions alone
 	extraCmps, extraTau, extraKNN             float64 // Extra+SOE
 	fallback, maxPer, rejected, fallbackSteps float64
 }
@@ -47,6 +48,7 @@ type table2Row struct {
 func table2(t *testing.T, runs int, p float64, repeats, annotators int, fit bool) []table2Row {
 	t.Helper()
 	rows := make([]table2Row, len(table2Sets))
+	same := make([][]table2Row, len(table2Sets)) // runs with d̂ = 3
 	var mu sync.Mutex
 	parallel(len(table2Sets)*runs, func(i int) {
 		si, r := i/runs, i%runs
@@ -69,22 +71,35 @@ func table2(t *testing.T, runs int, p float64, repeats, annotators int, fit bool
 		row.maxPer = float64(st.MaxPerComparison)
 		row.rejected = float64(st.Rejected)
 		if fit {
-			res := soe(s.Triplets(), s.DHat(), seed, c)
+			res, first := soe(s.Triplets(), s.DHat(), seed, c)
+			row.soeDTau = embed.MeanKendallTau(x, first.X)
 			row.soeTau = embed.MeanKendallTau(x, res.X)
 			row.soeKNN = embed.KNNPrecision(x, res.X, k)
 
 			e := New(500, Config{Seed: seed, Repeats: repeats, Extra: true})
 			Run(e, triplet.NewOracle(x, p, seed), annotators, 0)
 			row.extraCmps = float64(len(e.Triplets()))
-			res = soe(e.Triplets(), e.DHat(), seed, e.Coordinates())
+			res, first = soe(e.Triplets(), e.DHat(), seed, e.Coordinates())
+			row.extraDTau = embed.MeanKendallTau(x, first.X)
 			row.extraTau = embed.MeanKendallTau(x, res.X)
 			row.extraKNN = embed.KNNPrecision(x, res.X, k)
 		}
 		mu.Lock()
 		rows[si].add(row, 1/float64(runs))
 		rows[si].maxPer = max(rows[si].maxPer, row.maxPer)
+		if row.dHat == 3 { // the paper's d̂ on all three sets
+			same[si] = append(same[si], row)
+		}
 		mu.Unlock()
 	})
+	for si, rs := range same {
+		t.Logf("%s: %d of %d runs found the paper's d̂ = 3; their means:", table2Sets[si].name, len(rs), runs)
+		var m table2Row
+		for _, r := range rs {
+			m.add(r, 1/float64(len(rs)))
+		}
+		logTable2Row(t, si, m)
+	}
 	return rows
 }
 
@@ -93,19 +108,21 @@ func table2(t *testing.T, runs int, p float64, repeats, annotators int, fit bool
 // in 2d̂ dimensions, keeping the higher-dimensional result. The paper tries
 // 20 initialisations each time; to keep the run short we use embed's SOE
 // with 4 (the d̂ fit warm-started from the basis coordinates).
-func soe(ts []triplet.Triplet, dHat int, seed uint64, init *mat.Dense) *embed.Result {
-	res, err := embed.Fit(context.Background(), 500, ts, embed.Options{Method: embed.SOE, Dim: dHat, Seed: seed, Init: init})
+// It also returns the d̂ fit alone (first), the same as final when that fit
+// reached the threshold.
+func soe(ts []triplet.Triplet, dHat int, seed uint64, init *mat.Dense) (final, first *embed.Result) {
+	first, err := embed.Fit(context.Background(), 500, ts, embed.Options{Method: embed.SOE, Dim: dHat, Seed: seed, Init: init})
 	if err != nil {
 		panic(err)
 	}
-	if res.Loss <= 1e-3 {
-		return res
+	if first.Loss <= 1e-3 {
+		return first, first
 	}
-	res, err = embed.Fit(context.Background(), 500, ts, embed.Options{Method: embed.SOE, Dim: 2 * dHat, Seed: seed})
+	final, err = embed.Fit(context.Background(), 500, ts, embed.Options{Method: embed.SOE, Dim: 2 * dHat, Seed: seed})
 	if err != nil {
 		panic(err)
 	}
-	return res
+	return final, first
 }
 
 func (a *table2Row) add(b table2Row, w float64) {
@@ -116,6 +133,8 @@ func (a *table2Row) add(b table2Row, w float64) {
 	a.knn += w * b.knn
 	a.soeTau += w * b.soeTau
 	a.soeKNN += w * b.soeKNN
+	a.soeDTau += w * b.soeDTau
+	a.extraDTau += w * b.extraDTau
 	a.extraCmps += w * b.extraCmps
 	a.extraTau += w * b.extraTau
 	a.extraKNN += w * b.extraKNN
@@ -125,13 +144,17 @@ func (a *table2Row) add(b table2Row, w float64) {
 }
 
 func logTable2(t *testing.T, rows []table2Row) {
-	t.Logf("%-7s %5s %8s %8s %6s %6s | %6s %6s | %8s %6s %6s", "set", "d̂", "cmps", "answers", "tau", "knn", "B+SOE", "knn", "Extra", "E+SOE", "knn")
+	t.Logf("%-7s %5s %8s %8s %6s %6s | %6s %6s %6s | %8s %6s %6s %6s", "set", "d̂", "cmps", "answers", "tau", "knn", "B+SOE", "knn", "(d̂)", "Extra", "E+SOE", "knn", "(d̂)")
 	for i, r := range rows {
-		s := table2Sets[i]
-		t.Logf("%-7s %5.2f %8.0f %8.0f %6.3f %6.3f | %6.3f %6.3f | %8.0f %6.3f %6.3f   (paper: %.0fK cmps, tau %.2f, knn %.2f; Extra+SOE tau %.2f)",
-			s.name, r.dHat, r.cmps, r.answers, r.tau, r.knn, r.soeTau, r.soeKNN, r.extraCmps, r.extraTau, r.extraKNN,
-			s.cmps/1000, s.tau, s.knn, s.extraTau)
+		logTable2Row(t, i, r)
 	}
+}
+
+func logTable2Row(t *testing.T, i int, r table2Row) {
+	s := table2Sets[i]
+	t.Logf("%-7s %5.2f %8.0f %8.0f %6.3f %6.3f | %6.3f %6.3f %6.3f | %8.0f %6.3f %6.3f %6.3f   (paper: %.0fK cmps, tau %.2f, knn %.2f; Extra+SOE tau %.2f)",
+		s.name, r.dHat, r.cmps, r.answers, r.tau, r.knn, r.soeTau, r.soeKNN, r.soeDTau, r.extraCmps, r.extraTau, r.extraKNN, r.extraDTau,
+		s.cmps/1000, s.tau, s.knn, s.extraTau)
 }
 
 // TestReproduceTable2 reproduces the Basis rows of Anderton et al. Table 2
@@ -170,7 +193,7 @@ func TestReproduceTable2Noisy(t *testing.T) {
 	rows := table2(t, 10, 0.1, 3, 0, true)
 	logTable2(t, rows)
 	for i, r := range rows {
-		if r.answers != 3*r.cmps {
+		if math.Abs(r.answers-3*r.cmps) > 0.5 { // means of 10 runs
 			t.Errorf("%s: %.0f answers for %.0f comparisons", table2Sets[i].name, r.answers, r.cmps)
 		}
 	}
@@ -267,4 +290,38 @@ func TestReproduceMixtureVariants(t *testing.T) {
 		t.Logf("%-30s | %4.2f %6.0f %5.3f %5.3f | %4.2f %6.0f %5.3f %5.3f", v.name,
 			a.dHat, a.cmps, a.tau, a.knn, b.dHat, b.cmps, b.tau, b.knn)
 	}
+}
+
+// TestReproduceExtraTSTE embeds the Basis+Extra triplets of 3dgmm (error
+// free, 10 runs) with t-STE instead of SOE, in d̂ dimensions warm-started
+// from the basis coordinates and in the true 3 dimensions from a random
+// start. Reported, not asserted: the acceptance point is met by SOE
+// (TestReproduceTable2).
+func TestReproduceExtraTSTE(t *testing.T) {
+	needReproduce(t)
+	const runs = 10
+	var tauD, knnD, tau3, knn3 float64
+	var mu sync.Mutex
+	parallel(runs, func(r int) {
+		seed := uint64(r + 1)
+		x := gmm(seed, 3)
+		e := New(500, Config{Seed: seed, Extra: true})
+		Run(e, triplet.NewOracle(x, 0, seed), 0, 0)
+		a, err := embed.Fit(context.Background(), 500, e.Triplets(), embed.Options{Method: embed.TSTE, Dim: e.DHat(), Seed: seed, Init: e.Coordinates()})
+		if err != nil {
+			panic(err)
+		}
+		b, err := embed.Fit(context.Background(), 500, e.Triplets(), embed.Options{Method: embed.TSTE, Dim: 3, Seed: seed})
+		if err != nil {
+			panic(err)
+		}
+		k := embed.DefaultK(500)
+		mu.Lock()
+		tauD += embed.MeanKendallTau(x, a.X) / runs
+		knnD += embed.KNNPrecision(x, a.X, k) / runs
+		tau3 += embed.MeanKendallTau(x, b.X) / runs
+		knn3 += embed.KNNPrecision(x, b.X, k) / runs
+		mu.Unlock()
+	})
+	t.Logf("3dgmm Extra+t-STE: d̂ dims, warm start: tau %.3f knn %.3f; 3 dims, random start: tau %.3f knn %.3f", tauD, knnD, tau3, knn3)
 }
