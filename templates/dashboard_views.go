@@ -34,6 +34,8 @@ type DashboardPage struct {
 	Plots             []Plot
 	Participants      []QualityRow
 	ParticipantsTotal int
+	PeoplePage        int
+	PeoplePages       int
 	Gallery           []GalleryRow
 	GalleryPage       int
 	GalleryPages      int
@@ -95,17 +97,17 @@ func runID(r *collect.Run) string {
 }
 
 func lastRun(r *collect.Run) string {
-	if r == nil {
+	if r == nil || r.FinishedAt == nil {
 		return "never"
 	}
-	return when(r.FinishedAt)
+	return r.FinishedAt.UTC().Format("15:04 UTC")
 }
 
 func runNote(r *collect.Run) string {
-	if r == nil {
+	if r == nil || r.FinishedAt == nil {
 		return "no results yet"
 	}
-	return "took " + r.Duration.Round(10*time.Millisecond).String() + " on " + itoa(r.Answers) + " answers"
+	return r.FinishedAt.UTC().Format("2006-01-02") + "; took " + r.Duration.Round(10*time.Millisecond).String() + " on " + itoa(r.Answers) + " answers"
 }
 
 // RunState describes the job: queued, running (with its stage), or how the

@@ -35,15 +35,16 @@ type DashboardParticipant struct {
 }
 
 // DashboardParticipants returns the study's participants with at least one
-// answer, most answers first (at most limit), and how many there are.
-func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, limit int) ([]DashboardParticipant, int, error) {
+// answer, most answers first (at most limit, after skipping offset), and how
+// many there are.
+func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, limit, offset int) ([]DashboardParticipant, int, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT p.id, p.public_id, coalesce(p.external_id, ''), c.n, p.excluded_at, p.created_at, count(*) OVER ()
 		FROM participants p
 		JOIN (SELECT participant_id, count(*) AS n FROM answers WHERE study_id = $1 GROUP BY participant_id) c
 			ON c.participant_id = p.id
 		ORDER BY c.n DESC, p.id
-		LIMIT $2`, studyID, limit)
+		LIMIT $2 OFFSET $3`, studyID, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("dashboard participants: %w", err)
 	}

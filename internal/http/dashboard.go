@@ -28,7 +28,7 @@ type Jobs interface {
 
 const (
 	galleryPageSize      = 20
-	dashboardMaxPeople   = 300
+	peoplePageSize       = 50
 	dashboardTimeBuckets = 48
 	dashboardRTBins      = 30
 	dashboardTopContra   = 12
@@ -105,10 +105,13 @@ func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.Das
 	if err != nil {
 		return v, err
 	}
-	people, total, err := s.store.DashboardParticipants(ctx, st.ID, dashboardMaxPeople)
+	v.PeoplePage, _ = strconv.Atoi(r.URL.Query().Get("people"))
+	v.PeoplePage = max(1, v.PeoplePage)
+	people, total, err := s.store.DashboardParticipants(ctx, st.ID, peoplePageSize, (v.PeoplePage-1)*peoplePageSize)
 	if err != nil {
 		return v, err
 	}
+	v.PeoplePages = (total + peoplePageSize - 1) / peoplePageSize
 	if s.cfg.Jobs != nil {
 		if v.Pending, err = s.cfg.Jobs.Pending(ctx, st.ID); err != nil {
 			return v, err
@@ -190,7 +193,11 @@ func dashboardPlots(v templates.DashboardPage, views []templates.ItemView, res *
 			if len(row) == 0 || i >= len(views) {
 				continue
 			}
-			it := scatterItem{X: row[0], Label: fmt.Sprintf("%s (#%d)", views[i].Label, i), Cluster: -1}
+			label := views[i].Label
+			if label != strconv.Itoa(i) {
+				label = fmt.Sprintf("%s (#%d)", label, i)
+			}
+			it := scatterItem{X: row[0], Label: label, Cluster: -1}
 			if len(row) > 1 {
 				it.Y = row[1]
 			}
@@ -240,7 +247,14 @@ func dashboardPlots(v templates.DashboardPage, views []templates.ItemView, res *
 	if f.First != nil {
 		span := f.Last.Sub(*f.First)
 		step := math.Max(span.Seconds(), 1) / float64(len(f.AnswersOverTime))
-		timeNote = fmt.Sprintf("per %s, UTC", (time.Duration(step) * time.Second).Round(time.Second))
+		d := time.Duration(step * float64(time.Second))
+		for _, unit := range []time.Duration{time.Hour, time.Minute, time.Second, time.Millisecond} {
+			if d >= 10*unit || unit == time.Millisecond {
+				d = d.Round(unit)
+				break
+			}
+		}
+		timeNote = fmt.Sprintf("per %s, UTC", d)
 		timeSVG = barsSVG(f.AnswersOverTime, float64(f.First.Unix()), step, timeFmt(span), 430, 300, "", "answers", "answers over time")
 	}
 	plots = append(plots, templates.Plot{ID: "answers", Title: "Answers over time", Note: timeNote, SVG: raw(timeSVG)})

@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -80,7 +81,7 @@ func fmtTick(v float64) string {
 	case a == 0:
 		return "0"
 	case a >= 10000:
-		return fmt.Sprintf("%.0fk", v/1000)
+		return strconv.FormatFloat(v/1000, 'g', 4, 64) + "k"
 	case a >= 1:
 		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
 	default:
@@ -134,29 +135,38 @@ func scatterSVG(items []scatterItem, w, h float64, zoomable bool, label string) 
 		return b.String()
 	}
 	n := float64(len(items))
-	size := math.Max(12, math.Min(56, 0.9*math.Sqrt(w*h/n)/1.6))
+	size := math.Max(12, math.Min(48, 0.35*math.Sqrt(w*h/n)))
 	hasImg := items[0].Image != ""
 	if !hasImg {
 		size = 8
 	}
+	showText := !hasImg && len(items) <= 30
 	pad := size/2 + 4
+	padRight := pad
+	if showText {
+		longest := 0
+		for _, it := range items {
+			longest = max(longest, len([]rune(it.Label)))
+		}
+		padRight += 6 * float64(min(longest, 24)) // about 6 px per character at 10 px
+	}
 	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, it := range items {
 		xmin, xmax = math.Min(xmin, it.X), math.Max(xmax, it.X)
 		ymin, ymax = math.Min(ymin, it.Y), math.Max(ymax, it.Y)
 	}
 	// Equal aspect: the larger span decides the scale.
-	sx := (xmax - xmin) / (w - 2*pad)
+	sx := (xmax - xmin) / (w - pad - padRight)
 	sy := (ymax - ymin) / (h - 2*pad)
 	s := math.Max(sx, sy)
 	if s == 0 {
 		s = 1
 	}
 	cx, cy := (xmin+xmax)/2, (ymin+ymax)/2
-	px := func(x float64) float64 { return w/2 + (x-cx)/s }
+	midX := pad + (w-pad-padRight)/2
+	px := func(x float64) float64 { return midX + (x-cx)/s }
 	py := func(y float64) float64 { return h/2 - (y-cy)/s }
 	b.WriteString(`<g class="pan">`)
-	showText := !hasImg && len(items) <= 60
 	for _, it := range items {
 		x, y := px(it.X), py(it.Y)
 		title := html.EscapeString(it.Label)
@@ -206,6 +216,7 @@ func lineSVG(ss []series, w, h float64, xlabel, ylabel string, ymin0 bool, label
 	}
 	if ymin0 {
 		f.ymin = math.Min(0, f.ymin)
+		f.xmin = math.Min(0, f.xmin)
 	}
 	if f.ymax == f.ymin {
 		f.ymax = f.ymin + 1
@@ -277,6 +288,8 @@ func barsSVG(counts []int, x0, step float64, xfmt func(float64) string, w, h flo
 func timeFmt(span time.Duration) func(float64) string {
 	layout := "15:04"
 	switch {
+	case span < 10*time.Minute:
+		layout = "15:04:05"
 	case span > 180*24*time.Hour:
 		layout = "2006-01"
 	case span > 3*24*time.Hour:
@@ -369,7 +382,7 @@ func dendrogramSVG(n int, merges []dendroMerge, labels []string, clusters []int,
 	for _, m := range merges {
 		top = math.Max(top, m.Height)
 	}
-	f := frame{w: w, h: h, ml: 48, mr: 8, mt: 10, mb: mb, xmin: 0, xmax: float64(n - 1), ymin: 0, ymax: top}
+	f := frame{w: w, h: h, ml: 48, mr: 16, mt: 10, mb: mb, xmin: 0, xmax: float64(n - 1), ymin: 0, ymax: top}
 	// Leaf order: depth-first from the root, iteratively.
 	pos := make([]float64, 2*n-1)
 	height := make([]float64, 2*n-1)

@@ -181,7 +181,7 @@ func TestDashboardFlow(t *testing.T) {
 
 	// Exclude the participant with most answers: kept, left out of the
 	// next run and of the export unless asked.
-	ps, _, err := a.store.DashboardParticipants(context.Background(), st.ID, 10)
+	ps, _, err := a.store.DashboardParticipants(context.Background(), st.ID, 10, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -244,7 +244,7 @@ func TestExclusion(t *testing.T) {
 	store := collect.New(pool)
 	ctx := context.Background()
 	st := importStudy(t, store, "synth", synthCSV(t, 12, 400, 4, 3))
-	ps, total, err := store.DashboardParticipants(ctx, st.ID, 100)
+	ps, total, err := store.DashboardParticipants(ctx, st.ID, 100, 0)
 	if err != nil || total != 4 {
 		t.Fatal(total, err)
 	}
