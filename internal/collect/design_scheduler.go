@@ -118,15 +118,26 @@ func (ds *DesignScheduler) next(ctx context.Context, tx pgx.Tx, ask Ask) (Compar
 		return Comparison{}, err
 	}
 	// Each leased or asked comparison hides at most one of the open ones,
-	// so this many are enough to find one that is free, if any is.
+	// so this many hold one that is neither, if the design has one.
 	limit := len(leased) + len(asked) + 1
 	var pick *design.Need
+	bestFree := 0
 	for _, nd := range e.d.Open(make([]design.Need, 0, min(limit, 1024)), limit) {
-		if _, dup := asked[nd.Key]; dup || nd.Answers-leased[nd.Key] <= 0 {
+		free := nd.Answers - leased[nd.Key]
+		if _, dup := asked[nd.Key]; dup || free <= 0 {
 			continue
 		}
-		pick = &nd
-		break
+		if !ds.kind.spread {
+			pick = &nd // the design's order: most wanted first
+			break
+		}
+		// Least answered first counting the answers out on lease, so
+		// coverage grows evenly under concurrency. Open lists the
+		// comparisons by decreasing Answers and the list holds one
+		// without a lease, so the best here is the best of all.
+		if free > bestFree {
+			pick, bestFree = &nd, free
+		}
 	}
 	if pick == nil {
 		c, err := RandomScheduler{}.Next(ctx, tx, ask)

@@ -20,9 +20,16 @@ import (
 type designKind struct {
 	build   func(n int, name string, c DesignConfig) (design.Design, error)
 	restore func(data []byte) (design.Design, error)
+	// spread serves the comparison with the most answers still wanted
+	// beyond its active leases (landmark designs: even coverage); without
+	// it the design's own order wins and a comparison may be out to
+	// several participants at once up to its repeats (basis: finish the
+	// most wanted comparisons first, as basis.Run does).
+	spread bool
 }
 
 var landmarkKind = designKind{
+	spread: true,
 	build: func(n int, name string, c DesignConfig) (design.Design, error) {
 		return landmark.New(n, c.landmarkConfig(name))
 	},

@@ -379,3 +379,46 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 		t.Fatalf("%d leases left; want B's only", leases)
 	}
 }
+
+// Under concurrency a landmark design still serves the least-answered
+// comparisons first, counting the answers out on lease: with repeats 2,
+// every comparison has its first answer before any has its second.
+func TestLandmarkCoverageGrowsEvenly(t *testing.T) {
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s, _ := designStore(pool)
+	st := designStudy(t, s, "even", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 8, Landmarks: 3, Repeats: 2}, 12, 1)
+	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(4), 12, 2, 1), 0, 1)
+	answered := 0
+	for round := 0; answered < 60; round++ {
+		var ps []int64
+		var qs []*collect.Question
+		for range 6 { // six participants hold a question at once
+			p, _, err := s.CreateParticipant(ctx, st.ID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr, err := s.Next(ctx, p.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps, qs = append(ps, p.ID), append(qs, pr.Question)
+		}
+		for i, q := range qs {
+			if _, err := s.Answer(ctx, ps[i], collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+				t.Fatal(err)
+			}
+			answered++
+		}
+		status, err := s.DesignStatusOf(ctx, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := status.Progress.Landmark
+		// 30 comparisons: after a answers, min(a, 30) have one or more
+		// and max(0, a−30) have two.
+		if wantCovered := max(0, answered-30); p.Covered != wantCovered || p.Answered != answered {
+			t.Fatalf("after %d answers: %d comparisons covered, %d answers accepted; want %d and %d", answered, p.Covered, p.Answered, wantCovered, answered)
+		}
+	}
+}
