@@ -42,6 +42,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		hcol    = fs.String("holdout-column", "", "hold out the rows whose value in this CSV column is --holdout-value")
 		hval    = fs.String("holdout-value", "", "value of --holdout-column that marks held-out rows (e.g. Test)")
 		initF   = fs.String("init", "", "warm start: embedding CSV item,x1,...,xD with every item of the input")
+		startF  = fs.String("start", "", "start without --init: random or mds (classical MDS of the triplets; helps fits without a regulariser, --lambda -1); empty: random")
 		alpha   = fs.Float64("alpha", 0, "t-STE degrees of freedom (0: max(dim-1, 1))")
 		lambda  = fs.Float64("lambda", 0, "regularisation weight (0: the method's default, negative: none)")
 		mu      = fs.Float64("mu", 0, "CKL mu (0: 0.1)")
@@ -56,6 +57,12 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	m, err := embed.ParseMethod(*method)
 	if err != nil {
 		return err
+	}
+	var st embed.Start
+	if *startF != "" {
+		if st, err = embed.ParseStart(*startF); err != nil {
+			return err
+		}
 	}
 	if *in == "" || *out == "" {
 		fs.Usage()
@@ -97,6 +104,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opt := embed.Options{
 		Method: m, Dim: *dim, Seed: *seed, MaxIter: *iters, Tol: *tol,
 		Alpha: *alpha, Lambda: *lambda, Mu: *mu, Margin: *margin, Inits: *inits, Nu: *nu,
+		Start: st,
 	}
 	if *initF != "" {
 		x, err := readPointsFor(*initF, set.IDs)

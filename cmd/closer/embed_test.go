@@ -115,6 +115,7 @@ func TestEmbedCLIErrors(t *testing.T) {
 		{"embed", "--in", filepath.Join(dir, "missing.csv"), "--out", "-"},
 		{"embed", "--in", in, "--out", "-", "--holdout-column", "part", "--holdout-value", "nope"},
 		{"embed", "--in", in, "--out", "-", "--holdout-column", "part"},
+		{"embed", "--in", in, "--out", "-", "--start", "spectral"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), args, &out, &errb); code != 1 {
@@ -168,5 +169,37 @@ func TestEvalLabelsAndWarmStartCLI(t *testing.T) {
 	}
 	if tau := field(t, out.String(), "mean Kendall tau "); tau < 0.9 {
 		t.Errorf("warm start from the truth: mean Kendall tau %g < 0.9", tau)
+	}
+}
+
+// TestEmbedStartCLI: --start mds fits (GNMDS without a regulariser) as well
+// as the random start on the 20-point problem, deterministically, and gives
+// another embedding than --start random.
+func TestEmbedStartCLI(t *testing.T) {
+	dir := t.TempDir()
+	in, _ := writeProblem(t, dir)
+	embed := func(start string) (csv, info string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		emb := filepath.Join(dir, start+".csv")
+		if code := run(context.Background(), []string{"embed", "--method", "gnmds", "--lambda", "-1", "--start", start, "--in", in, "--out", emb,
+			"--holdout-column", "part", "--holdout-value", "test", "--quiet"}, &out, &errb); code != 0 {
+			t.Fatalf("embed --start %s exit %d: %s", start, code, errb.String())
+		}
+		data, err := os.ReadFile(emb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data), out.String()
+	}
+	m1, info := embed("mds")
+	if ho := field(t, info, "held-out error "); ho > 0.08 {
+		t.Errorf("--start mds: held-out error %g", ho)
+	}
+	if m2, _ := embed("mds"); m2 != m1 {
+		t.Error("--start mds is not deterministic")
+	}
+	if r, _ := embed("random"); r == m1 {
+		t.Error("--start mds and --start random gave the same embedding")
 	}
 }

@@ -41,7 +41,7 @@ func fitDMOE(ctx context.Context, n int, ts []triplet.Triplet, opt Options) (*Re
 	nn := n * n
 	op := newGramOp(n, tr, opt.Workers)
 
-	x0 := startPoints(n, opt, triplet.NewRand(opt.Seed).Uint64())
+	x0 := startPoints(n, ts, opt, triplet.NewRand(opt.Seed).Uint64())
 	G := make([]float64, nn)
 	for i := range n {
 		for j := range n {

@@ -83,8 +83,10 @@ type Options struct {
 	// two ADMM iterations is below Tol and the relative primal residual
 	// ‖G − G1‖, ‖G − G2‖ below √Tol/10. Default 1e-6 (DMOE 1e-4).
 	Tol float64
-	// Init is a warm start: n × Dim points (nil: a seeded random start).
+	// Init is a warm start: n × Dim points (nil: the start chosen by Start).
 	Init *mat.Dense
+	// Start chooses the start when Init is nil (default StartRandom).
+	Start Start
 	// Progress, when set, is called once per iteration with the iteration
 	// number (counting from 1, across SOE's initialisations) and the loss.
 	Progress func(iter int, loss float64)
@@ -205,6 +207,9 @@ func (o Options) withDefaults() Options {
 			o.InitScale = 1e-4
 		}
 	}
+	if o.Start == "" {
+		o.Start = StartRandom
+	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -213,6 +218,9 @@ func (o Options) withDefaults() Options {
 
 func (o Options) validate() error {
 	if _, err := ParseMethod(string(o.Method)); err != nil {
+		return err
+	}
+	if _, err := ParseStart(string(o.Start)); err != nil {
 		return err
 	}
 	switch {
@@ -293,8 +301,8 @@ func flatten(ts []triplet.Triplet) []int32 {
 	return tr
 }
 
-// startPoints returns the warm start or a seeded Gaussian start.
-func startPoints(n int, opt Options, seed uint64) []float64 {
+// startPoints returns the warm start or the start chosen by opt.Start.
+func startPoints(n int, ts []triplet.Triplet, opt Options, seed uint64) []float64 {
 	x := make([]float64, n*opt.Dim)
 	if opt.Init != nil {
 		for i := range n {
@@ -302,11 +310,7 @@ func startPoints(n int, opt Options, seed uint64) []float64 {
 		}
 		return x
 	}
-	rng := triplet.NewRand(seed)
-	for i := range x {
-		x[i] = opt.InitScale * rng.NormFloat64()
-	}
-	return x
+	return initialPoints(n, ts, opt, seed)
 }
 
 // centre subtracts the column means of x.

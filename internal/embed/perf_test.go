@@ -115,7 +115,7 @@ func speedMethods() []Method {
 func BenchmarkLoss(b *testing.B) {
 	ts := perfProblem(1000, 330000)
 	tr := flatten(ts)
-	x := startPoints(1000, Options{Dim: 2, InitScale: 1}, 1)
+	x := randomStart(1000, 2, 1, 1)
 	g := make([]float64, len(x))
 	for _, meth := range []Method{TSTE, STE, GNMDS, CKL, SOE} {
 		f, lambda := chunkFor(Options{Method: meth, Dim: 2}.withDefaults())

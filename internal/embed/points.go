@@ -28,8 +28,13 @@ func fitPoints(ctx context.Context, n int, ts []triplet.Triplet, opt Options) (*
 	seeds := triplet.NewRand(opt.Seed)
 	var best *Result
 	total := 0
-	for range inits {
-		x0 := startPoints(n, opt, seeds.Uint64())
+	for k := range inits {
+		o := opt
+		if k > 0 {
+			// SOE's further initialisations are random whatever the start.
+			o.Start = StartRandom
+		}
+		x0 := startPoints(n, ts, o, seeds.Uint64())
 		x, loss, iters, err := minimizeLBFGS(ctx, ev, x0, opt, total)
 		total += iters
 		if err != nil {

@@ -26,6 +26,7 @@ var (
 	repTol    = flag.Float64("tol", 0, "tolerance (0: the default)")
 	repNu     = flag.Float64("nu", 0, "DMOE nu (0: the default)")
 	repDim    = flag.Int("dim", 10, "embedding dimension of the Table 1 reproduction (diagnostic; 100 scores DMOE's whole Gram matrix)")
+	repStart  = flag.String("start", "", "start of the fits without a warm start (random or mds; empty: the default, random)")
 	repLeak   = flag.Bool("datastart", false, "diagnostic, leaks the truth: start the point methods at initscale × the standard normals the data were drawn from")
 )
 
@@ -112,7 +113,7 @@ func TestReproduceTable1(t *testing.T) {
 			errs := make([]float64, *repSeeds)
 			start := time.Now()
 			for s := range data {
-				opt := Options{Method: meth, Dim: *repDim, Seed: uint64(1000 + s), InitScale: *repScale, Lambda: *repLambda, MaxIter: *repIter, Tol: *repTol, Nu: *repNu}
+				opt := Options{Method: meth, Dim: *repDim, Seed: uint64(1000 + s), InitScale: *repScale, Lambda: *repLambda, MaxIter: *repIter, Tol: *repTol, Nu: *repNu, Start: Start(*repStart)}
 				if *repLeak && meth != DMOE && *repDim == 10 {
 					// The start a script gets when it seeds the generator of
 					// its start as it seeded the data's: the data's standard
