@@ -114,3 +114,28 @@ func TestRestoreRejectsBadState(t *testing.T) {
 		}
 	}
 }
+
+func TestRestoreFreshAndFinished(t *testing.T) {
+	x := triplet.UniformCube(triplet.NewRand(31), 80, 2)
+	s := New(80, Config{Seed: 31})
+	data, err := s.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Open(nil, 0), s.Open(nil, 0)) || r.Progress() != s.Progress() {
+		t.Error("fresh scheme restores differently")
+	}
+	Run(s, triplet.NewOracle(x, 0, 31), 0, 0)
+	data, _ = s.MarshalState()
+	r, err = Restore(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Done() || r.DHat() != s.DHat() || !mat.Equal(r.Coordinates(), s.Coordinates()) || !slices.Equal(r.Ranks(s.ends[0]), s.Ranks(s.ends[0])) {
+		t.Error("finished scheme restores differently")
+	}
+}
