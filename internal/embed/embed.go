@@ -85,7 +85,8 @@ type Options struct {
 	Tol float64
 	// Init is a warm start: n × Dim points (nil: the start chosen by Start).
 	Init *mat.Dense
-	// Start chooses the start when Init is nil (default StartRandom).
+	// Start chooses the start when Init is nil (default StartRandom). For
+	// SOE it is the first initialisation's; the others are random.
 	Start Start
 	// Progress, when set, is called once per iteration with the iteration
 	// number (counting from 1, across SOE's initialisations) and the loss.
