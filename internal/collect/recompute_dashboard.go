@@ -57,7 +57,7 @@ func (s *Store) Dashboard(ctx context.Context, studyID int64, buckets, bins, top
 		lo, hi := float64(f.First.UnixMicro()), float64(f.Last.UnixMicro())+1
 		f.AnswersOverTime = make([]int, buckets)
 		rows, err := s.pool.Query(ctx, `
-			SELECT least(width_bucket(extract(epoch FROM answered_at) * 1e6, $2::float8, $3::float8, $4), $4) - 1, count(*)
+			SELECT least(width_bucket(date_part('epoch', answered_at) * 1e6, $2::float8, $3::float8, $4), $4) - 1, count(*)
 			FROM answers WHERE study_id = $1 GROUP BY 1`, studyID, lo, hi, buckets)
 		if err := fill(rows, err, f.AnswersOverTime); err != nil {
 			return f, fmt.Errorf("dashboard: answers over time: %w", err)
@@ -117,4 +117,38 @@ func niceStep(x float64) float64 {
 		}
 	}
 	return 10 * p
+}
+
+// DashboardVersion is a cheap fingerprint of what the dashboard's figures
+// depend on (the last answer's time, the participants and who is
+// excluded), read through indexes without scanning the answers, and the
+// live figures that change with the clock alone.
+type DashboardVersion struct {
+	Key          string
+	Recent       int // answers in the last RecentWindow
+	RecentWindow time.Duration
+	Excluded     int
+}
+
+// DashboardVersion returns the study's fingerprint. Answers are only ever
+// added (with answered_at = now() of their transaction) and deleted with
+// their study, so an unchanged last-answer time means unchanged answers.
+func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (DashboardVersion, error) {
+	v := DashboardVersion{RecentWindow: 10 * time.Minute}
+	var last *time.Time
+	var people, exclSum int64
+	err := s.pool.QueryRow(ctx, `
+		SELECT (SELECT max(answered_at) FROM answers WHERE study_id = $1),
+			(SELECT count(*) FROM answers WHERE study_id = $1 AND answered_at > now() - interval '10 minutes'),
+			count(*), count(*) FILTER (WHERE excluded_at IS NOT NULL), coalesce(sum(id) FILTER (WHERE excluded_at IS NOT NULL), 0)
+		FROM participants WHERE study_id = $1`, studyID).Scan(&last, &v.Recent, &people, &v.Excluded, &exclSum)
+	if err != nil {
+		return v, fmt.Errorf("dashboard version: %w", err)
+	}
+	lastS := ""
+	if last != nil {
+		lastS = last.UTC().Format(time.RFC3339Nano)
+	}
+	v.Key = fmt.Sprintf("%s/%d/%d/%d", lastS, people, v.Excluded, exclSum)
+	return v, nil
 }

@@ -304,3 +304,30 @@ func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded b
 	}
 	return out, nil
 }
+
+// LatestDoneRun returns the study's most recent finished (done) run
+// without its results, or nil.
+func (s *Store) LatestDoneRun(ctx context.Context, studyID int64) (*Run, error) {
+	r, err := scanRun(s.pool.QueryRow(ctx, `SELECT `+runCols+` FROM recompute_runs
+		WHERE study_id = $1 AND status = 'done' ORDER BY id DESC LIMIT 1`, studyID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("latest done run: %w", err)
+	}
+	return &r, nil
+}
+
+// RunResult returns a run's encoded results (nil if it has none).
+func (s *Store) RunResult(ctx context.Context, runID int64) ([]byte, error) {
+	var blob []byte
+	err := s.pool.QueryRow(ctx, `SELECT result FROM recompute_runs WHERE id = $1`, runID).Scan(&blob)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("run result: %w", notFound("run"))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run result: %w", err)
+	}
+	return blob, nil
+}

@@ -74,29 +74,31 @@ func msText(x float64) string {
 	return fmt.Sprintf("%.0f ms", x)
 }
 
-// dashboardPage fills the dashboard's view.
+// dashboardPage fills the dashboard's view. The aggregates over the answers
+// and the decoded results come from s.dash while they are current.
 func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.DashboardPage, error) {
 	ctx := r.Context()
 	v := templates.DashboardPage{Study: st, Methods: collect.EmbeddingMethods, JobsEnabled: s.cfg.Jobs != nil,
 		Notice: dashboardNotices[r.URL.Query().Get("msg")]}
-	var err error
-	if v.Stats, err = s.store.StudyStats(ctx, st.ID); err != nil {
+	ver, err := s.store.DashboardVersion(ctx, st.ID)
+	if err != nil {
 		return v, err
 	}
-	if v.Figures, err = s.store.Dashboard(ctx, st.ID, dashboardTimeBuckets, dashboardRTBins, dashboardTopContra); err != nil {
+	if v.Stats, v.Figures, err = s.dash.aggregates(ctx, s.store, st.ID, ver.Key); err != nil {
 		return v, err
 	}
+	// The clock moves the rate window without any new answer.
+	v.Stats.AnswersPerMinute = float64(ver.Recent) / ver.RecentWindow.Minutes()
+	v.Figures.Excluded = ver.Excluded
 	if v.Settings, err = s.store.RecomputeSettings(ctx, st.ID); err != nil {
 		return v, err
 	}
 	if v.Latest, err = s.store.LatestRun(ctx, st.ID); err != nil {
 		return v, err
 	}
-	shown, blob, err := s.store.LatestResult(ctx, st.ID)
-	if err != nil {
+	if v.Shown, err = s.store.LatestDoneRun(ctx, st.ID); err != nil {
 		return v, err
 	}
-	v.Shown = shown
 	runs, err := s.store.Runs(ctx, st.ID)
 	if err != nil {
 		return v, err
@@ -107,7 +109,7 @@ func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.Das
 	}
 	v.PeoplePage, _ = strconv.Atoi(r.URL.Query().Get("people"))
 	v.PeoplePage = max(1, v.PeoplePage)
-	people, total, err := s.store.DashboardParticipants(ctx, st.ID, peoplePageSize, (v.PeoplePage-1)*peoplePageSize)
+	people, total, err := s.dash.participants(ctx, s.store, st.ID, v.PeoplePage, ver.Key)
 	if err != nil {
 		return v, err
 	}
@@ -117,14 +119,19 @@ func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.Das
 			return v, err
 		}
 	}
-	var res *recompute.Result
-	if blob != nil {
-		if res, err = recompute.Decode(blob); err != nil {
+	var run *runEntry
+	if v.Shown != nil {
+		id := v.Shown.ID
+		if run, err = s.dash.run(id, func() ([]byte, error) { return s.store.RunResult(ctx, id) }); err != nil {
 			return v, err
 		}
-		if res.N != len(items) {
-			res = nil // items were added since: the stored coordinates do not fit
+		if run.res.N != len(items) {
+			run = nil // items were added since: the stored coordinates do not fit
 		}
+	}
+	var res *recompute.Result
+	if run != nil {
+		res = run.res
 	}
 
 	views := itemViews(items)
@@ -135,7 +142,7 @@ func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.Das
 		v.ContradictionShare = fmt.Sprintf("%.1f%%", 100*float64(v.Stats.Contradictions)/float64(v.Stats.Comparisons))
 	}
 	v.MedianResponse = msText(v.Figures.MedianResponseMS)
-	v.Plots = dashboardPlots(v, views, res, runs)
+	v.Plots = s.dashboardPlots(v, views, run, runs)
 
 	// Participants with their quality figures from the last run.
 	var quality map[string]recompute.Participant
@@ -183,9 +190,17 @@ func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.Das
 	return v, nil
 }
 
-// dashboardPlots draws the plots.
-func dashboardPlots(v templates.DashboardPage, views []templates.ItemView, res *recompute.Result, runs []collect.Run) []templates.Plot {
+// dashboardPlots draws the plots; those of the run's results are drawn once
+// per run (run may be nil).
+func (s *Server) dashboardPlots(v templates.DashboardPage, views []templates.ItemView, run *runEntry, runs []collect.Run) []templates.Plot {
 	raw := func(s string) templ.Component { return templ.Raw(s) }
+	var res *recompute.Result
+	cached := func(name string, draw func() string) templ.Component {
+		return templ.Raw(s.dash.plot(run, name, draw))
+	}
+	if run != nil {
+		res = run.res
+	}
 	var plots []templates.Plot
 	scatter := func(rows [][]float64, thumbs bool) []scatterItem {
 		var out []scatterItem
@@ -222,11 +237,11 @@ func dashboardPlots(v templates.DashboardPage, views []templates.ItemView, res *
 		note += "; framed by cluster; scroll to zoom, drag to pan"
 		plots = append(plots,
 			templates.Plot{ID: "embedding", Title: "Embedding", Note: note, Wide: true,
-				SVG: raw(scatterSVG(scatter(res.Embedding, true), 880, 560, true, "embedding of the items"))},
+				SVG: cached("embedding", func() string { return scatterSVG(scatter(res.Embedding, true), 880, 560, true, "embedding of the items") })},
 			templates.Plot{ID: "k1pca", Title: "k1 kernel PCA", Note: fmt.Sprintf("coloured by kernel k-means (k = %d)", res.K),
-				SVG: raw(scatterSVG(scatter(res.K1PCA, false), 430, 340, true, "k1 kernel PCA"))},
+				SVG: cached("k1pca", func() string { return scatterSVG(scatter(res.K1PCA, false), 430, 340, true, "k1 kernel PCA") })},
 			templates.Plot{ID: "k2pca", Title: "k2 kernel PCA", Note: "same colours",
-				SVG: raw(scatterSVG(scatter(res.K2PCA, false), 430, 340, true, "k2 kernel PCA"))})
+				SVG: cached("k2pca", func() string { return scatterSVG(scatter(res.K2PCA, false), 430, 340, true, "k2 kernel PCA") })})
 	}
 	// Learning curve over the finished runs.
 	var held, train series
@@ -273,7 +288,7 @@ func dashboardPlots(v templates.DashboardPage, views []templates.ItemView, res *
 			note += fmt.Sprintf(", averaged over blocks of about %d", (n+len(res.Heatmap)-1)/len(res.Heatmap))
 		}
 		plots = append(plots, templates.Plot{ID: "heatmap", Title: "k1 kernel matrix", Note: note,
-			SVG: raw(heatmapSVG(res.Heatmap, cuts, 330, "kernel heat map"))})
+			SVG: cached("heatmap", func() string { return heatmapSVG(res.Heatmap, cuts, 330, "kernel heat map") })})
 		merges := make([]dendroMerge, len(res.Dendrogram))
 		for i, m := range res.Dendrogram {
 			merges[i] = dendroMerge{m.A, m.B, m.Height}
@@ -283,7 +298,7 @@ func dashboardPlots(v templates.DashboardPage, views []templates.ItemView, res *
 			labels[i] = it.Label
 		}
 		plots = append(plots, templates.Plot{ID: "dendrogram", Title: "Dendrogram", Note: "complete linkage on the k1 kernel distance; leaves coloured by cluster", Wide: true,
-			SVG: raw(dendrogramSVG(len(views), merges, labels, res.Clusters, 880, 320, "dendrogram"))})
+			SVG: cached("dendrogram", func() string { return dendrogramSVG(len(views), merges, labels, res.Clusters, 880, 320, "dendrogram") })})
 	}
 	return plots
 }
@@ -316,7 +331,11 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	stats, err := s.store.StudyStats(ctx, st.ID)
+	ver, err := s.store.DashboardVersion(ctx, st.ID)
+	if err != nil {
+		return err
+	}
+	stats, _, err := s.dash.aggregates(ctx, s.store, st.ID, ver.Key)
 	if err != nil {
 		return err
 	}

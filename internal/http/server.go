@@ -43,6 +43,7 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	secure bool
+	dash   *dashCache // the dashboard's caches (dashboard_cache.go)
 }
 
 // New returns the app's router.
@@ -60,7 +61,7 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 		cfg.Timeout = 30 * time.Second
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	s := &Server{store: store, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://")}
+	s := &Server{store: store, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://"), dash: newDashCache()}
 
 	cop := http.NewCrossOriginProtection()
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {

@@ -1,0 +1,185 @@
+package http_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/demo"
+	closerhttp "github.com/closer-lab/closer/internal/http"
+	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/recompute"
+)
+
+// largeApp is the router on a database holding a study "large" of 1,000
+// label-only items with 100,000 imported answers (1,000 participants,
+// already recomputed once) and an open study "demo" of the 40 demo disks,
+// with an admin session cookie.
+type largeApp struct {
+	store   *collect.Store
+	handler http.Handler
+	cookie  *http.Cookie
+	large   collect.Study
+	demo    collect.Study
+}
+
+func newLargeApp(b *testing.B) *largeApp {
+	b.Helper()
+	pool, _ := pgtest.NewDB(b)
+	store := collect.New(pool)
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	large, _, err := store.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: synthTriplets(1000, 100000, 1000, 11)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now()
+	if _, err := recompute.Run(ctx, store, large.ID, 0); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("first recompute of 1,000 items and 100,000 answers (cold, no warm start): %v", time.Since(t0).Round(time.Millisecond))
+	dm, err := store.CreateStudy(ctx, collect.StudyInput{Slug: "demo", Title: "Demo", QuestionsPerParticipant: 100000, Status: collect.StatusOpen})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := store.AddItems(ctx, dm.ID, demo.Items()); err != nil {
+		b.Fatal(err)
+	}
+	admin, err := store.CreateAdmin(ctx, "bench@example.org", "bench-password")
+	if err != nil {
+		b.Fatal(err)
+	}
+	token, err := store.CreateSession(ctx, admin.ID, time.Hour)
+	if err != nil {
+		b.Fatal(err)
+	}
+	jobs, err := recompute.New(pool, store, recompute.Config{}, log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := closerhttp.New(store, closerhttp.Config{BaseURL: "http://bench.example", Jobs: jobs}, log)
+	return &largeApp{store: store, handler: h, cookie: &http.Cookie{Name: "closer_session", Value: token}, large: large, demo: dm}
+}
+
+func (l *largeApp) serve(b *testing.B, req *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	l.handler.ServeHTTP(w, req)
+	if w.Code >= 300 {
+		b.Fatalf("%s %s: %d %.300s", req.Method, req.URL, w.Code, w.Body.String())
+	}
+	return w
+}
+
+func quantiles(d []time.Duration) (p50, p95 float64) {
+	slices.Sort(d)
+	ms := func(x time.Duration) float64 { return float64(x.Microseconds()) / 1000 }
+	return ms(d[len(d)/2]), ms(d[len(d)*95/100])
+}
+
+// BenchmarkDashboardLarge measures the dashboard page's server time for the
+// study of 1,000 items and 100,000 answers, through the router: "warm" is a
+// reload with nothing new (the aggregates and the decoded run come from the
+// server's cache, checked against the study's fingerprint in PostgreSQL),
+// "cold" a fresh server each time (as after a new answer or a new run:
+// every aggregate query, decoding the stored result, drawing every plot).
+//
+//	go test ./internal/http -run '^$' -bench DashboardLarge -benchtime 50x
+func BenchmarkDashboardLarge(b *testing.B) {
+	l := newLargeApp(b)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	bench := func(fresh bool) func(b *testing.B) {
+		return func(b *testing.B) {
+			var times []time.Duration
+			size := 0
+			for b.Loop() {
+				if fresh {
+					l.handler = closerhttp.New(l.store, closerhttp.Config{BaseURL: "http://bench.example"}, log)
+				}
+				req := httptest.NewRequest("GET", "/admin/studies/large/dashboard", nil)
+				req.AddCookie(l.cookie)
+				t0 := time.Now()
+				w := l.serve(b, req)
+				times = append(times, time.Since(t0))
+				size = w.Body.Len()
+			}
+			p50, p95 := quantiles(times)
+			b.ReportMetric(p50, "p50-ms")
+			b.ReportMetric(p95, "p95-ms")
+			b.ReportMetric(float64(size)/1024, "page-KiB")
+		}
+	}
+	b.Run("warm", bench(false))
+	b.Run("cold", bench(true))
+}
+
+// BenchmarkQuestionLatency measures one question round trip through the
+// router (GET next, POST the answer, as the JSON API does) on the open demo
+// study: idle, and while the large study's recompute runs in a loop in the
+// same process.
+//
+//	go test ./internal/http -run '^$' -bench QuestionLatency -benchtime 400x
+func BenchmarkQuestionLatency(b *testing.B) {
+	l := newLargeApp(b)
+	ctx := context.Background()
+	roundTrip := func(b *testing.B, token string) {
+		req := httptest.NewRequest("GET", "/api/v1/studies/demo/next", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		var next struct {
+			QuestionID string `json:"question_id"`
+			Left       struct {
+				Index int `json:"index"`
+			} `json:"left"`
+		}
+		if err := json.Unmarshal(l.serve(b, req).Body.Bytes(), &next); err != nil {
+			b.Fatal(err)
+		}
+		req = httptest.NewRequest("POST", "/api/v1/answers",
+			strings.NewReader(fmt.Sprintf(`{"question_id": %q, "closer": %d, "response_ms": 900}`, next.QuestionID, next.Left.Index)))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		l.serve(b, req)
+	}
+	run := func(b *testing.B) {
+		_, token, err := l.store.CreateParticipant(ctx, l.demo.ID, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var times []time.Duration
+		b.ResetTimer()
+		for b.Loop() {
+			t0 := time.Now()
+			roundTrip(b, token)
+			times = append(times, time.Since(t0))
+		}
+		p50, p95 := quantiles(times)
+		b.ReportMetric(p50, "p50-ms")
+		b.ReportMetric(p95, "p95-ms")
+	}
+	b.Run("idle", run)
+	b.Run("during-recompute", func(b *testing.B) {
+		rctx, stop := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		started := make(chan struct{})
+		wg.Go(func() {
+			close(started)
+			for rctx.Err() == nil {
+				recompute.Run(rctx, l.store, l.large.ID, 0)
+			}
+		})
+		<-started
+		time.Sleep(2 * time.Second) // past the answers' load, into the kernels
+		run(b)
+		stop()
+		wg.Wait()
+	})
+}

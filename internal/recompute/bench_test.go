@@ -1,0 +1,45 @@
+package recompute_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/recompute"
+)
+
+// BenchmarkRunLarge is one whole recompute run of a study of 1,000 items and
+// 100,000 answers (1,000 participants) in PostgreSQL: loading the answers,
+// analysis.Recompute, the participants' quality and storing the result. The
+// first run starts cold, later ones warm-start from the previous embedding.
+//
+//	go test ./internal/recompute -run '^$' -bench RunLarge -benchtime 3x
+func BenchmarkRunLarge(b *testing.B) {
+	pool, _ := pgtest.NewDB(b)
+	store := collect.New(pool)
+	ctx := context.Background()
+	st, _, err := store.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: synthCSV(b, 1000, 100000, 1000, 5)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := recompute.Run(ctx, store, st.ID, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runs, err := store.Runs(ctx, st.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, blob, _ := store.LatestResult(ctx, st.ID)
+	res, _ := recompute.Decode(blob)
+	for i, r := range runs {
+		b.Logf("run %d: %v (%s)", i+1, r.Duration.Round(time.Millisecond), r.Settings)
+	}
+	for _, t := range res.Timings {
+		b.Logf("last run, %s: %.0f ms", t.Stage, t.MS)
+	}
+	b.Logf("stored result: %d KiB", len(blob)/1024)
+}
