@@ -237,7 +237,9 @@ func (s *Server) dashboardPlots(v templates.DashboardPage, views []templates.Ite
 		note += "; framed by cluster; scroll to zoom, drag to pan"
 		plots = append(plots,
 			templates.Plot{ID: "embedding", Title: "Embedding", Note: note, Wide: true,
-				SVG: cached("embedding", func() string { return scatterSVG(scatter(res.Embedding, true), 880, 560, true, "embedding of the items") })},
+				SVG: cached("embedding", func() string {
+					return scatterSVG(scatter(res.Embedding, true), 880, 560, true, "embedding of the items")
+				})},
 			templates.Plot{ID: "k1pca", Title: "k1 kernel PCA", Note: fmt.Sprintf("coloured by kernel k-means (k = %d)", res.K),
 				SVG: cached("k1pca", func() string { return scatterSVG(scatter(res.K1PCA, false), 430, 340, true, "k1 kernel PCA") })},
 			templates.Plot{ID: "k2pca", Title: "k2 kernel PCA", Note: "same colours",
