@@ -3,7 +3,9 @@ package collect_test
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
@@ -17,6 +19,9 @@ import (
 // other). "cold" drops the process's cached design state before every
 // question, as if every request reached a replica that had not seen the
 // study's last answer (snapshot restore + event replay each time).
+// cpu-ms/op is this process's CPU time (user + system, getrusage) per round
+// trip: the Go side (designs, pgx, JSON, GC) without PostgreSQL's work, so
+// it is less sensitive to a loaded machine than the wall time.
 func BenchmarkDesignNextAnswer(b *testing.B) {
 	const n = 1000
 	x := triplet.Gaussian(triplet.NewRand(1), n, 3, 1)
@@ -39,6 +44,7 @@ func BenchmarkDesignNextAnswer(b *testing.B) {
 			var p collect.Participant
 			var err error
 			fallbacks := 0
+			cpu0 := cpuTime()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if i%100 == 0 {
@@ -64,7 +70,18 @@ func BenchmarkDesignNextAnswer(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.StopTimer()
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(fallbacks)/float64(b.N), "fallback/op")
 		})
 	}
+}
+
+// cpuTime returns the process's user + system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -64,7 +64,9 @@ type basisRun struct {
 // crowd: each round m new participants (one question each) take a question,
 // then all answer in order. With crash set, at random points between
 // requests the "replica" is restarted (a fresh Store on the same database)
-// or its caches are dropped, with questions still out on lease.
+// or its caches are dropped, with questions still out on lease; the
+// crashing run also snapshots every 37 answers (instead of 500), so its
+// restores start from intermediate snapshots.
 func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, crashSeed uint64) basisRun {
 	t.Helper()
 	ctx := context.Background()
@@ -76,8 +78,9 @@ func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, 
 	var crash func() bool
 	restarts := 0
 	if crashSeed != 0 {
+		schs[collect.DesignBasis].SnapshotEvery = 37
 		rng := triplet.NewRand(crashSeed)
-		crash = func() bool { return rng.Float64() < 0.04 }
+		crash = func() bool { return rng.Float64() < 0.06 }
 	}
 	var restores int64
 	maybeCrash := func() {
@@ -88,6 +91,7 @@ func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, 
 		if restarts%2 == 0 {
 			restores += schs[collect.DesignBasis].CacheStats().Restores
 			s, schs = designStore(pool)
+			schs[collect.DesignBasis].SnapshotEvery = 37
 		} else {
 			for _, sc := range schs {
 				sc.DropCache()
@@ -165,8 +169,12 @@ func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, 
 		st.ID, collect.DesignFallback).Scan(&run.fallbacks); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("crash seed %d: %d restarts, %d restores, d̂ = %d, %d design answers, %d fallbacks",
-		crashSeed, restarts, restores, run.dhat, len(run.events), run.fallbacks)
+	var snapVersion int64
+	if err := pool.QueryRow(ctx, `SELECT snapshot_version FROM design_states WHERE study_id = $1`, st.ID).Scan(&snapVersion); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("crash seed %d: %d restarts, %d restores, d̂ = %d, %d design answers (last snapshot at %d), %d fallbacks",
+		crashSeed, restarts, restores, run.dhat, len(run.events), snapVersion, run.fallbacks)
 	return run
 }
 
@@ -174,9 +182,9 @@ func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, 
 // (caches dropped, or a fresh Store as a restarted replica), finishes with
 // the same result as an uninterrupted run with the same seed and answers.
 func TestBasisSurvivesRestarts(t *testing.T) {
-	// 30 points in the plane: the scheme needs about 550 answers (basis.Run
-	// with 4 annotators) and finds d̂ = 2.
-	x := triplet.Gaussian(triplet.NewRand(7), 30, 2, 1)
+	// 18 points in the plane: basis.Run with 4 annotators needs 312
+	// answers and finds d̂ = 2.
+	x := triplet.Gaussian(triplet.NewRand(7), 18, 2, 1)
 	cfg := collect.DesignConfig{Seed: 3, Repeats: 1}
 	const m = 4
 	want := runBasisCrowd(t, cfg, x, m, 0)
@@ -205,7 +213,7 @@ func TestBasisSurvivesRestarts(t *testing.T) {
 		}
 	}
 	// The store drove the same scheme a plain simulation drives: same d̂.
-	sim := basis.New(30, basis.Config{Seed: 3, Repeats: 1})
+	sim := basis.New(18, basis.Config{Seed: 3, Repeats: 1})
 	basis.Run(sim, triplet.NewOracle(x, 0, 1), m, 0)
 	if sim.DHat() != want.dhat {
 		t.Errorf("store run d̂ = %d, basis.Run d̂ = %d", want.dhat, sim.DHat())
