@@ -40,7 +40,8 @@ design had nothing open for an annotator, or was done), the estimated
 dimension d̂ (basis) and the quality of the result against the true points:
 mean Kendall tau, kNN precision (k = ⌈log2 n⌉), held-out triplet error on
 10,000 fresh noise-free random triplets, and for clustered points (gmm) the
-purity of kernel k-means (k-means on coordinates for t-STE and basis).
+purity of kernel k-means (k-means on coordinates for t-STE and basis; up
+to 5,000 points, as it needs the n×n kernel matrix).
 
 The result is learned from the collected triplets: landmark-k1/k2 by kernel
 PCA of k1/k2 in the compressed landmark feature space (fallback answers left
@@ -216,7 +217,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintln(stdout, "answers,fallback_share,d_hat,kendall_tau,knn_precision,heldout_error")
 	} else {
 		fmt.Fprintf(stdout, "# %d points in %d dimensions; %s; error %g; %d annotators; seed %d\n", n, D, about, *errP, *annotators, *seed)
-		if labels != nil {
+		if labels != nil && n <= simulate.MaxPurityItems {
 			k := 0
 			for _, l := range labels {
 				k = max(k, l+1)

@@ -78,15 +78,15 @@ type Quality struct {
 	// true labels have: kernel k-means on the fixed kernel (KernelPCA,
 	// section 2.1) or k-means on the learned coordinates (t-STE and
 	// Coordinator designs), kmeansRestarts seeded restarts. Left out (NaN)
-	// above maxPurityItems items.
+	// above MaxPurityItems items.
 	Purity float64
 	// Used is the number of triplets the estimator learned from.
 	Used int
 }
 
-// maxPurityItems bounds the items for which the purity is computed: kernel
+// MaxPurityItems bounds the items for which the purity is computed: kernel
 // k-means needs the n×n kernel matrix (200 MB at 5,000 items).
-const maxPurityItems = 5000
+const MaxPurityItems = 5000
 
 // kmeansRestarts is the number of seeded kernel k-means restarts (the
 // paper's experiments use five replicates, section 4).
@@ -135,7 +135,7 @@ func Assess(ctx context.Context, cp Checkpoint, truth Truth, est Estimator) (Qua
 			if err != nil {
 				return q, fmt.Errorf("simulate: assess: %w", err)
 			}
-			if truth.Labels != nil && n <= maxPurityItems {
+			if truth.Labels != nil && n <= MaxPurityItems {
 				gram = kernel.Matrix(f, true)
 			}
 		case TSTE:
@@ -154,7 +154,7 @@ func Assess(ctx context.Context, cp Checkpoint, truth Truth, est Estimator) (Qua
 	q.Tau = embed.MeanKendallTau(truth.X, coords)
 	q.KNN = embed.KNNPrecision(truth.X, coords, truth.K)
 	q.Heldout = embed.TripletError(coords, truth.Heldout)
-	if truth.Labels != nil && n <= maxPurityItems {
+	if truth.Labels != nil && n <= MaxPurityItems {
 		k := numLabels(truth.Labels)
 		var lab []int
 		if gram != nil {
