@@ -373,3 +373,22 @@ func TestRunBudgetAndFallbacks(t *testing.T) {
 		t.Errorf("continued run: done %v, %d answers accepted, %d+%d design answers", rest.Done, s.Answers(), st.DesignAnswers, rest.DesignAnswers)
 	}
 }
+
+func TestSmallAndDegenerateSets(t *testing.T) {
+	for n := 3; n <= 8; n++ {
+		for _, extra := range []bool{false, true} {
+			x := triplet.Gaussian(triplet.NewRand(uint64(n)), n, 2, 1)
+			s := New(n, Config{Seed: uint64(n), Extra: extra, Repeats: 3})
+			st := Run(s, triplet.NewOracle(x, 0.2, uint64(n)), 4, 0)
+			if !st.Done || s.DHat() < 1 || st.Rejected != 0 {
+				t.Errorf("n=%d extra=%v: done %v, d̂ %d, %+v", n, extra, st.Done, s.DHat(), st)
+			}
+		}
+	}
+	// All points in one place: every distance ties (broken by index).
+	x := mat.NewDense(40, 3, nil)
+	s := New(40, Config{Seed: 1, Extra: true})
+	if st := Run(s, triplet.NewOracle(x, 0, 1), 0, 0); !st.Done {
+		t.Error("identical points: not done")
+	}
+}
