@@ -19,6 +19,18 @@ func BenchmarkRun3dgmm(b *testing.B) {
 	b.ReportMetric(float64(answers), "answers/run")
 }
 
+// BenchmarkRun3dgmmExtra adds the Extra phase (500 sorts open at once).
+func BenchmarkRun3dgmmExtra(b *testing.B) {
+	x := gmm(1, 3)
+	answers := 0
+	for b.Loop() {
+		s := New(500, Config{Seed: 1, Extra: true})
+		st := Run(s, triplet.NewOracle(x, 0, 1), 50, 0)
+		answers = st.Answers
+	}
+	b.ReportMetric(float64(answers), "answers/run")
+}
+
 // BenchmarkMarshalRestore measures a snapshot round trip in the middle of
 // the Extra phase on 500 points (the state a store would persist).
 func BenchmarkMarshalRestore(b *testing.B) {
