@@ -28,10 +28,13 @@ type snapshot struct {
 	Matches []matchSnap `json:"matches,omitempty"`
 	NextM   int         `json:"next_match"`
 
-	Learned []int      `json:"learned"` // anchor, closer, farther, ...
-	Open    []openSnap `json:"open"`
-	Seq     uint64     `json:"seq"`
-	Answers int        `json:"answers"`
+	Learned []int `json:"learned"` // anchor, closer, farther, ...
+	// Open lists the open comparisons, each as anchor, j, k, answers for
+	// j, answers for k, priority, sequence number, number of owners, then
+	// job and partition of each owner (job -1: a tournament match).
+	Open    []int  `json:"open"`
+	Seq     uint64 `json:"seq"`
+	Answers int    `json:"answers"`
 
 	Jobs    []jobSnap   `json:"jobs,omitempty"`
 	NextJob int         `json:"next_job"`
@@ -52,15 +55,6 @@ type snapshot struct {
 type matchSnap struct {
 	ID int    `json:"id"`
 	P  [2]int `json:"p"`
-}
-
-type openSnap struct {
-	Key    [3]int  `json:"key"` // anchor, j, k
-	JC     int     `json:"jc"`
-	KC     int     `json:"kc"`
-	Prio   int     `json:"prio"`
-	Seq    uint64  `json:"seq"`
-	Owners []owner `json:"owners"`
 }
 
 type jobSnap struct {
@@ -106,12 +100,12 @@ func (s *Scheme) MarshalState() ([]byte, error) {
 		sn.Learned = append(sn.Learned, t.Anchor, t.Closer, t.Farther)
 	}
 	s.tidy()
-	sn.Open = make([]openSnap, 0, len(s.live))
+	sn.Open = make([]int, 0, 10*len(s.live))
 	for _, e := range s.live {
-		sn.Open = append(sn.Open, openSnap{
-			Key: [3]int{e.key.Anchor, e.key.J, e.key.K}, JC: e.jc, KC: e.kc,
-			Prio: e.prio, Seq: e.seq, Owners: e.owners,
-		})
+		sn.Open = append(sn.Open, e.key.Anchor, e.key.J, e.key.K, e.jc, e.kc, e.prio, int(e.seq), len(e.owners))
+		for _, o := range e.owners {
+			sn.Open = append(sn.Open, o.Job, o.Seg)
+		}
 	}
 	for _, id := range s.jobIDs() {
 		j := s.jobs[id]
@@ -236,29 +230,38 @@ func Restore(data []byte) (*Scheme, error) {
 		j.Live = len(j.Segs)
 		s.jobs[j.ID] = j
 	}
-	for _, o := range sn.Open {
-		k := triplet.Key{Anchor: o.Key[0], J: o.Key[1], K: o.Key[2]}
-		if (triplet.Triplet{Anchor: k.Anchor, Closer: k.J, Farther: k.K}).Valid(n) != nil || k.J >= k.K {
-			return nil, fmt.Errorf("basis: restore: open comparison %v malformed", o.Key)
+	for o := sn.Open; len(o) > 0; {
+		if len(o) < 8 || o[7] < 1 || len(o) < 8+2*o[7] {
+			return nil, fmt.Errorf("basis: restore: open comparisons truncated")
+		}
+		k := triplet.Key{Anchor: o[0], J: o[1], K: o[2]}
+		if (triplet.Triplet{Anchor: k.Anchor, Closer: k.J, Farther: k.K}).Valid(n) != nil || k.J >= k.K || o[3] < 0 || o[4] < 0 || o[6] < 0 {
+			return nil, fmt.Errorf("basis: restore: open comparison %v malformed", o[:7])
 		}
 		if _, dup := s.open[k]; dup {
-			return nil, fmt.Errorf("basis: restore: open comparison %v listed twice", o.Key)
+			return nil, fmt.Errorf("basis: restore: open comparison %v listed twice", k)
 		}
-		e := &openEntry{key: k, jc: o.JC, kc: o.KC, prio: o.Prio, seq: o.Seq, owners: o.Owners}
-		for _, ow := range o.Owners {
+		e := &openEntry{key: k, jc: o[3], kc: o[4], prio: o[5], seq: uint64(o[6])}
+		if e.jc+e.kc >= s.cfg.repeats() {
+			return nil, fmt.Errorf("basis: restore: open comparison %v already has %d answers", k, e.jc+e.kc)
+		}
+		for i := range o[7] {
+			ow := owner{Job: o[8+2*i], Seg: o[9+2*i]}
 			switch ow.Job {
 			case ownerMatch:
 				if _, ok := s.matches[ow.Seg]; !ok {
-					return nil, fmt.Errorf("basis: restore: open comparison %v for unknown match %d", o.Key, ow.Seg)
+					return nil, fmt.Errorf("basis: restore: open comparison %v for unknown match %d", k, ow.Seg)
 				}
 			default:
 				j := s.jobs[ow.Job]
 				if j == nil || j.Segs[ow.Seg] == nil {
-					return nil, fmt.Errorf("basis: restore: open comparison %v for unknown partition %d/%d", o.Key, ow.Job, ow.Seg)
+					return nil, fmt.Errorf("basis: restore: open comparison %v for unknown partition %d/%d", k, ow.Job, ow.Seg)
 				}
 				j.Segs[ow.Seg].wait++
 			}
+			e.owners = append(e.owners, ow)
 		}
+		o = o[8+2*o[7]:]
 		s.open[k] = e
 		s.fresh = append(s.fresh, e)
 	}

@@ -98,13 +98,13 @@ func TestRestoreRejectsBadState(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, data := range map[string][]byte{
-		"not json":      []byte("{"),
-		"version":       bytes.Replace(good, []byte(`"version":1`), []byte(`"version":7`), 1),
-		"phase":         bytes.Replace(good, []byte(`"phase":"farthest"`), []byte(`"phase":"nap"`), 1),
-		"too few items": bytes.Replace(good, []byte(`"n":20`), []byte(`"n":2`), 1),
-		"even repeats":  bytes.Replace(good, []byte(`"repeats":0`), []byte(`"repeats":2`), 1),
-		"open for unknown match": bytes.Replace(good, []byte(`"owners":[{"job":-1,"seg":0}]`),
-			[]byte(`"owners":[{"job":-1,"seg":77}]`), 1),
+		"not json":               []byte("{"),
+		"version":                bytes.Replace(good, []byte(`"version":1`), []byte(`"version":7`), 1),
+		"phase":                  bytes.Replace(good, []byte(`"phase":"farthest"`), []byte(`"phase":"nap"`), 1),
+		"too few items":          bytes.Replace(good, []byte(`"n":20`), []byte(`"n":2`), 1),
+		"even repeats":           bytes.Replace(good, []byte(`"repeats":0`), []byte(`"repeats":2`), 1),
+		"open for unknown match": bytes.Replace(good, []byte(`,1,-1,0,`), []byte(`,1,-1,77,`), 1),
+		"open truncated":         bytes.Replace(good, []byte(`,1,-1,0,`), []byte(`,1,-1],"x":[`), 1),
 	} {
 		if bytes.Equal(data, good) && name != "not json" {
 			t.Fatalf("%s: test did not change the state", name)
