@@ -237,7 +237,7 @@ func DashboardShowPage(v DashboardPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = stat("Design", v.Study.Design, itoa(v.Study.QuestionsPerParticipant)+" questions per participant").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = stat("Design", v.Study.Design, v.DesignProgress).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

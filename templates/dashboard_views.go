@@ -30,6 +30,7 @@ type DashboardPage struct {
 	// Overview figures, already formatted.
 	ContradictionShare string
 	MedianResponse     string
+	DesignProgress     string
 
 	Plots             []Plot
 	Participants      []QualityRow

@@ -25,7 +25,7 @@ import (
 // version it came from (documented in docs/part-dashboard.md):
 //
 //	manifest.json      {"format": "closer-study-bundle", "version": 1, "exported_at", "counts"}
-//	study.json         the study's settings and its dashboard settings
+//	study.json         the study's settings, its design's settings and its dashboard settings
 //	items.csv          index,label,file_name,content_type,sha256,width,height,image
 //	images/...         the image bytes (the image column names the file; empty for label-only items)
 //	participants.csv   participant,external_id,completion_code,created_at,completed_at,excluded_at
@@ -56,14 +56,16 @@ type BundleManifest struct {
 
 // BundleStudy is study.json.
 type BundleStudy struct {
-	Slug                    string         `json:"slug"`
-	Title                   string         `json:"title"`
-	Instructions            string         `json:"instructions"`
-	Debrief                 string         `json:"debrief"`
-	QuestionsPerParticipant int            `json:"questions_per_participant"`
-	Status                  string         `json:"status"`
-	Design                  string         `json:"design"`
-	Recompute               BundleSettings `json:"recompute"`
+	Slug                    string `json:"slug"`
+	Title                   string `json:"title"`
+	Instructions            string `json:"instructions"`
+	Debrief                 string `json:"debrief"`
+	QuestionsPerParticipant int    `json:"questions_per_participant"`
+	Status                  string `json:"status"`
+	Design                  string `json:"design"`
+	// DesignConfig is the design's settings as stored (studies.design_config).
+	DesignConfig json.RawMessage `json:"design_config,omitempty"`
+	Recompute    BundleSettings  `json:"recompute"`
 }
 
 // BundleSettings are the dashboard settings in study.json.
@@ -120,6 +122,9 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 		bs := BundleStudy{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief,
 			QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design,
 			Recompute: BundleSettings{rs.MinNewAnswers, int(rs.MaxAge / time.Second), rs.Method, rs.Dim, rs.Clusters}}
+		if err := tx.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, studyID).Scan(&bs.DesignConfig); err != nil {
+			return err
+		}
 		if err := writeJSONFile(zw, "study.json", bs); err != nil {
 			return err
 		}
@@ -351,6 +356,15 @@ func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slu
 		}
 		if err := setRecomputeSettings(ctx, tx, st.ID, rs); err != nil {
 			return err
+		}
+		if len(bs.DesignConfig) > 0 {
+			var dc DesignConfig
+			if err := json.Unmarshal(bs.DesignConfig, &dc); err != nil {
+				return userErr(KindInvalid, "not a valid study bundle: study.json: design_config: %v", err)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE studies SET design_config = $2 WHERE id = $1`, st.ID, bs.DesignConfig); err != nil {
+				return err
+			}
 		}
 		n := len(itemRecs)
 		for line, rec := range itemRecs {

@@ -142,6 +142,14 @@ func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.Das
 		v.ContradictionShare = fmt.Sprintf("%.1f%%", 100*float64(v.Stats.Contradictions)/float64(v.Stats.Comparisons))
 	}
 	v.MedianResponse = msText(v.Figures.MedianResponseMS)
+	v.DesignProgress = fmt.Sprintf("%d questions per participant", st.QuestionsPerParticipant)
+	if collect.IsStateful(st.Design) {
+		ds, err := s.store.DesignStatusOf(ctx, st)
+		if err != nil {
+			return v, err
+		}
+		v.DesignProgress = designProgress(ds)
+	}
 	v.Plots = s.dashboardPlots(v, views, run, runs)
 
 	// Participants with their quality figures from the last run.
@@ -188,6 +196,26 @@ func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.Das
 		}
 	}
 	return v, nil
+}
+
+// designProgress says how far a landmark or basis design got.
+func designProgress(ds collect.DesignStatus) string {
+	p := ds.Progress
+	switch {
+	case !ds.Started:
+		return "not started"
+	case p.Done:
+		if p.Basis != nil {
+			return fmt.Sprintf("complete; d̂ = %d", p.Basis.DHat)
+		}
+		return "complete"
+	case p.Basis != nil:
+		return fmt.Sprintf("%s phase, %d axes so far (d̂ = %d)", p.Basis.Phase, p.Basis.Axes, p.Basis.DHat)
+	case p.Landmark != nil:
+		return fmt.Sprintf("%d of %d answers (%.0f%%), %d of %d comparisons covered",
+			p.Landmark.Answered, p.Landmark.Needed, 100*p.Landmark.Fraction(), p.Landmark.Covered, p.Landmark.Comparisons)
+	}
+	return "started"
 }
 
 // dashboardPlots draws the plots; those of the run's results are drawn once
@@ -240,6 +268,22 @@ func (s *Server) dashboardPlots(v templates.DashboardPage, views []templates.Ite
 				SVG: cached("embedding", func() string {
 					return scatterSVG(scatter(res.Embedding, true), 880, 560, true, "embedding of the items")
 				})},
+		)
+		if len(res.BasisCoords) == len(views) && len(res.BasisCoords) > 0 && len(res.BasisCoords[0]) > 0 {
+			note := "the basis design's own coordinates (first two axes)"
+			if res.BasisDHat != nil {
+				state := "so far"
+				if res.BasisComplete {
+					state = "final"
+				}
+				note = fmt.Sprintf("%s; d̂ = %d (%s)", note, *res.BasisDHat, state)
+			}
+			plots = append(plots, templates.Plot{ID: "basis", Title: "Basis design", Note: note, Wide: true,
+				SVG: cached("basis", func() string {
+					return scatterSVG(scatter(res.BasisCoords, true), 880, 480, true, "basis design coordinates")
+				})})
+		}
+		plots = append(plots,
 			templates.Plot{ID: "k1pca", Title: "k1 kernel PCA", Note: fmt.Sprintf("coloured by kernel k-means (k = %d)", res.K),
 				SVG: cached("k1pca", func() string { return scatterSVG(scatter(res.K1PCA, false), 430, 340, true, "k1 kernel PCA") })},
 			templates.Plot{ID: "k2pca", Title: "k2 kernel PCA", Note: "same colours",

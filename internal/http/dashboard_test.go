@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/demo"
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
@@ -420,4 +421,76 @@ func strangeFruit(t testing.TB) []byte {
 		t.Skipf("no strange-fruit file (%v): set CLOSER_STRANGE_FRUIT", err)
 	}
 	return data
+}
+
+// TestBasisStudy runs a basis-design study part way (answers from the
+// disks' true hue and size), recomputes it, and checks that the run stored
+// the design's own coordinates and d̂, that the dashboard shows them with
+// the design's progress, and that a bundle keeps the design's settings.
+func TestBasisStudy(t *testing.T) {
+	a := newApp(t)
+	collect.RegisterDesigns(a.store)
+	admin := a.admin()
+	ctx := context.Background()
+	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "basis", Title: "Basis", QuestionsPerParticipant: 25,
+		Status: collect.StatusOpen, Design: collect.DesignBasis, DesignConfig: collect.DesignConfig{Seed: 2, Repeats: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.store.AddItems(ctx, st.ID, demo.Items()); err != nil {
+		t.Fatal(err)
+	}
+	coords := demo.Coordinates()
+	dist := func(i, j int) float64 {
+		return math.Hypot((coords[i][0]-coords[j][0])/270, (coords[i][1]-coords[j][1])/54)
+	}
+	for range 800 {
+		p, _, err := a.store.CreateParticipant(ctx, st.ID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := a.store.Next(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := pr.Question
+		closer := q.Left.Index
+		if dist(q.Anchor.Index, q.Right.Index) < dist(q.Anchor.Index, q.Left.Index) {
+			closer = q.Right.Index
+		}
+		if _, err := a.store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := recompute.Run(ctx, a.store, st.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, blob, err := a.store.LatestResult(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := recompute.Decode(blob)
+	if res.BasisDHat == nil || *res.BasisDHat < 1 || len(res.BasisCoords) != 40 || len(res.BasisCoords[0]) != *res.BasisDHat {
+		t.Fatalf("basis result: d̂ %v, %d coordinate rows", deref(res.BasisDHat), len(res.BasisCoords))
+	}
+	page := a.do(admin, "GET", "/admin/studies/basis/dashboard", nil, nil)
+	if !strings.Contains(page.body, `id="basis"`) || !strings.Contains(page.body, "d̂ =") {
+		t.Fatal("the dashboard does not show the basis design")
+	}
+	zipRes := a.do(admin, "GET", "/admin/studies/basis/bundle.zip", nil, nil)
+	if r := a.upload(admin, "/admin/import/bundle", map[string]string{"slug": "basis-copy"}, []byte(zipRes.body), "b.zip"); r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("import: %d %s", r.StatusCode, r.body)
+	}
+	var same bool
+	if err := a.pool.QueryRow(ctx, `SELECT a.design_config = b.design_config AND a.design = b.design
+		FROM studies a, studies b WHERE a.slug = 'basis' AND b.slug = 'basis-copy'`).Scan(&same); err != nil || !same {
+		t.Fatalf("design settings differ after the round trip (%v)", err)
+	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

@@ -51,6 +51,13 @@ type Result struct {
 
 	Timings      []Timing      `json:"timings"`
 	Participants []Participant `json:"participants"`
+
+	// For a study with the basis design: the design's own coordinates
+	// (n × d̂, along the axes found so far until the basis is complete) and
+	// its dimension estimate d̂.
+	BasisCoords   [][]float64 `json:"basis_coords,omitempty"`
+	BasisDHat     *int        `json:"basis_d_hat,omitempty"`
+	BasisComplete bool        `json:"basis_complete,omitempty"`
 }
 
 // Merge is one dendrogram merge (see kernel.Merge).

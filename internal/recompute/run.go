@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/closer-lab/closer/internal/analysis"
+	"github.com/closer-lab/closer/internal/basis"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -111,6 +112,17 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 		out.Participants = append(out.Participants, Participant{PublicID: ids[q.Participant], Answers: q.Answers,
 			MedianResponseMS: num(q.MedianResponseMS), FastShare: num(q.FastShare), SelfContradiction: num(q.SelfContradiction),
 			MajorityDisagreement: num(q.MajorityDisagreement), EmbeddingAgreement: num(q.EmbeddingAgreement)})
+	}
+	// The basis design's own coordinates and d̂, when the study has one.
+	if d, err := store.DesignState(ctx, studyID); err == nil {
+		if b, ok := d.(*basis.Scheme); ok && b.N() == n {
+			dhat := b.DHat()
+			out.BasisDHat, out.BasisComplete = &dhat, b.BasisDone()
+			out.BasisCoords = rowsOf(b.Coordinates())
+		}
+	} else if collect.KindOf(err) != collect.KindNotFound {
+		_ = finish(collect.RunOutcome{Status: collect.RunFailed, Error: err.Error()})
+		return runID, err
 	}
 	blob, err := out.Encode()
 	if err != nil {
