@@ -33,64 +33,98 @@ type VoteCount struct {
 	JCloser, KCloser int
 }
 
-// Dashboard computes the dashboard's aggregates over all answers of the
-// study (excluded participants included: these figures describe the
-// collection), with buckets time intervals, bins response-time bins and the
-// top contradicted comparisons.
-func (s *Store) Dashboard(ctx context.Context, studyID int64, buckets, bins, top int) (DashboardFigures, error) {
+// Dashboard computes the dashboard's figures over all answers of the study
+// (excluded participants included: they describe the collection): the
+// counts of Stats and the aggregates of DashboardFigures, with buckets time
+// intervals, bins response-time bins and the top contradicted comparisons.
+// It reads the study's answers once (into a materialised CTE that the
+// histograms group in memory) and its votes once, so a large study costs
+// two scans instead of one per figure.
+func (s *Store) Dashboard(ctx context.Context, studyID int64, buckets, bins, top int) (Stats, DashboardFigures, error) {
+	st := Stats{RateWindow: 10 * time.Minute}
 	var f DashboardFigures
 	var med, p95 *float64
+	var timeB, timeC, rtB, rtC []int64
+	var recent int
+	// Response times go into fine 10 ms bins here and into round bins
+	// below, once the 95th percentile is known.
 	err := s.pool.QueryRow(ctx, `
-		SELECT (SELECT count(*) FROM participants WHERE study_id = $1 AND excluded_at IS NOT NULL),
-			min(answered_at), max(answered_at),
-			percentile_cont(0.5) WITHIN GROUP (ORDER BY response_ms),
-			percentile_cont(0.95) WITHIN GROUP (ORDER BY response_ms)
-		FROM answers WHERE study_id = $1`, studyID).Scan(&f.Excluded, &f.First, &f.Last, &med, &p95)
+		WITH a AS MATERIALIZED (
+			SELECT answered_at, response_ms FROM answers WHERE study_id = $1
+		), s AS (
+			SELECT count(*) AS n, min(answered_at) AS lo, max(answered_at) AS hi,
+				count(*) FILTER (WHERE answered_at > now() - interval '10 minutes') AS recent,
+				percentile_cont(0.5) WITHIN GROUP (ORDER BY response_ms) AS med,
+				percentile_cont(0.95) WITHIN GROUP (ORDER BY response_ms) AS p95
+			FROM a
+		), t AS (
+			SELECT least(width_bucket(date_part('epoch', a.answered_at), date_part('epoch', s.lo),
+				date_part('epoch', s.hi) + 1e-6, $2), $2) - 1 AS b, count(*) AS c
+			FROM a, s GROUP BY 1
+		), r AS (
+			SELECT least(response_ms / 10, 8640000) AS b, count(*) AS c FROM a WHERE response_ms IS NOT NULL GROUP BY 1
+		)
+		SELECT s.n, s.lo, s.hi, s.recent, s.med, s.p95,
+			(SELECT coalesce(array_agg(b), '{}') FROM t), (SELECT coalesce(array_agg(c), '{}') FROM t),
+			(SELECT coalesce(array_agg(b), '{}') FROM r), (SELECT coalesce(array_agg(c), '{}') FROM r),
+			(SELECT count(*) FROM participants WHERE study_id = $1),
+			(SELECT count(*) FROM participants WHERE study_id = $1 AND completed_at IS NOT NULL),
+			(SELECT count(*) FROM participants WHERE study_id = $1 AND excluded_at IS NOT NULL)
+		FROM s`, studyID, buckets).
+		Scan(&st.Answers, &f.First, &f.Last, &recent, &med, &p95, &timeB, &timeC, &rtB, &rtC,
+			&st.Participants, &st.Completed, &f.Excluded)
 	if err != nil {
-		return f, fmt.Errorf("dashboard: %w", err)
+		return st, f, fmt.Errorf("dashboard: %w", err)
 	}
+	st.LastAnswer = f.Last
+	st.AnswersPerMinute = float64(recent) / st.RateWindow.Minutes()
 	f.MedianResponseMS = math.NaN()
 	if med != nil {
 		f.MedianResponseMS = *med
 	}
 	if f.First != nil {
-		lo, hi := float64(f.First.UnixMicro()), float64(f.Last.UnixMicro())+1
 		f.AnswersOverTime = make([]int, buckets)
-		rows, err := s.pool.Query(ctx, `
-			SELECT least(width_bucket(date_part('epoch', answered_at) * 1e6, $2::float8, $3::float8, $4), $4) - 1, count(*)
-			FROM answers WHERE study_id = $1 GROUP BY 1`, studyID, lo, hi, buckets)
-		if err := fill(rows, err, f.AnswersOverTime); err != nil {
-			return f, fmt.Errorf("dashboard: answers over time: %w", err)
+		for i, b := range timeB {
+			if b >= 0 && int(b) < buckets {
+				f.AnswersOverTime[b] += int(timeC[i])
+			}
 		}
 	}
 	if p95 != nil {
-		// Bins of a round width covering 0..p95; slower answers land in the last bin.
-		f.ResponseBinMS = niceStep(math.Max(*p95, 1) / float64(bins-1))
+		// Bins of a round width (at least the 10 ms of the fine bins)
+		// covering 0..p95; slower answers land in the last bin.
+		f.ResponseBinMS = math.Max(10, niceStep(math.Max(*p95, 1)/float64(bins-1)))
 		f.ResponseHist = make([]int, bins)
-		rows, err := s.pool.Query(ctx, `
-			SELECT least(floor(response_ms / $2::float8)::int, $3 - 1), count(*)
-			FROM answers WHERE study_id = $1 AND response_ms IS NOT NULL GROUP BY 1`, studyID, f.ResponseBinMS, bins)
-		if err := fill(rows, err, f.ResponseHist); err != nil {
-			return f, fmt.Errorf("dashboard: response times: %w", err)
+		for i, b := range rtB {
+			f.ResponseHist[min(int(float64(b)*10/f.ResponseBinMS), bins-1)] += int(rtC[i])
 		}
 	}
+
+	// The votes once: their counts and the most contradicted comparisons.
 	rows, err := s.pool.Query(ctx, `
-		SELECT anchor, j, k, j_closer, k_closer FROM votes
-		WHERE study_id = $1 AND j_closer > 0 AND k_closer > 0
+		WITH v AS MATERIALIZED (SELECT anchor, j, k, j_closer, k_closer FROM votes WHERE study_id = $1)
+		SELECT -1, -1, -1, (SELECT count(*) FROM v)::int, (SELECT count(*) FROM v WHERE j_closer > 0 AND k_closer > 0)::int
+		UNION ALL
+		(SELECT anchor, j, k, j_closer, k_closer FROM v
+		WHERE j_closer > 0 AND k_closer > 0
 		ORDER BY least(j_closer, k_closer) DESC, j_closer + k_closer DESC, anchor, j, k
-		LIMIT $2`, studyID, top)
+		LIMIT $2)`, studyID, top)
 	if err != nil {
-		return f, fmt.Errorf("dashboard: contradictions: %w", err)
+		return st, f, fmt.Errorf("dashboard: votes: %w", err)
 	}
-	f.Contradicted, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (VoteCount, error) {
-		var v VoteCount
-		err := r.Scan(&v.Anchor, &v.J, &v.K, &v.JCloser, &v.KCloser)
-		return v, err
+	var v VoteCount
+	_, err = pgx.ForEachRow(rows, []any{&v.Anchor, &v.J, &v.K, &v.JCloser, &v.KCloser}, func() error {
+		if v.Anchor < 0 {
+			st.Comparisons, st.Contradictions = v.JCloser, v.KCloser
+		} else {
+			f.Contradicted = append(f.Contradicted, v)
+		}
+		return nil
 	})
 	if err != nil {
-		return f, fmt.Errorf("dashboard: contradictions: %w", err)
+		return st, f, fmt.Errorf("dashboard: votes: %w", err)
 	}
-	return f, nil
+	return st, f, nil
 }
 
 // fill adds (bucket, count) rows into dst.

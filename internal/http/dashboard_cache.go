@@ -108,11 +108,7 @@ func (c *dashCache) aggregates(ctx context.Context, store *collect.Store, studyI
 	if ok && e.key == key {
 		return e.stats, e.figs, nil
 	}
-	stats, err := store.StudyStats(ctx, studyID)
-	if err != nil {
-		return stats, collect.DashboardFigures{}, err
-	}
-	figs, err := store.Dashboard(ctx, studyID, dashboardTimeBuckets, dashboardRTBins, dashboardTopContra)
+	stats, figs, err := store.Dashboard(ctx, studyID, dashboardTimeBuckets, dashboardRTBins, dashboardTopContra)
 	if err != nil {
 		return stats, figs, err
 	}

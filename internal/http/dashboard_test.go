@@ -399,9 +399,20 @@ func TestImportStrangeFruit(t *testing.T) {
 	if stats.Answers != 20086 || stats.Contradictions == 0 {
 		t.Fatalf("stats %+v", stats)
 	}
-	f, err := a.store.Dashboard(context.Background(), st.ID, 10, 10, 5)
+	ds, f, err := a.store.Dashboard(context.Background(), st.ID, 10, 10, 5)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The dashboard's one-pass figures agree with the study page's StudyStats.
+	if ds.Answers != stats.Answers || ds.Participants != stats.Participants || ds.Comparisons != stats.Comparisons ||
+		ds.Contradictions != stats.Contradictions || ds.Completed != stats.Completed {
+		t.Fatalf("dashboard stats %+v, study stats %+v", ds, stats)
+	}
+	if n := sum(f.AnswersOverTime); n != 20086 {
+		t.Fatalf("answers over time add up to %d", n)
+	}
+	if n := sum(f.ResponseHist); n != 20085 { // one negative time is unknown
+		t.Fatalf("response-time histogram adds up to %d", n)
 	}
 	if math.IsNaN(f.MedianResponseMS) || f.MedianResponseMS < 500 || len(f.Contradicted) != 5 {
 		t.Fatalf("figures: median %v, %d contradicted", f.MedianResponseMS, len(f.Contradicted))
@@ -493,4 +504,12 @@ func deref(p *int) any {
 		return nil
 	}
 	return *p
+}
+
+func sum(v []int) int {
+	t := 0
+	for _, x := range v {
+		t += x
+	}
+	return t
 }
