@@ -12,17 +12,9 @@ import (
 // them to the next question (POST /s/{slug}/answer, then 303). A resubmitted
 // form (double click, back and submit) stores nothing new.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
-	st, err := s.studyFromURL(r)
-	if err != nil {
+	st, p, ok, err := s.annotatorParticipant(w, r)
+	if !ok || err != nil {
 		return err
-	}
-	p, ok, err := s.cookieParticipant(r, st)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		http.Redirect(w, r, "/s/"+st.Slug, http.StatusSeeOther)
-		return nil
 	}
 	if err := r.ParseForm(); err != nil {
 		return badRequest("unreadable form")

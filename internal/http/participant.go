@@ -41,6 +41,42 @@ func (s *Server) cookieParticipant(r *http.Request, st collect.Study) (collect.P
 	return p, true, nil
 }
 
+// annotatorParticipant returns the study of the URL and the browser's
+// participant of it. A browser without one is sent to the study's start page
+// and ok is false: the response is written.
+func (s *Server) annotatorParticipant(w http.ResponseWriter, r *http.Request) (st collect.Study, p collect.Participant, ok bool, err error) {
+	st, err = s.studyFromURL(r)
+	if err != nil {
+		return st, p, false, err
+	}
+	p, ok, err = s.cookieParticipant(r, st)
+	if err != nil {
+		return st, p, false, err
+	}
+	if !ok {
+		http.Redirect(w, r, "/s/"+st.Slug, http.StatusSeeOther)
+	}
+	return st, p, ok, nil
+}
+
+// annotatorProgress is annotatorParticipant followed by the participant's
+// progress, issuing their next question if they hold none. A study that
+// takes no answers now shows its notice, and ok is false.
+func (s *Server) annotatorProgress(w http.ResponseWriter, r *http.Request) (collect.Study, collect.Progress, bool, error) {
+	st, p, ok, err := s.annotatorParticipant(w, r)
+	if !ok || err != nil {
+		return st, collect.Progress{}, false, err
+	}
+	pr, err := s.store.Next(r.Context(), p.ID)
+	if collect.KindOf(err) == collect.KindNotOpen {
+		return st, pr, false, s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
+	}
+	if err != nil {
+		return st, pr, false, err
+	}
+	return st, pr, true, nil
+}
+
 // externalID returns the participant identity a recruiting platform put in
 // the URL (Prolific, MTurk, or a generic parameter).
 func externalID(r *http.Request) string {
