@@ -17,7 +17,7 @@ import (
 // cube"; for the mixtures we use triplet.GaussianMixture with 5 unit-variance
 // clusters whose centres lie at distance 2 from the origin (overlapping
 // clusters; the paper's d̂ = 3 on both mixtures rules out widely separated
-// ones, see TestReproduceMixtureVariants and docs/part-basis.md).
+// ones, see TestReproduceMixtureVariants and docs/basis.md).
 var table2Sets = []struct {
 	name           string
 	d              int

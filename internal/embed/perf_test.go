@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	perf     = flag.Bool("perf", false, "run the speed checks of docs/part-embed.md (timings are logged, never asserted)")
+	perf     = flag.Bool("perf", false, "run the speed checks of docs/embeddings.md (timings are logged, never asserted)")
 	perfData = flag.String("perfdata", "", "write the speed-check triplet files (CSV) into this directory")
 )
 

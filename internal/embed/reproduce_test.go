@@ -152,7 +152,7 @@ func median(sorted []float64) float64 {
 
 // TestTable1Smoke is a fast guard for the reproduction: one data set of the
 // Table 1 setting with 1,000 training triplets, each method's held-out error
-// at most the largest of the 10 seeds recorded in docs/part-embed.md + 0.01.
+// at most the largest of the 10 seeds recorded in docs/embeddings.md + 0.01.
 func TestTable1Smoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")

@@ -32,7 +32,7 @@ const (
 	//
 	// It matters only for fits that keep their start (no regulariser,
 	// λ = 0): with the default λ of STE and GNMDS the fit ends where it
-	// does from a random start (docs/part-embed.md, "Data-driven starts").
+	// does from a random start (docs/embeddings.md, "Data-driven starts").
 	StartMDS Start = "mds"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
-// The data-driven starts tried besides StartMDS (docs/part-embed.md,
+// The data-driven starts tried besides StartMDS (docs/embeddings.md,
 // "Data-driven starts"); none helped, so they live here, as diagnostics.
 
 // k2PCAStart is the kernel PCA of the triplets' own k2 kernel (Kleindessner

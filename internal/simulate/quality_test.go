@@ -66,7 +66,7 @@ func TestAssessCoordinator(t *testing.T) {
 }
 
 // TestAssessLandmarkVersusRandom is a small version of the reproduction in
-// docs/part-landmark.md: on 150 points in three Gaussian clusters (10-D,
+// docs/landmark-and-simulator.md: on 150 points in three Gaussian clusters (10-D,
 // centres 5 from the origin, unit variance), a fully covered k1 landmark
 // design with 8 landmarks (150·28 − 8·7 = 4,144 answers, no noise, 4,500
 // answers in all) gives kernel k-means on k1 a purity of at least 0.9 and a
