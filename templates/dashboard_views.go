@@ -20,6 +20,7 @@ type DashboardPage struct {
 	Latest      *collect.Run
 	Shown       *collect.Run
 	Pending     string // the queued or running job's state, or ""
+	PendingJob  int64  // and its id
 	JobsEnabled bool
 	HasImages   bool
 	// Live pages refresh themselves (the study is open or a run is pending).
@@ -115,6 +116,9 @@ func runNote(r *collect.Run) string {
 // latest run ended.
 func RunState(v DashboardPage) string {
 	l := v.Latest
+	// A job whose run row is already there (finished: River is marking the
+	// job done) is not pending any more.
+	pending := v.Pending != "" && (l == nil || l.JobID != v.PendingJob)
 	switch {
 	case l != nil && l.Status == collect.RunRunning:
 		stage := l.Stage
@@ -122,7 +126,9 @@ func RunState(v DashboardPage) string {
 			stage = "loading answers"
 		}
 		return "Recomputing on " + itoa(l.Answers) + " answers: " + stage + " (started " + when(&l.StartedAt) + ")."
-	case v.Pending != "":
+	case pending && v.Pending == "running":
+		return "A recompute is starting (loading the answers)."
+	case pending:
 		return "A recompute is queued."
 	case l == nil:
 		return "Not recomputed yet."

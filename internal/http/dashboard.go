@@ -23,7 +23,7 @@ import (
 type Jobs interface {
 	Enqueue(ctx context.Context, studyID int64) (jobID int64, duplicate bool, err error)
 	Cancel(ctx context.Context, studyID int64) error
-	Pending(ctx context.Context, studyID int64) (string, error)
+	Pending(ctx context.Context, studyID int64) (state string, jobID int64, err error)
 }
 
 const (
@@ -115,7 +115,7 @@ func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.Das
 	}
 	v.PeoplePages = (total + peoplePageSize - 1) / peoplePageSize
 	if s.cfg.Jobs != nil {
-		if v.Pending, err = s.cfg.Jobs.Pending(ctx, st.ID); err != nil {
+		if v.Pending, v.PendingJob, err = s.cfg.Jobs.Pending(ctx, st.ID); err != nil {
 			return v, err
 		}
 	}
@@ -389,13 +389,13 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pending := ""
+	pending, job := "", int64(0)
 	if s.cfg.Jobs != nil {
-		if pending, err = s.cfg.Jobs.Pending(ctx, st.ID); err != nil {
+		if pending, job, err = s.cfg.Jobs.Pending(ctx, st.ID); err != nil {
 			return err
 		}
 	}
-	v := templates.DashboardPage{Latest: latest, Pending: pending}
+	v := templates.DashboardPage{Latest: latest, Pending: pending, PendingJob: job}
 	out := map[string]any{"status": st.Status, "answers": stats.Answers, "participants": stats.Participants,
 		"pending": pending, "state": templates.RunState(v), "live": st.Status == collect.StatusOpen || pending != ""}
 	if latest != nil {

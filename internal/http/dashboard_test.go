@@ -86,7 +86,9 @@ func (a *app) upload(c *http.Client, path string, fields map[string]string, file
 	return a.send(c, req)
 }
 
-func waitDone(t *testing.T, store *collect.Store, studyID int64, runs int) {
+// waitDone waits for the study's run number runs to finish and for River to
+// mark its job completed (until then a new enqueue is a duplicate).
+func waitDone(t *testing.T, store *collect.Store, jobs *recompute.Jobs, studyID int64, runs int) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -94,7 +96,11 @@ func waitDone(t *testing.T, store *collect.Store, studyID int64, runs int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rs) >= runs && rs[runs-1].Status != collect.RunRunning {
+		state, _, err := jobs.Pending(context.Background(), studyID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) >= runs && rs[runs-1].Status != collect.RunRunning && state == "" {
 			if rs[runs-1].Status != collect.RunDone {
 				t.Fatalf("run %d: %s %s", runs, rs[runs-1].Status, rs[runs-1].Error)
 			}
@@ -120,7 +126,7 @@ func readCSV(t *testing.T, body string) [][]string {
 // through River, and checks the dashboard, the status JSON, the exports'
 // columns, the exclusion toggle and that a label-only study cannot open.
 func TestDashboardFlow(t *testing.T) {
-	a, _ := newJobsApp(t, true)
+	a, jobs := newJobsApp(t, true)
 	admin := a.admin()
 	const n, m, p = 18, 1500, 6
 	res := a.upload(admin, "/admin/import/triplets", map[string]string{"slug": "syn", "title": "Synthetic"}, synthTriplets(n, m, p, 7), "t.csv")
@@ -143,7 +149,7 @@ func TestDashboardFlow(t *testing.T) {
 	if r := a.do(admin, "POST", "/admin/studies/syn/dashboard/recompute", url.Values{}, nil); r.StatusCode != http.StatusSeeOther {
 		t.Fatalf("recompute: %d %s", r.StatusCode, r.body)
 	}
-	waitDone(t, a.store, st.ID, 1)
+	waitDone(t, a.store, jobs, st.ID, 1)
 
 	page = a.do(admin, "GET", "/admin/studies/syn/dashboard", nil, nil)
 	if page.StatusCode != 200 {
@@ -198,7 +204,7 @@ func TestDashboardFlow(t *testing.T) {
 	if r := a.do(admin, "POST", "/admin/studies/syn/dashboard/recompute", url.Values{}, nil); r.StatusCode != http.StatusSeeOther {
 		t.Fatalf("recompute: %d", r.StatusCode)
 	}
-	waitDone(t, a.store, st.ID, 2)
+	waitDone(t, a.store, jobs, st.ID, 2)
 	runs, _ := a.store.Runs(context.Background(), st.ID)
 	if runs[1].Answers != m-victim.Answers {
 		t.Fatalf("second run used %d answers, want %d", runs[1].Answers, m-victim.Answers)
@@ -249,7 +255,7 @@ func TestRecomputeCancelByHTTP(t *testing.T) {
 	if r := a.do(admin, "POST", "/admin/studies/syn/dashboard/cancel", url.Values{}, nil); !strings.Contains(r.Header.Get("Location"), "msg=cancelled") {
 		t.Fatalf("cancel: %d %s", r.StatusCode, r.Header.Get("Location"))
 	}
-	if state, err := jobs.Pending(context.Background(), st.ID); err != nil || state != "" {
+	if state, _, err := jobs.Pending(context.Background(), st.ID); err != nil || state != "" {
 		t.Fatalf("after cancel: %q %v", state, err)
 	}
 }
@@ -512,4 +518,40 @@ func sum(v []int) int {
 		t += x
 	}
 	return t
+}
+
+// TestDashboardEmptyStudy: a study without items or answers has a
+// dashboard, and its recompute fails with a reason shown there.
+func TestDashboardEmptyStudy(t *testing.T) {
+	a, _ := newJobsApp(t, true)
+	admin := a.admin()
+	st := a.study("empty", 0, 5, collect.StatusDraft)
+	page := a.do(admin, "GET", "/admin/studies/empty/dashboard", nil, nil)
+	if page.StatusCode != 200 || !strings.Contains(page.body, "no data yet") || !strings.Contains(page.body, "Not recomputed yet") {
+		t.Fatalf("empty dashboard: %d", page.StatusCode)
+	}
+	if r := a.do(admin, "POST", "/admin/studies/empty/dashboard/recompute", url.Values{}, nil); r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("recompute: %d", r.StatusCode)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r, err := a.store.LatestRun(context.Background(), st.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r != nil && r.Status == collect.RunFailed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no failed run: %+v", r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	page = a.do(admin, "GET", "/admin/studies/empty/dashboard", nil, nil)
+	if !strings.Contains(page.body, "The last recompute failed: recompute: 0 items, need at least 3") {
+		t.Fatalf("the failure is not shown: %s", page.body[strings.Index(page.body, `id="recompute"`):][:300])
+	}
+	if r := a.do(admin, "GET", "/admin/studies/empty/embedding.csv", nil, nil); r.StatusCode != http.StatusNotFound {
+		t.Fatalf("embedding.csv without results: %d", r.StatusCode)
+	}
 }

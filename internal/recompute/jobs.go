@@ -192,19 +192,20 @@ func (j *Jobs) Cancel(ctx context.Context, studyID int64) error {
 	return nil
 }
 
-// Pending reports whether the study has a queued or running recompute, and
-// the job's state.
-func (j *Jobs) Pending(ctx context.Context, studyID int64) (string, error) {
+// Pending returns the state and id of the study's queued or running
+// recompute job ("" and 0 when there is none).
+func (j *Jobs) Pending(ctx context.Context, studyID int64) (string, int64, error) {
 	var state string
+	var id int64
 	err := j.store.Pool().QueryRow(ctx, `
-		SELECT state::text FROM river_job WHERE kind = $1 AND (args->>'study_id')::bigint = $2
+		SELECT state::text, id FROM river_job WHERE kind = $1 AND (args->>'study_id')::bigint = $2
 			AND state IN ('available', 'pending', 'running', 'retryable', 'scheduled')
-		ORDER BY id DESC LIMIT 1`, Args{}.Kind(), studyID).Scan(&state)
+		ORDER BY id DESC LIMIT 1`, Args{}.Kind(), studyID).Scan(&state, &id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
+		return "", 0, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("pending recompute: %w", err)
+		return "", 0, fmt.Errorf("pending recompute: %w", err)
 	}
-	return state, nil
+	return state, id, nil
 }

@@ -88,7 +88,7 @@ func TestJobEnqueueRunStore(t *testing.T) {
 	if err != nil || !dup2 || id2 != id1 {
 		t.Fatalf("second enqueue while queued: id %d (first %d) dup %v err %v", id2, id1, dup2, err)
 	}
-	if state, err := web.Pending(ctx, st.ID); err != nil || state != "available" {
+	if state, job, err := web.Pending(ctx, st.ID); err != nil || state != "available" || job != id1 {
 		t.Fatalf("pending: %q %v", state, err)
 	}
 
@@ -135,7 +135,7 @@ func TestJobEnqueueRunStore(t *testing.T) {
 	// Once River marked the job completed, a new enqueue is a new job, and
 	// it warm-starts.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		state, err := web.Pending(ctx, st.ID)
+		state, _, err := web.Pending(ctx, st.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +189,7 @@ func TestCancelQueued(t *testing.T) {
 	if err := web.Cancel(ctx, st.ID); err != nil {
 		t.Fatal(err)
 	}
-	if state, err := web.Pending(ctx, st.ID); err != nil || state != "" {
+	if state, _, err := web.Pending(ctx, st.ID); err != nil || state != "" {
 		t.Fatalf("after cancel: %q %v", state, err)
 	}
 }
