@@ -120,6 +120,8 @@ func RunState(v DashboardPage) string {
 	// job done) is not pending any more.
 	pending := v.Pending != "" && (l == nil || l.JobID != v.PendingJob)
 	switch {
+	case l != nil && l.Status == collect.RunRunning && l.JobID != 0 && v.JobsEnabled && v.Pending == "":
+		return "The last recompute was interrupted (its worker stopped before it finished)."
 	case l != nil && l.Status == collect.RunRunning:
 		stage := l.Stage
 		if stage == "" {

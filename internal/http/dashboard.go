@@ -395,7 +395,7 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	v := templates.DashboardPage{Latest: latest, Pending: pending, PendingJob: job}
+	v := templates.DashboardPage{Latest: latest, Pending: pending, PendingJob: job, JobsEnabled: s.cfg.Jobs != nil}
 	out := map[string]any{"status": st.Status, "answers": stats.Answers, "participants": stats.Participants,
 		"pending": pending, "state": templates.RunState(v), "live": st.Status == collect.StatusOpen || pending != ""}
 	if latest != nil {
