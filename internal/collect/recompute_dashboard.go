@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,19 +44,17 @@ type VoteCount struct {
 func (s *Store) Dashboard(ctx context.Context, studyID int64, buckets, bins, top int) (Stats, DashboardFigures, error) {
 	st := Stats{RateWindow: 10 * time.Minute}
 	var f DashboardFigures
-	var med, p95 *float64
-	var timeB, timeC, rtB, rtC []int64
+	var p95 *float64
+	var timeB, timeC, rtBins, rtC []int64
 	var recent int
-	// Response times go into fine 10 ms bins here and into round bins
-	// below, once the 95th percentile is known.
+	// Response times go into fine 10 ms bins here; the median, the 95th
+	// percentile and the round bins of the histogram come from them below.
 	err := s.pool.QueryRow(ctx, `
 		WITH a AS MATERIALIZED (
 			SELECT answered_at, response_ms FROM answers WHERE study_id = $1
 		), s AS (
 			SELECT count(*) AS n, min(answered_at) AS lo, max(answered_at) AS hi,
-				count(*) FILTER (WHERE answered_at > now() - interval '10 minutes') AS recent,
-				percentile_cont(0.5) WITHIN GROUP (ORDER BY response_ms) AS med,
-				percentile_cont(0.95) WITHIN GROUP (ORDER BY response_ms) AS p95
+				count(*) FILTER (WHERE answered_at > now() - interval '10 minutes') AS recent
 			FROM a
 		), t AS (
 			SELECT least(width_bucket(date_part('epoch', a.answered_at), date_part('epoch', s.lo),
@@ -64,23 +63,45 @@ func (s *Store) Dashboard(ctx context.Context, studyID int64, buckets, bins, top
 		), r AS (
 			SELECT least(response_ms / 10, 8640000) AS b, count(*) AS c FROM a WHERE response_ms IS NOT NULL GROUP BY 1
 		)
-		SELECT s.n, s.lo, s.hi, s.recent, s.med, s.p95,
+		SELECT s.n, s.lo, s.hi, s.recent,
 			(SELECT coalesce(array_agg(b), '{}') FROM t), (SELECT coalesce(array_agg(c), '{}') FROM t),
 			(SELECT coalesce(array_agg(b), '{}') FROM r), (SELECT coalesce(array_agg(c), '{}') FROM r),
 			(SELECT count(*) FROM participants WHERE study_id = $1),
 			(SELECT count(*) FROM participants WHERE study_id = $1 AND completed_at IS NOT NULL),
 			(SELECT count(*) FROM participants WHERE study_id = $1 AND excluded_at IS NOT NULL)
 		FROM s`, studyID, buckets).
-		Scan(&st.Answers, &f.First, &f.Last, &recent, &med, &p95, &timeB, &timeC, &rtB, &rtC,
+		Scan(&st.Answers, &f.First, &f.Last, &recent, &timeB, &timeC, &rtBins, &rtC,
 			&st.Participants, &st.Completed, &f.Excluded)
 	if err != nil {
 		return st, f, fmt.Errorf("dashboard: %w", err)
 	}
 	st.LastAnswer = f.Last
+	rtB := make([][2]int64, len(rtBins)) // (10 ms bin, count)
+	for i := range rtBins {
+		rtB[i] = [2]int64{rtBins[i], rtC[i]}
+	}
 	st.AnswersPerMinute = float64(recent) / st.RateWindow.Minutes()
+	// The median and the 95th percentile from the 10 ms bins (to 10 ms).
 	f.MedianResponseMS = math.NaN()
-	if med != nil {
-		f.MedianResponseMS = *med
+	if len(rtB) > 0 {
+		slices.SortFunc(rtB, func(a, b [2]int64) int { return int(a[0] - b[0]) })
+		total := int64(0)
+		for _, bc := range rtB {
+			total += bc[1]
+		}
+		quantile := func(q float64) float64 {
+			seen := int64(0)
+			for _, bc := range rtB {
+				seen += bc[1]
+				if float64(seen) >= q*float64(total) {
+					return float64(bc[0])*10 + 5
+				}
+			}
+			return float64(rtB[len(rtB)-1][0])*10 + 5
+		}
+		f.MedianResponseMS = quantile(0.5)
+		p := quantile(0.95)
+		p95 = &p
 	}
 	if f.First != nil {
 		f.AnswersOverTime = make([]int, buckets)
@@ -95,8 +116,8 @@ func (s *Store) Dashboard(ctx context.Context, studyID int64, buckets, bins, top
 		// covering 0..p95; slower answers land in the last bin.
 		f.ResponseBinMS = math.Max(10, niceStep(math.Max(*p95, 1)/float64(bins-1)))
 		f.ResponseHist = make([]int, bins)
-		for i, b := range rtB {
-			f.ResponseHist[min(int(float64(b)*10/f.ResponseBinMS), bins-1)] += int(rtC[i])
+		for _, bc := range rtB {
+			f.ResponseHist[min(int(float64(bc[0])*10/f.ResponseBinMS), bins-1)] += int(bc[1])
 		}
 	}
 

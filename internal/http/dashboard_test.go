@@ -414,6 +414,15 @@ func TestImportStrangeFruit(t *testing.T) {
 		ds.Contradictions != stats.Contradictions || ds.Completed != stats.Completed {
 		t.Fatalf("dashboard stats %+v, study stats %+v", ds, stats)
 	}
+	// The median from the 10 ms bins is PostgreSQL's exact median to 10 ms.
+	var exact float64
+	if err := a.pool.QueryRow(context.Background(), `SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY response_ms)
+		FROM answers WHERE study_id = $1`, st.ID).Scan(&exact); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(f.MedianResponseMS-exact) > 10 {
+		t.Fatalf("median %v ms, exact %v ms", f.MedianResponseMS, exact)
+	}
 	if n := sum(f.AnswersOverTime); n != 20086 {
 		t.Fatalf("answers over time add up to %d", n)
 	}

@@ -41,5 +41,6 @@ func BenchmarkRunLarge(b *testing.B) {
 	for _, t := range res.Timings {
 		b.Logf("last run, %s: %.0f ms", t.Stage, t.MS)
 	}
-	b.Logf("stored result: %d KiB", len(blob)/1024)
+	b.Logf("stored result: %d KiB; last embedding: %d iterations, training error %.3f, held-out error %.3f on %d answers",
+		len(blob)/1024, res.Iterations, *res.TrainError, *res.HeldoutError, res.Heldout)
 }
