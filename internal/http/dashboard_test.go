@@ -129,6 +129,13 @@ func TestDashboardFlow(t *testing.T) {
 	a, jobs := newJobsApp(t, true)
 	admin := a.admin()
 	const n, m, p = 18, 1500, 6
+	if r := a.do(admin, "GET", "/admin/import", nil, nil); r.StatusCode != 200 || !strings.Contains(r.body, "From a triplet CSV") {
+		t.Fatalf("import page: %d", r.StatusCode)
+	}
+	bad := a.upload(admin, "/admin/import/triplets", map[string]string{"slug": "bad", "title": "Bad"}, []byte("anchor,closer,farther\n1,2,2\n"), "t.csv")
+	if bad.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(bad.body, "line 2: repeated item") {
+		t.Fatalf("bad triplet file: %d", bad.StatusCode)
+	}
 	res := a.upload(admin, "/admin/import/triplets", map[string]string{"slug": "syn", "title": "Synthetic"}, synthTriplets(n, m, p, 7), "t.csv")
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/admin/studies/syn/dashboard") {
 		t.Fatalf("import: %d %s %s", res.StatusCode, res.Header.Get("Location"), res.body)
