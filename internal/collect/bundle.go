@@ -22,7 +22,7 @@ import (
 )
 
 // A study bundle is a zip that backs up one study independently of the app
-// version it came from (documented in docs/part-dashboard.md):
+// version it came from (documented in docs/dashboard.md):
 //
 //	manifest.json      {"format": "closer-study-bundle", "version": 1, "exported_at", "counts"}
 //	study.json         the study's settings, its design's settings and its dashboard settings
