@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/closer-lab/closer/internal/kernel"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -18,10 +19,10 @@ func NeighboursByDistance(x *mat.Dense, k int) [][]int {
 
 // NeighboursBySimilarity returns, for every item of the kernel matrix K, the
 // indices of the k other items with the largest kernel-induced similarity,
-// that is the smallest distance K_ii + K_jj - 2 K_ij, nearest first.
+// that is the smallest kernel-induced distance, nearest first.
 func NeighboursBySimilarity(K mat.Symmetric, k int) [][]int {
 	n := K.SymmetricDim()
-	return nearest(n, k, func(i, j int) float64 { return K.At(i, i) + K.At(j, j) - 2*K.At(i, j) })
+	return nearest(n, k, func(i, j int) float64 { return kernel.Distance(K, i, j) })
 }
 
 func nearest(n, k int, dist func(i, j int) float64) [][]int {

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -118,23 +119,11 @@ func ParticipantQuality(answers []Answer, fastMS int, x *mat.Dense) []Quality {
 			for i, a := range as {
 				ts[i] = a.Triplet
 			}
-			q.EmbeddingAgreement = Satisfied(x, ts)
+			q.EmbeddingAgreement = 1 - embed.TripletError(x, ts)
 		}
 		out = append(out, q)
 	}
 	return out
-}
-
-// Satisfied returns the share of ts that the points x satisfy strictly,
-// d(anchor, closer) < d(anchor, farther) (NaN for no triplets).
-func Satisfied(x *mat.Dense, ts []triplet.Triplet) float64 {
-	ok := 0
-	for _, t := range ts {
-		if triplet.SqDist(x, t.Anchor, t.Closer) < triplet.SqDist(x, t.Anchor, t.Farther) {
-			ok++
-		}
-	}
-	return ratio(ok, len(ts))
 }
 
 func ratio(a, b int) float64 {
