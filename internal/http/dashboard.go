@@ -75,7 +75,9 @@ func msText(x float64) string {
 }
 
 // dashboardPage fills the dashboard's view. The aggregates over the answers
-// and the decoded results come from s.dash while they are current.
+// come from s.dash's tally of the study, advanced past the answers added
+// since the last load; the decoded results and their plots from s.dash
+// while the run is the same.
 func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.DashboardPage, error) {
 	ctx := r.Context()
 	v := templates.DashboardPage{Study: st, Methods: collect.EmbeddingMethods, JobsEnabled: s.cfg.Jobs != nil,
@@ -84,7 +86,16 @@ func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.Das
 	if err != nil {
 		return v, err
 	}
-	if v.Stats, v.Figures, err = s.dash.aggregates(ctx, s.store, st.ID, ver.Key); err != nil {
+	v.PeoplePage, _ = strconv.Atoi(r.URL.Query().Get("people"))
+	v.PeoplePage = max(1, v.PeoplePage)
+	var people []collect.DashboardParticipant
+	var total int
+	err = s.dash.withTally(ctx, s.store, st.ID, ver.Structure, func(t *collect.DashboardTally) error {
+		v.Stats, v.Figures = t.Figures(dashboardTimeBuckets, dashboardRTBins)
+		people, total, err = s.store.DashboardTallyParticipants(ctx, t, peoplePageSize, (v.PeoplePage-1)*peoplePageSize)
+		return err
+	})
+	if err != nil {
 		return v, err
 	}
 	// The clock moves the rate window without any new answer.
@@ -104,12 +115,6 @@ func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.Das
 		return v, err
 	}
 	items, err := s.store.ListItems(ctx, st.ID)
-	if err != nil {
-		return v, err
-	}
-	v.PeoplePage, _ = strconv.Atoi(r.URL.Query().Get("people"))
-	v.PeoplePage = max(1, v.PeoplePage)
-	people, total, err := s.dash.participants(ctx, s.store, st.ID, v.PeoplePage, ver.Key)
 	if err != nil {
 		return v, err
 	}
@@ -381,7 +386,7 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	stats, _, err := s.dash.aggregates(ctx, s.store, st.ID, ver.Key)
+	stats, _, err := s.dash.aggregates(ctx, s.store, st.ID, ver.Structure)
 	if err != nil {
 		return err
 	}

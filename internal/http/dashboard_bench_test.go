@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -19,6 +20,8 @@ import (
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/triplet"
+	"github.com/jackc/pgx/v5"
 )
 
 // largeApp is the router on a database holding a study "large" of 1,000
@@ -93,6 +96,9 @@ func quantiles(d []time.Duration) (p50, p95 float64) {
 // "cold" a fresh server each time (as after a new answer or a new run:
 // every aggregate query, decoding the stored result, drawing every plot).
 //
+// "new-answers" keeps one server and stores five new answers before each
+// load (a study collecting answers while its dashboard refreshes itself).
+//
 //	go test ./internal/http -run '^$' -bench DashboardLarge -benchtime 50x
 func BenchmarkDashboardLarge(b *testing.B) {
 	l := newLargeApp(b)
@@ -120,6 +126,71 @@ func BenchmarkDashboardLarge(b *testing.B) {
 	}
 	b.Run("warm", bench(false))
 	b.Run("cold", bench(true))
+	b.Run("new-answers", func(b *testing.B) {
+		// The server of the runs above (its tally and decoded run kept);
+		// five new answers from random participants before each load, so
+		// every load advances the tally past them.
+		ctx := context.Background()
+		l.handler = closerhttp.New(l.store, closerhttp.Config{BaseURL: "http://bench.example"}, log)
+		rng := triplet.NewRand(5)
+		var times []time.Duration
+		for b.Loop() {
+			if err := insertAnswers(ctx, l.store, l.large.ID, 1000, 5, rng); err != nil {
+				b.Fatal(err)
+			}
+			req := httptest.NewRequest("GET", "/admin/studies/large/dashboard", nil)
+			req.AddCookie(l.cookie)
+			t0 := time.Now()
+			l.serve(b, req)
+			times = append(times, time.Since(t0))
+		}
+		p50, p95 := quantiles(times)
+		b.ReportMetric(p50, "p50-ms")
+		b.ReportMetric(p95, "p95-ms")
+	})
+}
+
+// insertAnswers stores n answers to random questions of the study's first
+// items from its participants, each as collect.Store.Answer does (question,
+// answer and vote in one transaction); the large study is label-only, so it
+// cannot be opened to answer through the API.
+func insertAnswers(ctx context.Context, store *collect.Store, studyID int64, items, n int, rng *rand.Rand) error {
+	for range n {
+		a, j, k := triplet.RandomQuestion(rng, items)
+		closer, farther := j, k
+		if rng.IntN(2) == 0 {
+			closer, farther = k, j
+		}
+		jc, kc := 0, 1
+		if closer == min(j, k) {
+			jc, kc = 1, 0
+		}
+		qid := fmt.Sprintf("bench-%016x", rng.Uint64())
+		err := pgx.BeginFunc(ctx, store.Pool(), func(tx pgx.Tx) error {
+			var pid int64
+			if err := tx.QueryRow(ctx, `SELECT id FROM participants WHERE study_id = $1 ORDER BY id OFFSET $2 LIMIT 1`,
+				studyID, rng.IntN(100)).Scan(&pid); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, answered_at)
+				VALUES ($1, $2, $3, $4, $5, $6, 'random', now())`, qid, studyID, pid, a, j, k); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms)
+				VALUES ($1, $2, $3, $4, $5, $6, $7)`, qid, studyID, pid, a, closer, farther, 400+rng.IntN(4000)); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer) VALUES ($1, $2, $3, $4, $5, $6)
+				ON CONFLICT (study_id, anchor, j, k) DO UPDATE
+				SET j_closer = votes.j_closer + excluded.j_closer, k_closer = votes.k_closer + excluded.k_closer`,
+				studyID, a, min(j, k), max(j, k), jc, kc)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("insert answers: %w", err)
+		}
+	}
+	return nil
 }
 
 // BenchmarkQuestionLatency measures one question round trip through the

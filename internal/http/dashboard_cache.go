@@ -10,16 +10,26 @@ import (
 
 // dashCache keeps what the dashboard would otherwise recompute on every
 // load of a large study: the decoded results of a run and the plots drawn
-// from them (a finished run never changes), and the aggregates over the
-// answers, valid while the study's collect.DashboardVersion key is the same
-// (no new answer, participant or exclusion). Each replica has its own; the
-// keys come from PostgreSQL, so no replica serves stale figures.
+// from them (a finished run never changes), and per study the additive
+// tally of its answers (collect.DashboardTally) up to a watermark, brought
+// up to date on each load by reading only the answers after it. The tally is
+// counted again from scratch when the study's participants change (added,
+// excluded, included: collect.DashboardVersion's Structure) or when the
+// answers below the watermark are not the ones counted. Each replica has its
+// own; the watermark and the checks are read from PostgreSQL, so no replica
+// serves stale figures.
 type dashCache struct {
 	mu      sync.Mutex
 	results map[int64]*runEntry // by run id
 	order   []int64             // results, oldest first
-	figures map[int64]figuresEntry
-	people  map[peopleKey]peopleEntry
+	tallies map[int64]*tallyEntry
+}
+
+// tallyEntry is a study's tally; mu serialises its updates and readers.
+type tallyEntry struct {
+	mu        sync.Mutex
+	structure string
+	tally     *collect.DashboardTally
 }
 
 // runEntry is a decoded run result and its plots (SVG), by item count.
@@ -28,30 +38,13 @@ type runEntry struct {
 	plots map[string]string
 }
 
-type figuresEntry struct {
-	key   string
-	stats collect.Stats
-	figs  collect.DashboardFigures
-}
-
-type peopleKey struct {
-	study int64
-	page  int
-}
-
-type peopleEntry struct {
-	key   string
-	rows  []collect.DashboardParticipant
-	total int
-}
-
 const (
-	cachedRuns    = 8   // decoded results kept
-	cachedStudies = 256 // aggregate entries kept before the map is cleared
+	cachedRuns    = 8  // decoded results kept
+	cachedTallies = 64 // study tallies kept before the map is cleared (a 100,000-answer study's is a few MB)
 )
 
 func newDashCache() *dashCache {
-	return &dashCache{results: map[int64]*runEntry{}, figures: map[int64]figuresEntry{}, people: map[peopleKey]peopleEntry{}}
+	return &dashCache{results: map[int64]*runEntry{}, tallies: map[int64]*tallyEntry{}}
 }
 
 // run returns the decoded result of the run, decoding blob on a miss.
@@ -100,45 +93,50 @@ func (c *dashCache) plot(e *runEntry, name string, draw func() string) string {
 	return svg
 }
 
-// aggregates returns the study's stats and figures for version key.
-func (c *dashCache) aggregates(ctx context.Context, store *collect.Store, studyID int64, key string) (collect.Stats, collect.DashboardFigures, error) {
+// withTally calls fn with the study's tally, current as of this call:
+// advanced past the answers added since the last call, or counted from
+// scratch when there is none yet, when structure (the participants'
+// fingerprint) changed or when the advance finds the counted answers
+// changed. fn must not keep t.
+func (c *dashCache) withTally(ctx context.Context, store *collect.Store, studyID int64, structure string, fn func(t *collect.DashboardTally) error) error {
 	c.mu.Lock()
-	e, ok := c.figures[studyID]
+	e, ok := c.tallies[studyID]
+	if !ok {
+		if len(c.tallies) >= cachedTallies {
+			clear(c.tallies)
+		}
+		e = &tallyEntry{}
+		c.tallies[studyID] = e
+	}
 	c.mu.Unlock()
-	if ok && e.key == key {
-		return e.stats, e.figs, nil
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fresh := e.tally == nil || e.structure != structure
+	if !fresh {
+		ok, err := store.AdvanceDashboardTally(ctx, e.tally)
+		if err != nil {
+			return err
+		}
+		fresh = !ok
 	}
-	stats, figs, err := store.Dashboard(ctx, studyID, dashboardTimeBuckets, dashboardRTBins, dashboardTopContra)
-	if err != nil {
-		return stats, figs, err
+	if fresh {
+		e.tally = nil
+		t, err := store.NewDashboardTally(ctx, studyID, dashboardTopContra)
+		if err != nil {
+			return err
+		}
+		e.tally, e.structure = t, structure
 	}
-	c.mu.Lock()
-	if len(c.figures) >= cachedStudies {
-		clear(c.figures)
-	}
-	c.figures[studyID] = figuresEntry{key, stats, figs}
-	c.mu.Unlock()
-	return stats, figs, nil
+	return fn(e.tally)
 }
 
-// participants returns one page of the participants table for version key.
-func (c *dashCache) participants(ctx context.Context, store *collect.Store, studyID int64, page int, key string) ([]collect.DashboardParticipant, int, error) {
-	k := peopleKey{studyID, page}
-	c.mu.Lock()
-	e, ok := c.people[k]
-	c.mu.Unlock()
-	if ok && e.key == key {
-		return e.rows, e.total, nil
-	}
-	rows, total, err := store.DashboardParticipants(ctx, studyID, peoplePageSize, (page-1)*peoplePageSize)
-	if err != nil {
-		return nil, 0, err
-	}
-	c.mu.Lock()
-	if len(c.people) >= cachedStudies {
-		clear(c.people)
-	}
-	c.people[k] = peopleEntry{key, rows, total}
-	c.mu.Unlock()
-	return rows, total, nil
+// aggregates returns the study's stats and figures, current as of this call.
+func (c *dashCache) aggregates(ctx context.Context, store *collect.Store, studyID int64, structure string) (collect.Stats, collect.DashboardFigures, error) {
+	var st collect.Stats
+	var f collect.DashboardFigures
+	err := c.withTally(ctx, store, studyID, structure, func(t *collect.DashboardTally) error {
+		st, f = t.Figures(dashboardTimeBuckets, dashboardRTBins)
+		return nil
+	})
+	return st, f, err
 }

@@ -1,0 +1,2 @@
+DROP INDEX IF EXISTS answers_study_seq;
+ALTER TABLE answers DROP COLUMN IF EXISTS seq;
