@@ -15,8 +15,9 @@ import (
 type DashboardFigures struct {
 	Excluded         int     // excluded participants
 	MedianResponseMS float64 // NaN without any response time
-	// AnswersOverTime counts answers in Buckets equal intervals from First
-	// to Last (cumulative counts are the caller's business).
+	// AnswersOverTime counts answers in equal intervals from First's
+	// second over the span to Last, each answer in the interval of its
+	// answered_at second (cumulative counts are the caller's business).
 	First, Last     *time.Time
 	AnswersOverTime []int
 	// ResponseHist counts response times in equal bins of ResponseBinMS
