@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // DashboardFigures are the aggregates the dashboard shows besides the
-// recompute results, computed in PostgreSQL so the page does not load the
-// answers.
+// recompute results, drawn from a DashboardTally (grouped in PostgreSQL, so
+// the page does not load the answers one by one).
 type DashboardFigures struct {
 	Excluded         int     // excluded participants
 	MedianResponseMS float64 // NaN without any response time
@@ -57,21 +55,6 @@ func (s *Store) Dashboard(ctx context.Context, studyID int64, buckets, bins, top
 	}
 	st.AnswersPerMinute = float64(recent) / st.RateWindow.Minutes()
 	return st, f, nil
-}
-
-// fill adds (bucket, count) rows into dst.
-func fill(rows pgx.Rows, err error, dst []int) error {
-	if err != nil {
-		return err
-	}
-	var b, n int
-	_, err = pgx.ForEachRow(rows, []any{&b, &n}, func() error {
-		if b >= 0 && b < len(dst) {
-			dst[b] += n
-		}
-		return nil
-	})
-	return err
 }
 
 // niceStep rounds x up to 1, 2 or 5 times a power of ten.
