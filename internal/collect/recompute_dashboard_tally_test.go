@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -131,6 +133,57 @@ func TestDashboardTallyAdvanceEqualsScratch(t *testing.T) {
 				t.Fatalf("round %d: participants page %d: %+v (%d), want %+v (%d)", round, page, gotP, gotN, wantP, wantN)
 			}
 		}
+	}
+
+	// An answer that takes its sequence number first but commits after a
+	// later one (and after an advance that moved the watermark past it)
+	// is noticed: the advance refuses and a count from scratch has it.
+	// (Different comparisons, so the second does not wait on the first's vote.)
+	insert := func(tx pgx.Tx, qid string, pid int64, anchor int) {
+		t.Helper()
+		for _, q := range []string{
+			`INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, answered_at)
+				VALUES ($1, $2, $3, $4, 1, 2, 'import', now())`,
+			`INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms)
+				VALUES ($1, $2, $3, $4, 1, 2, 1234)`,
+		} {
+			if _, err := tx.Exec(ctx, q, qid, st.ID, pid, anchor); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO votes (study_id, anchor, j, k, j_closer) VALUES ($1, $2, 1, 2, 1)
+			ON CONFLICT (study_id, anchor, j, k) DO UPDATE SET j_closer = votes.j_closer + 1`, st.ID, anchor); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slow, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Rollback(ctx)
+	insert(slow, "late-1", people[0], 0)
+	fast, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert(fast, "late-2", people[1], 3)
+	if err := fast.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.AdvanceDashboardTally(ctx, tally); err != nil || !ok {
+		t.Fatalf("advance past the fast answer: %v %v", ok, err)
+	}
+	if err := slow.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.AdvanceDashboardTally(ctx, tally); err != nil || ok {
+		t.Fatalf("advance after a late commit below the watermark: %v %v; want false", ok, err)
+	}
+	if fresh, err := s.NewDashboardTally(ctx, st.ID, 4); err != nil || fresh.Answers != tally.Answers+1 {
+		t.Fatalf("from scratch: %v answers (%v), want %d", fresh.Answers, err, tally.Answers+1)
+	}
+	if tally, err = s.NewDashboardTally(ctx, st.ID, 4); err != nil {
+		t.Fatal(err)
 	}
 
 	// Removing an answer below the watermark (or one committed late below
