@@ -57,8 +57,9 @@ func (s *Store) Dashboard(ctx context.Context, studyID int64, buckets, bins, top
 	return st, f, nil
 }
 
-// niceStep rounds x up to 1, 2 or 5 times a power of ten.
-func niceStep(x float64) float64 {
+// NiceStep rounds x up to 1, 2 or 5 times a power of ten: bin widths and
+// axis ticks a reader takes in at a glance.
+func NiceStep(x float64) float64 {
 	p := math.Pow(10, math.Floor(math.Log10(x)))
 	for _, m := range []float64{1, 2, 5, 10} {
 		if m*p >= x {

@@ -306,7 +306,7 @@ func (t *DashboardTally) Figures(buckets, bins int) (Stats, DashboardFigures) {
 		p95 := quantile(0.95)
 		// Bins of a round width (at least the 10 ms of the fine bins)
 		// covering 0..p95; slower answers land in the last bin.
-		f.ResponseBinMS = math.Max(10, niceStep(math.Max(p95, 1)/float64(bins-1)))
+		f.ResponseBinMS = math.Max(10, NiceStep(math.Max(p95, 1)/float64(bins-1)))
 		f.ResponseHist = make([]int, bins)
 		for _, bc := range rtB {
 			f.ResponseHist[min(int(float64(bc[0])*10/f.ResponseBinMS), bins-1)] += int(bc[1])

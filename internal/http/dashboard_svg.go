@@ -1,6 +1,8 @@
 package http
 
 import (
+	"github.com/closer-lab/closer/internal/collect"
+
 	"bytes"
 	"encoding/base64"
 	"fmt"
@@ -58,22 +60,12 @@ func niceTicks(lo, hi float64, count int) []float64 {
 	if !(hi > lo) {
 		return []float64{lo}
 	}
-	step := niceNum((hi - lo) / float64(max(count, 1)))
+	step := collect.NiceStep((hi - lo) / float64(max(count, 1)))
 	var out []float64
 	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
 		out = append(out, math.Round(v/step)*step)
 	}
 	return out
-}
-
-func niceNum(x float64) float64 {
-	p := math.Pow(10, math.Floor(math.Log10(x)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*p >= x {
-			return m * p
-		}
-	}
-	return 10 * p
 }
 
 func fmtTick(v float64) string {
