@@ -1,8 +1,6 @@
 package http
 
 import (
-	"github.com/closer-lab/closer/internal/collect"
-
 	"bytes"
 	"encoding/base64"
 	"fmt"
@@ -14,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/closer-lab/closer/internal/collect"
 )
 
 // The dashboard's plots are SVG written here on the server, so the page is
