@@ -49,6 +49,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		margin  = fs.Float64("margin", 0, "hinge margin (0: GNMDS 1, SOE 0.1, DMOE gamma0 1)")
 		inits   = fs.Int("inits", 0, "SOE random initialisations (0: 4)")
 		nu      = fs.Float64("nu", 0, "DMOE nu (0: 1)")
+		pstop   = fs.Bool("paper-stop", false, "DMOE: stop by Ma et al.'s rule (objective change per triplet below 0.001) instead of at convergence; with --dim equal to the number of items this is the paper's Table 1 protocol")
 		quiet   = fs.Bool("quiet", false, "no progress line on stderr")
 	)
 	if err := parseFlags(fs, args); err != nil {
@@ -104,7 +105,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opt := embed.Options{
 		Method: m, Dim: *dim, Seed: *seed, MaxIter: *iters, Tol: *tol,
 		Alpha: *alpha, Lambda: *lambda, Mu: *mu, Margin: *margin, Inits: *inits, Nu: *nu,
-		Start: st,
+		Start: st, PaperStop: *pstop,
 	}
 	if *initF != "" {
 		x, err := readPointsFor(*initF, set.IDs)

@@ -332,3 +332,34 @@ func TestFitIndependentOfWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestDMOEPaperStop: with PaperStop the ADMM ends at the first iteration
+// whose objective (per triplet) differs from the previous one by less than
+// Ma et al.'s 0.001, and the default runs on past it towards convergence.
+func TestDMOEPaperStop(t *testing.T) {
+	_, ts := randomProblem(21, 40, 3, 800)
+	var objs []float64
+	res, err := Fit(context.Background(), 40, ts, Options{Method: DMOE, Dim: 40, Seed: 2, PaperStop: true,
+		Progress: func(_ int, loss float64) { objs = append(objs, loss) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for i := 1; i < len(objs); i++ {
+		if math.Abs(objs[i]-objs[i-1]) < 1e-3*float64(len(ts)) {
+			want = i + 1
+			break
+		}
+	}
+	if want == 0 || res.Iterations != want || len(objs) != want {
+		t.Fatalf("paper stop after %d iterations (%d progress calls), want the first small change at %d; objectives %v", res.Iterations, len(objs), want, objs)
+	}
+	conv, err := Fit(context.Background(), 40, ts, Options{Method: DMOE, Dim: 40, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conv.Iterations <= res.Iterations {
+		t.Errorf("converged run took %d iterations, the paper's rule %d; want more", conv.Iterations, res.Iterations)
+	}
+	t.Logf("paper stop %d iterations, convergence %d", res.Iterations, conv.Iterations)
+}

@@ -16,18 +16,19 @@ import (
 )
 
 var (
-	reproduce = flag.Bool("reproduce", false, "run the slow reproductions (DMOE Table 1)")
-	repSeeds  = flag.Int("seeds", 10, "seeds per cell of the Table 1 reproduction")
-	repMeth   = flag.String("methods", "gnmds,ste,tste,dmoe", "methods of the Table 1 reproduction")
-	repSizes  = flag.String("sizes", "200,1000,10000", "training-set sizes of the Table 1 reproduction")
-	repScale  = flag.Float64("initscale", 0, "initial scale (0: the default)")
-	repLambda = flag.Float64("lambda", 0, "lambda (0: the default)")
-	repIter   = flag.Int("maxiter", 0, "iteration cap (0: the default)")
-	repTol    = flag.Float64("tol", 0, "tolerance (0: the default)")
-	repNu     = flag.Float64("nu", 0, "DMOE nu (0: the default)")
-	repDim    = flag.Int("dim", 10, "embedding dimension of the Table 1 reproduction (diagnostic; 100 scores DMOE's whole Gram matrix)")
-	repStart  = flag.String("start", "", "start of the fits without a warm start (random or mds; empty: the default, random)")
-	repLeak   = flag.Bool("datastart", false, "diagnostic, leaks the truth: start the point methods at initscale × the standard normals the data were drawn from")
+	reproduce    = flag.Bool("reproduce", false, "run the slow reproductions (DMOE Table 1)")
+	repSeeds     = flag.Int("seeds", 10, "seeds per cell of the Table 1 reproduction")
+	repMeth      = flag.String("methods", "gnmds,ste,tste,dmoe", "methods of the Table 1 reproduction")
+	repSizes     = flag.String("sizes", "200,1000,10000", "training-set sizes of the Table 1 reproduction")
+	repScale     = flag.Float64("initscale", 0, "initial scale (0: the default)")
+	repLambda    = flag.Float64("lambda", 0, "lambda (0: the default)")
+	repIter      = flag.Int("maxiter", 0, "iteration cap (0: the default)")
+	repTol       = flag.Float64("tol", 0, "tolerance (0: the default)")
+	repNu        = flag.Float64("nu", 0, "DMOE nu (0: the default)")
+	repDim       = flag.Int("dim", 10, "embedding dimension of the Table 1 reproduction (diagnostic; 100 scores DMOE's whole Gram matrix)")
+	repStart     = flag.String("start", "", "start of the fits without a warm start (random or mds; empty: the default, random)")
+	repPaperStop = flag.Bool("paperstop", true, "run DMOE with Ma et al.'s stopping rule (Options.PaperStop), as the paper does")
+	repLeak      = flag.Bool("datastart", false, "diagnostic, leaks the truth: start the point methods at initscale × the standard normals the data were drawn from")
 )
 
 // table1Data is the synthetic setting of Ma et al. 2019, "Simulation": 100
@@ -110,33 +111,49 @@ func TestReproduceTable1(t *testing.T) {
 			data[s][0], data[s][1] = table1Data(uint64(s+1), m)
 		}
 		for _, meth := range methods {
-			errs := make([]float64, *repSeeds)
-			start := time.Now()
-			for s := range data {
-				opt := Options{Method: meth, Dim: *repDim, Seed: uint64(1000 + s), InitScale: *repScale, Lambda: *repLambda, MaxIter: *repIter, Tol: *repTol, Nu: *repNu, Start: Start(*repStart)}
-				if *repLeak && meth != DMOE && *repDim == 10 {
-					// The start a script gets when it seeds the generator of
-					// its start as it seeded the data's: the data's standard
-					// normals (√20 × the points) times the initial scale.
-					opt.Init = table1Points(uint64(s + 1))
-					opt.Init.Scale(math.Sqrt(20)*opt.withDefaults().InitScale, opt.Init)
-				}
-				res, err := Fit(context.Background(), 100, data[s][0], opt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				errs[s] = TripletError(res.X, data[s][1])
+			dims := []int{*repDim}
+			if meth == DMOE && *repDim == 10 {
+				// Ma et al. stop by their rule (-paperstop, the default
+				// here) and score "the learned Gram matrix G" (Evaluation
+				// Metrics); Fit returns Dim eigenpairs of G, all of them at
+				// Dim = n. The bar applies to that row; the 10 leading
+				// eigenpairs (a 10-dimensional embedding) are reported too.
+				dims = []int{100, 10}
 			}
-			slices.Sort(errs)
-			med := median(errs)
-			pm, bar := "-", "-"
-			if v, ok := paperMedians[meth]; ok && si < 3 {
-				pm = fmt.Sprintf("%.3f", v[si])
-				bar = fmt.Sprintf("%.3f", table1Bar[meth][si])
-			}
-			t.Logf("| %d | %s | %.3f | %.3f | %.3f | %s | %s | %.1f s/run |", m, meth, errs[0], med, errs[len(errs)-1], pm, bar, time.Since(start).Seconds()/float64(len(errs)))
-			if b, ok := table1Bar[meth]; ok && si < 3 && sizes[si] == []int{200, 1000, 10000}[si] && med > b[si] {
-				t.Errorf("%s with %d triplets: median held-out error %.3f above the bar %.3f", meth, m, med, b[si])
+			for _, dim := range dims {
+				errs := make([]float64, *repSeeds)
+				start := time.Now()
+				for s := range data {
+					opt := Options{Method: meth, Dim: dim, Seed: uint64(1000 + s), InitScale: *repScale, Lambda: *repLambda, MaxIter: *repIter, Tol: *repTol, Nu: *repNu, Start: Start(*repStart), PaperStop: *repPaperStop}
+					if *repLeak && meth != DMOE && dim == 10 {
+						// The start a script gets when it seeds the generator of
+						// its start as it seeded the data's: the data's standard
+						// normals (√20 × the points) times the initial scale.
+						opt.Init = table1Points(uint64(s + 1))
+						opt.Init.Scale(math.Sqrt(20)*opt.withDefaults().InitScale, opt.Init)
+					}
+					res, err := Fit(context.Background(), 100, data[s][0], opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					errs[s] = TripletError(res.X, data[s][1])
+				}
+				slices.Sort(errs)
+				med := median(errs)
+				name := string(meth)
+				barred := len(dims) == 1 && dim == 10 || len(dims) == 2 && dim == 100
+				if meth == DMOE && len(dims) == 2 {
+					name = map[int]string{100: "dmoe (G)", 10: "dmoe (top 10)"}[dim]
+				}
+				pm, bar := "-", "-"
+				if v, ok := paperMedians[meth]; ok && si < 3 && barred {
+					pm = fmt.Sprintf("%.3f", v[si])
+					bar = fmt.Sprintf("%.3f", table1Bar[meth][si])
+				}
+				t.Logf("| %d | %s | %.3f | %.3f | %.3f | %s | %s | %.1f s/run |", m, name, errs[0], med, errs[len(errs)-1], pm, bar, time.Since(start).Seconds()/float64(len(errs)))
+				if b, ok := table1Bar[meth]; ok && barred && bar != "-" && sizes[si] == []int{200, 1000, 10000}[si] && med > b[si] {
+					t.Errorf("%s with %d triplets: median held-out error %.3f above the bar %.3f", name, m, med, b[si])
+				}
 			}
 		}
 	}
