@@ -22,12 +22,13 @@ var table2Sets = []struct {
 	name           string
 	d              int
 	gen            func(seed uint64) *mat.Dense
-	cmps, tau, knn float64 // paper, Table 2, row "Basis"
-	extraTau       float64 // paper, row "Extra+SOE"
+	cmps, tau, knn float64    // paper, Table 2, row "Basis"
+	extraTau       float64    // paper, row "Extra+SOE"
+	rmse           [3]float64 // paper, rmse of Basis, Basis+SOE, Extra+SOE
 }{
-	{"3dgmm", 3, func(seed uint64) *mat.Dense { return gmm(seed, 3) }, 38000, 0.71, 0.64, 0.99},
-	{"5dgmm", 5, func(seed uint64) *mat.Dense { return gmm(seed, 5) }, 39000, 0.68, 0.60, 0.98},
-	{"5dcube", 5, func(seed uint64) *mat.Dense { return triplet.UniformCube(triplet.NewRand(seed), 500, 5) }, 39000, 0.49, 0.40, 0.94},
+	{"3dgmm", 3, func(seed uint64) *mat.Dense { return gmm(seed, 3) }, 38000, 0.71, 0.64, 0.99, [3]float64{0.77, 0.02, 0.01}},
+	{"5dgmm", 5, func(seed uint64) *mat.Dense { return gmm(seed, 5) }, 39000, 0.68, 0.60, 0.98, [3]float64{0.90, 0.14, 0.04}},
+	{"5dcube", 5, func(seed uint64) *mat.Dense { return triplet.UniformCube(triplet.NewRand(seed), 500, 5) }, 39000, 0.49, 0.40, 0.94, [3]float64{0.26, 0.05, 0.03}},
 }
 
 func gmm(seed uint64, d int) *mat.Dense {
@@ -41,6 +42,9 @@ type table2Row struct {
 	soeDTau, extraDTau                        float64 // tau of the SOE fit in d̂ dimensions alone
 	extraCmps, extraTau, extraKNN             float64 // Extra+SOE
 	fallback, maxPer, rejected, fallbackSteps float64
+	// distance RMSE of Basis, Basis+SOE, Extra+SOE, and of the true points
+	// in a random order (an embedding with no information, for scale)
+	rmse, soeRMSE, extraRMSE, permRMSE float64
 }
 
 // table2 runs the basis scheme (and, with fit, SOE on its triplets and on
@@ -66,6 +70,8 @@ func table2(t *testing.T, runs int, p float64, repeats, annotators int, fit bool
 		row.answers = float64(st.Answers)
 		row.tau = embed.MeanKendallTau(x, c)
 		row.knn = embed.KNNPrecision(x, c, k)
+		row.rmse = embed.DistanceRMSE(x, c)
+		row.permRMSE = embed.DistanceRMSE(x, permuted(x, seed))
 		row.fallback = st.FallbackShare()
 		row.fallbackSteps = float64(st.FallbackSteps) / float64(st.Steps)
 		row.maxPer = float64(st.MaxPerComparison)
@@ -75,6 +81,7 @@ func table2(t *testing.T, runs int, p float64, repeats, annotators int, fit bool
 			row.soeDTau = embed.MeanKendallTau(x, first.X)
 			row.soeTau = embed.MeanKendallTau(x, res.X)
 			row.soeKNN = embed.KNNPrecision(x, res.X, k)
+			row.soeRMSE = embed.DistanceRMSE(x, res.X)
 
 			e := New(500, Config{Seed: seed, Repeats: repeats, Extra: true})
 			Run(e, triplet.NewOracle(x, p, seed), annotators, 0)
@@ -83,6 +90,7 @@ func table2(t *testing.T, runs int, p float64, repeats, annotators int, fit bool
 			row.extraDTau = embed.MeanKendallTau(x, first.X)
 			row.extraTau = embed.MeanKendallTau(x, res.X)
 			row.extraKNN = embed.KNNPrecision(x, res.X, k)
+			row.extraRMSE = embed.DistanceRMSE(x, res.X)
 		}
 		mu.Lock()
 		rows[si].add(row, 1/float64(runs))
@@ -141,12 +149,31 @@ func (a *table2Row) add(b table2Row, w float64) {
 	a.fallback += w * b.fallback
 	a.fallbackSteps += w * b.fallbackSteps
 	a.rejected += w * b.rejected
+	a.rmse += w * b.rmse
+	a.soeRMSE += w * b.soeRMSE
+	a.extraRMSE += w * b.extraRMSE
+	a.permRMSE += w * b.permRMSE
+}
+
+// permuted returns the rows of x in a seeded random order.
+func permuted(x *mat.Dense, seed uint64) *mat.Dense {
+	n, d := x.Dims()
+	p := mat.NewDense(n, d, nil)
+	for i, j := range triplet.NewRand(seed + 99).Perm(n) {
+		p.SetRow(i, x.RawRowView(j))
+	}
+	return p
 }
 
 func logTable2(t *testing.T, rows []table2Row) {
 	t.Logf("%-7s %5s %8s %8s %6s %6s | %6s %6s %6s | %8s %6s %6s %6s", "set", "d̂", "cmps", "answers", "tau", "knn", "B+SOE", "knn", "(d̂)", "Extra", "E+SOE", "knn", "(d̂)")
 	for i, r := range rows {
 		logTable2Row(t, i, r)
+	}
+	t.Logf("distance RMSE (mean over pairs)  Basis  B+SOE  E+SOE | true points in a random order")
+	for i, r := range rows {
+		s := table2Sets[i]
+		t.Logf("%-7s                          %6.3f %6.3f %6.3f | %6.3f   (paper: %.2f %.2f %.2f)", s.name, r.rmse, r.soeRMSE, r.extraRMSE, r.permRMSE, s.rmse[0], s.rmse[1], s.rmse[2])
 	}
 }
 

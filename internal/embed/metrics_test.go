@@ -82,11 +82,12 @@ func TestKNNPrecision(t *testing.T) {
 }
 
 func TestDistanceRMSE(t *testing.T) {
-	// truth (0, 1, 2), est (0, 1, 3): pair distances (1, 2, 1) and (1, 3, 2);
-	// s = 9/14, residual sum 6 − 81/14 = 3/14, over n = 3: √(1/14).
-	a := mat.NewDense(3, 1, []float64{0, 1, 2})
-	b := mat.NewDense(3, 1, []float64{0, 1, 3})
-	if got, want := DistanceRMSE(a, b), math.Sqrt(1.0/14); !near(got, want) {
+	// truth (0, 1, 2, 3), est (0, 1, 3, 4): pair distances (1, 2, 3, 1, 2, 1)
+	// and (1, 3, 4, 2, 3, 1); Σd·d̂ = 28, Σd̂² = 40, s = 0.7, residual sum
+	// Σd² − 28²/40 = 20 − 19.6 = 0.4, over the 6 pairs: √(1/15).
+	a := mat.NewDense(4, 1, []float64{0, 1, 2, 3})
+	b := mat.NewDense(4, 1, []float64{0, 1, 3, 4})
+	if got, want := DistanceRMSE(a, b), math.Sqrt(1.0/15); !near(got, want) {
 		t.Errorf("DistanceRMSE = %g, want %g", got, want)
 	}
 }
