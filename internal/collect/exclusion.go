@@ -57,5 +57,12 @@ func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, limit,
 	if err != nil {
 		return nil, 0, fmt.Errorf("dashboard participants: %w", err)
 	}
+	if len(ps) == 0 && offset > 0 {
+		// Past the last page the window count has no row to ride on.
+		err = s.pool.QueryRow(ctx, `SELECT count(DISTINCT participant_id) FROM answers WHERE study_id = $1`, studyID).Scan(&total)
+		if err != nil {
+			return nil, 0, fmt.Errorf("dashboard participants: %w", err)
+		}
+	}
 	return ps, total, nil
 }
