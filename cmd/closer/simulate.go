@@ -84,6 +84,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	method := fs.String("method", "", "how to learn coordinates from the triplets: kpca or tste (default kpca; basis: its own coordinates)")
 	dim := fs.Int("dim", 0, "components or embedding dimension (default: the points' dimension)")
 	extra := fs.Bool("extra", false, "basis: run the Extra phase (sort the 2⌈log2 n⌉ nearest points of every point)")
+	coordRule := fs.String("coordinates", basis.CoordRankDifference, "basis: coordinate rule, rank-difference or median (the paper's median index in the lens)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -157,6 +158,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if set["extra"] && *designName != "basis" {
 		return errors.New("--extra applies to --design basis only")
 	}
+	if set["coordinates"] && *designName != "basis" {
+		return errors.New("--coordinates applies to --design basis only")
+	}
 
 	// The design.
 	var d design.Design
@@ -188,12 +192,12 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		about = fmt.Sprintf("landmark %v, %d landmarks, %d comparisons × %d repeats = %d answers to cover", v, len(ld.Landmarks()), ld.Comparisons(), ld.Repeats(), ld.Size())
 	case "basis":
-		cfg := basis.Config{Seed: mix(*seed, 2), Repeats: *repeats, Extra: *extra}
+		cfg := basis.Config{Seed: mix(*seed, 2), Repeats: *repeats, Extra: *extra, Coordinates: *coordRule}
 		if err := cfg.Validate(); err != nil {
 			return err
 		}
 		d = basis.New(n, cfg)
-		about = fmt.Sprintf("adaptive basis discovery, repeats %d, extra %v", *repeats, *extra)
+		about = fmt.Sprintf("adaptive basis discovery, repeats %d, extra %v, coordinates %s", *repeats, *extra, *coordRule)
 		if *method == "" {
 			est.Method = ""
 		}

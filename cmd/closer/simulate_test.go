@@ -75,6 +75,38 @@ func TestSimulateBasisReportsDHat(t *testing.T) {
 	}
 }
 
+// The basis coordinate rule changes the quality figures (the coordinates)
+// but not the answers spent, and the header names it.
+func TestSimulateBasisCoordinateRule(t *testing.T) {
+	rows := map[string][]string{}
+	for _, rule := range []string{"median", "rank-difference"} {
+		out, errs, code := simulateCLI(t, "--design", "basis", "--points", "gmm:150:3:3:2", "--budget", "20000",
+			"--checkpoints", "1", "--coordinates", rule)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", rule, code, errs)
+		}
+		if !strings.Contains(out, "coordinates "+rule) {
+			t.Errorf("%s: header does not name the rule:\n%s", rule, out)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == "20000" {
+				rows[rule] = f
+			}
+		}
+		if rows[rule] == nil {
+			t.Fatalf("%s: no row at 20000 answers:\n%s", rule, out)
+		}
+	}
+	m, r := rows["median"], rows["rank-difference"]
+	if m[len(m)-1] != r[len(r)-1] || m[2] != r[2] {
+		t.Errorf("the rule changed the answers used or d̂: %v vs %v", m, r)
+	}
+	if m[3] == r[3] {
+		t.Errorf("the rule did not change tau: %v vs %v", m, r)
+	}
+}
+
 func TestSimulateTable(t *testing.T) {
 	out, errs, code := simulateCLI(t, "--points", "gmm:60:4:3:6", "--budget", "600", "--landmarks", "5", "--checkpoints", "2")
 	if code != 0 {
@@ -126,6 +158,8 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"--budget", "0"}, "--budget 0"},
 		{[]string{"--landmarks", "1"}, `--landmarks "1"`},
 		{[]string{"--design", "basis", "--repeats", "2"}, "even"},
+		{[]string{"--design", "basis", "--coordinates", "diagonal"}, "unknown coordinate rule"},
+		{[]string{"--design", "random", "--coordinates", "median"}, "--coordinates applies to --design basis only"},
 		{[]string{"--checkpoints", "0"}, `--checkpoints "0"`},
 		{[]string{"--method", "pca"}, `--method "pca"`},
 	} {

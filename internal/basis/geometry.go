@@ -103,12 +103,21 @@ func (s *Scheme) affinelyDependent(P []int) bool {
 	return true
 }
 
-// embed returns the n × d̂ coordinates of section 2.3: along axis A_i with
-// endpoints u (first) and v (last), the coordinate of x is the median index
-// in A_i of the axis points inside the lens with x as its apex, the points
-// y with r_u[y] ≤ r_u[x] and r_v[y] ≤ r_v[x]. The lens always holds an axis
-// point (x itself when x ∈ A_i); should it not, the index of the axis point
-// with the smallest larger rank difference is used.
+// embed returns the n × d̂ coordinates along the axes A_i, each with
+// endpoints u (first) and v (last), by the rule of Config.Coordinates.
+//
+// CoordMedian (section 2.3): the coordinate of x is the median index in A_i
+// of the axis points inside the lens with x as its apex, the points y with
+// r_u[y] ≤ r_u[x] and r_v[y] ≤ r_v[x]. The lens always holds an axis point
+// (x itself when x ∈ A_i); should it not, the index of the axis point with
+// the smallest larger rank difference is used.
+//
+// CoordRankDifference: the coordinate of x is r_u[x] − r_v[x]. Since
+// d(x,u)² − d(x,v)² = 2⟨x, v − u⟩ + ‖u‖² − ‖v‖² is affine in the
+// projection of x onto the line uv, and each ranking is monotone in its
+// distances, the difference of the two ranks orders the items roughly by
+// their projections; it uses every item's two ranks instead of the few axis
+// points in its lens.
 func (s *Scheme) embed() *mat.Dense {
 	if len(s.axes) == 0 {
 		return nil
@@ -117,6 +126,12 @@ func (s *Scheme) embed() *mat.Dense {
 	idx := make([]int, 0, 16)
 	for a, axis := range s.axes {
 		ru, rv := s.ranks[axis[0]], s.ranks[axis[len(axis)-1]]
+		if s.cfg.Coordinates == CoordRankDifference {
+			for i := range s.n {
+				x.Set(i, a, float64(ru[i]-rv[i]))
+			}
+			continue
+		}
 		for i := range s.n {
 			idx = idx[:0]
 			for t, y := range axis {

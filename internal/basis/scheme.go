@@ -48,7 +48,24 @@ type Config struct {
 	Extra bool `json:"extra"`
 	// MaxAxes caps the dimension estimate d̂ (0: no cap beyond Algorithm 1).
 	MaxAxes int `json:"max_axes,omitempty"`
+	// Coordinates is the rule that places every item along each axis:
+	// CoordMedian (the zero value, the paper's section 2.3) or
+	// CoordRankDifference. It decides the basis embedding and so the
+	// neighbours the Extra phase sorts; it costs no comparisons either way.
+	Coordinates string `json:"coordinates,omitempty"`
 }
+
+// Coordinate rules (Config.Coordinates).
+const (
+	// CoordMedian is section 2.3 of the paper: the median index in A_i of
+	// the axis points inside the lens with the item as its apex.
+	CoordMedian = "median"
+	// CoordRankDifference is r_u[x] − r_v[x] for an axis with endpoints u
+	// and v: the ordinal counterpart of d(x,u)² − d(x,v)², which is affine
+	// in the projection of x onto the line uv. On the paper's data sets it
+	// gives a higher mean Kendall tau than the median rule (docs/basis.md).
+	CoordRankDifference = "rank-difference"
+)
 
 // Validate reports whether the settings can be used.
 func (c Config) Validate() error {
@@ -60,6 +77,11 @@ func (c Config) Validate() error {
 	}
 	if c.MaxAxes < 0 {
 		return fmt.Errorf("basis: max axes %d is negative", c.MaxAxes)
+	}
+	switch c.Coordinates {
+	case "", CoordMedian, CoordRankDifference:
+	default:
+		return fmt.Errorf("basis: unknown coordinate rule %q (want %q or %q)", c.Coordinates, CoordMedian, CoordRankDifference)
 	}
 	return nil
 }

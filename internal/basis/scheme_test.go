@@ -142,6 +142,73 @@ func TestLineGivesOneAxisWithExactRanks(t *testing.T) {
 	}
 }
 
+// The rank-difference rule places every item at r_u − r_v along each axis
+// with endpoints u and v; the same answers give the same basis under either
+// rule (the rule spends no comparisons), and on a line it orders the points
+// exactly.
+func TestRankDifferenceCoordinates(t *testing.T) {
+	x := triplet.Gaussian(triplet.NewRand(21), 200, 3, 1)
+	med := New(200, Config{Seed: 21})
+	Run(med, triplet.NewOracle(x, 0, 21), 0, 0)
+	rd := New(200, Config{Seed: 21, Coordinates: CoordRankDifference})
+	Run(rd, triplet.NewOracle(x, 0, 21), 0, 0)
+	if !slices.Equal(med.Triplets(), rd.Triplets()) || !slices.EqualFunc(med.Axes(), rd.Axes(), slices.Equal) {
+		t.Fatal("the coordinate rule changed the questions or the axes")
+	}
+	c := rd.Coordinates()
+	if _, d := c.Dims(); d != rd.DHat() || d == 0 {
+		t.Fatalf("%d coordinates for d̂ = %d", d, rd.DHat())
+	}
+	for a, axis := range rd.Axes() {
+		ru, rv := rd.Ranks(axis[0]), rd.Ranks(axis[len(axis)-1])
+		for i := range 200 {
+			if got, want := c.At(i, a), float64(ru[i]-rv[i]); got != want {
+				t.Fatalf("item %d axis %d: %v, want r_u − r_v = %v", i, a, got, want)
+			}
+		}
+	}
+	if mat.Equal(c, med.Coordinates()) {
+		t.Fatal("both rules gave the same coordinates")
+	}
+	data, err := rd.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Restore(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Config().Coordinates != CoordRankDifference || !mat.Equal(back.Coordinates(), c) {
+		t.Fatal("a restored scheme lost its coordinate rule")
+	}
+
+	// Points on a line: the rank difference is strictly monotone along it.
+	const n = 60
+	rng := triplet.NewRand(9)
+	line := mat.NewDense(n, 2, nil)
+	for i := range n {
+		u := rng.Float64()
+		line.Set(i, 0, 3*u)
+		line.Set(i, 1, -2*u)
+	}
+	s := New(n, Config{Seed: 9, Coordinates: CoordRankDifference})
+	Run(s, triplet.NewOracle(line, 0, 9), 0, 0)
+	lc := s.Coordinates()
+	sign := 0.0
+	for i := range n {
+		for j := range n {
+			if i == j {
+				continue
+			}
+			p := (line.At(i, 0) - line.At(j, 0)) * (lc.At(i, 0) - lc.At(j, 0))
+			if p == 0 || (sign != 0 && math.Signbit(p) != math.Signbit(sign)) {
+				t.Fatalf("points %d and %d out of order or tied", i, j)
+			}
+			sign = p
+		}
+	}
+}
+
 func TestGridFindsTwoAxes(t *testing.T) {
 	// A dense 20×20 grid (jittered to avoid ties) is two-dimensional.
 	rng := triplet.NewRand(11)
@@ -237,12 +304,12 @@ func TestOpenLimitAndOrder(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	for _, c := range []Config{{Repeats: 2}, {Repeats: -1}, {MaxAxes: -1}} {
+	for _, c := range []Config{{Repeats: 2}, {Repeats: -1}, {MaxAxes: -1}, {Coordinates: "projection"}} {
 		if c.Validate() == nil {
 			t.Errorf("%+v accepted", c)
 		}
 	}
-	for _, c := range []Config{{}, {Repeats: 1}, {Repeats: 5, Extra: true, MaxAxes: 3}} {
+	for _, c := range []Config{{}, {Repeats: 1}, {Repeats: 5, Extra: true, MaxAxes: 3}, {Coordinates: CoordMedian}, {Coordinates: CoordRankDifference}} {
 		if err := c.Validate(); err != nil {
 			t.Errorf("%+v: %v", c, err)
 		}

@@ -45,6 +45,12 @@ type DesignConfig struct {
 	LandmarkItems []int `json:"landmark_items,omitempty"`
 	// Extra runs the basis scheme's section 4 phase.
 	Extra bool `json:"extra,omitempty"`
+	// Coordinates is the basis scheme's coordinate rule
+	// (basis.CoordRankDifference or basis.CoordMedian). Studies saved before
+	// the setting existed have "" and keep the rule they ran with, the
+	// paper's median; a new basis study gets rank-difference unless the
+	// form says otherwise.
+	Coordinates string `json:"coordinates,omitempty"`
 	// LandmarkPicks is the form's text: item labels or indices separated by
 	// commas or spaces. When not empty the store resolves it into
 	// LandmarkItems on save (it needs the study's items). DesignConfigOf
@@ -86,7 +92,7 @@ func (c DesignConfig) landmarkConfig(design string) landmark.Config {
 
 // basisConfig is the basis package's configuration.
 func (c DesignConfig) basisConfig() basis.Config {
-	return basis.Config{Seed: c.Seed, Repeats: c.repeats(), Extra: c.Extra}
+	return basis.Config{Seed: c.Seed, Repeats: c.repeats(), Extra: c.Extra, Coordinates: c.Coordinates}
 }
 
 // randomSeed draws a seed for a new study (never 0, so a stored 0 means
@@ -137,12 +143,15 @@ func checkDesignConfig(in *StudyInput, labels []string) error {
 	}
 	if in.Design == DesignBasis {
 		c.Landmarks, c.LandmarkItems, c.LandmarkPicks = 0, nil, ""
+		if c.Coordinates == "" {
+			c.Coordinates = basis.CoordRankDifference
+		}
 		if err := c.basisConfig().Validate(); err != nil {
 			return userErr(KindInvalid, "basis design: %v", err)
 		}
 		return nil
 	}
-	c.Extra = false
+	c.Extra, c.Coordinates = false, ""
 	if strings.TrimSpace(c.LandmarkPicks) != "" {
 		if labels == nil {
 			return userErr(KindInvalid, "upload the items before picking landmarks by label or index (or give a number of landmarks to draw at random)")

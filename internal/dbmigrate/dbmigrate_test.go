@@ -104,3 +104,67 @@ func TestBadURL(t *testing.T) {
 		t.Fatal("accepted a mysql URL")
 	}
 }
+
+// Migration 5 writes down the coordinate rule that basis studies saved
+// before the setting existed ran with (the paper's median), and leaves
+// other designs and explicit settings alone; down removes only what it
+// could have written.
+func TestBasisCoordinatesMigration(t *testing.T) {
+	url := pgtest.EmptyDB(t)
+	ctx := context.Background()
+	if err := dbmigrate.MigrateTo(ctx, url, 4); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `INSERT INTO studies (slug, title, questions_per_participant, design, design_config) VALUES
+		('old-basis', 'Old', 10, 'basis', '{"seed": 5, "repeats": 1}'),
+		('new-basis', 'New', 10, 'basis', '{"seed": 6, "coordinates": "rank-difference"}'),
+		('landmarks', 'L', 10, 'landmark-k1', '{"seed": 7, "landmarks": 3}')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := func() map[string]*string {
+		out := map[string]*string{}
+		rows, err := conn.Query(ctx, `SELECT slug, design_config ->> 'coordinates' FROM studies`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var slug string
+			var rule *string
+			if err := rows.Scan(&slug, &rule); err != nil {
+				t.Fatal(err)
+			}
+			out[slug] = rule
+		}
+		return out
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return "<none>"
+		}
+		return *p
+	}
+	if err := dbmigrate.Up(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	got := rules()
+	if str(got["old-basis"]) != "median" || str(got["new-basis"]) != "rank-difference" || got["landmarks"] != nil {
+		t.Fatalf("after up: old %s, new %s, landmarks %s", str(got["old-basis"]), str(got["new-basis"]), str(got["landmarks"]))
+	}
+	var seed int
+	if err := conn.QueryRow(ctx, `SELECT (design_config ->> 'seed')::int FROM studies WHERE slug = 'old-basis'`).Scan(&seed); err != nil || seed != 5 {
+		t.Fatalf("the other settings changed: seed %d, %v", seed, err)
+	}
+	if err := dbmigrate.MigrateTo(ctx, url, 4); err != nil {
+		t.Fatal(err)
+	}
+	got = rules()
+	if got["old-basis"] != nil || str(got["new-basis"]) != "rank-difference" {
+		t.Fatalf("after down: old %s, new %s", str(got["old-basis"]), str(got["new-basis"]))
+	}
+}

@@ -9,10 +9,14 @@ import (
 )
 
 // designConfigInput reads the design settings of the study form (fields
-// seed, repeats, landmarks, landmark_picks, extra). A field that is not a
+// seed, repeats, landmarks, landmark_picks, extra, coordinates). A field that is not a
 // number is reported through FormError by the store's check.
 func designConfigInput(f url.Values) collect.DesignConfig {
-	c := collect.DesignConfig{LandmarkPicks: strings.TrimSpace(f.Get("landmark_picks")), Extra: f.Get("extra") != ""}
+	c := collect.DesignConfig{
+		LandmarkPicks: strings.TrimSpace(f.Get("landmark_picks")),
+		Extra:         f.Get("extra") != "",
+		Coordinates:   strings.TrimSpace(f.Get("coordinates")),
+	}
 	var bad []string
 	if v := strings.TrimSpace(f.Get("seed")); v != "" {
 		seed, err := strconv.ParseUint(v, 10, 64)

@@ -43,6 +43,7 @@ func TestDesignSettingsForm(t *testing.T) {
 		{"labels without items", form("landmark-k1", "landmark_picks", "cat, dog"), "upload the items before picking landmarks"},
 		{"even basis repeats", form("basis", "repeats", "2"), "basis design"},
 		{"bad seed", form("basis", "seed", "12x"), "the seed must be a whole number"},
+		{"unknown coordinate rule", form("basis", "coordinates", "diagonal"), "unknown coordinate rule"},
 		{"bad repeats", form("landmark-k1", "landmarks", "3", "repeats", "lots"), "repeats must be a whole number"},
 		{"repeats too large", form("landmark-k1", "landmarks", "3", "repeats", "300"), "repeats must be between 1 and 255"},
 	} {
@@ -127,6 +128,61 @@ func TestDesignSettingsForm(t *testing.T) {
 	for _, want := range []string{"Coverage", "1 of 90 answers", "Fallback share", "0 of 1 answers were random fallbacks"} {
 		if !strings.Contains(res.body, want) {
 			t.Errorf("study page lacks %q", want)
+		}
+	}
+}
+
+// A basis study takes the rank-difference coordinates unless the form asks
+// for the paper's median rule; the edit form and the study page say which,
+// and a landmark study keeps no coordinate rule.
+func TestBasisCoordinateRuleSetting(t *testing.T) {
+	ctx := context.Background()
+	a := newApp(t)
+	collect.RegisterDesigns(a.store)
+	c := a.admin()
+	form := func(slug, design string, kv ...string) url.Values {
+		f := url.Values{"title": {"Shapes"}, "slug": {slug}, "questions_per_participant": {"20"},
+			"status": {"draft"}, "design": {design}, "seed": {"4"}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			f.Set(kv[i], kv[i+1])
+		}
+		return f
+	}
+	rule := func(slug string) string {
+		st, err := a.store.StudyBySlug(ctx, slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dc, err := a.store.DesignConfigOf(ctx, st.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dc.Coordinates
+	}
+	for _, tc := range []struct{ slug, design, field, want, page string }{
+		{"plain", "basis", "", "rank-difference", "coordinates by rank difference"},
+		{"paper", "basis", "median", "median", "coordinates by median index in the lens"},
+		{"marks", "landmark-k1", "median", "", ""},
+	} {
+		f := form(tc.slug, tc.design, "landmarks", "3")
+		if tc.field != "" {
+			f.Set("coordinates", tc.field)
+		}
+		if res := a.do(c, "POST", "/admin/studies", f, nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: create: %d %s", tc.slug, res.StatusCode, res.body)
+		}
+		if got := rule(tc.slug); got != tc.want {
+			t.Errorf("%s: stored rule %q, want %q", tc.slug, got, tc.want)
+		}
+		if tc.page == "" {
+			continue
+		}
+		if res := a.do(c, "GET", "/admin/studies/"+tc.slug, nil, nil); !strings.Contains(res.body, tc.page) {
+			t.Errorf("%s: study page lacks %q", tc.slug, tc.page)
+		}
+		res := a.do(c, "GET", "/admin/studies/"+tc.slug+"/edit", nil, nil)
+		if !strings.Contains(res.body, `<option value="`+tc.want+`" selected`) {
+			t.Errorf("%s: edit form does not select %q", tc.slug, tc.want)
 		}
 	}
 }
