@@ -116,10 +116,9 @@ func TestManyComparisonsOpenAtOnce(t *testing.T) {
 	}
 }
 
-func TestLineGivesOneAxisWithExactRanks(t *testing.T) {
-	// Points on a line: one axis holding every point, d̂ = 1, and the
-	// coordinate of each point is its rank along the line (section 2.3).
-	const n = 60
+// linePoints returns n random points on a line through the origin in the
+// plane (seed 9).
+func linePoints(n int) *mat.Dense {
 	rng := triplet.NewRand(9)
 	x := mat.NewDense(n, 2, nil)
 	for i := range n {
@@ -127,6 +126,14 @@ func TestLineGivesOneAxisWithExactRanks(t *testing.T) {
 		x.Set(i, 0, 3*u)
 		x.Set(i, 1, -2*u)
 	}
+	return x
+}
+
+func TestLineGivesOneAxisWithExactRanks(t *testing.T) {
+	// Points on a line: one axis holding every point, d̂ = 1, and the
+	// coordinate of each point is its rank along the line (section 2.3).
+	const n = 60
+	x := linePoints(n)
 	s := New(n, Config{Seed: 9})
 	Run(s, triplet.NewOracle(x, 0, 9), 0, 0)
 	if s.DHat() != 1 || len(s.Axes()[0]) != n {
@@ -184,13 +191,7 @@ func TestRankDifferenceCoordinates(t *testing.T) {
 
 	// Points on a line: the rank difference is strictly monotone along it.
 	const n = 60
-	rng := triplet.NewRand(9)
-	line := mat.NewDense(n, 2, nil)
-	for i := range n {
-		u := rng.Float64()
-		line.Set(i, 0, 3*u)
-		line.Set(i, 1, -2*u)
-	}
+	line := linePoints(n)
 	s := New(n, Config{Seed: 9, Coordinates: CoordRankDifference})
 	Run(s, triplet.NewOracle(line, 0, 9), 0, 0)
 	lc := s.Coordinates()
