@@ -46,10 +46,9 @@ type DesignConfig struct {
 	// Extra runs the basis scheme's section 4 phase.
 	Extra bool `json:"extra,omitempty"`
 	// Coordinates is the basis scheme's coordinate rule
-	// (basis.CoordRankDifference or basis.CoordMedian). Studies saved before
-	// the setting existed have "" and keep the rule they ran with, the
-	// paper's median; a new basis study gets rank-difference unless the
-	// form says otherwise.
+	// (basis.CoordRankDifference or basis.CoordMedian). A basis study saved
+	// without one gets rank-difference; those saved before the setting
+	// existed were given the median rule they ran with by migration 000005.
 	Coordinates string `json:"coordinates,omitempty"`
 	// LandmarkPicks is the form's text: item labels or indices separated by
 	// commas or spaces. When not empty the store resolves it into

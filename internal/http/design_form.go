@@ -9,8 +9,8 @@ import (
 )
 
 // designConfigInput reads the design settings of the study form (fields
-// seed, repeats, landmarks, landmark_picks, extra, coordinates). A field that is not a
-// number is reported through FormError by the store's check.
+// seed, repeats, landmarks, landmark_picks, extra, coordinates). A field
+// that is not a number is reported through FormError by the store's check.
 func designConfigInput(f url.Values) collect.DesignConfig {
 	c := collect.DesignConfig{
 		LandmarkPicks: strings.TrimSpace(f.Get("landmark_picks")),
