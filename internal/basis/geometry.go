@@ -103,8 +103,11 @@ func (s *Scheme) affinelyDependent(P []int) bool {
 	return true
 }
 
-// embed returns the n × d̂ coordinates along the axes A_i, each with
-// endpoints u (first) and v (last), by the rule of Config.Coordinates.
+// embed returns the n × d̂ coordinates by the rule of Config.Coordinates.
+func (s *Scheme) embed() *mat.Dense { return s.coordinatesBy(s.cfg.Coordinates) }
+
+// coordinatesBy returns the n × d̂ coordinates along the axes A_i, each
+// with endpoints u (first) and v (last), by the given rule.
 //
 // CoordMedian (section 2.3): the coordinate of x is the median index in A_i
 // of the axis points inside the lens with x as its apex, the points y with
@@ -118,7 +121,7 @@ func (s *Scheme) affinelyDependent(P []int) bool {
 // distances, the difference of the two ranks orders the items roughly by
 // their projections; it uses every item's two ranks instead of the few axis
 // points in its lens.
-func (s *Scheme) embed() *mat.Dense {
+func (s *Scheme) coordinatesBy(rule string) *mat.Dense {
 	if len(s.axes) == 0 {
 		return nil
 	}
@@ -126,7 +129,7 @@ func (s *Scheme) embed() *mat.Dense {
 	idx := make([]int, 0, 16)
 	for a, axis := range s.axes {
 		ru, rv := s.ranks[axis[0]], s.ranks[axis[len(axis)-1]]
-		if s.cfg.Coordinates == CoordRankDifference {
+		if rule == CoordRankDifference {
 			for i := range s.n {
 				x.Set(i, a, float64(ru[i]-rv[i]))
 			}

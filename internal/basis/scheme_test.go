@@ -177,15 +177,7 @@ func TestRankDifferenceCoordinates(t *testing.T) {
 	if mat.Equal(c, med.Coordinates()) {
 		t.Fatal("both rules gave the same coordinates")
 	}
-	data, err := rd.MarshalState()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Restore(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if back.Config().Coordinates != CoordRankDifference || !mat.Equal(back.Coordinates(), c) {
+	if _, back := roundTrip(t, rd); back.Config().Coordinates != CoordRankDifference || !mat.Equal(back.Coordinates(), c) {
 		t.Fatal("a restored scheme lost its coordinate rule")
 	}
 

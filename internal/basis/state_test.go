@@ -37,6 +37,20 @@ func drive(s *Scheme, o *triplet.Oracle, m int, between func(s *Scheme) *Scheme)
 // points, drops it, restores it from its marshalled state and continues:
 // the run ends with exactly the result of an uninterrupted run with the
 // same seed and answers (noisy oracle, 3 repeats, Extra phase).
+// roundTrip marshals s and restores the result.
+func roundTrip(t *testing.T, s *Scheme) ([]byte, *Scheme) {
+	t.Helper()
+	data, err := s.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, r
+}
+
 func TestRestoreAtRandomPointsGivesSameResult(t *testing.T) {
 	const n = 120
 	x := triplet.Gaussian(triplet.NewRand(21), n, 3, 1)
@@ -50,14 +64,7 @@ func TestRestoreAtRandomPointsGivesSameResult(t *testing.T) {
 		if rng.IntN(150) != 0 {
 			return s
 		}
-		data, err := s.MarshalState()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Restore(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data, r := roundTrip(t, s)
 		again, err := r.MarshalState()
 		if err != nil {
 			t.Fatal(err)
@@ -118,23 +125,12 @@ func TestRestoreRejectsBadState(t *testing.T) {
 func TestRestoreFreshAndFinished(t *testing.T) {
 	x := triplet.UniformCube(triplet.NewRand(31), 80, 2)
 	s := New(80, Config{Seed: 31})
-	data, err := s.MarshalState()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Restore(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r := roundTrip(t, s)
 	if !slices.Equal(r.Open(nil, 0), s.Open(nil, 0)) || r.Progress() != s.Progress() {
 		t.Error("fresh scheme restores differently")
 	}
 	Run(s, triplet.NewOracle(x, 0, 31), 0, 0)
-	data, _ = s.MarshalState()
-	r, err = Restore(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r = roundTrip(t, s)
 	if !r.Done() || r.DHat() != s.DHat() || !mat.Equal(r.Coordinates(), s.Coordinates()) || !slices.Equal(r.Ranks(s.ends[0]), s.Ranks(s.ends[0])) {
 		t.Error("finished scheme restores differently")
 	}
