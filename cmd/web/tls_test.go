@@ -197,15 +197,15 @@ func TestServeHTTPSReloadsOnSIGHUP(t *testing.T) {
 	// A client that trusts only the first certificate.
 	roots := x509.NewCertPool()
 	roots.AddCert(x1)
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}, ForceAttemptHTTP2: true}}
 	for _, path := range []string{"/healthz", "/s/demo", "/no-such-page"} {
 		res, err := client.Get(base + path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		res.Body.Close()
-		if res.TLS == nil || res.TLS.Version < tls.VersionTLS12 {
-			t.Fatalf("%s: not over TLS 1.2+: %+v", path, res.TLS)
+		if res.TLS == nil || res.TLS.Version < tls.VersionTLS12 || res.ProtoMajor != 2 {
+			t.Fatalf("%s: %s, not HTTP/2 over TLS 1.2+: %+v", path, res.Proto, res.TLS)
 		}
 		if got := res.Header.Get("Strict-Transport-Security"); got != "max-age=63072000" {
 			t.Errorf("%s (%d): Strict-Transport-Security %q, want max-age=63072000", path, res.StatusCode, got)
