@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -112,7 +113,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // readLabels reads a CSV item,label (header first) and returns the labels
-// of ids as small integers.
+// of ids as small integers. The quote closer puts before a formula-like
+// cell (csvsafe.Cell) is removed, as ReadPoints does for the embedding's ids.
 func readLabels(path string, ids []string) ([]int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -133,7 +135,7 @@ func readLabels(path string, ids []string) ([]int, error) {
 		if len(r) < 2 {
 			return nil, fmt.Errorf("%s: line %d: expected item,label", path, i+2)
 		}
-		byID[strings.TrimSpace(r[0])] = strings.TrimSpace(r[1])
+		byID[csvsafe.Unescape(strings.TrimSpace(r[0]))] = csvsafe.Unescape(strings.TrimSpace(r[1]))
 	}
 	code := map[string]int{}
 	out := make([]int, len(ids))

@@ -14,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/kernel"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -246,8 +247,11 @@ func kernelWriteMatrix(w *bufio.Writer, ids []string, k *mat.SymDense) error {
 	return nil
 }
 
-// csvField quotes an id if CSV needs it.
+// csvField is an id as a CSV cell: a leading single quote if a spreadsheet
+// would run it as a formula (csvsafe.Cell), quoted if CSV needs it. The
+// matrix is written by hand rather than by csv.Writer for speed.
 func csvField(s string) string {
+	s = csvsafe.Cell(s)
 	if strings.ContainsAny(s, ",\"\r\n") || strings.TrimSpace(s) != s {
 		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 	}

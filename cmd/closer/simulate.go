@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/basis"
+	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/kernel"
 	"github.com/closer-lab/closer/internal/landmark"
@@ -216,9 +217,13 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	truth := simulate.Truth{X: x, Labels: labels, Heldout: simulate.Heldout(x, heldoutSize, mix(*seed, 4))}
 	crowd := simulate.Crowd{Oracle: triplet.NewOracle(x, *errP, mix(*seed, 1)), Annotators: *annotators, Seed: mix(*seed, 3)}
 
-	var tw *tabwriter.Writer
+	var (
+		tw *tabwriter.Writer
+		cw *csvsafe.Writer // its cells are all numbers; every CSV closer writes goes through csvsafe
+	)
 	if *csvOut {
-		fmt.Fprintln(stdout, "answers,fallback_share,d_hat,kendall_tau,knn_precision,heldout_error")
+		cw = csvsafe.NewWriter(stdout)
+		cw.Write([]string{"answers", "fallback_share", "d_hat", "kendall_tau", "knn_precision", "heldout_error"})
 	} else {
 		fmt.Fprintf(stdout, "# %d points in %d dimensions; %s; error %g; %d annotators; seed %d\n", n, D, about, *errP, *annotators, *seed)
 		if labels != nil && n <= simulate.MaxPurityItems {
@@ -237,10 +242,11 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return err
 		}
-		if *csvOut {
-			fmt.Fprintf(stdout, "%d,%s,%s,%s,%s,%s\n", cp.Answers, num(cp.FallbackShare()), dhat(q.DHat),
-				num(q.Tau), num(q.KNN), num(q.Heldout))
-			return nil
+		if cw != nil {
+			cw.Write([]string{strconv.Itoa(cp.Answers), num(cp.FallbackShare()), dhat(q.DHat),
+				num(q.Tau), num(q.KNN), num(q.Heldout)})
+			cw.Flush() // a row per checkpoint as it comes
+			return cw.Error()
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", cp.Answers, num(cp.FallbackShare()), or(dhat(q.DHat)),
 			or(num(q.Tau)), or(num(q.KNN)), or(num(q.Heldout)), or(num(q.Purity)), q.Used)
@@ -248,6 +254,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	})
 	if tw != nil {
 		tw.Flush()
+	}
+	if cw != nil {
+		cw.Flush()
 	}
 	if err != nil {
 		return err

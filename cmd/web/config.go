@@ -28,7 +28,14 @@ type config struct {
 	Role string
 	// RecomputeWorkers is how many recomputes a worker runs at once.
 	RecomputeWorkers int
+	// TLSCertFile and TLSKeyFile, when set, make the server speak HTTPS
+	// itself (PEM files; reloaded on SIGHUP).
+	TLSCertFile string
+	TLSKeyFile  string
 }
+
+// servesTLS reports whether the server terminates TLS itself.
+func (c config) servesTLS() bool { return c.TLSCertFile != "" && c.TLSKeyFile != "" }
 
 // Roles a replica can take.
 const (
@@ -51,6 +58,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		AdminPassword: getenv("ADMIN_PASSWORD"),
 		AdminAPIToken: strings.TrimSpace(getenv("ADMIN_API_TOKEN")),
 		LogFormat:     strings.ToLower(strings.TrimSpace(getenv("LOG_FORMAT"))),
+		TLSCertFile:   strings.TrimSpace(getenv("TLS_CERT_FILE")),
+		TLSKeyFile:    strings.TrimSpace(getenv("TLS_KEY_FILE")),
 	}
 	var errs []error
 	if c.DatabaseURL == "" {
@@ -61,6 +70,18 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if c.Addr == "" {
 		c.Addr = ":8080"
 	}
+	switch {
+	case (c.TLSCertFile == "") != (c.TLSKeyFile == ""):
+		errs = append(errs, errors.New("set both TLS_CERT_FILE and TLS_KEY_FILE, or neither"))
+	case c.servesTLS():
+		if _, err := loadKeyPair(c.TLSCertFile, c.TLSKeyFile); err != nil {
+			errs = append(errs, fmt.Errorf("TLS_CERT_FILE %s and TLS_KEY_FILE %s are not a readable PEM certificate and its key: %v", c.TLSCertFile, c.TLSKeyFile, err))
+		}
+	}
+	scheme := "http"
+	if c.servesTLS() {
+		scheme = "https"
+	}
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("ADDR %q is not host:port (e.g. :8080): %v", c.Addr, err))
@@ -69,13 +90,15 @@ func loadConfig(getenv func(string) string) (config, error) {
 		if host == "" || host == "0.0.0.0" || host == "::" {
 			host = "localhost"
 		}
-		c.BaseURL = "http://" + net.JoinHostPort(host, port)
+		c.BaseURL = scheme + "://" + net.JoinHostPort(host, port)
 	} else if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 			errs = append(errs, fmt.Errorf("BASE_URL %q must be an http or https URL such as https://closer.example.org", c.BaseURL))
 		} else if u.Path != "" {
 			errs = append(errs, fmt.Errorf("BASE_URL %q must not have a path: closer serves at the root", c.BaseURL))
+		} else if c.servesTLS() && u.Scheme != "https" {
+			errs = append(errs, fmt.Errorf("BASE_URL %q must be https:// when TLS_CERT_FILE is set (the server speaks only HTTPS)", c.BaseURL))
 		}
 	}
 	if (c.AdminEmail == "") != (c.AdminPassword == "") {

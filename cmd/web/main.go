@@ -11,8 +11,9 @@
 // first admin if none exists), ADMIN_API_TOKEN (an API token for scripts),
 // LOG_FORMAT (text or json), LOG_LEVEL (debug, info, warn, error), ROLE
 // (web, worker or all: whether this replica serves HTTP, runs the recompute
-// jobs, or both; default all) and RECOMPUTE_WORKERS (recomputes run at once
-// by a worker replica, default 1).
+// jobs, or both; default all), RECOMPUTE_WORKERS (recomputes run at once
+// by a worker replica, default 1), and TLS_CERT_FILE and TLS_KEY_FILE (serve
+// HTTPS with this PEM pair, with HSTS; SIGHUP reloads the pair).
 package main
 
 import (
@@ -131,16 +132,36 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		return nil
 	}
 
+	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs}
+	var certs *certReloader
+	if cfg.servesTLS() {
+		certs, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile, log)
+		if err != nil {
+			return err
+		}
+		// SIGHUP reloads the pair (after a renewal); without TLS it keeps
+		// its default meaning.
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go certs.reloadOn(ctx, hup)
+		hcfg.HSTSMaxAge = hstsMaxAge
+	}
 	srv := &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           closerhttp.New(store, closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs}, log),
+		Handler:           closerhttp.New(store, hcfg, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: CSV exports stream for as long as they need; the
 		// other routes carry their own timeouts.
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
+	if certs != nil {
+		srv.TLSConfig = certs.tlsConfig()
+		go func() { errc <- srv.ListenAndServeTLS("", "") }()
+	} else {
+		go func() { errc <- srv.ListenAndServe() }()
+	}
 	fmt.Fprintf(stdout, "closer is serving on %s\n", cfg.BaseURL)
 	if _, err := store.StudyBySlug(ctx, demoSlug); err == nil {
 		fmt.Fprintf(stdout, "  demo study:  %s/s/%s\n", cfg.BaseURL, demoSlug)

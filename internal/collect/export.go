@@ -2,7 +2,6 @@ package collect
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/closer-lab/closer/internal/csvsafe"
 )
 
 // ExportColumns are the columns of triplets.csv, in order.
@@ -27,7 +28,9 @@ const exportBatch = 5000
 // in batches and written as they arrive, so the export starts at once and
 // its size does not bound memory; the cursor reads one snapshot, so the file
 // is consistent even while answers keep arriving. Times are RFC 3339 in
-// UTC; response_ms and external_id are empty when unknown.
+// UTC; response_ms and external_id are empty when unknown. Cells a
+// spreadsheet would run as formulas (labels and external ids are anyone's
+// text) get a leading single quote (package csvsafe).
 // Answers of excluded participants are left out (see ExportCSVWith).
 func (s *Store) ExportCSV(ctx context.Context, studyID int64, w io.Writer) error {
 	return s.ExportCSVWith(ctx, studyID, w, false)
@@ -72,7 +75,7 @@ func (s *Store) ExportCSVWith(ctx context.Context, studyID int64, w io.Writer, i
 			ORDER BY a.answered_at, a.question_id`, studyID, includeExcluded); err != nil {
 			return err
 		}
-		cw := csv.NewWriter(w)
+		cw := csvsafe.NewWriter(w)
 		if err := cw.Write(ExportColumns); err != nil {
 			return err
 		}

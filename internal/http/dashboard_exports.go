@@ -1,12 +1,12 @@
 package http
 
 import (
-	"encoding/csv"
 	"fmt"
 	"net/http"
 	"strconv"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/kernel"
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -47,11 +47,13 @@ func (s *Server) lastResult(r *http.Request) (collect.Study, []collect.Item, *re
 	return st, items, res, nil
 }
 
-func csvResponse(w http.ResponseWriter, name string) *csv.Writer {
+// csvResponse starts a CSV download; its writer neutralises cells a
+// spreadsheet would run (labels are file names).
+func csvResponse(w http.ResponseWriter, name string) *csvsafe.Writer {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	w.Header().Set("Cache-Control", "no-store")
-	return csv.NewWriter(w)
+	return csvsafe.NewWriter(w)
 }
 
 func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

@@ -47,7 +47,7 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 }
 
 // securityHeaders sets headers every response carries.
-func securityHeaders(next http.Handler) http.Handler {
+func (s *Server) securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -55,6 +55,9 @@ func securityHeaders(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Content-Security-Policy",
 			"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+		if s.cfg.HSTSMaxAge > 0 {
+			h.Set("Strict-Transport-Security", fmt.Sprintf("max-age=%d", int64(s.cfg.HSTSMaxAge/time.Second)))
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -32,6 +32,10 @@ type Config struct {
 	SessionTTL time.Duration
 	// Timeout bounds ordinary requests (not exports, not uploads).
 	Timeout time.Duration
+	// HSTSMaxAge, when positive, sends Strict-Transport-Security with this
+	// max-age on every response. Set it when the app serves HTTPS itself;
+	// behind a TLS proxy the proxy sends it.
+	HSTSMaxAge time.Duration
 	// Jobs enqueues and cancels recompute jobs (nil: the dashboard shows
 	// results but cannot start or cancel a recompute).
 	Jobs Jobs
@@ -72,7 +76,7 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 	uploadTimeout := middleware.Timeout(10 * time.Minute)
 
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, s.accessLog, s.recoverer, securityHeaders)
+	r.Use(middleware.RequestID, s.accessLog, s.recoverer, s.securityHeaders)
 	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error { return errNotFound }))
 	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return &httpError{status: http.StatusMethodNotAllowed, msg: "method not allowed"}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/closer-lab/closer/internal/csvsafe"
 )
 
 // Set is a triplet file read into memory: item ids as written in the file,
@@ -78,7 +80,8 @@ func (e *CSVError) Error() string {
 // every id is an integer the items are indexed in numeric order, otherwise
 // in string order, so the same file always gives the same indices.
 // Bad rows (missing fields, empty ids, a repeated item) are all reported in
-// a *CSVError with their line numbers.
+// a *CSVError with their line numbers. A single quote that closer put
+// before a formula-like id (csvsafe.Cell) is removed.
 func ReadCSV(r io.Reader) (*Set, error) { return ReadCSVWith(r, ReadOptions{}) }
 
 // ReadCSVWith is ReadCSV with options.
@@ -170,7 +173,7 @@ func ReadCSVWith(r io.Reader, opt ReadOptions) (*Set, error) {
 			report(line, fmt.Sprintf("%d field(s), expected at least %d", len(rec), need))
 			continue
 		}
-		a, b, c := strings.TrimSpace(rec[idx[0]]), strings.TrimSpace(rec[idx[1]]), strings.TrimSpace(rec[idx[2]])
+		a, b, c := readID(rec[idx[0]]), readID(rec[idx[1]]), readID(rec[idx[2]])
 		if a == "" || b == "" || c == "" {
 			report(line, "empty item id")
 			continue
@@ -181,7 +184,7 @@ func ReadCSVWith(r io.Reader, opt ReadOptions) (*Set, error) {
 		}
 		rows = append(rows, rawRow{intern(a), intern(b), intern(c)})
 		if group >= 0 {
-			groups = append(groups, rec[group])
+			groups = append(groups, csvsafe.Unescape(rec[group]))
 		}
 	}
 	if bad.Total > 0 {
@@ -221,8 +224,12 @@ func ReadCSVWith(r io.Reader, opt ReadOptions) (*Set, error) {
 	return s, nil
 }
 
+// readID is an item id as written in a triplet file.
+func readID(s string) string { return csvsafe.Unescape(strings.TrimSpace(s)) }
+
 // WriteCSV writes triplets with the header anchor,closer,farther, naming
-// items by ids[i] (or by their index when ids is nil).
+// items by ids[i] (or by their index when ids is nil); formula-like ids get
+// a leading single quote (csvsafe.Cell).
 func WriteCSV(w io.Writer, ids []string, ts []Triplet) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	name := func(i int) string {
@@ -231,7 +238,7 @@ func WriteCSV(w io.Writer, ids []string, ts []Triplet) error {
 		}
 		return ids[i]
 	}
-	cw := csv.NewWriter(bw)
+	cw := csvsafe.NewWriter(bw)
 	if err := cw.Write([]string{"anchor", "closer", "farther"}); err != nil {
 		return fmt.Errorf("write triplets: %w", err)
 	}

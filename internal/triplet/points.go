@@ -10,11 +10,14 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/closer-lab/closer/internal/csvsafe"
 )
 
 // ReadPoints reads coordinates from a CSV file with a header
 // item,x1,...,xD (the first column is the item id, the rest numbers), as
-// written by WritePoints. Bad rows are reported with their line numbers.
+// written by WritePoints (whose quote before a formula-like id it removes:
+// csvsafe.Unescape). Bad rows are reported with their line numbers.
 func ReadPoints(r io.Reader) (ids []string, x *mat.Dense, err error) {
 	cr := csv.NewReader(bufio.NewReader(r))
 	cr.TrimLeadingSpace = true
@@ -63,7 +66,7 @@ func ReadPoints(r io.Reader) (ids []string, x *mat.Dense, err error) {
 			row[j] = v
 		}
 		if ok {
-			ids = append(ids, strings.TrimSpace(rec[0]))
+			ids = append(ids, csvsafe.Unescape(strings.TrimSpace(rec[0])))
 			data = append(data, row...)
 		}
 	}
@@ -77,11 +80,12 @@ func ReadPoints(r io.Reader) (ids []string, x *mat.Dense, err error) {
 }
 
 // WritePoints writes the rows of x as CSV item,x1,...,xD naming row i by
-// ids[i] (or by i when ids is nil).
+// ids[i] (or by i when ids is nil). An id a spreadsheet would run as a
+// formula gets a leading single quote (csvsafe.Cell).
 func WritePoints(w io.Writer, ids []string, x mat.Matrix) error {
 	n, d := x.Dims()
 	bw := bufio.NewWriter(w)
-	cw := csv.NewWriter(bw)
+	cw := csvsafe.NewWriter(bw)
 	rec := make([]string, d+1)
 	rec[0] = "item"
 	for j := range d {
