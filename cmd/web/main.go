@@ -133,7 +133,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 
 	srv := &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           closerhttp.New(store, closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs}, log),
+		Handler:           closerhttp.New(store, closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, TrustedProxies: cfg.TrustedProxies}, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: CSV exports stream for as long as they need; the
