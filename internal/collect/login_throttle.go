@@ -50,6 +50,9 @@ type LoginGate struct {
 	// Delay is, when admitted, the block this attempt started should it
 	// fail (0: none).
 	Delay time.Duration
+	// addressBlock is the block this attempt set on the address counter,
+	// which LoginSucceeded lifts (unless a later attempt replaced it).
+	addressBlock *time.Time
 }
 
 // loginCounter is one key's row and the limit that applies to it.
@@ -75,6 +78,7 @@ func addressThrottleKey(address string) string { return "address:" + address }
 // The account counter applies whether or not an admin has that e-mail, so
 // its answers do not tell which accounts exist.
 func (s *Store) AdmitLogin(ctx context.Context, now time.Time, email, address string, account, perAddress LoginLimit) (LoginGate, error) {
+	now = now.Truncate(time.Microsecond) // PostgreSQL's precision: stored times compare equal
 	counters := []*loginCounter{ // account: sorts before address: (the lock order)
 		{kind: "account", key: accountThrottleKey(email), limit: account},
 		{kind: "address", key: addressThrottleKey(address), limit: perAddress},
@@ -99,6 +103,7 @@ func (s *Store) AdmitLogin(ctx context.Context, now time.Time, email, address st
 		if !gate.Admitted {
 			return nil
 		}
+		gate.addressBlock = counters[1].blockedUntil
 		for _, c := range counters {
 			if _, err := tx.Exec(ctx, `
 				UPDATE login_throttles SET failures = $2, last_failure_at = $3, blocked_until = $4, forget_at = $5
@@ -151,11 +156,12 @@ func decideLogin(now time.Time, counters []*loginCounter) LoginGate {
 	return gate
 }
 
-// LoginSucceeded takes back what AdmitLogin counted for a login whose
-// password was right: the account's counter is reset, and the address's
-// loses this one attempt (it keeps other failures, so that logging in to
-// one's own account does not clear an address guessing at others).
-func (s *Store) LoginSucceeded(ctx context.Context, email, address string, perAddress LoginLimit) error {
+// LoginSucceeded takes back what AdmitLogin counted for an attempt whose
+// password was right (gate is AdmitLogin's answer to it): the account's
+// counter is reset, and the address's loses this one attempt and the block
+// it set, keeping earlier failures (so that logging in to one's own account
+// does not clear an address that guesses at others).
+func (s *Store) LoginSucceeded(ctx context.Context, email, address string, gate LoginGate) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM login_throttles WHERE key = $1`, accountThrottleKey(email)); err != nil {
 			return err
@@ -163,8 +169,8 @@ func (s *Store) LoginSucceeded(ctx context.Context, email, address string, perAd
 		_, err := tx.Exec(ctx, `
 			UPDATE login_throttles
 			SET failures = greatest(failures - 1, 0),
-			    blocked_until = CASE WHEN failures - 1 < $2 THEN NULL ELSE blocked_until END
-			WHERE key = $1`, addressThrottleKey(address), perAddress.Free)
+			    blocked_until = CASE WHEN blocked_until = $2 THEN NULL ELSE blocked_until END
+			WHERE key = $1`, addressThrottleKey(address), gate.addressBlock)
 		return err
 	})
 	if err != nil {

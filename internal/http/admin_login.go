@@ -133,7 +133,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.LoginSucceeded(ctx, email, address, s.cfg.LoginAddressLimit); err != nil {
+	if err := s.store.LoginSucceeded(ctx, email, address, gate); err != nil {
 		return err
 	}
 	clientText := ""
