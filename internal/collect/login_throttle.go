@@ -79,7 +79,7 @@ func addressThrottleKey(address string) string { return "address:" + address }
 // its answers do not tell which accounts exist.
 func (s *Store) AdmitLogin(ctx context.Context, now time.Time, email, address string, account, perAddress LoginLimit) (LoginGate, error) {
 	now = now.Truncate(time.Microsecond) // PostgreSQL's precision: stored times compare equal
-	counters := []*loginCounter{ // account: sorts before address: (the lock order)
+	counters := []*loginCounter{         // account: sorts before address: (the lock order)
 		{kind: "account", key: accountThrottleKey(email), limit: account},
 		{kind: "address", key: addressThrottleKey(address), limit: perAddress},
 	}
