@@ -79,7 +79,9 @@ func addressThrottleKey(address string) string { return "address:" + address }
 // its answers do not tell which accounts exist.
 func (s *Store) AdmitLogin(ctx context.Context, now time.Time, email, address string, account, perAddress LoginLimit) (LoginGate, error) {
 	now = now.Truncate(time.Microsecond) // PostgreSQL's precision: stored times compare equal
-	counters := []*loginCounter{         // account: sorts before address: (the lock order)
+	// Rows are locked in this order by every attempt ("account:" sorts
+	// before "address:"), so attempts do not deadlock.
+	counters := []*loginCounter{
 		{kind: "account", key: accountThrottleKey(email), limit: account},
 		{kind: "address", key: addressThrottleKey(address), limit: perAddress},
 	}
