@@ -97,6 +97,7 @@ type StudyRow struct {
 type Account struct {
 	Admin    collect.Admin
 	Tokens   []collect.APIToken
+	Sessions []collect.Session
 	NewToken string
 	Error    string
 }

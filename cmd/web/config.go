@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -32,6 +33,9 @@ type config struct {
 	// itself (PEM files; reloaded on SIGHUP).
 	TLSCertFile string
 	TLSKeyFile  string
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
+	// believed for the client's address (login throttling, sessions).
+	TrustedProxies []netip.Prefix
 }
 
 // servesTLS reports whether the server terminates TLS itself.
@@ -127,6 +131,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 			c.RecomputeWorkers = n
 		}
 	}
+	proxies, err := parseTrustedProxies(getenv("TRUSTED_PROXIES"))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.TrustedProxies = proxies
 	switch c.LogFormat {
 	case "":
 		c.LogFormat = "text"
@@ -143,6 +152,26 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return config{}, fmt.Errorf("bad configuration:\n  %w", joinLines(errs))
 	}
 	return c, nil
+}
+
+// parseTrustedProxies reads a comma- or space-separated list of CIDR
+// prefixes or single addresses (10.0.0.0/8, 192.0.2.7, fd00::/8).
+func parseTrustedProxies(v string) ([]netip.Prefix, error) {
+	var ps []netip.Prefix
+	var bad []string
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+		if p, err := netip.ParsePrefix(f); err == nil {
+			ps = append(ps, p.Masked())
+		} else if a, err := netip.ParseAddr(f); err == nil && a.Zone() == "" {
+			ps = append(ps, netip.PrefixFrom(a, a.BitLen()))
+		} else {
+			bad = append(bad, fmt.Sprintf("%q", f))
+		}
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("TRUSTED_PROXIES: %s not a CIDR prefix or IP address (e.g. 10.0.0.0/8,192.0.2.7)", strings.Join(bad, ", "))
+	}
+	return ps, nil
 }
 
 func joinLines(errs []error) error {

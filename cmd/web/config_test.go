@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -37,5 +38,28 @@ func TestConfigRejectsBadValues(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %s:\n%v", want, err)
 		}
+	}
+}
+
+// TRUSTED_PROXIES takes CIDR prefixes and single addresses; anything else is
+// named in the error.
+func TestConfigTrustedProxies(t *testing.T) {
+	c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db"}))
+	if err != nil || len(c.TrustedProxies) != 0 {
+		t.Fatalf("default: %v %v", c.TrustedProxies, err)
+	}
+	c, err = loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db",
+		"TRUSTED_PROXIES": "10.1.2.3/8, 192.0.2.7 fd00::/8"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(c.TrustedProxies)
+	if got != "[10.0.0.0/8 192.0.2.7/32 fd00::/8]" {
+		t.Fatalf("trusted proxies: %s", got)
+	}
+	_, err = loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db",
+		"TRUSTED_PROXIES": "10.0.0.0/8,proxy.local,300.1.1.1"}))
+	if err == nil || !strings.Contains(err.Error(), `"proxy.local", "300.1.1.1" not a CIDR`) {
+		t.Fatalf("bad TRUSTED_PROXIES: %v", err)
 	}
 }

@@ -132,7 +132,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		return nil
 	}
 
-	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs}
+	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, TrustedProxies: cfg.TrustedProxies}
 	var certs *certReloader
 	if cfg.servesTLS() {
 		certs, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile, log)

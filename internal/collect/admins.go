@@ -7,6 +7,7 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/crypto/bcrypt"
@@ -22,8 +23,11 @@ type Admin struct {
 // MinPasswordLen is the shortest password accepted for an admin.
 const MinPasswordLen = 8
 
+// NormalizeEmail is the form in which admins' e-mails are stored and looked up.
+func NormalizeEmail(email string) string { return strings.TrimSpace(strings.ToLower(email)) }
+
 func checkAdminInput(email, password string) (string, error) {
-	email = strings.TrimSpace(strings.ToLower(email))
+	email = NormalizeEmail(email)
 	if _, err := mail.ParseAddress(email); err != nil || email == "" {
 		return "", userErr(KindInvalid, "%q is not an e-mail address", email)
 	}
@@ -110,18 +114,27 @@ func (s *Store) FirstAdmin(ctx context.Context) (Admin, error) {
 }
 
 // dummyHash is compared against when the e-mail is unknown, so a login
-// takes as long whether or not the account exists.
+// costs one bcrypt comparison at the cost admins' hashes are made with
+// whether or not the account exists.
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("closer-not-a-password"), bcrypt.DefaultCost)
 
+// maxEmailLen bounds an e-mail address (RFC 5321's path limit).
+const maxEmailLen = 254
+
 // Authenticate returns the admin with email if password matches. Any
-// mismatch is a KindUnauthorized error that does not say which part was wrong.
+// mismatch is a KindUnauthorized error that does not say which part was
+// wrong; an e-mail that cannot be an admin's (too long, NUL, invalid UTF-8)
+// is one too, and costs the same bcrypt comparison as an unknown one.
 func (s *Store) Authenticate(ctx context.Context, email, password string) (Admin, error) {
-	email = strings.TrimSpace(strings.ToLower(email))
+	email = NormalizeEmail(email)
+	wrong := userErr(KindUnauthorized, "wrong e-mail or password")
 	var a Admin
 	var hash string
-	err := s.pool.QueryRow(ctx, `SELECT id, email, created_at, password_hash FROM admins WHERE email = $1`, email).
-		Scan(&a.ID, &a.Email, &a.CreatedAt, &hash)
-	wrong := userErr(KindUnauthorized, "wrong e-mail or password")
+	err := pgx.ErrNoRows
+	if len(email) <= maxEmailLen && utf8.ValidString(email) && !strings.ContainsRune(email, 0) {
+		err = s.pool.QueryRow(ctx, `SELECT id, email, created_at, password_hash FROM admins WHERE email = $1`, email).
+			Scan(&a.ID, &a.Email, &a.CreatedAt, &hash)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
 		return Admin{}, fmt.Errorf("authenticate: %w", wrong)

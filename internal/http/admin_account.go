@@ -6,6 +6,14 @@ import (
 	"github.com/closer-lab/closer/templates"
 )
 
+// presentedSession is the session token the request's cookie carries ("" if none).
+func presentedSession(r *http.Request) string {
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
 // accountView fills the account page.
 func (s *Server) accountView(r *http.Request) (templates.Account, error) {
 	a := adminFrom(r.Context())
@@ -13,10 +21,14 @@ func (s *Server) accountView(r *http.Request) (templates.Account, error) {
 	if err != nil {
 		return templates.Account{}, err
 	}
-	return templates.Account{Admin: a, Tokens: tokens}, nil
+	sessions, err := s.store.ListSessions(r.Context(), a.ID, presentedSession(r))
+	if err != nil {
+		return templates.Account{}, err
+	}
+	return templates.Account{Admin: a, Tokens: tokens, Sessions: sessions}, nil
 }
 
-// account shows the admin's API tokens (GET /admin/account).
+// account shows the admin's API tokens and sessions (GET /admin/account).
 func (s *Server) account(w http.ResponseWriter, r *http.Request) error {
 	v, err := s.accountView(r)
 	if err != nil {

@@ -62,7 +62,7 @@ func newLargeApp(b *testing.B) *largeApp {
 	if err != nil {
 		b.Fatal(err)
 	}
-	token, err := store.CreateSession(ctx, admin.ID, time.Hour)
+	token, err := store.CreateSession(ctx, collect.NewSession{AdminID: admin.ID, TTL: time.Hour})
 	if err != nil {
 		b.Fatal(err)
 	}

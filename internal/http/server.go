@@ -8,6 +8,7 @@ package http
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -39,6 +40,15 @@ type Config struct {
 	// Jobs enqueues and cancels recompute jobs (nil: the dashboard shows
 	// results but cannot start or cancel a recompute).
 	Jobs Jobs
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client (client_addr.go); without them the header is ignored.
+	TrustedProxies []netip.Prefix
+	// LoginAccountLimit and LoginAddressLimit throttle failed admin logins
+	// per e-mail and per client address (zero: the defaults in admin_login.go).
+	LoginAccountLimit collect.LoginLimit
+	LoginAddressLimit collect.LoginLimit
+	// Now is the login throttle's clock (nil: time.Now); tests move it.
+	Now func() time.Time
 }
 
 // Server holds the handlers' dependencies.
@@ -65,6 +75,7 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 		cfg.Timeout = 30 * time.Second
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	cfg.loginDefaults()
 	s := &Server{store: store, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://"), dash: newDashCache()}
 
 	cop := http.NewCrossOriginProtection()
@@ -123,6 +134,8 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 			r.With(timeout).Get("/admin/account", s.handle(s.account))
 			r.With(timeout).Post("/admin/account/tokens", s.handle(s.createToken))
 			r.With(timeout).Post("/admin/account/tokens/{id}/revoke", s.handle(s.revokeToken))
+			r.With(timeout).Post("/admin/account/sessions/{id}/revoke", s.handle(s.revokeSession))
+			r.With(timeout).Post("/admin/account/sessions/revoke-others", s.handle(s.revokeOtherSessions))
 			// Results dashboard, exports and imports (issue 6).
 			r.With(timeout).Get("/admin/studies/{slug}/dashboard", s.handle(s.dashboard))
 			r.With(timeout).Get("/admin/studies/{slug}/dashboard/status", s.handle(s.dashboardStatus))
