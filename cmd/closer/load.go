@@ -28,7 +28,8 @@ Simulated annotators on the JSON API of a running closer server: each joins
 the study (POST participants), then asks for the next question and answers
 it until the server says done, then joins again. Answers come from an oracle
 on --coords (the option nearer to the anchor), or at random. The run stops
-by itself after --duration and sends traffic only to --base.
+by itself after --duration (or --answers acknowledged answers), lets the
+requests in flight finish, and sends traffic only to --base.
 
 The annotators behave as a well-behaved client: a 503 or 429 is retried
 after its Retry-After, another 5xx or a failed connection after a short
@@ -58,6 +59,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	study := fs.String("study", "", "the study's slug, e.g. demo (required)")
 	concurrency := fs.Int("concurrency", 10, "simulated annotators at once")
 	duration := fs.Duration("duration", 30*time.Second, "how long to run")
+	maxAnswers := fs.Int("answers", 0, "stop earlier, once this many answers were acknowledged (0: run for --duration)")
 	thinkF := fs.String("think", "0", "think time before each answer: a duration (200ms) or exp:MEAN for exponential pauses")
 	coords := fs.String("coords", "", "CSV item,x1,...,xD: answer as an oracle on these coordinates (items by label or index); random answers without")
 	adminToken := fs.String("admin-token", "", "admin API token for the exactly-once check of the export (default $CLOSER_ADMIN_TOKEN; none: no check)")
@@ -80,7 +82,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		*adminToken = os.Getenv("CLOSER_ADMIN_TOKEN")
 	}
 	cfg := loadgen.Config{
-		BaseURL: *base, Study: *study, Concurrency: *concurrency, Duration: *duration,
+		BaseURL: *base, Study: *study, Concurrency: *concurrency, Duration: *duration, MaxAnswers: *maxAnswers,
 		Think: think, AdminToken: *adminToken, Seed: *seed, Timeout: *timeout,
 	}
 	if *coords != "" {

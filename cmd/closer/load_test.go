@@ -121,11 +121,12 @@ type loadOutput struct {
 	OK    bool   `json:"ok"`
 }
 
-// load runs `closer load --json` on a study for a short while.
+// load runs `closer load --json` on a study with 8 annotators until 150
+// answers were acknowledged (extra flags override).
 func (a *loadApp) load(slug string, extra ...string) (out loadOutput, stderr string, code int) {
 	a.t.Helper()
 	args := append([]string{"load", "--base", a.url, "--study", slug, "--concurrency", "8",
-		"--duration", "1200ms", "--admin-token", a.token, "--json"}, extra...)
+		"--duration", "1m", "--answers", "150", "--admin-token", a.token, "--json"}, extra...)
 	var o, e bytes.Buffer
 	code = run(context.Background(), args, &o, &e)
 	if err := json.Unmarshal(o.Bytes(), &out); err != nil {
@@ -150,6 +151,9 @@ func TestLoadChecksEveryAnswerOnce(t *testing.T) {
 	if out.Answers == 0 || c.Acknowledged != out.Answers || c.Lost != 0 || c.Duplicated != 0 || c.WrongCloser != 0 ||
 		c.Unacknowledged != 0 || c.Rejected != 0 {
 		t.Fatalf("answers %d, check %+v", out.Answers, *c)
+	}
+	if out.Answers < 150 {
+		t.Fatalf("stopped after %d answers, want at least 150", out.Answers)
 	}
 	if n := a.stored("plain"); n != out.Answers || c.ExportRows != n {
 		t.Fatalf("%d answers acknowledged, %d stored, %d exported", out.Answers, n, c.ExportRows)
@@ -316,7 +320,7 @@ func TestLoadCheckCatchesPlantedExportBugs(t *testing.T) {
 			out, stderr, code := a.load(slug)
 			stored := a.stored(slug)
 			if stored < 10 {
-				t.Fatalf("only %d answers stored", stored)
+				t.Fatalf("only %d answers stored: %+v %s", stored, out, stderr)
 			}
 			c := out.Check
 			want := map[string][3]int{"drop": {stored / 10, 0, 0}, "dup": {0, stored / 10, 0}, "swap": {0, 0, stored / 10}}[slug]
@@ -365,7 +369,7 @@ func flakyAnswers(next http.Handler) http.Handler {
 func TestLoadRetriesThroughServerTrouble(t *testing.T) {
 	a := newLoadApp(t, flakyAnswers)
 	a.study("flaky", 12)
-	out, stderr, code := a.load("flaky")
+	out, stderr, code := a.load("flaky", "--answers", "40")
 	if code != 0 || !out.OK {
 		t.Fatalf("exit %d: %s %s", code, out.Error, stderr)
 	}
@@ -423,7 +427,9 @@ func TestLoadReportsUnacknowledgedApart(t *testing.T) {
 		t.Run(fmt.Sprintf("stored=%v", stored), func(t *testing.T) {
 			a := newLoadApp(t, stuckAnswers(stored))
 			a.study("stuck", 12)
-			out, stderr, code := a.load("stuck")
+			// Every annotator ends up stuck on an answer, so this run ends
+			// by its duration.
+			out, stderr, code := a.load("stuck", "--duration", "1500ms", "--answers", "0")
 			if code != 0 || !out.OK {
 				t.Fatalf("exit %d: %s %s", code, out.Error, stderr)
 			}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,11 +32,12 @@ const externalID = "closer-load"
 // annotator is one simulated person; its fields are its own (no locks):
 // the run merges them after every annotator stopped.
 type annotator struct {
-	cfg  *Config
-	ctx  context.Context
-	stop <-chan struct{}
-	halt func(reason string)
-	rng  *rand.Rand
+	cfg   *Config
+	ctx   context.Context
+	stop  <-chan struct{}
+	halt  func(reason string)
+	acked *atomic.Int64 // answers acknowledged by all annotators
+	rng   *rand.Rand
 
 	stats        map[Endpoint]*EndpointStats
 	participants int
@@ -153,6 +155,9 @@ func (a *annotator) answerUntilDone(token string) {
 		}
 		if r.status/100 == 2 {
 			s.state = acknowledged
+			if n := a.acked.Add(1); a.cfg.MaxAnswers > 0 && n >= int64(a.cfg.MaxAnswers) {
+				a.halt("")
+			}
 		} else {
 			s.state = rejected
 		}

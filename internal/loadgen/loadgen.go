@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/closer-lab/closer/internal/triplet"
@@ -50,6 +51,7 @@ type Config struct {
 	Study       string        // the study's slug
 	Concurrency int           // simulated annotators at once
 	Duration    time.Duration // how long annotators keep asking; in-flight requests then finish
+	MaxAnswers  int           // stop earlier, once this many answers were acknowledged (0: no limit)
 	Think       Think         // pause between seeing a question and answering it
 	Oracle      *Oracle       // answers from coordinates; nil answers at random
 	AdminToken  string        // an admin API token: download the export and check it; "" skips the check
@@ -278,11 +280,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer timer.Stop()
 
 	start := time.Now()
+	var acked atomic.Int64
 	annotators := make([]*annotator, cfg.Concurrency)
 	var wg sync.WaitGroup
 	for i := range annotators {
 		a := &annotator{
-			cfg: &cfg, ctx: ctx, stop: stop, halt: halt,
+			cfg: &cfg, ctx: ctx, stop: stop, halt: halt, acked: &acked,
 			rng:   triplet.NewRand(cfg.Seed + uint64(i)),
 			stats: map[Endpoint]*EndpointStats{},
 		}
