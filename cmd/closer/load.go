@@ -138,11 +138,11 @@ func writeLoadText(w io.Writer, res *loadgen.Result) {
 	fmt.Fprintf(w, "%.2f s: %d answers acknowledged, %.1f answers/s; %d participants (%d completed)\n\n",
 		res.Elapsed.Seconds(), res.Answers, res.AnswersPerSecond(), res.Participants, res.Completed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\trequests\tok\tp50 ms\tp95 ms\tp99 ms\tmax ms\t")
+	fmt.Fprintln(tw, "endpoint    \trequests\tok\tp50 ms\tp95 ms\tp99 ms\tmax ms\t")
 	var errs []string
 	for _, ep := range loadgen.Endpoints {
 		st := res.Endpoints[ep]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t\n", ep, st.Requests(), st.OK(),
+		fmt.Fprintf(tw, "%-12s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t\n", ep, st.Requests(), st.OK(),
 			ms(st.Percentile(50)), ms(st.Percentile(95)), ms(st.Percentile(99)), ms(st.Percentile(100)))
 		e := st.Errors()
 		statuses := slices.Sorted(maps.Keys(e))

@@ -52,6 +52,9 @@ type Config struct {
 	Concurrency int           // simulated annotators at once
 	Duration    time.Duration // how long annotators keep asking; in-flight requests then finish
 	MaxAnswers  int           // stop earlier, once this many answers were acknowledged (0: no limit)
+	// Stop, if set, ends the run early when it is closed, as the end of
+	// Duration does (requests in flight finish, the check runs).
+	Stop <-chan struct{}
 	Think       Think         // pause between seeing a question and answering it
 	Oracle      *Oracle       // answers from coordinates; nil answers at random
 	AdminToken  string        // an admin API token: download the export and check it; "" skips the check
@@ -234,12 +237,6 @@ type sentAnswer struct {
 	state      answerState
 }
 
-// errFatal marks a reply that makes the run pointless (unknown study, study
-// not open, bad request): every annotator stops.
-type errFatal struct{ msg string }
-
-func (e *errFatal) Error() string { return e.msg }
-
 // Run drives the load for cfg.Duration, then (with an admin token)
 // downloads the export and checks it. Cancelling ctx aborts at once, with
 // no check. When the server answers in a way that makes going on pointless
@@ -276,8 +273,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			close(stop)
 		})
 	}
+	defer halt("") // releases the watcher of cfg.Stop when ctx ends the run
 	timer := time.AfterFunc(cfg.Duration, func() { halt("") })
 	defer timer.Stop()
+	if cfg.Stop != nil {
+		go func() {
+			select {
+			case <-cfg.Stop:
+				halt("")
+			case <-stop:
+			}
+		}()
+	}
 
 	start := time.Now()
 	var acked atomic.Int64
