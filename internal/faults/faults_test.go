@@ -310,11 +310,11 @@ func (p *healthPoll) stop() string {
 
 func markdownTable(rows []row) string {
 	var b strings.Builder
-	b.WriteString("| fault | answers acknowledged | lost | duplicated | unacknowledged (of which stored) | 5xx other than 503 | 503 | connection errors | /healthz during the fault | longest time without answers | first answer after the fault ended | note |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| fault | answers acknowledged | lost | duplicated | unacknowledged (of which stored) | 5xx other than 503 | 503 | connection errors | /healthz during the fault | longest time without answers | first answer after the fault ended | slowest answer | note |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		if r.res == nil {
-			fmt.Fprintf(&b, "| %s | load run failed: %v |||||||||||\n", r.name, r.runErr)
+			fmt.Fprintf(&b, "| %s | load run failed: %v ||||||||||||\n", r.name, r.runErr)
 			continue
 		}
 		c := r.res.Check
@@ -343,9 +343,10 @@ func markdownTable(rows []row) string {
 		if r.errLog != "" {
 			note += "; server ERROR log lines: " + r.errLog
 		}
-		fmt.Fprintf(&b, "| %s (%.1f s) | %d | %d | %d | %d (%d) | %d | %d | %d | %s | %.1f s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s (%.1f s) | %d | %d | %d | %d (%d) | %d | %d | %d | %s | %.1f s | %s | %.1f s | %s |\n",
 			r.name, r.length.Seconds(), c.Acknowledged, c.Lost, c.Duplicated, c.Unacknowledged, c.UnacknowledgedStored,
-			r.res.ServerErrors(), s503, transport, r.health, r.stall.Seconds(), recovery, note)
+			r.res.ServerErrors(), s503, transport, r.health, r.stall.Seconds(), recovery,
+			r.res.Endpoints[loadgen.Answer].Percentile(100).Seconds(), note)
 	}
 	return b.String()
 }
