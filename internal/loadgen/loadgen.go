@@ -52,13 +52,13 @@ type Config struct {
 	Concurrency int           // simulated annotators at once
 	Duration    time.Duration // how long annotators keep asking; in-flight requests then finish
 	MaxAnswers  int           // stop earlier, once this many answers were acknowledged (0: no limit)
+	Think       Think         // pause between seeing a question and answering it
+	Oracle      *Oracle       // answers from coordinates; nil answers at random
+	AdminToken  string        // an admin API token: download the export and check it; "" skips the check
+	Seed        uint64        // random answers and think times
 	// Stop, if set, ends the run early when it is closed, as the end of
 	// Duration does (requests in flight finish, the check runs).
-	Stop       <-chan struct{}
-	Think      Think   // pause between seeing a question and answering it
-	Oracle     *Oracle // answers from coordinates; nil answers at random
-	AdminToken string  // an admin API token: download the export and check it; "" skips the check
-	Seed       uint64  // random answers and think times
+	Stop <-chan struct{}
 	// Timeout bounds one request (default 30 s); a timed-out request is a
 	// transport error and is retried like one.
 	Timeout time.Duration
