@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -92,7 +93,7 @@ func (a *annotator) run() {
 }
 
 func (a *annotator) join() (token string, ok bool) {
-	r, ok := a.call(Participants, http.MethodPost, "/api/v1/studies/"+a.cfg.Study+"/participants", "",
+	r, ok := a.call(Participants, http.MethodPost, "/api/v1/studies/"+url.PathEscape(a.cfg.Study)+"/participants", "",
 		[]byte(`{"external_id":"`+externalID+`"}`))
 	if !ok {
 		return "", false
@@ -116,7 +117,7 @@ func (a *annotator) join() (token string, ok bool) {
 // done, the token stops working or the run stops.
 func (a *annotator) answerUntilDone(token string) {
 	for !a.stopped() {
-		r, ok := a.call(Next, http.MethodGet, "/api/v1/studies/"+a.cfg.Study+"/next", token, nil)
+		r, ok := a.call(Next, http.MethodGet, "/api/v1/studies/"+url.PathEscape(a.cfg.Study)+"/next", token, nil)
 		if !ok {
 			return
 		}
@@ -244,7 +245,7 @@ func (a *annotator) attempt(ep Endpoint, method, path, token string, body []byte
 	}
 	req, err := http.NewRequestWithContext(ctx, method, a.cfg.BaseURL+path, rd)
 	if err != nil {
-		panic(err) // the URL was checked in Run
+		panic(err) // cannot happen: Run checked the base URL and the slug is escaped
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")

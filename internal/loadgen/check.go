@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	neturl "net/url"
 	"strconv"
 	"time"
 )
@@ -153,7 +154,7 @@ func checkExport(ctx context.Context, cfg *Config, sent []sentAnswer) (*Check, e
 // downloadExport starts the export, retrying connection failures and 5xx
 // (the server may still be recovering) for up to exportDeadline.
 func downloadExport(ctx context.Context, cfg *Config) (io.ReadCloser, error) {
-	url := cfg.BaseURL + "/api/v1/studies/" + cfg.Study + "/triplets.csv?include_excluded=1"
+	url := cfg.BaseURL + "/api/v1/studies/" + neturl.PathEscape(cfg.Study) + "/triplets.csv?include_excluded=1"
 	deadline := time.Now().Add(exportDeadline)
 	pause := minPause
 	for {

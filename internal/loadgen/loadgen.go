@@ -248,8 +248,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	cfg.BaseURL = base
-	if cfg.Study == "" || strings.ContainsAny(cfg.Study, "/?#") {
-		return nil, fmt.Errorf("study slug %q: want the slug alone, e.g. demo", cfg.Study)
+	if cfg.Study == "" {
+		return nil, errors.New("the study's slug is missing")
 	}
 	if cfg.Concurrency < 1 {
 		return nil, errors.New("concurrency must be at least 1")
