@@ -43,7 +43,7 @@ type harness struct {
 	srv *server
 }
 
-var faults = []fault{
+var allFaults = []fault{
 	{"(a) kill -9 the server, restart it", func(h *harness) string {
 		h.srv.kill()
 		h.srv.start()
@@ -150,7 +150,7 @@ func TestFaults(t *testing.T) {
 	h := &harness{t: t, pg: pg, srv: srv}
 
 	var rows []row
-	for i, f := range faults {
+	for i, f := range allFaults {
 		t.Logf("%s ...", f.name)
 		r := h.runFault(f, loadgen.Config{
 			BaseURL: srv.base, Study: "demo", Concurrency: *concurrency, Think: think,
