@@ -1,0 +1,450 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/demo"
+	closerhttp "github.com/closer-lab/closer/internal/http"
+	"github.com/closer-lab/closer/internal/pgtest"
+)
+
+// loadApp is the real router on a fresh database, served over loopback,
+// optionally behind a handler that plants a fault.
+type loadApp struct {
+	t     *testing.T
+	pool  *pgxpool.Pool
+	store *collect.Store
+	url   string
+	token string // an admin API token
+}
+
+func newLoadApp(t *testing.T, plant func(next http.Handler) http.Handler) *loadApp {
+	t.Helper()
+	pool, _ := pgtest.NewDB(t)
+	store := collect.New(pool)
+	srv := httptest.NewUnstartedServer(nil)
+	base := "http://" + srv.Listener.Addr().String()
+	var h http.Handler = closerhttp.New(store, closerhttp.Config{BaseURL: base}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if plant != nil {
+		h = plant(h)
+	}
+	srv.Config.Handler = h
+	srv.Start()
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	admin, err := store.CreateAdmin(ctx, "load@example.org", "load-password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _, err := store.CreateAPIToken(ctx, admin.ID, "load test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &loadApp{t: t, pool: pool, store: store, url: srv.URL, token: token}
+}
+
+// study creates an open random-design study of the first n demo disks,
+// with 10 questions per participant (so participants finish and rejoin).
+func (a *loadApp) study(slug string, n int) {
+	a.t.Helper()
+	ctx := context.Background()
+	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: "Load " + slug,
+		QuestionsPerParticipant: 10, Status: collect.StatusOpen})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if _, rej, err := a.store.AddItems(ctx, st.ID, demo.Items()[:n]); err != nil || len(rej) > 0 {
+		a.t.Fatal(rej, err)
+	}
+}
+
+// stored counts the answers stored in a study.
+func (a *loadApp) stored(slug string) int {
+	a.t.Helper()
+	var n int
+	err := a.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM answers a JOIN studies s ON s.id = a.study_id WHERE s.slug = $1`, slug).Scan(&n)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return n
+}
+
+// loadOutput is the --json contract, spelled out here rather than reusing
+// the command's own type.
+type loadOutput struct {
+	Answers      int     `json:"answers"`
+	AnswersPerS  float64 `json:"answers_per_s"`
+	Participants int     `json:"participants"`
+	Completed    int     `json:"participants_completed"`
+	Endpoints    map[string]struct {
+		Requests int            `json:"requests"`
+		OK       int            `json:"ok"`
+		P50MS    float64        `json:"p50_ms"`
+		P95MS    float64        `json:"p95_ms"`
+		P99MS    float64        `json:"p99_ms"`
+		Errors   map[string]int `json:"errors"`
+	} `json:"endpoints"`
+	ServerErrors int `json:"server_errors_not_503"`
+	Check        *struct {
+		OK                   bool `json:"ok"`
+		ExportRows           int  `json:"export_rows"`
+		Acknowledged         int  `json:"acknowledged"`
+		Lost                 int  `json:"lost"`
+		Duplicated           int  `json:"duplicated"`
+		WrongCloser          int  `json:"wrong_closer"`
+		Unacknowledged       int  `json:"unacknowledged"`
+		UnacknowledgedStored int  `json:"unacknowledged_stored"`
+		Rejected             int  `json:"rejected"`
+		RejectedStored       int  `json:"rejected_stored"`
+	} `json:"check"`
+	Error string `json:"error"`
+	OK    bool   `json:"ok"`
+}
+
+// load runs `closer load --json` on a study with 8 annotators until 150
+// answers were acknowledged (extra flags override).
+func (a *loadApp) load(slug string, extra ...string) (out loadOutput, stderr string, code int) {
+	a.t.Helper()
+	args := append([]string{"load", "--base", a.url, "--study", slug, "--concurrency", "8",
+		"--duration", "1m", "--answers", "150", "--admin-token", a.token, "--json"}, extra...)
+	var o, e bytes.Buffer
+	code = run(context.Background(), args, &o, &e)
+	if err := json.Unmarshal(o.Bytes(), &out); err != nil {
+		a.t.Fatalf("--json output does not parse (%v):\n%s\nstderr: %s", err, o.String(), e.String())
+	}
+	if out.Check == nil {
+		a.t.Fatalf("no check in the output:\n%s", o.String())
+	}
+	return out, e.String(), code
+}
+
+// A plain run: answers flow, and every acknowledged answer is in the
+// export once; the database agrees with the count.
+func TestLoadChecksEveryAnswerOnce(t *testing.T) {
+	a := newLoadApp(t, nil)
+	a.study("plain", 12)
+	out, stderr, code := a.load("plain")
+	if code != 0 || !out.OK {
+		t.Fatalf("exit %d, ok %v: %s %s", code, out.OK, out.Error, stderr)
+	}
+	c := out.Check
+	if out.Answers == 0 || c.Acknowledged != out.Answers || c.Lost != 0 || c.Duplicated != 0 || c.WrongCloser != 0 ||
+		c.Unacknowledged != 0 || c.Rejected != 0 {
+		t.Fatalf("answers %d, check %+v", out.Answers, *c)
+	}
+	if out.Answers < 150 {
+		t.Fatalf("stopped after %d answers, want at least 150", out.Answers)
+	}
+	if n := a.stored("plain"); n != out.Answers || c.ExportRows != n {
+		t.Fatalf("%d answers acknowledged, %d stored, %d exported", out.Answers, n, c.ExportRows)
+	}
+	ans, next, parts := out.Endpoints["answer"], out.Endpoints["next"], out.Endpoints["participants"]
+	if ans.OK != out.Answers || next.OK < ans.OK || parts.OK != out.Participants || out.Completed == 0 {
+		t.Fatalf("endpoints %+v, participants %d completed %d", out.Endpoints, out.Participants, out.Completed)
+	}
+	if len(ans.Errors)+len(next.Errors)+len(parts.Errors) != 0 || out.ServerErrors != 0 {
+		t.Fatalf("errors on a healthy server: %+v", out.Endpoints)
+	}
+	if !(0 < ans.P50MS && ans.P50MS <= ans.P95MS && ans.P95MS <= ans.P99MS) {
+		t.Fatalf("answer latencies p50 %v p95 %v p99 %v", ans.P50MS, ans.P95MS, ans.P99MS)
+	}
+
+	// The text report says the same in words.
+	var o, e bytes.Buffer
+	if code := run(context.Background(), []string{"load", "--base", a.url, "--study", "plain", "--concurrency", "2",
+		"--duration", "300ms", "--admin-token", a.token}, &o, &e); code != 0 {
+		t.Fatalf("text run: exit %d: %s", code, e.String())
+	}
+	for _, want := range []string{"answers/s", "p99 ms", "errors: none", "export check OK", "0 lost, 0 duplicated"} {
+		if !strings.Contains(o.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, o.String())
+		}
+	}
+}
+
+// An unknown study stops the run at once with the server's reason.
+func TestLoadUnknownStudy(t *testing.T) {
+	a := newLoadApp(t, nil)
+	var o, e bytes.Buffer
+	code := run(context.Background(), []string{"load", "--base", a.url, "--study", "nope", "--duration", "1m"}, &o, &e)
+	if code != 1 || !strings.Contains(e.String(), "404") {
+		t.Fatalf("exit %d, stderr %q", code, e.String())
+	}
+}
+
+// With --coords every stored triplet agrees with the coordinates, whether
+// the file names items by label or by index.
+func TestLoadOracleAnswersFromCoordinates(t *testing.T) {
+	a := newLoadApp(t, nil)
+	const n = 12
+	rng := rand.New(rand.NewPCG(7, 7))
+	pts := make([][2]float64, n)
+	for i := range pts {
+		pts[i] = [2]float64{rng.Float64(), rng.Float64()}
+	}
+	dist := func(i, j int) float64 {
+		dx, dy := pts[i][0]-pts[j][0], pts[i][1]-pts[j][1]
+		return dx*dx + dy*dy
+	}
+	for _, byLabel := range []bool{true, false} {
+		slug := map[bool]string{true: "labels", false: "indices"}[byLabel]
+		t.Run(slug, func(t *testing.T) {
+			a.study(slug, n)
+			var b strings.Builder
+			b.WriteString("item,x1,x2\n")
+			for i, p := range pts {
+				id := strconv.Itoa(i)
+				if byLabel {
+					id = fmt.Sprintf("disk-%02d", i+1)
+				}
+				fmt.Fprintf(&b, "%s,%g,%g\n", id, p[0], p[1])
+			}
+			file := filepath.Join(t.TempDir(), "coords.csv")
+			if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, stderr, code := a.load(slug, "--coords", file)
+			if code != 0 || out.Answers == 0 {
+				t.Fatalf("exit %d, %d answers: %s", code, out.Answers, stderr)
+			}
+			rows, err := a.pool.Query(context.Background(),
+				`SELECT a.anchor, a.closer, a.farther FROM answers a JOIN studies s ON s.id = a.study_id WHERE s.slug = $1`, slug)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			seen := 0
+			for rows.Next() {
+				var an, cl, fa int
+				if err := rows.Scan(&an, &cl, &fa); err != nil {
+					t.Fatal(err)
+				}
+				seen++
+				if dist(an, cl) > dist(an, fa) {
+					t.Fatalf("triplet (%d, %d, %d) disagrees with the coordinates", an, cl, fa)
+				}
+			}
+			if seen != out.Answers {
+				t.Fatalf("%d triplets stored, %d acknowledged", seen, out.Answers)
+			}
+		})
+	}
+	t.Run("missing item", func(t *testing.T) {
+		a.study("missing", n)
+		file := filepath.Join(t.TempDir(), "coords.csv")
+		if err := os.WriteFile(file, []byte("item,x\n0,1\n1,2\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, _, code := a.load("missing", "--coords", file, "--duration", "1m")
+		if code != 1 || !strings.Contains(out.Error, "no item") {
+			t.Fatalf("exit %d, error %q", code, out.Error)
+		}
+	})
+}
+
+// rewriteExport plants a bug in the export of the studies whose slug
+// starts with mode: every 10th row dropped, repeated, or with closer and
+// farther swapped.
+func rewriteExport(t *testing.T) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			slug, ok := strings.CutPrefix(r.URL.Path, "/api/v1/studies/")
+			slug, ok2 := strings.CutSuffix(slug, "/triplets.csv")
+			if !ok || !ok2 {
+				next.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			rows, err := csv.NewReader(rec.Body).ReadAll()
+			if err != nil || rec.Code != http.StatusOK {
+				t.Errorf("export: %d %v", rec.Code, err)
+				return
+			}
+			closer, farther := -1, -1
+			for i, h := range rows[0] {
+				switch h {
+				case "closer":
+					closer = i
+				case "farther":
+					farther = i
+				}
+			}
+			cw := csv.NewWriter(w)
+			cw.Write(rows[0])
+			for i, row := range rows[1:] {
+				if (i+1)%10 == 0 {
+					switch {
+					case strings.HasPrefix(slug, "drop"):
+						continue
+					case strings.HasPrefix(slug, "dup"):
+						cw.Write(row)
+					case strings.HasPrefix(slug, "swap"):
+						row[closer], row[farther] = row[farther], row[closer]
+					}
+				}
+				cw.Write(row)
+			}
+			cw.Flush()
+		})
+	}
+}
+
+// The checker itself is checked: an export that lost, repeated or altered
+// every 10th answer is caught with the exact counts, and the run fails.
+func TestLoadCheckCatchesPlantedExportBugs(t *testing.T) {
+	a := newLoadApp(t, rewriteExport(t))
+	for _, slug := range []string{"drop", "dup", "swap"} {
+		t.Run(slug, func(t *testing.T) {
+			a.study(slug, 12)
+			out, stderr, code := a.load(slug)
+			stored := a.stored(slug)
+			if stored < 10 {
+				t.Fatalf("only %d answers stored: %+v %s", stored, out, stderr)
+			}
+			c := out.Check
+			want := map[string][3]int{"drop": {stored / 10, 0, 0}, "dup": {0, stored / 10, 0}, "swap": {0, 0, stored / 10}}[slug]
+			if got := [3]int{c.Lost, c.Duplicated, c.WrongCloser}; got != want {
+				t.Fatalf("lost, duplicated, wrong closer = %v, want %v (%d stored)", got, want, stored)
+			}
+			if code != 1 || out.OK || c.OK || !strings.Contains(stderr, "exactly-once check failed") {
+				t.Fatalf("exit %d, ok %v/%v, stderr %q", code, out.OK, c.OK, stderr)
+			}
+		})
+	}
+}
+
+// flakyAnswers plants server trouble on POST /api/v1/answers, in turn per
+// request: a 503 with Retry-After (nothing stored), a 500 after the answer
+// was stored, a connection closed without a reply (nothing stored), and a
+// normal reply.
+func flakyAnswers(next http.Handler) http.Handler {
+	var n atomic.Int64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/answers" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		switch n.Add(1) % 4 {
+		case 0:
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, `{"error":"busy"}`, http.StatusServiceUnavailable)
+		case 1:
+			next.ServeHTTP(httptest.NewRecorder(), r)
+			http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
+		case 2:
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// A well-behaved client retries 503s, 500s and dropped connections until
+// the answer is acknowledged; answers stored behind a 500 are acknowledged
+// by the retry's 200 and counted once.
+func TestLoadRetriesThroughServerTrouble(t *testing.T) {
+	a := newLoadApp(t, flakyAnswers)
+	a.study("flaky", 12)
+	out, stderr, code := a.load("flaky", "--answers", "40")
+	if code != 0 || !out.OK {
+		t.Fatalf("exit %d: %s %s", code, out.Error, stderr)
+	}
+	c := out.Check
+	if out.Answers == 0 || c.Lost != 0 || c.Duplicated != 0 || c.WrongCloser != 0 || c.Rejected != 0 {
+		t.Fatalf("answers %d, check %+v", out.Answers, *c)
+	}
+	if n := a.stored("flaky"); n != c.Acknowledged+c.UnacknowledgedStored {
+		t.Fatalf("%d stored, %d acknowledged + %d unacknowledged but stored", n, c.Acknowledged, c.UnacknowledgedStored)
+	}
+	e := out.Endpoints["answer"].Errors
+	if e["503"] == 0 || e["500"] == 0 || e["transport"] == 0 || out.ServerErrors != e["500"] {
+		t.Fatalf("answer errors %v, 5xx other than 503: %d", e, out.ServerErrors)
+	}
+}
+
+// stuckAnswers never acknowledges the answers to every third question:
+// it stores them and replies 502 (stored), or replies 503 without storing
+// them. They end the run unacknowledged and are reported apart.
+func stuckAnswers(stored bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/api/v1/answers" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var a struct {
+				QuestionID string `json:"question_id"`
+			}
+			json.Unmarshal(body, &a)
+			h := fnv.New32a()
+			h.Write([]byte(a.QuestionID))
+			if h.Sum32()%3 != 0 {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if stored {
+				next.ServeHTTP(httptest.NewRecorder(), r)
+				http.Error(w, "bad gateway", http.StatusBadGateway)
+				return
+			}
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		})
+	}
+}
+
+// Answers still without a definite reply when the run ends are neither
+// lost nor acknowledged: they are counted apart, with whether the export
+// has them.
+func TestLoadReportsUnacknowledgedApart(t *testing.T) {
+	for _, stored := range []bool{true, false} {
+		t.Run(fmt.Sprintf("stored=%v", stored), func(t *testing.T) {
+			a := newLoadApp(t, stuckAnswers(stored))
+			a.study("stuck", 12)
+			// Every annotator ends up stuck on an answer, so this run ends
+			// by its duration.
+			out, stderr, code := a.load("stuck", "--duration", "1500ms", "--answers", "0")
+			if code != 0 || !out.OK {
+				t.Fatalf("exit %d: %s %s", code, out.Error, stderr)
+			}
+			c := out.Check
+			wantStored := 0
+			if stored {
+				wantStored = c.Unacknowledged
+			}
+			// Each annotator ends stuck on one answer at most.
+			if c.Unacknowledged == 0 || c.Unacknowledged > 8 || c.UnacknowledgedStored != wantStored || c.Lost != 0 || c.Acknowledged != out.Answers {
+				t.Fatalf("check %+v, %d answers", *c, out.Answers)
+			}
+			if n := a.stored("stuck"); n != c.Acknowledged+c.UnacknowledgedStored {
+				t.Fatalf("%d stored, %d acknowledged + %d unacknowledged but stored", n, c.Acknowledged, c.UnacknowledgedStored)
+			}
+		})
+	}
+}

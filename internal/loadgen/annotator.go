@@ -1,0 +1,280 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Retry pauses: after a connection failure, a 5xx or a 429 the pause
+// starts at minPause and doubles up to maxPause (each drawn between half and
+// all of it, so annotators do not come back in step); a longer Retry-After
+// is obeyed, up to maxRetryAfter.
+const (
+	minPause      = 100 * time.Millisecond
+	maxPause      = 2 * time.Second
+	maxRetryAfter = time.Minute
+)
+
+// maxReplyBytes bounds what is read of one API reply.
+const maxReplyBytes = 1 << 20
+
+// externalID marks the participants a load run creates.
+const externalID = "closer-load"
+
+// annotator is one simulated person; its fields are its own (no locks):
+// the run merges them after every annotator stopped.
+type annotator struct {
+	cfg   *Config
+	ctx   context.Context
+	stop  <-chan struct{}
+	halt  func(reason string)
+	acked *atomic.Int64 // answers acknowledged by all annotators
+	rng   *rand.Rand
+
+	stats        map[Endpoint]*EndpointStats
+	participants int
+	completed    int
+	sent         []sentAnswer
+}
+
+type nextReply struct {
+	QuestionID string `json:"question_id"`
+	Anchor     Item   `json:"anchor"`
+	Left       Item   `json:"left"`
+	Right      Item   `json:"right"`
+	Done       bool   `json:"done"`
+}
+
+func (a *annotator) stopped() bool {
+	select {
+	case <-a.stop:
+		return true
+	default:
+		return a.ctx.Err() != nil
+	}
+}
+
+// sleep waits d; false if the run stopped first.
+func (a *annotator) sleep(d time.Duration) bool {
+	if d <= 0 {
+		return !a.stopped()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-a.stop:
+		return false
+	case <-a.ctx.Done():
+		return false
+	}
+}
+
+// run joins the study again and again, answering as each participant
+// until done, until the run stops.
+func (a *annotator) run() {
+	for !a.stopped() {
+		token, ok := a.join()
+		if !ok {
+			return
+		}
+		a.answerUntilDone(token)
+	}
+}
+
+func (a *annotator) join() (token string, ok bool) {
+	r, ok := a.call(Participants, http.MethodPost, "/api/v1/studies/"+url.PathEscape(a.cfg.Study)+"/participants", "",
+		[]byte(`{"external_id":"`+externalID+`"}`))
+	if !ok {
+		return "", false
+	}
+	if r.status != http.StatusCreated {
+		a.halt(fmt.Sprintf("creating a participant in study %q: %s", a.cfg.Study, r))
+		return "", false
+	}
+	var body struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal(r.body, &body); err != nil || body.Token == "" {
+		a.halt(fmt.Sprintf("creating a participant: no token in the reply %q", r.body))
+		return "", false
+	}
+	a.participants++
+	return body.Token, true
+}
+
+// answerUntilDone asks and answers as one participant until the server says
+// done, the token stops working or the run stops.
+func (a *annotator) answerUntilDone(token string) {
+	for !a.stopped() {
+		r, ok := a.call(Next, http.MethodGet, "/api/v1/studies/"+url.PathEscape(a.cfg.Study)+"/next", token, nil)
+		if !ok {
+			return
+		}
+		switch r.status {
+		case http.StatusOK:
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return // this participant is gone; join again
+		default:
+			a.halt(fmt.Sprintf("next question in study %q: %s", a.cfg.Study, r))
+			return
+		}
+		var q nextReply
+		if err := json.Unmarshal(r.body, &q); err != nil || (!q.Done && q.QuestionID == "") {
+			a.halt(fmt.Sprintf("next question: unreadable reply %q", r.body))
+			return
+		}
+		if q.Done {
+			a.completed++
+			return
+		}
+		think := a.cfg.Think.draw(a.rng)
+		if !a.sleep(think) {
+			return
+		}
+		closer, err := a.choose(q)
+		if err != nil {
+			a.halt(err.Error())
+			return
+		}
+		body, _ := json.Marshal(map[string]any{"question_id": q.QuestionID, "closer": closer, "response_ms": think.Milliseconds()})
+		a.sent = append(a.sent, sentAnswer{questionID: q.QuestionID, closer: closer, state: unacknowledged})
+		s := &a.sent[len(a.sent)-1]
+		r, ok = a.call(Answer, http.MethodPost, "/api/v1/answers", token, body)
+		if !ok {
+			return // stopped while retrying: it stays unacknowledged
+		}
+		if r.status/100 == 2 {
+			s.state = acknowledged
+			if n := a.acked.Add(1); a.cfg.MaxAnswers > 0 && n >= int64(a.cfg.MaxAnswers) {
+				a.halt("")
+			}
+		} else {
+			s.state = rejected
+		}
+	}
+}
+
+// choose picks the closer of the two options: the oracle's choice, or a
+// fair coin.
+func (a *annotator) choose(q nextReply) (int, error) {
+	if a.cfg.Oracle != nil {
+		return a.cfg.Oracle.Closer(q.Anchor, q.Left, q.Right)
+	}
+	if a.rng.IntN(2) == 0 {
+		return q.Left.Index, nil
+	}
+	return q.Right.Index, nil
+}
+
+// reply is the outcome of the last attempt of a call: status 0 is a
+// transport error (err says which).
+type reply struct {
+	status int
+	hdr    http.Header
+	body   []byte
+	err    error
+}
+
+func (r reply) String() string {
+	if r.status == 0 {
+		return "no response: " + r.err.Error()
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	msg := strings.TrimSpace(string(r.body))
+	if json.Unmarshal(r.body, &e) == nil && e.Error != "" {
+		msg = e.Error
+	}
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return fmt.Sprintf("%d %s: %s", r.status, http.StatusText(r.status), msg)
+}
+
+// retryable says whether a well-behaved client tries again.
+func (r reply) retryable() bool {
+	return r.status == 0 || r.status >= 500 || r.status == http.StatusTooManyRequests
+}
+
+// call sends one request until it gets a definite reply (anything but a
+// connection failure, a 5xx or a 429), pausing between attempts. ok is
+// false when the run stopped while it was retrying; the reply is then the
+// last attempt's.
+func (a *annotator) call(ep Endpoint, method, path, token string, body []byte) (r reply, ok bool) {
+	pause := minPause
+	for {
+		r = a.attempt(ep, method, path, token, body)
+		if !r.retryable() {
+			return r, true
+		}
+		if a.ctx.Err() != nil {
+			return r, false
+		}
+		// The growing pause applies even after a Retry-After (which may
+		// be 0), so that repeated refusals slow the annotator down.
+		wait := pause/2 + time.Duration(a.rng.Int64N(int64(pause/2)+1))
+		pause = min(2*pause, maxPause)
+		if after, given := retryAfter(r.hdr, time.Now()); given {
+			wait = max(wait, min(after, maxRetryAfter))
+		}
+		if !a.sleep(wait) {
+			return r, false
+		}
+	}
+}
+
+// attempt sends the request once and records its outcome.
+func (a *annotator) attempt(ep Endpoint, method, path, token string, body []byte) reply {
+	ctx, cancel := context.WithTimeout(a.ctx, a.cfg.Timeout)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, a.cfg.BaseURL+path, rd)
+	if err != nil {
+		panic(err) // cannot happen: Run checked the base URL and the slug is escaped
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	start := time.Now()
+	res, err := a.cfg.Client.Do(req)
+	var r reply
+	if err == nil {
+		r.body, err = io.ReadAll(io.LimitReader(res.Body, maxReplyBytes))
+		_, _ = io.Copy(io.Discard, res.Body) // so the connection is reused
+		res.Body.Close()
+		if err == nil {
+			r.status = res.StatusCode
+			r.hdr = res.Header
+		}
+	}
+	r.err = err
+	now := time.Now()
+	lat := now.Sub(start)
+	st := a.stats[ep]
+	st.Status[r.status]++
+	if r.status/100 == 2 {
+		st.latencies = append(st.latencies, lat)
+	}
+	if a.cfg.OnEvent != nil {
+		a.cfg.OnEvent(Event{At: now, Endpoint: ep, Status: r.status, Latency: lat})
+	}
+	return r
+}
