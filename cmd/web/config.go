@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -28,7 +29,20 @@ type config struct {
 	Role string
 	// RecomputeWorkers is how many recomputes a worker runs at once.
 	RecomputeWorkers int
+	// DBMaxRequests bounds the HTTP requests using the database at once (0:
+	// four times the pool's size), DBQueueWait how long a request waits
+	// for its turn, DBAcquireTimeout how long it then waits for a pool
+	// connection; past either wait it gets 503 with Retry-After.
+	DBMaxRequests    int
+	DBQueueWait      time.Duration
+	DBAcquireTimeout time.Duration
 }
+
+// Defaults of the load-shedding settings.
+const (
+	defaultDBQueueWait      = time.Second
+	defaultDBAcquireTimeout = 2 * time.Second
+)
 
 // Roles a replica can take.
 const (
@@ -104,6 +118,16 @@ func loadConfig(getenv func(string) string) (config, error) {
 			c.RecomputeWorkers = n
 		}
 	}
+	if v := strings.TrimSpace(getenv("DB_MAX_REQUESTS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100000 {
+			errs = append(errs, fmt.Errorf("DB_MAX_REQUESTS %q must be a number from 1 to 100000", v))
+		} else {
+			c.DBMaxRequests = n
+		}
+	}
+	c.DBQueueWait = durationVar(getenv, "DB_QUEUE_WAIT", defaultDBQueueWait, &errs)
+	c.DBAcquireTimeout = durationVar(getenv, "DB_ACQUIRE_TIMEOUT", defaultDBAcquireTimeout, &errs)
 	switch c.LogFormat {
 	case "":
 		c.LogFormat = "text"
@@ -120,6 +144,21 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return config{}, fmt.Errorf("bad configuration:\n  %w", joinLines(errs))
 	}
 	return c, nil
+}
+
+// durationVar reads a duration such as 500ms or 2s from name, between 1 ms
+// and 1 minute, or def when it is unset.
+func durationVar(getenv func(string) string, name string, def time.Duration, errs *[]error) time.Duration {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < time.Millisecond || d > time.Minute {
+		*errs = append(*errs, fmt.Errorf("%s %q must be a duration from 1ms to 1m, such as 500ms or 2s", name, v))
+		return def
+	}
+	return d
 }
 
 func joinLines(errs []error) error {

@@ -11,8 +11,11 @@
 // first admin if none exists), ADMIN_API_TOKEN (an API token for scripts),
 // LOG_FORMAT (text or json), LOG_LEVEL (debug, info, warn, error), ROLE
 // (web, worker or all: whether this replica serves HTTP, runs the recompute
-// jobs, or both; default all) and RECOMPUTE_WORKERS (recomputes run at once
-// by a worker replica, default 1).
+// jobs, or both; default all), RECOMPUTE_WORKERS (recomputes run at once
+// by a worker replica, default 1), and DB_MAX_REQUESTS, DB_QUEUE_WAIT and
+// DB_ACQUIRE_TIMEOUT (load shedding: requests using the database at once,
+// default four times the pool; how long one waits for its turn, default
+// 1s, and then for a connection, default 2s, before a 503).
 package main
 
 import (
@@ -88,6 +91,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		// server whose exports hold a connection while they stream.
 		pcfg.MaxConns = defaultMaxConns
 	}
+	collect.ConfigurePool(pcfg) // requests wait for a connection only DB_ACQUIRE_TIMEOUT
+	maxDBRequests := cfg.DBMaxRequests
+	if maxDBRequests == 0 {
+		// A few requests per connection keep the pool busy while the
+		// next ones wait; beyond that, waiting only adds latency.
+		maxDBRequests = 4 * int(pcfg.MaxConns)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
@@ -131,9 +141,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		return nil
 	}
 
+	web := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs,
+		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout}
 	srv := &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           closerhttp.New(store, closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs}, log),
+		Handler:           closerhttp.New(store, web, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: CSV exports stream for as long as they need; the
