@@ -35,6 +35,8 @@ func TestJSONBodiesAreStrict(t *testing.T) {
 		{"nested too deep", "/api/v1/studies/js/participants", deep, "nested deeper than"},
 		{"a huge number", "/api/v1/answers",
 			fmt.Sprintf(`{"question_id": %q, "closer": 1e400}`, qid), "malformed JSON"},
+		{"a lone surrogate", "/api/v1/studies/js/participants",
+			`{"external_id": "w\ud800"}`, `the value of \"external_id\" is not valid Unicode`},
 		{"a NUL deep inside", "/api/v1/studies/js/participants",
 			`{"external_id": "w1", "x": [{"y": ["ok", "a\u0000"]}]}`, `the value of \"x[0].y[1]\" contains a NUL character`},
 	} {
@@ -46,6 +48,9 @@ func TestJSONBodiesAreStrict(t *testing.T) {
 		if after := a.count(stored); after != before {
 			t.Errorf("%s: %d rows stored", c.name, after-before)
 		}
+	}
+	if res := a.api("POST", "/api/v1/studies/js/participants", "", `{"external_id": "\ud83d\ude00 \\ud800"}`, nil); res.StatusCode != http.StatusCreated {
+		t.Errorf("a surrogate pair and an escaped backslash: %d %s", res.StatusCode, res.body)
 	}
 	body := fmt.Sprintf(`{"question_id": %q, "closer": %d}`, qid, left)
 	if res := a.api("POST", "/api/v1/answers", j.Token, body, nil); res.StatusCode != http.StatusCreated {

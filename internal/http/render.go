@@ -7,8 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/a-h/templ"
@@ -108,13 +110,16 @@ func checkJSON(body []byte) error {
 		if err != nil {
 			return badRequest("malformed JSON: " + err.Error())
 		}
-		// Outside strings invalid UTF-8 is a syntax error, so a token whose
-		// bytes are not UTF-8 is a string the decoder quietly repaired.
+		// Outside strings invalid UTF-8 and escapes are syntax errors, so
+		// a token whose bytes are not UTF-8 or hold a lone surrogate is a
+		// string the decoder quietly repaired (with U+FFFD).
 		why := ""
 		if str, ok := tok.(string); ok {
 			why = badText(str)
-			if !utf8.Valid(body[start:dec.InputOffset()]) {
+			if raw := body[start:dec.InputOffset()]; !utf8.Valid(raw) {
 				why = "is not valid UTF-8"
+			} else if loneSurrogate(raw) {
+				why = "is not valid Unicode (a lone UTF-16 surrogate)"
 			}
 		}
 		var top *level
@@ -162,6 +167,37 @@ func checkJSON(body []byte) error {
 			top.element++
 		}
 	}
+}
+
+// loneSurrogate reports whether the JSON string in raw (a token the decoder
+// accepted) escapes a UTF-16 surrogate that is not half of a pair.
+func loneSurrogate(raw []byte) bool {
+	hex := func(b []byte) rune {
+		n, _ := strconv.ParseUint(string(b), 16, 16)
+		return rune(n)
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++ // the escaped letter: \\ and \" stay skipped
+		if raw[i] != 'u' {
+			continue
+		}
+		r := hex(raw[i+1 : i+5])
+		i += 4
+		if !utf16.IsSurrogate(r) {
+			continue
+		}
+		if r >= 0xDC00 || i+6 >= len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u' {
+			return true // a low half first, or a high half with no escape after it
+		}
+		if low := hex(raw[i+3 : i+7]); low < 0xDC00 || low > 0xDFFF {
+			return true
+		}
+		i += 6
+	}
+	return false
 }
 
 // objectName names the object at path in messages.
