@@ -143,6 +143,9 @@ func FuzzFormText(f *testing.F) {
 		var in any
 		h := s.refuseBadText(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			let = true
+			if why := badText(r.URL.Path); why != "" {
+				t.Fatalf("let through a path that %s", why)
+			}
 			for _, vs := range []url.Values{r.Form, r.PostForm} {
 				for k, v := range vs {
 					if why := badText(k) + badText(strings.Join(v, "")); why != "" {
