@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -36,7 +37,20 @@ type config struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
 	// believed for the client's address (login throttling, sessions).
 	TrustedProxies []netip.Prefix
+	// DBMaxRequests bounds the HTTP requests using the database at once (0:
+	// four times the pool's size), DBQueueWait how long a request waits
+	// for its turn, DBAcquireTimeout how long it then waits for a pool
+	// connection; past either wait it gets 503 with Retry-After.
+	DBMaxRequests    int
+	DBQueueWait      time.Duration
+	DBAcquireTimeout time.Duration
 }
+
+// Defaults of the load-shedding settings.
+const (
+	defaultDBQueueWait      = time.Second
+	defaultDBAcquireTimeout = 2 * time.Second
+)
 
 // servesTLS reports whether the server terminates TLS itself.
 func (c config) servesTLS() bool { return c.TLSCertFile != "" && c.TLSKeyFile != "" }
@@ -136,6 +150,16 @@ func loadConfig(getenv func(string) string) (config, error) {
 		errs = append(errs, err)
 	}
 	c.TrustedProxies = proxies
+	if v := strings.TrimSpace(getenv("DB_MAX_REQUESTS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100000 {
+			errs = append(errs, fmt.Errorf("DB_MAX_REQUESTS %q must be a number from 1 to 100000", v))
+		} else {
+			c.DBMaxRequests = n
+		}
+	}
+	c.DBQueueWait = durationVar(getenv, "DB_QUEUE_WAIT", defaultDBQueueWait, &errs)
+	c.DBAcquireTimeout = durationVar(getenv, "DB_ACQUIRE_TIMEOUT", defaultDBAcquireTimeout, &errs)
 	switch c.LogFormat {
 	case "":
 		c.LogFormat = "text"
@@ -172,6 +196,21 @@ func parseTrustedProxies(v string) ([]netip.Prefix, error) {
 		return nil, fmt.Errorf("TRUSTED_PROXIES: %s not a CIDR prefix or IP address (e.g. 10.0.0.0/8,192.0.2.7)", strings.Join(bad, ", "))
 	}
 	return ps, nil
+}
+
+// durationVar reads a duration such as 500ms or 2s from name, between 1 ms
+// and 1 minute, or def when it is unset.
+func durationVar(getenv func(string) string, name string, def time.Duration, errs *[]error) time.Duration {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < time.Millisecond || d > time.Minute {
+		*errs = append(*errs, fmt.Errorf("%s %q must be a duration from 1ms to 1m, such as 500ms or 2s", name, v))
+		return def
+	}
+	return d
 }
 
 func joinLines(errs []error) error {

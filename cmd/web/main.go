@@ -12,8 +12,12 @@
 // LOG_FORMAT (text or json), LOG_LEVEL (debug, info, warn, error), ROLE
 // (web, worker or all: whether this replica serves HTTP, runs the recompute
 // jobs, or both; default all), RECOMPUTE_WORKERS (recomputes run at once
-// by a worker replica, default 1), and TLS_CERT_FILE and TLS_KEY_FILE (serve
-// HTTPS with this PEM pair, with HSTS; SIGHUP reloads the pair).
+// by a worker replica, default 1), TLS_CERT_FILE and TLS_KEY_FILE (serve
+// HTTPS with this PEM pair, with HSTS; SIGHUP reloads the pair),
+// and DB_MAX_REQUESTS, DB_QUEUE_WAIT and
+// DB_ACQUIRE_TIMEOUT (load shedding: requests using the database at once,
+// default four times the pool; how long one waits for its turn, default
+// 1s, and then for a connection, default 2s, before a 503).
 package main
 
 import (
@@ -89,6 +93,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		// server whose exports hold a connection while they stream.
 		pcfg.MaxConns = defaultMaxConns
 	}
+	collect.ConfigurePool(pcfg) // requests wait for a connection only DB_ACQUIRE_TIMEOUT
+	maxDBRequests := cfg.DBMaxRequests
+	if maxDBRequests == 0 {
+		// A few requests per connection keep the pool busy while the
+		// next ones wait; beyond that, waiting only adds latency.
+		maxDBRequests = 4 * int(pcfg.MaxConns)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
@@ -132,7 +143,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		return nil
 	}
 
-	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, TrustedProxies: cfg.TrustedProxies}
+	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, TrustedProxies: cfg.TrustedProxies,
+		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout}
 	var certs *certReloader
 	if cfg.servesTLS() {
 		certs, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile, log)

@@ -13,12 +13,16 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/puddle/v2"
 )
 
 // Store is the PostgreSQL store. It is safe for concurrent use, and several
@@ -38,6 +42,14 @@ func New(pool *pgxpool.Pool) *Store {
 
 // Pool returns the store's connection pool.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Ping checks that the database answers on one of the pool's connections.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("ping the database: %w", err)
+	}
+	return nil
+}
 
 // RegisterDesign makes a design available to studies under name. It is meant
 // to be called at start-up, before the store is used.
@@ -64,6 +76,7 @@ const (
 	KindConflict                  // clashes with what is stored
 	KindNotOpen                   // the study does not take this now
 	KindUnauthorized
+	KindUnavailable // the database cannot be reached or has no free connection (503)
 )
 
 // Error is an error whose message is meant for the user.
@@ -78,13 +91,93 @@ func userErr(k Kind, format string, args ...any) error {
 	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...)}
 }
 
-// KindOf returns the kind of a user-facing error in err's chain, or 0.
+// KindOf returns the kind of a user-facing error in err's chain (see
+// AsError), or 0.
 func KindOf(err error) Kind {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := AsError(err); ok {
 		return e.Kind
 	}
 	return 0
+}
+
+// AsError returns the user-facing error in err's chain: an *Error the store
+// raised, or one that stands for a PostgreSQL failure the user can act on,
+// so that no path the store missed can turn these into a 500:
+//   - text PostgreSQL cannot store (a NUL character or invalid UTF-8,
+//     SQLSTATE 22021 and 22P05) is KindInvalid;
+//   - a database that cannot be reached, is shutting down or refuses
+//     connections, and a pool with no free connection in time
+//     (IsUnavailable) is KindUnavailable.
+func AsError(err error) (*Error, bool) {
+	if err == nil {
+		return nil, false
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == pgerrcode.CharacterNotInRepertoire || pe.Code == pgerrcode.UntranslatableCharacter) {
+		return errBadText, true
+	}
+	if errors.Is(err, ErrPoolTimeout) {
+		return errBusy, true
+	}
+	if IsUnavailable(err) {
+		return errUnavailable, true
+	}
+	return nil, false
+}
+
+var (
+	errBadText = &Error{Kind: KindInvalid,
+		Msg: "the text contains a NUL character or is not valid UTF-8, which cannot be stored"}
+	errBusy = &Error{Kind: KindUnavailable,
+		Msg: "the server is busy; please try again in a few seconds"}
+	errUnavailable = &Error{Kind: KindUnavailable,
+		Msg: "the database is unavailable; please try again in a few seconds"}
+)
+
+// IsUnavailable reports whether err says the database cannot serve us now,
+// whatever the query: the pool waited too long for a free connection
+// (ErrPoolTimeout), a connection could not be made (refused, the database
+// starting or shutting down, too many connections, connections not
+// allowed), the server ended the session (administrator command, crash) or
+// the connection broke under a query. A query the caller's context
+// cancelled or timed out is not unavailability: it is the request's own
+// deadline.
+func IsUnavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrPoolTimeout) || errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, puddle.ErrClosedPool) {
+		return true
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case pgerrcode.AdminShutdown, pgerrcode.CrashShutdown, pgerrcode.CannotConnectNow,
+			pgerrcode.TooManyConnections, pgerrcode.DatabaseDropped, pgerrcode.IdleSessionTimeout:
+			return true
+		}
+		return pgerrcode.IsConnectionException(pe.Code)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	// A connection that broke under a query: pgconn's own errors (they
+	// alone say whether they are safe to retry) around a network error or
+	// an unexpected end of the stream.
+	var fromPgconn interface{ SafeToRetry() bool }
+	if !errors.As(err, &fromPgconn) {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
 // ErrNotFound is wrapped by the lookups that found nothing.

@@ -30,9 +30,14 @@ func unauthorized(msg string) error { return &httpError{status: http.StatusUnaut
 // handlerFunc is a handler that reports failure as an error.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
+// retryAfter is the Retry-After of every 503 (seconds): a busy server or an
+// unreachable database is worth asking again soon, not at once.
+const retryAfter = "5"
+
 // handle is the one adapter from handlerFunc to http.HandlerFunc: it maps
 // the error to a status, answers with JSON under /api/ and with an HTML page
-// elsewhere, and logs server errors (5xx) only.
+// elsewhere, and logs server errors (5xx) only: 503 (busy, database
+// unavailable, too slow) as a warning, the others as errors.
 func (s *Server) handle(fn handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		err := fn(w, r)
@@ -42,26 +47,38 @@ func (s *Server) handle(fn handlerFunc) http.HandlerFunc {
 		if r.Context().Err() == context.Canceled {
 			return // the client went away; nobody is left to answer
 		}
-		status, msg := classify(err)
-		if status >= 500 {
-			s.log.ErrorContext(r.Context(), "request failed", "err", err,
-				"method", r.Method, "path", r.URL.Path, "request_id", middleware.GetReqID(r.Context()))
-			msg = "something went wrong on our side; please try again"
-		}
-		if ww, ok := w.(middleware.WrapResponseWriter); ok && ww.Status() != 0 {
-			// The response was already started (a stream that failed half
-			// way): cut the connection so the client sees an incomplete
-			// response instead of a file that looks whole.
-			panic(http.ErrAbortHandler)
-		}
-		if strings.HasPrefix(r.URL.Path, "/api/") {
-			writeJSON(w, status, map[string]string{"error": msg})
-			return
-		}
-		s.render(w, r, status, templates.NoticePage(templates.Notice{
-			Title: http.StatusText(status), Message: msg, Status: status,
-		}))
+		s.writeError(w, r, err)
 	}
+}
+
+// writeError answers a request that failed with err.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, msg := classify(err)
+	switch {
+	case status == http.StatusServiceUnavailable:
+		s.log.WarnContext(r.Context(), "request refused: unavailable", "err", err,
+			"method", r.Method, "path", r.URL.Path, "request_id", middleware.GetReqID(r.Context()))
+	case status >= 500:
+		s.log.ErrorContext(r.Context(), "request failed", "err", err,
+			"method", r.Method, "path", r.URL.Path, "request_id", middleware.GetReqID(r.Context()))
+		msg = "something went wrong on our side; please try again"
+	}
+	if ww, ok := w.(middleware.WrapResponseWriter); ok && ww.Status() != 0 {
+		// The response was already started (a stream that failed half
+		// way): cut the connection so the client sees an incomplete
+		// response instead of a file that looks whole.
+		panic(http.ErrAbortHandler)
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", retryAfter)
+	}
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		writeJSON(w, status, map[string]string{"error": msg})
+		return
+	}
+	s.render(w, r, status, templates.NoticePage(templates.Notice{
+		Title: http.StatusText(status), Message: msg, Status: status,
+	}))
 }
 
 // classify maps an error to a status and a message fit for the user.
@@ -70,8 +87,7 @@ func classify(err error) (int, string) {
 	if errors.As(err, &he) {
 		return he.status, he.msg
 	}
-	var ue *collect.Error
-	if errors.As(err, &ue) {
+	if ue, ok := collect.AsError(err); ok {
 		switch ue.Kind {
 		case collect.KindNotFound:
 			return http.StatusNotFound, ue.Msg
@@ -83,6 +99,8 @@ func classify(err error) (int, string) {
 			return http.StatusConflict, ue.Msg
 		case collect.KindUnauthorized:
 			return http.StatusUnauthorized, ue.Msg
+		case collect.KindUnavailable:
+			return http.StatusServiceUnavailable, ue.Msg
 		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -37,6 +37,13 @@ type Config struct {
 	// max-age on every response. Set it when the app serves HTTPS itself;
 	// behind a TLS proxy the proxy sends it.
 	HSTSMaxAge time.Duration
+	// MaxDBRequests bounds the requests that use the database at once,
+	// QueueWait how long one waits for a turn, AcquireTimeout how long it
+	// then waits for a pool connection; past either wait it gets 503 with
+	// Retry-After (shed.go). Zero: 64, 1 s, 2 s.
+	MaxDBRequests  int
+	QueueWait      time.Duration
+	AcquireTimeout time.Duration
 	// Jobs enqueues and cancels recompute jobs (nil: the dashboard shows
 	// results but cannot start or cancel a recompute).
 	Jobs Jobs
@@ -58,6 +65,8 @@ type Server struct {
 	log    *slog.Logger
 	secure bool
 	dash   *dashCache // the dashboard's caches (dashboard_cache.go)
+
+	slots chan struct{} // one per request using the database (shed.go)
 }
 
 // New returns the app's router.
@@ -76,7 +85,9 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	cfg.loginDefaults()
+	cfg = withShedDefaults(cfg)
 	s := &Server{store: store, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://"), dash: newDashCache()}
+	s.slots = make(chan struct{}, cfg.MaxDBRequests)
 
 	cop := http.NewCrossOriginProtection()
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
@@ -87,7 +98,7 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 	uploadTimeout := middleware.Timeout(10 * time.Minute)
 
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, s.accessLog, s.recoverer, s.securityHeaders)
+	r.Use(middleware.RequestID, s.accessLog, s.recoverer, s.securityHeaders, s.refuseBadText, s.shed)
 	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error { return errNotFound }))
 	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return &httpError{status: http.StatusMethodNotAllowed, msg: "method not allowed"}

@@ -1,0 +1,77 @@
+package http
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/closer-lab/closer/internal/collect"
+)
+
+// Defaults of the load-shedding settings in Config.
+const (
+	defaultMaxDBRequests  = 64 // four times the server's default pool of 16
+	defaultQueueWait      = time.Second
+	defaultAcquireTimeout = 2 * time.Second
+)
+
+// errBusy answers a request that found no free slot in time.
+var errBusy = &httpError{status: http.StatusServiceUnavailable,
+	msg: "the server is busy; please try again in a few seconds"}
+
+// withShedDefaults fills the load-shedding settings left at zero.
+func withShedDefaults(cfg Config) Config {
+	if cfg.MaxDBRequests <= 0 {
+		cfg.MaxDBRequests = defaultMaxDBRequests
+	}
+	if cfg.QueueWait <= 0 {
+		cfg.QueueWait = defaultQueueWait
+	}
+	if cfg.AcquireTimeout <= 0 {
+		cfg.AcquireTimeout = defaultAcquireTimeout
+	}
+	return cfg
+}
+
+// shed sheds load instead of queueing it: at most MaxDBRequests requests
+// that use the database run at once, a request waits at most QueueWait for
+// one of those slots, and inside a slot at most AcquireTimeout for a pool
+// connection (collect.WithAcquireTimeout). Either wait ending answers 503
+// with Retry-After at once, rather than after the route's whole timeout
+// spent in a queue, so a database that is slow or down does not pile up
+// requests and a client learns quickly to come back later.
+//
+// The static files never touch the database and pass untouched; /healthz
+// takes no slot (it must answer while the app is busy) but gets the acquire
+// timeout, so a pool with no free connection reads as unhealthy in time.
+// Item images (/img/) do query the database and take a slot.
+func (s *Server) shed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/static/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		r = r.WithContext(collect.WithAcquireTimeout(r.Context(), s.cfg.AcquireTimeout))
+		if r.URL.Path == "/healthz" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case s.slots <- struct{}{}:
+		default:
+			wait := time.NewTimer(s.cfg.QueueWait)
+			select {
+			case s.slots <- struct{}{}:
+				wait.Stop()
+			case <-wait.C:
+				s.writeError(w, r, errBusy)
+				return
+			case <-r.Context().Done():
+				wait.Stop()
+				return // the client went away while waiting
+			}
+		}
+		defer func() { <-s.slots }()
+		next.ServeHTTP(w, r)
+	})
+}
