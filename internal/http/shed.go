@@ -13,6 +13,8 @@ const (
 	defaultMaxDBRequests  = 64 // four times the server's default pool of 16
 	defaultQueueWait      = time.Second
 	defaultAcquireTimeout = 2 * time.Second
+	// healthzAcquireTimeout bounds /healthz's wait for a connection.
+	healthzAcquireTimeout = 500 * time.Millisecond
 )
 
 // errBusy answers a request that found no free slot in time.
@@ -42,8 +44,8 @@ func withShedDefaults(cfg Config) Config {
 // requests and a client learns quickly to come back later.
 //
 // The static files never touch the database and pass untouched; /healthz
-// takes no slot (it must answer while the app is busy) but gets the acquire
-// timeout, so a pool with no free connection reads as unhealthy in time.
+// takes no slot (it must answer while the app is busy) but waits at most
+// half a second for a connection, so a pool with no free connection reads as unhealthy in time.
 // Item images (/img/) do query the database and take a slot.
 func (s *Server) shed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -51,11 +53,14 @@ func (s *Server) shed(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		r = r.WithContext(collect.WithAcquireTimeout(r.Context(), s.cfg.AcquireTimeout))
 		if r.URL.Path == "/healthz" {
+			// A monitor's probe usually gives up after a second or two; say
+			// 503 before it does.
+			r = r.WithContext(collect.WithAcquireTimeout(r.Context(), min(s.cfg.AcquireTimeout, healthzAcquireTimeout)))
 			next.ServeHTTP(w, r)
 			return
 		}
+		r = r.WithContext(collect.WithAcquireTimeout(r.Context(), s.cfg.AcquireTimeout))
 		select {
 		case s.slots <- struct{}{}:
 		default:
