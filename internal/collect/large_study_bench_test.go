@@ -28,14 +28,15 @@ var (
 //     40 demo items) sharing the database;
 //   - next/same-study: Next for new participants of the large study itself
 //     (its items are given placeholder images and the study opened with
-//     SQL, since an imported study cannot be opened);
+//     SQL, since an imported study cannot be opened).
 //
 // Only Next is timed; each question is answered outside the timer, and a
 // new participant starts every 100 questions. Last, DeleteStudy deletes the
-// large study, once (its time is in the log; -large-delete-timeout bounds
-// it).
+// large study, once (its time is in the log, hence -v;
+// -large-delete-timeout bounds it). Figures: docs/benchmarks.md,
+// "Large-study query plans".
 //
-//	go test ./internal/collect -run '^$' -bench LargeStudy -benchtime 200x -large-triplets 2000000
+//	go test ./internal/collect -run '^$' -bench LargeStudy -benchtime 200x -large-triplets 2000000 -v
 func BenchmarkLargeStudy(b *testing.B) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(b)

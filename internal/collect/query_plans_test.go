@@ -266,9 +266,11 @@ func TestHotQueryPlans(t *testing.T) {
 	pool, fx := newPlanFixture(t)
 	for _, c := range hotQueries(fx) {
 		t.Run(c.name, func(t *testing.T) {
-			if scans := seqScans(t, pool, c.sql, c.args...); len(scans) > 0 {
+			scans, indexes := scansOf(t, pool, c.sql, c.args...)
+			if len(scans) > 0 {
 				t.Errorf("sequential scan of %s\n%s\n%s", strings.Join(scans, ", "), c.sql, planText(t, pool, c.sql, c.args...))
 			}
+			t.Logf("indexes: %s", strings.Join(indexes, ", "))
 		})
 	}
 	// The test must be able to fail: without the index of migration
@@ -277,16 +279,16 @@ func TestHotQueryPlans(t *testing.T) {
 		if _, err := pool.Exec(context.Background(), `DROP INDEX questions_participant`); err != nil {
 			t.Fatal(err)
 		}
-		if scans := seqScans(t, pool, askedKeysSQL, fx.livePart); !slices.Contains(scans, "questions") {
+		if scans, _ := scansOf(t, pool, askedKeysSQL, fx.livePart); !slices.Contains(scans, "questions") {
 			t.Errorf("without questions_participant askedKeys plans no sequential scan of questions:\n%s",
 				planText(t, pool, askedKeysSQL, fx.livePart))
 		}
 	})
 }
 
-// seqScans returns the large tables that query's plan reads with a
-// sequential scan, planned for args.
-func seqScans(t *testing.T, pool *pgxpool.Pool, query string, args ...any) []string {
+// scansOf returns the large tables that query's plan reads with a
+// sequential scan, planned for args, and the indexes it uses.
+func scansOf(t *testing.T, pool *pgxpool.Pool, query string, args ...any) (seq, indexes []string) {
 	t.Helper()
 	var raw []byte
 	if err := pool.QueryRow(context.Background(), `EXPLAIN (FORMAT JSON) `+query, args...).Scan(&raw); err != nil {
@@ -296,24 +298,27 @@ func seqScans(t *testing.T, pool *pgxpool.Pool, query string, args ...any) []str
 	if err := json.Unmarshal(raw, &plans); err != nil || len(plans) != 1 {
 		t.Fatalf("explain: %v\n%s", err, raw)
 	}
-	var out []string
 	var walk func(n planNode)
 	walk = func(n planNode) {
 		if n.NodeType == "Seq Scan" && slices.Contains(largeTables, n.Relation) {
-			out = append(out, n.Relation)
+			seq = append(seq, n.Relation)
+		}
+		if n.Index != "" && !slices.Contains(indexes, n.Index) {
+			indexes = append(indexes, n.Index)
 		}
 		for _, c := range n.Plans {
 			walk(c)
 		}
 	}
 	walk(plans[0].Plan)
-	return out
+	return seq, indexes
 }
 
 // planNode is a node of EXPLAIN (FORMAT JSON).
 type planNode struct {
 	NodeType string     `json:"Node Type"`
 	Relation string     `json:"Relation Name"`
+	Index    string     `json:"Index Name"`
 	Plans    []planNode `json:"Plans"`
 }
 
