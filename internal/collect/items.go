@@ -32,6 +32,12 @@ type ItemRef struct {
 	SHA256 string
 }
 
+// lockStudyForItemsSQL locks a study and reports whether it issued any
+// question (min(), not EXISTS: see questionsIssuedSQL).
+const lockStudyForItemsSQL = `
+	SELECT (SELECT min(issued_at) FROM questions WHERE study_id = s.id) IS NOT NULL
+	FROM studies s WHERE s.id = $1 FOR UPDATE`
+
 // AddItems stores the accepted images of an upload in the study. Images
 // whose bytes equal another image of the upload or an item already in the
 // study are rejected as duplicates. While the study has issued no question,
@@ -44,9 +50,7 @@ func (s *Store) AddItems(ctx context.Context, studyID int64, imgs []media.Image)
 		added, rejected = nil, nil
 		// Lock the study so concurrent uploads number items one after the other.
 		var asked bool
-		err := tx.QueryRow(ctx, `
-			SELECT EXISTS (SELECT 1 FROM questions WHERE study_id = s.id)
-			FROM studies s WHERE s.id = $1 FOR UPDATE`, studyID).Scan(&asked)
+		err := tx.QueryRow(ctx, lockStudyForItemsSQL, studyID).Scan(&asked)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("study")
 		}

@@ -234,6 +234,7 @@ func hotQueries(fx planFixture) []planCase {
 		{"answeringParticipants/live", answeringParticipantsSQL, []any{live}},
 		{"studyStats/live", studyStatsSQL, []any{live}},
 		{"questionsIssued/live", questionsIssuedSQL, []any{live}},
+		{"lockStudyForItems/live", lockStudyForItemsSQL, []any{live}},
 		{"itemImage", itemImageSQL, []any{fx.liveSHA256}},
 		// Exports and recompute.
 		{"itemLabels/live", itemLabelsSQL, []any{live}},
@@ -266,11 +267,21 @@ func TestHotQueryPlans(t *testing.T) {
 	pool, fx := newPlanFixture(t)
 	for _, c := range hotQueries(fx) {
 		t.Run(c.name, func(t *testing.T) {
-			scans, indexes := scansOf(t, pool, c.sql, c.args...)
-			if len(scans) > 0 {
+			custom := explain(t, pool, c.sql, c.args...)
+			if scans := custom.seqScans(); len(scans) > 0 {
 				t.Errorf("sequential scan of %s\n%s\n%s", strings.Join(scans, ", "), c.sql, planText(t, pool, c.sql, c.args...))
 			}
-			t.Logf("indexes: %s", strings.Join(indexes, ", "))
+			t.Logf("indexes: %s", strings.Join(custom.indexes(), ", "))
+			// pgx prepares the statements it runs, and after five runs
+			// PostgreSQL keeps a generic plan (made without the
+			// arguments) when it costs less than the custom plans did
+			// plus their planning; that plan must not scan either.
+			generic := explainGeneric(t, pool, c.sql)
+			planning := 1000 * 0.0025 * float64(custom.relations()+1) // plancache.c, cpu_operator_cost
+			if scans := generic.seqScans(); len(scans) > 0 && generic.Cost < custom.Cost+planning {
+				t.Errorf("the generic plan (cost %.2f, custom %.2f) has a sequential scan of %s\n%s",
+					generic.Cost, custom.Cost, strings.Join(scans, ", "), c.sql)
+			}
 		})
 	}
 	// The test must be able to fail: without the index of migration
@@ -279,39 +290,59 @@ func TestHotQueryPlans(t *testing.T) {
 		if _, err := pool.Exec(context.Background(), `DROP INDEX questions_participant`); err != nil {
 			t.Fatal(err)
 		}
-		if scans, _ := scansOf(t, pool, askedKeysSQL, fx.livePart); !slices.Contains(scans, "questions") {
+		if scans := explain(t, pool, askedKeysSQL, fx.livePart).seqScans(); !slices.Contains(scans, "questions") {
 			t.Errorf("without questions_participant askedKeys plans no sequential scan of questions:\n%s",
 				planText(t, pool, askedKeysSQL, fx.livePart))
 		}
 	})
 }
 
-// scansOf returns the large tables that query's plan reads with a
-// sequential scan, planned for args, and the indexes it uses.
-func scansOf(t *testing.T, pool *pgxpool.Pool, query string, args ...any) (seq, indexes []string) {
+// explain returns query's plan for args.
+func explain(t *testing.T, pool *pgxpool.Pool, query string, args ...any) planNode {
 	t.Helper()
 	var raw []byte
 	if err := pool.QueryRow(context.Background(), `EXPLAIN (FORMAT JSON) `+query, args...).Scan(&raw); err != nil {
 		t.Fatalf("explain: %v\n%s", err, query)
 	}
+	return parsePlan(t, raw)
+}
+
+// explainGeneric returns query's generic plan, the one PostgreSQL's plan
+// cache may keep for a prepared statement.
+func explainGeneric(t *testing.T, pool *pgxpool.Pool, query string) planNode {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	for _, q := range []string{`SET plan_cache_mode = force_generic_plan`, `PREPARE plan_check AS ` + query} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("generic plan: %v\n%s", err, query)
+		}
+	}
+	defer conn.Exec(ctx, `RESET plan_cache_mode; DEALLOCATE plan_check`)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE name = 'plan_check'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	// A generic plan does not look at the arguments: NULLs will do.
+	var raw []byte
+	nulls := strings.TrimSuffix(strings.Repeat("NULL, ", n), ", ")
+	if err := conn.QueryRow(ctx, `EXPLAIN (FORMAT JSON) EXECUTE plan_check(`+nulls+`)`).Scan(&raw); err != nil {
+		t.Fatalf("generic plan: %v\n%s", err, query)
+	}
+	return parsePlan(t, raw)
+}
+
+func parsePlan(t *testing.T, raw []byte) planNode {
+	t.Helper()
 	var plans []struct{ Plan planNode }
 	if err := json.Unmarshal(raw, &plans); err != nil || len(plans) != 1 {
 		t.Fatalf("explain: %v\n%s", err, raw)
 	}
-	var walk func(n planNode)
-	walk = func(n planNode) {
-		if n.NodeType == "Seq Scan" && slices.Contains(largeTables, n.Relation) {
-			seq = append(seq, n.Relation)
-		}
-		if n.Index != "" && !slices.Contains(indexes, n.Index) {
-			indexes = append(indexes, n.Index)
-		}
-		for _, c := range n.Plans {
-			walk(c)
-		}
-	}
-	walk(plans[0].Plan)
-	return seq, indexes
+	return plans[0].Plan
 }
 
 // planNode is a node of EXPLAIN (FORMAT JSON).
@@ -319,7 +350,49 @@ type planNode struct {
 	NodeType string     `json:"Node Type"`
 	Relation string     `json:"Relation Name"`
 	Index    string     `json:"Index Name"`
+	Cost     float64    `json:"Total Cost"`
 	Plans    []planNode `json:"Plans"`
+}
+
+// walk calls f on n and every node below it.
+func (n planNode) walk(f func(planNode)) {
+	f(n)
+	for _, c := range n.Plans {
+		c.walk(f)
+	}
+}
+
+// seqScans returns the large tables the plan reads with a sequential scan.
+func (n planNode) seqScans() []string {
+	var out []string
+	n.walk(func(n planNode) {
+		if n.NodeType == "Seq Scan" && slices.Contains(largeTables, n.Relation) {
+			out = append(out, n.Relation)
+		}
+	})
+	return out
+}
+
+// indexes returns the indexes the plan uses.
+func (n planNode) indexes() []string {
+	var out []string
+	n.walk(func(n planNode) {
+		if n.Index != "" && !slices.Contains(out, n.Index) {
+			out = append(out, n.Index)
+		}
+	})
+	return out
+}
+
+// relations counts the plan's scans of tables.
+func (n planNode) relations() int {
+	c := 0
+	n.walk(func(n planNode) {
+		if n.Relation != "" {
+			c++
+		}
+	})
+	return c
 }
 
 // planText is query's plan as EXPLAIN prints it, for failure messages.

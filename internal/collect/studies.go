@@ -116,8 +116,13 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 	return st, nil
 }
 
-// questionsIssuedSQL reports whether a study issued any question.
-const questionsIssuedSQL = `SELECT EXISTS (SELECT 1 FROM questions WHERE study_id = $1)`
+// questionsIssuedSQL reports whether a study issued any question. It asks
+// for the first issued_at (never NULL) rather than EXISTS: min() reads one
+// entry of questions_study, while EXISTS is planned as a sequential scan
+// that stops at the first row found whenever the planner cannot tell how
+// many rows match (the generic plan of a cached statement, a correlated
+// subquery), and for a study without questions that reads the whole table.
+const questionsIssuedSQL = `SELECT (SELECT min(issued_at) FROM questions WHERE study_id = $1) IS NOT NULL`
 
 // UpdateStudy changes the study with id. The design cannot change once
 // questions were issued.
