@@ -21,6 +21,31 @@ type AnswerInput struct {
 	ResponseMS *int // optional: how long the participant took
 }
 
+// The SQL of Answer and Votes, by name so that TestHotQueryPlans explains
+// these very strings on a large study.
+const (
+	// lockQuestionSQL locks the question and reads its study.
+	lockQuestionSQL = `
+		SELECT q.participant_id, q.anchor, q.left_idx, q.right_idx, q.answered_at,
+			s.id, s.slug, s.status, s.design, s.questions_per_participant
+		FROM questions q JOIN studies s ON s.id = q.study_id
+		WHERE q.id = $1 FOR UPDATE OF q`
+	previousAnswerSQL = `SELECT closer FROM answers WHERE question_id = $1`
+	insertAnswerSQL   = `
+		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	addVoteSQL = `
+		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (study_id, anchor, j, k) DO UPDATE
+		SET j_closer = votes.j_closer + excluded.j_closer, k_closer = votes.k_closer + excluded.k_closer`
+	markAnsweredSQL  = `UPDATE questions SET answered_at = now() WHERE id = $1`
+	countAnsweredSQL = `SELECT count(*) FROM answers WHERE participant_id = $1`
+	completeOnceSQL  = `
+		UPDATE participants SET completion_code = $2, completed_at = now()
+		WHERE id = $1 AND completion_code IS NULL`
+	votesSQL = `SELECT anchor, j, k, j_closer, k_closer FROM votes WHERE study_id = $1`
+)
+
 // Answer records a participant's answer. In one transaction it locks the
 // question, checks that it was issued to this participant and that Closer is
 // one of its two options, stores the answer (one per question), adds the
@@ -42,11 +67,7 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 		var answeredAt *time.Time
 		var status string
 		var st Study
-		err := tx.QueryRow(ctx, `
-			SELECT q.participant_id, q.anchor, q.left_idx, q.right_idx, q.answered_at,
-				s.id, s.slug, s.status, s.design, s.questions_per_participant
-			FROM questions q JOIN studies s ON s.id = q.study_id
-			WHERE q.id = $1 FOR UPDATE OF q`, in.QuestionID).
+		err := tx.QueryRow(ctx, lockQuestionSQL, in.QuestionID).
 			Scan(&owner, &anchor, &left, &right, &answeredAt, &st.ID, &st.Slug, &status, &st.Design, &st.QuestionsPerParticipant)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("question")
@@ -67,7 +88,7 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 		}
 		if answeredAt != nil {
 			var prev int
-			if err := tx.QueryRow(ctx, `SELECT closer FROM answers WHERE question_id = $1`, in.QuestionID).Scan(&prev); err != nil {
+			if err := tx.QueryRow(ctx, previousAnswerSQL, in.QuestionID).Scan(&prev); err != nil {
 				return err
 			}
 			if prev != in.Closer {
@@ -78,9 +99,7 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 		if status == StatusClosed {
 			return userErr(KindNotOpen, "the study is closed")
 		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		if _, err := tx.Exec(ctx, insertAnswerSQL,
 			in.QuestionID, st.ID, participantID, anchor, in.Closer, farther, in.ResponseMS); err != nil {
 			return err
 		}
@@ -92,14 +111,11 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 		} else {
 			kc = 1
 		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer) VALUES ($1, $2, $3, $4, $5, $6)
-			ON CONFLICT (study_id, anchor, j, k) DO UPDATE
-			SET j_closer = votes.j_closer + excluded.j_closer, k_closer = votes.k_closer + excluded.k_closer`,
+		if _, err := tx.Exec(ctx, addVoteSQL,
 			st.ID, k.Anchor, k.J, k.K, jc, kc); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE questions SET answered_at = now() WHERE id = $1`, in.QuestionID); err != nil {
+		if _, err := tx.Exec(ctx, markAnsweredSQL, in.QuestionID); err != nil {
 			return err
 		}
 		sch, ok := s.schedulers[st.Design]
@@ -112,13 +128,11 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 		// The last answer completes the participant at once, so the study's
 		// counts are right even if they never ask for the next question.
 		var answered int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM answers WHERE participant_id = $1`, participantID).Scan(&answered); err != nil {
+		if err := tx.QueryRow(ctx, countAnsweredSQL, participantID).Scan(&answered); err != nil {
 			return err
 		}
 		if answered >= st.QuestionsPerParticipant {
-			if _, err := tx.Exec(ctx, `
-				UPDATE participants SET completion_code = $2, completed_at = now()
-				WHERE id = $1 AND completion_code IS NULL`, participantID, newCompletionCode()); err != nil {
+			if _, err := tx.Exec(ctx, completeOnceSQL, participantID, newCompletionCode()); err != nil {
 				return err
 			}
 		}
@@ -133,7 +147,7 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 
 // Votes returns a study's vote table.
 func (s *Store) Votes(ctx context.Context, studyID int64) (*triplet.Votes, error) {
-	rows, err := s.pool.Query(ctx, `SELECT anchor, j, k, j_closer, k_closer FROM votes WHERE study_id = $1`, studyID)
+	rows, err := s.pool.Query(ctx, votesSQL, studyID)
 	if err != nil {
 		return nil, fmt.Errorf("votes: %w", err)
 	}

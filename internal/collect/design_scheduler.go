@@ -94,6 +94,35 @@ func (ds *DesignScheduler) CacheStats() CacheStats {
 	return CacheStats{Hits: ds.stats.hits.Load(), Replays: ds.stats.replays.Load(), Restores: ds.stats.restores.Load()}
 }
 
+// The SQL of the design scheduler's leases and events, by name so that
+// TestHotQueryPlans explains these very strings on a large study.
+const (
+	insertLeaseSQL = `
+		INSERT INTO design_leases (participant_id, anchor, j, k, study_id, expires_at)
+		VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`
+	activeLeasesSQL = `
+		SELECT anchor, j, k, count(*) FROM design_leases
+		WHERE study_id = $1 AND expires_at > now() GROUP BY anchor, j, k`
+	// releaseLeaseSQL deletes the lease of the answered question of a
+	// comparison (see record).
+	releaseLeaseSQL = `
+		DELETE FROM design_leases l USING questions q
+		WHERE l.study_id = $1 AND l.anchor = $2 AND l.j = $3 AND l.k = $4
+			AND q.participant_id = l.participant_id AND q.anchor = l.anchor
+			AND least(q.left_idx, q.right_idx) = l.j AND greatest(q.left_idx, q.right_idx) = l.k
+			AND q.answered_at IS NOT NULL`
+	insertEventSQL = `
+		INSERT INTO design_events (study_id, version, rev, anchor, closer, farther)
+		VALUES ($1, $2, $3, $4, $5, $6)`
+	saveSnapshotSQL = `
+		UPDATE design_states SET version = $2, rev = $3, progress = $4, snapshot = $5,
+			snapshot_version = $2, snapshot_rev = $3, updated_at = now()
+		WHERE study_id = $1`
+	advanceStateSQL = `
+		UPDATE design_states SET version = $2, rev = $3, progress = $4, updated_at = now()
+		WHERE study_id = $1`
+)
+
 // Next implements Scheduler.
 func (ds *DesignScheduler) Next(ctx context.Context, tx pgx.Tx, ask Ask) (Comparison, error) {
 	c, err := ds.next(ctx, tx, ask)
@@ -148,9 +177,7 @@ func (ds *DesignScheduler) next(ctx context.Context, tx pgx.Tx, ask Ask) (Compar
 		return c, nil
 	}
 	k := pick.Key
-	if _, err := tx.Exec(ctx, `
-		INSERT INTO design_leases (participant_id, anchor, j, k, study_id, expires_at)
-		VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
+	if _, err := tx.Exec(ctx, insertLeaseSQL,
 		ask.ParticipantID, k.Anchor, k.J, k.K, ask.Study.ID, ds.LeaseTTL.Seconds()); err != nil {
 		return Comparison{}, err
 	}
@@ -163,9 +190,7 @@ func (ds *DesignScheduler) next(ctx context.Context, tx pgx.Tx, ask Ask) (Compar
 
 // activeLeases counts the unexpired leases of a study per comparison.
 func activeLeases(ctx context.Context, tx pgx.Tx, studyID int64) (map[triplet.Key]int, error) {
-	rows, err := tx.Query(ctx, `
-		SELECT anchor, j, k, count(*) FROM design_leases
-		WHERE study_id = $1 AND expires_at > now() GROUP BY anchor, j, k`, studyID)
+	rows, err := tx.Query(ctx, activeLeasesSQL, studyID)
 	if err != nil {
 		return nil, err
 	}
@@ -195,12 +220,7 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, st Study, t tr
 	// The question being answered is the only one of its comparison that
 	// is answered and still holds a lease: the others released theirs in
 	// the transactions that answered them. No lease: a fallback question.
-	tag, err := tx.Exec(ctx, `
-		DELETE FROM design_leases l USING questions q
-		WHERE l.study_id = $1 AND l.anchor = $2 AND l.j = $3 AND l.k = $4
-			AND q.participant_id = l.participant_id AND q.anchor = l.anchor
-			AND least(q.left_idx, q.right_idx) = l.j AND greatest(q.left_idx, q.right_idx) = l.k
-			AND q.answered_at IS NOT NULL`, st.ID, k.Anchor, k.J, k.K)
+	tag, err := tx.Exec(ctx, releaseLeaseSQL, st.ID, k.Anchor, k.J, k.K)
 	if err != nil {
 		return err
 	}
@@ -220,9 +240,7 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, st Study, t tr
 	// transaction rolls back later the (version, rev) check reloads it.
 	fail := func(err error) error { e.d = nil; return err }
 	v, rev := row.version+1, newID()
-	if _, err := tx.Exec(ctx, `
-		INSERT INTO design_events (study_id, version, rev, anchor, closer, farther)
-		VALUES ($1, $2, $3, $4, $5, $6)`, st.ID, v, rev, t.Anchor, t.Closer, t.Farther); err != nil {
+	if _, err := tx.Exec(ctx, insertEventSQL, st.ID, v, rev, t.Anchor, t.Closer, t.Farther); err != nil {
 		return fail(err)
 	}
 	prog, err := json.Marshal(progressOf(e.d))
@@ -235,16 +253,11 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, st Study, t tr
 		if err != nil {
 			return fail(fmt.Errorf("snapshot: %w", err))
 		}
-		_, err = tx.Exec(ctx, `
-			UPDATE design_states SET version = $2, rev = $3, progress = $4, snapshot = $5,
-				snapshot_version = $2, snapshot_rev = $3, updated_at = now()
-			WHERE study_id = $1`, st.ID, v, rev, prog, snap)
+		_, err = tx.Exec(ctx, saveSnapshotSQL, st.ID, v, rev, prog, snap)
 		if err != nil {
 			return fail(err)
 		}
-	} else if _, err := tx.Exec(ctx, `
-		UPDATE design_states SET version = $2, rev = $3, progress = $4, updated_at = now()
-		WHERE study_id = $1`, st.ID, v, rev, prog); err != nil {
+	} else if _, err := tx.Exec(ctx, advanceStateSQL, st.ID, v, rev, prog); err != nil {
 		return fail(err)
 	}
 	e.version, e.rev = v, rev

@@ -112,15 +112,26 @@ func (ds *DesignScheduler) DropCache() {
 // errNoState means a study has no design state yet.
 var errNoState = errors.New("no design state")
 
+// The SQL that reads a design's state, by name so that TestHotQueryPlans
+// explains these very strings on a large study.
+const (
+	lockDesignStateSQL = `
+		SELECT design, items, version, rev, snapshot_version, snapshot_rev
+		FROM design_states WHERE study_id = $1 FOR UPDATE`
+	eventRevSQL     = `SELECT rev FROM design_events WHERE study_id = $1 AND version = $2`
+	snapshotSQL     = `SELECT snapshot FROM design_states WHERE study_id = $1`
+	replayEventsSQL = `
+		SELECT version, rev, anchor, closer, farther FROM design_events
+		WHERE study_id = $1 AND version > $2 ORDER BY version`
+)
+
 // lockState locks the study's design_states row for the transaction
 // (creating it from the study's settings over n items when create is set
 // and it does not exist) and returns the study's cached state brought up to
 // the row's version, with its mutex held: the caller must call unlock.
 func (ds *DesignScheduler) lockState(ctx context.Context, tx pgx.Tx, st Study, n int, create bool) (row stateRow, e *cachedState, unlock func(), err error) {
 	sel := func() error {
-		return tx.QueryRow(ctx, `
-			SELECT design, items, version, rev, snapshot_version, snapshot_rev
-			FROM design_states WHERE study_id = $1 FOR UPDATE`, st.ID).
+		return tx.QueryRow(ctx, lockDesignStateSQL, st.ID).
 			Scan(&row.design, &row.items, &row.version, &row.rev, &row.snapVersion, &row.snapRev)
 	}
 	err = sel()
@@ -193,8 +204,7 @@ func (ds *DesignScheduler) sync(ctx context.Context, tx pgx.Tx, studyID int64, r
 	if e.d != nil && e.version >= row.snapVersion && e.version < row.version {
 		rev := row.snapRev
 		if e.version > row.snapVersion {
-			if err := tx.QueryRow(ctx, `SELECT rev FROM design_events WHERE study_id = $1 AND version = $2`,
-				studyID, e.version).Scan(&rev); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			if err := tx.QueryRow(ctx, eventRevSQL, studyID, e.version).Scan(&rev); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return err
 			}
 		}
@@ -205,7 +215,7 @@ func (ds *DesignScheduler) sync(ctx context.Context, tx pgx.Tx, studyID int64, r
 	}
 	ds.stats.restores.Add(1)
 	var snap []byte
-	if err := tx.QueryRow(ctx, `SELECT snapshot FROM design_states WHERE study_id = $1`, studyID).Scan(&snap); err != nil {
+	if err := tx.QueryRow(ctx, snapshotSQL, studyID).Scan(&snap); err != nil {
 		return err
 	}
 	d, err := ds.kind.restore(snap)
@@ -218,9 +228,7 @@ func (ds *DesignScheduler) sync(ctx context.Context, tx pgx.Tx, studyID int64, r
 
 // replay records the events after e.version into e.
 func (ds *DesignScheduler) replay(ctx context.Context, tx pgx.Tx, studyID int64, e *cachedState) error {
-	rows, err := tx.Query(ctx, `
-		SELECT version, rev, anchor, closer, farther FROM design_events
-		WHERE study_id = $1 AND version > $2 ORDER BY version`, studyID, e.version)
+	rows, err := tx.Query(ctx, replayEventsSQL, studyID, e.version)
 	if err != nil {
 		return err
 	}
@@ -250,9 +258,7 @@ func (s *Store) DesignState(ctx context.Context, studyID int64) (design.Design, 
 	var d design.Design
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var row stateRow
-		err := tx.QueryRow(ctx, `
-			SELECT design, items, version, rev, snapshot_version, snapshot_rev
-			FROM design_states WHERE study_id = $1 FOR UPDATE`, studyID).
+		err := tx.QueryRow(ctx, lockDesignStateSQL, studyID).
 			Scan(&row.design, &row.items, &row.version, &row.rev, &row.snapVersion, &row.snapRev)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("design state")

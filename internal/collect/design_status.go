@@ -48,6 +48,18 @@ func (s DesignStatus) FallbackShare() float64 {
 	return float64(s.Fallbacks) / float64(s.Answers)
 }
 
+// The SQL of DesignStatusOf, by name so that TestHotQueryPlans explains
+// these very strings on a large study.
+const (
+	// designAnswerCountsSQL counts the study's answers, those to fallback
+	// questions ($2) and the active leases.
+	designAnswerCountsSQL = `
+		SELECT count(*), count(*) FILTER (WHERE q.design = $2),
+			(SELECT count(*) FROM design_leases WHERE study_id = $1 AND expires_at > now())
+		FROM answers a JOIN questions q ON q.id = a.question_id WHERE a.study_id = $1`
+	designProgressSQL = `SELECT items, version, progress, updated_at FROM design_states WHERE study_id = $1`
+)
+
 // DesignStatusOf returns the design status of study st.
 func (s *Store) DesignStatusOf(ctx context.Context, st Study) (DesignStatus, error) {
 	ds := DesignStatus{Design: st.Design, Stateful: IsStateful(st.Design)}
@@ -56,11 +68,7 @@ func (s *Store) DesignStatusOf(ctx context.Context, st Study) (DesignStatus, err
 		return DesignStatus{}, err
 	}
 	ds.Config = cfg
-	err = s.pool.QueryRow(ctx, `
-		SELECT count(*), count(*) FILTER (WHERE q.design = $2),
-			(SELECT count(*) FROM design_leases WHERE study_id = $1 AND expires_at > now())
-		FROM answers a JOIN questions q ON q.id = a.question_id WHERE a.study_id = $1`,
-		st.ID, DesignFallback).Scan(&ds.Answers, &ds.Fallbacks, &ds.ActiveLeases)
+	err = s.pool.QueryRow(ctx, designAnswerCountsSQL, st.ID, DesignFallback).Scan(&ds.Answers, &ds.Fallbacks, &ds.ActiveLeases)
 	if err != nil {
 		return DesignStatus{}, fmt.Errorf("design status: %w", err)
 	}
@@ -73,7 +81,7 @@ func (s *Store) DesignStatusOf(ctx context.Context, st Study) (DesignStatus, err
 	}
 	var prog []byte
 	var updated time.Time
-	err = s.pool.QueryRow(ctx, `SELECT items, version, progress, updated_at FROM design_states WHERE study_id = $1`, st.ID).
+	err = s.pool.QueryRow(ctx, designProgressSQL, st.ID).
 		Scan(&ds.Items, &ds.Recorded, &prog, &updated)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):

@@ -8,13 +8,27 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// The SQL of exclusion and the dashboard's participants table, by name so
+// that TestHotQueryPlans explains these very strings on a large study.
+const (
+	setExcludedSQL = `
+		UPDATE participants SET excluded_at = CASE WHEN $3 THEN coalesce(excluded_at, now()) END
+		WHERE study_id = $1 AND public_id = $2`
+	dashboardParticipantsSQL = `
+		SELECT p.id, p.public_id, coalesce(p.external_id, ''), c.n, p.excluded_at, p.created_at, count(*) OVER ()
+		FROM participants p
+		JOIN (SELECT participant_id, count(*) AS n FROM answers WHERE study_id = $1 GROUP BY participant_id) c
+			ON c.participant_id = p.id
+		ORDER BY c.n DESC, p.id
+		LIMIT $2 OFFSET $3`
+	answeringParticipantsSQL = `SELECT count(DISTINCT participant_id) FROM answers WHERE study_id = $1`
+)
+
 // SetExcluded excludes a participant of the study (or includes them again).
 // Their answers are kept; recompute runs leave them out, and so do exports
 // unless asked to include them.
 func (s *Store) SetExcluded(ctx context.Context, studyID int64, publicID string, excluded bool) error {
-	tag, err := s.pool.Exec(ctx, `
-		UPDATE participants SET excluded_at = CASE WHEN $3 THEN coalesce(excluded_at, now()) END
-		WHERE study_id = $1 AND public_id = $2`, studyID, publicID, excluded)
+	tag, err := s.pool.Exec(ctx, setExcludedSQL, studyID, publicID, excluded)
 	if err != nil {
 		return fmt.Errorf("set excluded: %w", err)
 	}
@@ -38,13 +52,7 @@ type DashboardParticipant struct {
 // answer, most answers first (at most limit, after skipping offset), and how
 // many there are.
 func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, limit, offset int) ([]DashboardParticipant, int, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT p.id, p.public_id, coalesce(p.external_id, ''), c.n, p.excluded_at, p.created_at, count(*) OVER ()
-		FROM participants p
-		JOIN (SELECT participant_id, count(*) AS n FROM answers WHERE study_id = $1 GROUP BY participant_id) c
-			ON c.participant_id = p.id
-		ORDER BY c.n DESC, p.id
-		LIMIT $2 OFFSET $3`, studyID, limit, offset)
+	rows, err := s.pool.Query(ctx, dashboardParticipantsSQL, studyID, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("dashboard participants: %w", err)
 	}
@@ -59,7 +67,7 @@ func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, limit,
 	}
 	if len(ps) == 0 && offset > 0 {
 		// Past the last page the window count has no row to ride on.
-		err = s.pool.QueryRow(ctx, `SELECT count(DISTINCT participant_id) FROM answers WHERE study_id = $1`, studyID).Scan(&total)
+		err = s.pool.QueryRow(ctx, answeringParticipantsSQL, studyID).Scan(&total)
 		if err != nil {
 			return nil, 0, fmt.Errorf("dashboard participants: %w", err)
 		}

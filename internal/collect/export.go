@@ -23,6 +23,22 @@ var ExportColumns = []string{
 // exportBatch is how many rows one FETCH from the export cursor returns.
 const exportBatch = 5000
 
+// The SQL of ExportCSV, by name so that TestHotQueryPlans explains these
+// very strings on a large study.
+const (
+	itemLabelsSQL = `SELECT idx, label FROM items WHERE study_id = $1`
+	// exportAnswersSQL is the export cursor's query: the answers of study
+	// $1 in answer order, those of excluded participants only when $2.
+	exportAnswersSQL = `
+		SELECT a.question_id, p.public_id, coalesce(p.external_id, ''), a.anchor, a.closer, a.farther,
+			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at
+		FROM answers a
+		JOIN questions q ON q.id = a.question_id
+		JOIN participants p ON p.id = a.participant_id
+		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
+		ORDER BY a.answered_at, a.question_id`
+)
+
 // ExportCSV writes the study's answers as triplets.csv to w, one row per
 // answer in answer order. The rows come from a server-side cursor, fetched
 // in batches and written as they arrive, so the export starts at once and
@@ -49,7 +65,7 @@ func (s *Store) ExportCSVWith(ctx context.Context, studyID int64, w io.Writer, i
 			return err
 		}
 		labels := map[int]string{}
-		rows, err := tx.Query(ctx, `SELECT idx, label FROM items WHERE study_id = $1`, studyID)
+		rows, err := tx.Query(ctx, itemLabelsSQL, studyID)
 		if err != nil {
 			return err
 		}
@@ -64,15 +80,7 @@ func (s *Store) ExportCSVWith(ctx context.Context, studyID int64, w io.Writer, i
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `
-			DECLARE export NO SCROLL CURSOR FOR
-			SELECT a.question_id, p.public_id, coalesce(p.external_id, ''), a.anchor, a.closer, a.farther,
-				q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at
-			FROM answers a
-			JOIN questions q ON q.id = a.question_id
-			JOIN participants p ON p.id = a.participant_id
-			WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
-			ORDER BY a.answered_at, a.question_id`, studyID, includeExcluded); err != nil {
+		if _, err := tx.Exec(ctx, `DECLARE export NO SCROLL CURSOR FOR `+exportAnswersSQL, studyID, includeExcluded); err != nil {
 			return err
 		}
 		cw := csvsafe.NewWriter(w)

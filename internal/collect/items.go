@@ -32,6 +32,12 @@ type ItemRef struct {
 	SHA256 string
 }
 
+// lockStudyForItemsSQL locks a study and reports whether it issued any
+// question (min(), not EXISTS: see questionsIssuedSQL).
+const lockStudyForItemsSQL = `
+	SELECT (SELECT min(issued_at) FROM questions WHERE study_id = s.id) IS NOT NULL
+	FROM studies s WHERE s.id = $1 FOR UPDATE`
+
 // AddItems stores the accepted images of an upload in the study. Images
 // whose bytes equal another image of the upload or an item already in the
 // study are rejected as duplicates. While the study has issued no question,
@@ -44,9 +50,7 @@ func (s *Store) AddItems(ctx context.Context, studyID int64, imgs []media.Image)
 		added, rejected = nil, nil
 		// Lock the study so concurrent uploads number items one after the other.
 		var asked bool
-		err := tx.QueryRow(ctx, `
-			SELECT EXISTS (SELECT 1 FROM questions WHERE study_id = s.id)
-			FROM studies s WHERE s.id = $1 FOR UPDATE`, studyID).Scan(&asked)
+		err := tx.QueryRow(ctx, lockStudyForItemsSQL, studyID).Scan(&asked)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("study")
 		}
@@ -163,10 +167,14 @@ func (s *Store) ListItems(ctx context.Context, studyID int64) ([]Item, error) {
 	return items, nil
 }
 
+// itemImageSQL reads an image by its sha256 (by name so that
+// TestHotQueryPlans explains this very string on a large study).
+const itemImageSQL = `SELECT content_type, data FROM items WHERE sha256 = $1 LIMIT 1`
+
 // ItemImage returns the bytes and content type of an image by its sha256
 // (images are content-addressed: equal hashes are equal bytes).
 func (s *Store) ItemImage(ctx context.Context, sum string) (contentType string, data []byte, err error) {
-	err = s.pool.QueryRow(ctx, `SELECT content_type, data FROM items WHERE sha256 = $1 LIMIT 1`, sum).Scan(&contentType, &data)
+	err = s.pool.QueryRow(ctx, itemImageSQL, sum).Scan(&contentType, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil, fmt.Errorf("item image: %w", notFound("image"))
 	}

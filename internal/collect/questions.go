@@ -31,6 +31,33 @@ type Progress struct {
 	CompletionCode string
 }
 
+// The SQL of Next, by name so that TestHotQueryPlans explains these very
+// strings on a large study.
+const (
+	// lockParticipantSQL locks the participant's row and reads their study.
+	lockParticipantSQL = `
+		SELECT s.id, s.slug, s.title, s.instructions, s.debrief, s.questions_per_participant,
+			s.status, s.design, s.created_at, s.updated_at
+		FROM participants p JOIN studies s ON s.id = p.study_id
+		WHERE p.id = $1 FOR UPDATE OF p`
+	participantProgressSQL = `
+		SELECT (SELECT count(*) FROM answers WHERE participant_id = $1),
+			(SELECT completion_code FROM participants WHERE id = $1)`
+	countItemsSQL     = `SELECT count(*) FROM items WHERE study_id = $1`
+	insertQuestionSQL = `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	completeSQL     = `UPDATE participants SET completion_code = $2, completed_at = now() WHERE id = $1`
+	openQuestionSQL = `
+		SELECT q.id, q.study_id, q.design, q.issued_at,
+			q.anchor, a.label, a.sha256, q.left_idx, l.label, l.sha256, q.right_idx, r.label, r.sha256
+		FROM questions q
+		JOIN items a ON a.study_id = q.study_id AND a.idx = q.anchor
+		JOIN items l ON l.study_id = q.study_id AND l.idx = q.left_idx
+		JOIN items r ON r.study_id = q.study_id AND r.idx = q.right_idx
+		WHERE q.participant_id = $1 AND q.answered_at IS NULL`
+)
+
 // Next returns the participant's open question, issuing one when they have
 // none. Asking again before answering returns the same question: the
 // participant's row is locked for the transaction and a partial unique index
@@ -42,11 +69,7 @@ func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error)
 	var pr Progress
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		pr = Progress{}
-		st, err := scanStudy(tx.QueryRow(ctx, `
-			SELECT s.id, s.slug, s.title, s.instructions, s.debrief, s.questions_per_participant,
-				s.status, s.design, s.created_at, s.updated_at
-			FROM participants p JOIN studies s ON s.id = p.study_id
-			WHERE p.id = $1 FOR UPDATE OF p`, participantID))
+		st, err := scanStudy(tx.QueryRow(ctx, lockParticipantSQL, participantID))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("participant")
 		}
@@ -55,10 +78,7 @@ func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error)
 		}
 		pr.Total = st.QuestionsPerParticipant
 		var code *string
-		if err := tx.QueryRow(ctx, `
-			SELECT (SELECT count(*) FROM answers WHERE participant_id = $1),
-				(SELECT completion_code FROM participants WHERE id = $1)`, participantID).
-			Scan(&pr.Answered, &code); err != nil {
+		if err := tx.QueryRow(ctx, participantProgressSQL, participantID).Scan(&pr.Answered, &code); err != nil {
 			return err
 		}
 		if code != nil {
@@ -84,7 +104,7 @@ func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error)
 			return fmt.Errorf("study %s has unknown design %q", st.Slug, st.Design)
 		}
 		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM items WHERE study_id = $1`, st.ID).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, countItemsSQL, st.ID).Scan(&n); err != nil {
 			return err
 		}
 		if n < 3 {
@@ -106,9 +126,7 @@ func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error)
 		if c.Design != "" {
 			designName = c.Design
 		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		if _, err := tx.Exec(ctx, insertQuestionSQL,
 			id, st.ID, participantID, c.Anchor, c.Left, c.Right, designName); err != nil {
 			return err
 		}
@@ -131,9 +149,7 @@ func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error)
 // complete marks a participant done with a fresh completion code.
 func (s *Store) complete(ctx context.Context, tx pgx.Tx, participantID int64, pr *Progress) error {
 	code := newCompletionCode()
-	if _, err := tx.Exec(ctx,
-		`UPDATE participants SET completion_code = $2, completed_at = now() WHERE id = $1`,
-		participantID, code); err != nil {
+	if _, err := tx.Exec(ctx, completeSQL, participantID, code); err != nil {
 		return err
 	}
 	pr.Done, pr.CompletionCode = true, code
@@ -143,14 +159,7 @@ func (s *Store) complete(ctx context.Context, tx pgx.Tx, participantID int64, pr
 // openQuestion returns the participant's unanswered question, or nil.
 func openQuestion(ctx context.Context, tx pgx.Tx, participantID int64) (*Question, error) {
 	q := Question{ParticipantID: participantID}
-	err := tx.QueryRow(ctx, `
-		SELECT q.id, q.study_id, q.design, q.issued_at,
-			q.anchor, a.label, a.sha256, q.left_idx, l.label, l.sha256, q.right_idx, r.label, r.sha256
-		FROM questions q
-		JOIN items a ON a.study_id = q.study_id AND a.idx = q.anchor
-		JOIN items l ON l.study_id = q.study_id AND l.idx = q.left_idx
-		JOIN items r ON r.study_id = q.study_id AND r.idx = q.right_idx
-		WHERE q.participant_id = $1 AND q.answered_at IS NULL`, participantID).
+	err := tx.QueryRow(ctx, openQuestionSQL, participantID).
 		Scan(&q.ID, &q.StudyID, &q.Design, &q.IssuedAt,
 			&q.Anchor.Index, &q.Anchor.Label, &q.Anchor.SHA256,
 			&q.Left.Index, &q.Left.Label, &q.Left.SHA256,

@@ -110,11 +110,15 @@ func randomKey(n int) triplet.Key {
 	return triplet.Key{Anchor: a, J: j, K: k}
 }
 
+// askedKeysSQL reads the comparisons issued to a participant (migration
+// 000006 indexes questions.participant_id for it).
+const askedKeysSQL = `
+	SELECT anchor, least(left_idx, right_idx), greatest(left_idx, right_idx)
+	FROM questions WHERE participant_id = $1`
+
 // askedKeys returns the comparisons already issued to a participant.
 func askedKeys(ctx context.Context, tx pgx.Tx, participantID int64) (map[triplet.Key]struct{}, error) {
-	rows, err := tx.Query(ctx, `
-		SELECT anchor, least(left_idx, right_idx), greatest(left_idx, right_idx)
-		FROM questions WHERE participant_id = $1`, participantID)
+	rows, err := tx.Query(ctx, askedKeysSQL, participantID)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,53 @@ type DashboardTally struct {
 // rtBinCap caps the 10 ms response-time bins (a day).
 const rtBinCap = 8640000
 
+// The SQL of the dashboard tally, by name so that TestHotQueryPlans explains
+// these very strings on a large study.
+const (
+	// tallyAnswersSQL counts all the study's answers: the watermark, the
+	// count and span, and per second, response-time bin and participant.
+	tallyAnswersSQL = `
+		WITH a AS MATERIALIZED (
+			SELECT seq, participant_id, answered_at, response_ms FROM answers WHERE study_id = $1
+		)
+		SELECT s.mx, s.n, s.lo, s.hi, tt.b, tt.c, rr.b, rr.c, pp.b, pp.c
+		FROM (SELECT coalesce(max(seq), 0) AS mx, count(*) AS n, min(answered_at) AS lo, max(answered_at) AS hi FROM a) s,
+			(SELECT coalesce(array_agg(b), '{}') AS b, coalesce(array_agg(c), '{}') AS c FROM
+				(SELECT floor(date_part('epoch', answered_at))::bigint AS b, count(*) AS c FROM a GROUP BY 1) x) tt,
+			(SELECT coalesce(array_agg(b), '{}') AS b, coalesce(array_agg(c), '{}') AS c FROM
+				(SELECT least(response_ms / 10, $2)::bigint AS b, count(*) AS c FROM a WHERE response_ms IS NOT NULL GROUP BY 1) x) rr,
+			(SELECT coalesce(array_agg(b), '{}') AS b, coalesce(array_agg(c), '{}') AS c FROM
+				(SELECT participant_id AS b, count(*) AS c FROM a GROUP BY 1) x) pp`
+	// tallyVotesSQL: a first row (-1, -1, -1, comparisons, contradicted),
+	// then the $2 most contradicted comparisons.
+	tallyVotesSQL = `
+		WITH v AS MATERIALIZED (SELECT anchor, j, k, j_closer, k_closer FROM votes WHERE study_id = $1)
+		SELECT -1, -1, -1, (SELECT count(*) FROM v)::int, (SELECT count(*) FROM v WHERE j_closer > 0 AND k_closer > 0)::int
+		UNION ALL
+		(SELECT anchor, j, k, j_closer, k_closer FROM v
+		WHERE j_closer > 0 AND k_closer > 0
+		ORDER BY least(j_closer, k_closer) DESC, j_closer + k_closer DESC, anchor, j, k
+		LIMIT $2)`
+	tallyParticipantsSQL = `
+		SELECT count(*), count(*) FILTER (WHERE completed_at IS NOT NULL) FROM participants WHERE study_id = $1`
+	// tallyCheckSQL counts the answers up to the watermark $2 and the
+	// participants.
+	tallyCheckSQL = `
+		SELECT (SELECT count(*) FROM answers WHERE study_id = $1 AND seq <= $2),
+			count(*), count(*) FILTER (WHERE completed_at IS NOT NULL)
+		FROM participants WHERE study_id = $1`
+	tallyNewAnswersSQL = `
+		SELECT seq, participant_id, anchor, closer, farther, response_ms, answered_at
+		FROM answers WHERE study_id = $1 AND seq > $2`
+	tallyTouchedVotesSQL = `
+		SELECT v.anchor, v.j, v.k, v.j_closer, v.k_closer
+		FROM unnest($2::int[], $3::int[], $4::int[]) AS u(a, j, k)
+		JOIN votes v ON v.study_id = $1 AND v.anchor = u.a AND v.j = u.j AND v.k = u.k`
+	tallyPeopleSQL = `
+		SELECT id, public_id, coalesce(external_id, ''), excluded_at, created_at
+		FROM participants WHERE study_id = $1 AND id = ANY($2)`
+)
+
 // NewDashboardTally counts all the study's answers and votes from scratch
 // (one scan of each, in one snapshot), keeping the top most contradicted
 // comparisons.
@@ -47,18 +94,7 @@ func (s *Store) NewDashboardTally(ctx context.Context, studyID int64, top int) (
 	t := &DashboardTally{StudyID: studyID, topN: top, seconds: map[int64]int{}, rt: map[int64]int{}, people: map[int64]int{}}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var secB, secC, rtB, rtC, pB, pC []int64
-		err := tx.QueryRow(ctx, `
-			WITH a AS MATERIALIZED (
-				SELECT seq, participant_id, answered_at, response_ms FROM answers WHERE study_id = $1
-			)
-			SELECT s.mx, s.n, s.lo, s.hi, tt.b, tt.c, rr.b, rr.c, pp.b, pp.c
-			FROM (SELECT coalesce(max(seq), 0) AS mx, count(*) AS n, min(answered_at) AS lo, max(answered_at) AS hi FROM a) s,
-				(SELECT coalesce(array_agg(b), '{}') AS b, coalesce(array_agg(c), '{}') AS c FROM
-					(SELECT floor(date_part('epoch', answered_at))::bigint AS b, count(*) AS c FROM a GROUP BY 1) x) tt,
-				(SELECT coalesce(array_agg(b), '{}') AS b, coalesce(array_agg(c), '{}') AS c FROM
-					(SELECT least(response_ms / 10, $2)::bigint AS b, count(*) AS c FROM a WHERE response_ms IS NOT NULL GROUP BY 1) x) rr,
-				(SELECT coalesce(array_agg(b), '{}') AS b, coalesce(array_agg(c), '{}') AS c FROM
-					(SELECT participant_id AS b, count(*) AS c FROM a GROUP BY 1) x) pp`, studyID, rtBinCap).
+		err := tx.QueryRow(ctx, tallyAnswersSQL, studyID, rtBinCap).
 			Scan(&t.Seq, &t.Answers, &t.First, &t.Last, &secB, &secC, &rtB, &rtC, &pB, &pC)
 		if err != nil {
 			return err
@@ -72,14 +108,7 @@ func (s *Store) NewDashboardTally(ctx context.Context, studyID int64, top int) (
 		for i, b := range pB {
 			t.people[b] += int(pC[i])
 		}
-		rows, err := tx.Query(ctx, `
-			WITH v AS MATERIALIZED (SELECT anchor, j, k, j_closer, k_closer FROM votes WHERE study_id = $1)
-			SELECT -1, -1, -1, (SELECT count(*) FROM v)::int, (SELECT count(*) FROM v WHERE j_closer > 0 AND k_closer > 0)::int
-			UNION ALL
-			(SELECT anchor, j, k, j_closer, k_closer FROM v
-			WHERE j_closer > 0 AND k_closer > 0
-			ORDER BY least(j_closer, k_closer) DESC, j_closer + k_closer DESC, anchor, j, k
-			LIMIT $2)`, studyID, top)
+		rows, err := tx.Query(ctx, tallyVotesSQL, studyID, top)
 		if err != nil {
 			return err
 		}
@@ -94,9 +123,7 @@ func (s *Store) NewDashboardTally(ctx context.Context, studyID int64, top int) (
 		}); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, `
-			SELECT count(*), count(*) FILTER (WHERE completed_at IS NOT NULL) FROM participants WHERE study_id = $1`,
-			studyID).Scan(&t.Participants, &t.Completed)
+		return tx.QueryRow(ctx, tallyParticipantsSQL, studyID).Scan(&t.Participants, &t.Completed)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dashboard tally: %w", err)
@@ -124,16 +151,11 @@ func (s *Store) AdvanceDashboardTally(ctx context.Context, t *DashboardTally) (b
 	var delta []deltaAnswer
 	var touched map[voteKey]VoteCount
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `
-			SELECT (SELECT count(*) FROM answers WHERE study_id = $1 AND seq <= $2),
-				count(*), count(*) FILTER (WHERE completed_at IS NOT NULL)
-			FROM participants WHERE study_id = $1`, t.StudyID, t.Seq).Scan(&before, &people, &completed)
+		err := tx.QueryRow(ctx, tallyCheckSQL, t.StudyID, t.Seq).Scan(&before, &people, &completed)
 		if err != nil || before != t.Answers {
 			return err
 		}
-		rows, err := tx.Query(ctx, `
-			SELECT seq, participant_id, anchor, closer, farther, response_ms, answered_at
-			FROM answers WHERE study_id = $1 AND seq > $2`, t.StudyID, t.Seq)
+		rows, err := tx.Query(ctx, tallyNewAnswersSQL, t.StudyID, t.Seq)
 		if err != nil {
 			return err
 		}
@@ -160,10 +182,7 @@ func (s *Store) AdvanceDashboardTally(ctx context.Context, t *DashboardTally) (b
 				as, js, ks = append(as, int32(k.anchor)), append(js, int32(k.j)), append(ks, int32(k.k))
 			}
 		}
-		rows, err = tx.Query(ctx, `
-			SELECT v.anchor, v.j, v.k, v.j_closer, v.k_closer
-			FROM unnest($2::int[], $3::int[], $4::int[]) AS u(a, j, k)
-			JOIN votes v ON v.study_id = $1 AND v.anchor = u.a AND v.j = u.j AND v.k = u.k`, t.StudyID, as, js, ks)
+		rows, err = tx.Query(ctx, tallyTouchedVotesSQL, t.StudyID, as, js, ks)
 		if err != nil {
 			return err
 		}
@@ -339,9 +358,7 @@ func (s *Store) DashboardTallyParticipants(ctx context.Context, t *DashboardTall
 	for i, p := range page {
 		ids[i] = p.id
 	}
-	rows, err := s.pool.Query(ctx, `
-		SELECT id, public_id, coalesce(external_id, ''), excluded_at, created_at
-		FROM participants WHERE study_id = $1 AND id = ANY($2)`, t.StudyID, ids)
+	rows, err := s.pool.Query(ctx, tallyPeopleSQL, t.StudyID, ids)
 	if err != nil {
 		return nil, 0, fmt.Errorf("dashboard participants: %w", err)
 	}

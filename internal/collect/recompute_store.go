@@ -239,12 +239,12 @@ func (s *Store) Runs(ctx context.Context, studyID int64) ([]Run, error) {
 	return runs, nil
 }
 
-// DueStudies returns the open studies whose recompute is due at now: at
-// least min_new_answers answers since the last run started, or any new
-// answer and max_age since it (any answer at all when it never ran).
-func (s *Store) DueStudies(ctx context.Context) ([]int64, error) {
-	d := DefaultRecomputeSettings()
-	rows, err := s.pool.Query(ctx, `
+// The SQL of DueStudies and RunAnswers, by name so that TestHotQueryPlans
+// explains these very strings on a large study.
+const (
+	// dueStudiesSQL: the open studies with new answers since their last
+	// run, due by count ($1 by default) or by age ($2 seconds by default).
+	dueStudiesSQL = `
 		SELECT s.id
 		FROM studies s
 		LEFT JOIN recompute_settings rs ON rs.study_id = s.id
@@ -256,7 +256,21 @@ func (s *Store) DueStudies(ctx context.Context) ([]int64, error) {
 			AND (last.started_at IS NULL
 				OR fresh.n >= coalesce(rs.min_new_answers, $1)
 				OR last.started_at <= now() - make_interval(secs => coalesce(rs.max_age_seconds, $2)))
-		ORDER BY s.id`, d.MinNewAnswers, int(d.MaxAge/time.Second))
+		ORDER BY s.id`
+	runAnswersSQL = `
+		SELECT a.question_id, a.participant_id, p.public_id, p.excluded_at IS NOT NULL,
+			a.anchor, a.closer, a.farther, coalesce(a.response_ms, -1), a.answered_at
+		FROM answers a JOIN participants p ON p.id = a.participant_id
+		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
+		ORDER BY a.answered_at, a.question_id`
+)
+
+// DueStudies returns the open studies whose recompute is due at now: at
+// least min_new_answers answers since the last run started, or any new
+// answer and max_age since it (any answer at all when it never ran).
+func (s *Store) DueStudies(ctx context.Context) ([]int64, error) {
+	d := DefaultRecomputeSettings()
+	rows, err := s.pool.Query(ctx, dueStudiesSQL, d.MinNewAnswers, int(d.MaxAge/time.Second))
 	if err != nil {
 		return nil, fmt.Errorf("due studies: %w", err)
 	}
@@ -283,12 +297,7 @@ type RunAnswer struct {
 // RunAnswers returns the study's answers in answer order; those of excluded
 // participants only when includeExcluded.
 func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded bool) ([]RunAnswer, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT a.question_id, a.participant_id, p.public_id, p.excluded_at IS NOT NULL,
-			a.anchor, a.closer, a.farther, coalesce(a.response_ms, -1), a.answered_at
-		FROM answers a JOIN participants p ON p.id = a.participant_id
-		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
-		ORDER BY a.answered_at, a.question_id`, studyID, includeExcluded)
+	rows, err := s.pool.Query(ctx, runAnswersSQL, studyID, includeExcluded)
 	if err != nil {
 		return nil, fmt.Errorf("run answers: %w", err)
 	}

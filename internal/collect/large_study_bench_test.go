@@ -1,0 +1,129 @@
+package collect_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+var (
+	largeTriplets      = flag.Int("large-triplets", 2_000_000, "triplets BenchmarkLargeStudy imports")
+	largeDeleteTimeout = flag.Duration("large-delete-timeout", 10*time.Minute, "how long BenchmarkLargeStudy lets DeleteStudy run")
+)
+
+// BenchmarkLargeStudy measures what a large imported study does to the
+// rest of the store (issue 11): it imports -large-triplets triplets (1,000
+// items, 2,000 participants) through ImportTriplets, runs ANALYZE (as
+// autovacuum would shortly after), then times
+//
+//   - next/other-study: Next for participants of a small open study (the
+//     40 demo items) sharing the database;
+//   - next/same-study: Next for new participants of the large study itself
+//     (its items are given placeholder images and the study opened with
+//     SQL, since an imported study cannot be opened).
+//
+// Only Next is timed; each question is answered outside the timer, and a
+// new participant starts every 100 questions. Last, DeleteStudy deletes the
+// large study, once (its time is in the log, hence -v;
+// -large-delete-timeout bounds it). Figures: docs/benchmarks.md,
+// "Large-study query plans".
+//
+//	go test ./internal/collect -run '^$' -bench LargeStudy -benchtime 200x -large-triplets 2000000 -v
+func BenchmarkLargeStudy(b *testing.B) {
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(b)
+	s := collect.New(pool)
+	data := largeTripletCSV(1000, *largeTriplets, 2000, 7)
+	t0 := time.Now()
+	big, rep, err := s.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: data})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("imported %d triplets (%d items, %d participants, %.0f MB of CSV) in %v",
+		rep.Answers, rep.Items, rep.Participants, float64(len(data))/1e6, time.Since(t0).Round(time.Millisecond))
+	data = nil
+	if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
+		b.Fatal(err)
+	}
+	// Placeholder images so the imported study can be opened (the bytes are
+	// never decoded here; sha256 must be unique within the study).
+	png := demo.Items()[0].Data
+	if _, err := pool.Exec(ctx, `
+		UPDATE items SET data = $2, content_type = 'image/png', sha256 = 'bench-' || idx, width = 1, height = 1
+		WHERE study_id = $1`, big.ID, png); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE studies SET status = 'open', questions_per_participant = 100 WHERE id = $1`, big.ID); err != nil {
+		b.Fatal(err)
+	}
+	small, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "small", Title: "Small", QuestionsPerParticipant: 100, Status: collect.StatusOpen})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := s.AddItems(ctx, small.ID, demo.Items()); err != nil {
+		b.Fatal(err)
+	}
+
+	next := func(b *testing.B, studyID int64) {
+		var p collect.Participant
+		var err error
+		for i := 0; i < b.N; i++ {
+			if i%100 == 0 {
+				b.StopTimer()
+				if p, _, err = s.CreateParticipant(ctx, studyID, ""); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			pr, err := s.Next(ctx, p.ID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			q := pr.Question
+			if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	}
+	b.Run("next/other-study", func(b *testing.B) { next(b, small.ID) })
+	b.Run("next/same-study", func(b *testing.B) { next(b, big.ID) })
+	// Deleting the study destroys the fixture, so it runs once, after the
+	// subbenchmarks, and is reported in the log.
+	dctx, cancel := context.WithTimeout(ctx, *largeDeleteTimeout)
+	defer cancel()
+	start := time.Now()
+	err = s.DeleteStudy(dctx, big.ID)
+	b.Logf("DeleteStudy of the large study: %v (err: %v)", time.Since(start).Round(10*time.Millisecond), err)
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// largeTripletCSV is a triplet CSV of m random answers (random closer) on
+// n items from p participants, one second apart, with response times.
+func largeTripletCSV(n, m, p int, seed uint64) []byte {
+	rng := triplet.NewRand(seed)
+	var b bytes.Buffer
+	b.Grow(m * 48)
+	b.WriteString("anchor,closer,farther,participant,response_ms,answered_at\n")
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range m {
+		a, j, k := triplet.RandomQuestion(rng, n)
+		if rng.IntN(2) == 1 {
+			j, k = k, j
+		}
+		fmt.Fprintf(&b, "%d,%d,%d,w%04d,%d,%s\n", a, j, k, i%p, 400+rng.IntN(4000),
+			start.Add(time.Duration(i)*time.Second).Format(time.RFC3339))
+	}
+	return b.Bytes()
+}
