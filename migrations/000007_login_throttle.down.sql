@@ -1,4 +1,3 @@
-DROP INDEX IF EXISTS sessions_admin_id;
 ALTER TABLE sessions
     DROP COLUMN IF EXISTS address,
     DROP COLUMN IF EXISTS user_agent,

@@ -22,4 +22,4 @@ ALTER TABLE sessions
     ADD COLUMN last_seen_at timestamptz NOT NULL DEFAULT now(),
     ADD COLUMN user_agent text NOT NULL DEFAULT '',
     ADD COLUMN address text NOT NULL DEFAULT '';
-CREATE INDEX sessions_admin_id ON sessions (admin_id);
+-- (sessions.admin_id is indexed by sessions_admin, migration 000006.)
