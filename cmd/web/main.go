@@ -164,6 +164,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		Handler:           closerhttp.New(store, hcfg, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
+		// net/http's own complaints (TLS handshakes from scanners, broken
+		// connections) go through slog like everything else, as warnings.
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		// No WriteTimeout: CSV exports stream for as long as they need; the
 		// other routes carry their own timeouts.
 	}
