@@ -150,7 +150,7 @@ func Check(name string, data []byte, maxBytes int64) (Image, error) {
 		return Image{}, fmt.Errorf("decoding this %d×%d %s needs about %s, the limit is %s: scale it down%s",
 			cfg.Width, cfg.Height, st.kind, humanBytes(st.decodeBytes), humanBytes(MaxDecodeBytes), st.hint)
 	}
-	got, err := decode(ct, data, st.decodeBytes)
+	got, err := decode(ct, data, min(st.decodeBytes+st.extraBytes, MaxDecodeBytes))
 	if err != nil {
 		return Image{}, fmt.Errorf("not a readable %s image: %v", format, err)
 	}
@@ -187,8 +187,8 @@ func decodeConfig(ct string, data []byte) (image.Config, error) {
 	return image.Config{}, errors.New("unknown format")
 }
 
-// decode decodes data in full (every frame of a GIF) within the shared
-// decode budget, and returns the decoded size.
+// decode decodes data in full (every frame of a GIF), holding need bytes
+// of the shared decode budget, and returns the decoded size.
 func decode(ct string, data []byte, need int64) (image.Config, error) {
 	decodeBudget.acquire(need)
 	defer decodeBudget.release(need)
@@ -284,7 +284,11 @@ func plural(n int64, noun string) string {
 		}
 		b.WriteRune(c)
 	}
-	if n != 1 {
+	switch {
+	case n == 1:
+	case strings.HasSuffix(noun, "y"):
+		noun = noun[:len(noun)-1] + "ies"
+	default:
 		noun += "s"
 	}
 	return b.String() + " " + noun

@@ -23,7 +23,7 @@ func testImage(w, h int) image.Image {
 	return m
 }
 
-func encode(t *testing.T, format string, w, h int) []byte {
+func encode(t testing.TB, format string, w, h int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	var err error

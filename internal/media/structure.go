@@ -14,9 +14,13 @@ type structure struct {
 	end         int   // the offset just past the image's last block
 	frames      int   // GIF frames
 	framePixels int64 // GIF: the pixels of all frames together
-	decodeBytes int64 // the memory a full decode needs, estimated
-	kind        string
-	hint        string // how to make the image cheaper to decode
+	decodeBytes int64 // the memory a full decode needs, estimated from the pixels
+	// extraBytes is what the decoder may need whatever the pixels: a
+	// crafted lossless WebP can make x/image/webp build up to 2,600 groups
+	// of Huffman trees (about 131 MiB, the library's own cap).
+	extraBytes int64
+	kind       string
+	hint       string // how to make the image cheaper to decode
 }
 
 var errTruncated = errors.New("the file ends before the image does")
@@ -100,9 +104,12 @@ func walkJPEG(d []byte, cfg image.Config) (structure, error) {
 	if len(d) < 2 || d[0] != 0xFF || d[1] != 0xD8 {
 		return structure{}, errors.New("no JPEG start-of-image marker")
 	}
-	type component struct{ h, v int64 }
+	type component struct {
+		id   byte
+		h, v int64
+	}
 	var comps []component
-	progressive := false
+	progressive, jfif, adobe := false, false, -1
 	pos := 2
 	for {
 		// Markers may be preceded by fill bytes (0xFF); like libjpeg and
@@ -149,9 +156,13 @@ func walkJPEG(d []byte, cfg image.Config) (structure, error) {
 						break
 					}
 					hv := seg[6+3*c+1]
-					comps = append(comps, component{int64(hv >> 4), int64(hv & 15)})
+					comps = append(comps, component{seg[6+3*c], int64(hv >> 4), int64(hv & 15)})
 				}
 			}
+		case m == 0xE0 && len(seg) >= 5 && string(seg[:5]) == "JFIF\x00":
+			jfif = true
+		case m == 0xEE && len(seg) >= 12 && string(seg[:5]) == "Adobe":
+			adobe = int(seg[11])
 		case m == 0xDA: // start of scan: entropy-coded data up to the next real marker
 			for pos < len(d) {
 				i := bytes.IndexByte(d[pos:], 0xFF)
@@ -191,8 +202,11 @@ func walkJPEG(d []byte, cfg image.Config) (structure, error) {
 		ch := (h*max(c.v, 1)+vmax-1)/vmax + 16
 		st.decodeBytes += cw * ch * perPlane
 	}
-	if len(comps) == 0 || len(comps) == 4 {
-		st.decodeBytes += 4 * w * h // CMYK output (or no frame header seen)
+	// Go's decoder converts CMYK and RGB (as it recognises them) into a
+	// second image of 4 bytes per pixel.
+	rgb := len(comps) == 3 && !jfif && (adobe == 0 || comps[0].id == 'R' && comps[1].id == 'G' && comps[2].id == 'B')
+	if len(comps) == 0 || len(comps) == 4 || rgb {
+		st.decodeBytes += 4 * w * h
 	}
 	return st, nil
 }
@@ -252,8 +266,9 @@ func walkGIF(d []byte, cfg image.Config) (structure, error) {
 			if st.frames > 1 {
 				st.kind = "animated GIF"
 			}
-			// DecodeAll keeps every frame (one byte per pixel).
-			st.decodeBytes = st.framePixels + int64(cfg.Width)*int64(cfg.Height) + 1<<16
+			// DecodeAll keeps every frame (one byte per pixel); an
+			// interlaced frame is copied once more.
+			st.decodeBytes = 2*st.framePixels + int64(cfg.Width)*int64(cfg.Height) + 1<<16
 			return st, nil
 		default:
 			return structure{}, fmt.Errorf("an unknown block 0x%02x", b)
@@ -269,18 +284,30 @@ func walkWebP(d []byte, cfg image.Config) (structure, error) {
 	if end > int64(len(d)) {
 		return structure{}, errTruncated
 	}
-	lossless := false
+	lossless, alpha := false, false
 	for pos := int64(12); pos+8 <= end; {
-		if string(d[pos:pos+4]) == "VP8L" {
+		switch string(d[pos : pos+4]) {
+		case "VP8L":
 			lossless = true
+		case "ALPH":
+			alpha = true
 		}
 		n := int64(binary.LittleEndian.Uint32(d[pos+4:]))
 		pos += 8 + n + n&1
 	}
 	px := int64(cfg.Width) * int64(cfg.Height)
-	st := structure{end: int(end), kind: "WebP", decodeBytes: 4 * px}
-	if lossless {
-		st.kind, st.decodeBytes = "lossless WebP", 8*px
+	// Lossy: YCbCr 4:2:0 rounded to macroblocks; an alpha plane may be
+	// coded losslessly (decoded as NRGBA, then kept as one byte per pixel).
+	st := structure{end: int(end), kind: "WebP", decodeBytes: 2*px + 1<<20}
+	switch {
+	case lossless:
+		// NRGBA, and as much again for a colour-indexing transform.
+		st.kind, st.decodeBytes = "lossless WebP", 8*px+1<<20
+	case alpha:
+		st.decodeBytes = 7*px + 1<<20
+	}
+	if lossless || alpha {
+		st.extraBytes = 131 << 20
 	}
 	return st, nil
 }
@@ -315,6 +342,8 @@ func (b *budget) release(n int64) {
 }
 
 // decodeBudget is shared by every decode in the process (Check refuses
-// images that need more than all of it): the memory decoding takes stays
-// under MaxDecodeBytes however many uploads run at once.
+// images whose pixels need more than all of it): the memory decoding takes
+// stays under MaxDecodeBytes however many uploads run at once. A decode
+// that may need more than the budget whatever its pixels (lossless WebP)
+// takes all of it and runs alone.
 var decodeBudget = newBudget(MaxDecodeBytes)
