@@ -173,7 +173,7 @@ func spoiledBundles() map[string]struct {
 			`not a valid study bundle: the zip holds "items.csv" twice`},
 		"long-row": {func(p *bundleParts) {
 			p.participants += "p3," + strings.Repeat("x", 2<<20) + ",,2026-01-01T00:00:00Z,,\n"
-		}, "not a valid study bundle: participants.csv: a row longer than 1 MiB after line 3"},
+		}, "not a valid study bundle: participants.csv: a row (or a run of blank lines) longer than 1 MiB after line 3"},
 	}
 }
 

@@ -39,7 +39,9 @@ func (e *LimitError) Error() string {
 	case "rows":
 		return fmt.Sprintf("more than %s rows (the limit)", thousands(e.Limit))
 	case "record":
-		return fmt.Sprintf("a row longer than %s after line %d", bytesText(e.Limit), e.Line)
+		// encoding/csv skips blank lines inside a Read, so a long run of
+		// them counts as one long row.
+		return fmt.Sprintf("a row (or a run of blank lines) longer than %s after line %d", bytesText(e.Limit), e.Line)
 	default:
 		return fmt.Sprintf("larger than %s (the limit)", bytesText(e.Limit))
 	}

@@ -3,98 +3,27 @@ package media
 import (
 	"archive/zip"
 	"bytes"
-	"compress/zlib"
 	"encoding/base64"
-	"encoding/binary"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"image/gif"
-	"image/png"
 	"strings"
 	"testing"
+
+	"github.com/closer-lab/closer/internal/media/mediatest"
 )
 
-// pngChunk encodes one PNG chunk with its CRC.
-func pngChunk(typ string, body []byte) []byte {
-	var b bytes.Buffer
-	binary.Write(&b, binary.BigEndian, uint32(len(body)))
-	b.WriteString(typ)
-	b.Write(body)
-	crc := crc32.NewIEEE()
-	crc.Write([]byte(typ))
-	crc.Write(body)
-	binary.Write(&b, binary.BigEndian, crc.Sum32())
-	return b.Bytes()
-}
+var (
+	rawPNG        = mediatest.RawPNG
+	hugeHeaderPNG = mediatest.HugeHeaderPNG
+	zlibBombPNG   = mediatest.ZlibBombPNG
+	paddedPNG     = mediatest.PaddedPNG
+)
 
-// rawPNG writes a PNG with the given header whose IDAT holds the zlib
-// stream of rawLen zero bytes (filter bytes and pixels all zero), of which
-// only compressed bytes are kept in memory.
-func rawPNG(w, h int, depth, colorType byte, rawLen int64) []byte {
-	ihdr := make([]byte, 13)
-	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
-	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
-	ihdr[8], ihdr[9] = depth, colorType
-	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-	zero := make([]byte, 1<<16)
-	for left := rawLen; left > 0; left -= int64(len(zero)) {
-		zw.Write(zero[:min(left, int64(len(zero)))])
-	}
-	zw.Close()
-	out := []byte("\x89PNG\r\n\x1a\n")
-	out = append(out, pngChunk("IHDR", ihdr)...)
-	out = append(out, pngChunk("IDAT", z.Bytes())...)
-	return append(out, pngChunk("IEND", nil)...)
-}
+func smallPNG() []byte { return mediatest.SmallPNG(10) }
 
-// hugeHeaderPNG declares 50,000 × 50,000 pixels and holds almost none.
-func hugeHeaderPNG() []byte { return rawPNG(50000, 50000, 8, 6, 1<<10) }
-
-// zlibBombPNG declares 20,000 × 20,000 RGBA pixels and holds all their
-// (zero) bytes compressed: 1.6 GB of pixels in a few MB.
-func zlibBombPNG(full bool) []byte {
-	n := int64(1 << 16)
-	if full {
-		n = 20000 * (1 + 20000*4)
-	}
-	return rawPNG(20000, 20000, 8, 6, n)
-}
-
-// smallPNG is a real 2×2 PNG.
-func smallPNG() []byte {
-	m := image.NewNRGBA(image.Rect(0, 0, 2, 2))
-	m.Set(1, 1, color.NRGBA{200, 10, 10, 255})
-	var b bytes.Buffer
-	png.Encode(&b, m)
-	return b.Bytes()
-}
-
-// paddedPNG is a 2×2 PNG padded with zeros to size bytes.
-func paddedPNG(size int) []byte {
-	p := smallPNG()
-	return append(p, make([]byte, size-len(p))...)
-}
-
-// paddedZip is a zip of n entries, each a 2×2 PNG padded to entrySize: the
-// zeros deflate to almost nothing.
-func paddedZip(t testing.TB, n, entrySize int) []byte {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	img := paddedPNG(entrySize)
-	for i := range n {
-		w, err := zw.Create("img" + string(rune('a'+i%26)) + strings.Repeat("x", i/26) + ".png")
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(img)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+// paddedZip is a zip of n entries, each a 2×2 PNG padded to entrySize.
+func paddedZip(t testing.TB, n, entrySize int) []byte { return mediatest.PaddedZip(n, entrySize) }
 
 func TestCheckRefusesAttacks(t *testing.T) {
 	small := smallPNG()
