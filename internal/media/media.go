@@ -18,6 +18,7 @@ import (
 	"image/png"
 	"net/http"
 	"path"
+	"runtime"
 	"strings"
 
 	"golang.org/x/image/webp"
@@ -187,11 +188,26 @@ func decodeConfig(ct string, data []byte) (image.Config, error) {
 	return image.Config{}, errors.New("unknown format")
 }
 
+// bigDecode is the size of a decode after which the garbage collector runs
+// before the budget is given back.
+const bigDecode = 16 << 20
+
 // decode decodes data in full (every frame of a GIF), holding need bytes
-// of the shared decode budget, and returns the decoded size.
+// of the shared decode budget, and returns the decoded size. After a big
+// decode it collects the garbage at once: otherwise the collector's target
+// (twice the live heap) lets the next decode allocate beside the last one's
+// pixels, and the budget would not bound the process's memory.
 func decode(ct string, data []byte, need int64) (image.Config, error) {
 	decodeBudget.acquire(need)
 	defer decodeBudget.release(need)
+	cfg, err := decodeAll(ct, data)
+	if need >= bigDecode {
+		runtime.GC()
+	}
+	return cfg, err
+}
+
+func decodeAll(ct string, data []byte) (image.Config, error) {
 	r := bytes.NewReader(data)
 	var m image.Image
 	var err error
