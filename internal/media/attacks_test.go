@@ -34,6 +34,17 @@ func TestCheckRefusesAttacks(t *testing.T) {
 	progressive := []byte{0xFF, 0xD8, 0xFF, 0xC2, 0, 17, 8, 0x0F, 0xA0, 0x17, 0x70, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1,
 		0xFF, 0xDA, 0, 12, 3, 1, 0, 2, 0x11, 3, 0x11, 0, 0, 0, 0x12, 0x34, 0xFF, 0xD9}
 	padded := paddedPNG(10 << 20)
+	// A GIF of 1,001 one-pixel frames, and a JPEG of 101 empty scans.
+	manyFrames := []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00")
+	for range 1001 {
+		manyFrames = append(manyFrames, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x4C, 0x01, 0)
+	}
+	manyFrames = append(manyFrames, 0x3B)
+	manyScans := append([]byte{}, progressive[:len(progressive)-2]...)
+	for range 100 {
+		manyScans = append(manyScans, 0xFF, 0xDA, 0, 12, 3, 1, 0, 2, 0x11, 3, 0x11, 0, 0, 0, 0x12)
+	}
+	manyScans = append(manyScans, 0xFF, 0xD9)
 	cases := []struct {
 		name   string
 		data   []byte
@@ -44,6 +55,8 @@ func TestCheckRefusesAttacks(t *testing.T) {
 		{"bomb.png", zlibBombPNG(false), "too many pixels: 20000×20000 is 400 megapixels"},
 		{"deep.png", rawPNG(5000, 4000, 16, 6, 1<<10), "decoding this 5000×4000 16-bit PNG needs about 152.7 MiB, the limit is 128.0 MiB: scale it down or save it with 8 bits per channel"},
 		{"prog.jpg", progressive, "decoding this 6000×4000 progressive JPEG needs about 173.2 MiB, the limit is 128.0 MiB: scale it down or save it as a baseline (not progressive) JPEG"},
+		{"frames.gif", manyFrames, "an animated GIF of 1,001 frames, the limit is 1,000 frames"},
+		{"scans.jpg", manyScans, "a JPEG of 101 scans, the limit is 100: save it again"},
 		{"polyglot.png", append(small, []byte("<html><script>alert(1)</script>")...), "31 bytes after the end of the PNG image"},
 		{"tail.jpg", append(jpg, []byte("<script>")...), "8 bytes after the end of the JPEG image"},
 		{"tail.gif", append(gf, 0, 0), "2 bytes after the end of the GIF image"},

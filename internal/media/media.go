@@ -35,6 +35,14 @@ const MaxPixels = 24_000_000
 // concurrent uploads wait for each other instead of adding up.
 const MaxDecodeBytes = 128 << 20
 
+// MaxGIFFrames bounds an animated GIF's frames (each costs memory of its
+// own, however small).
+const MaxGIFFrames = 1000
+
+// MaxJPEGScans bounds a JPEG's scans: a progressive JPEG's decoder passes
+// over the whole image once per scan (encoders write about ten).
+const MaxJPEGScans = 100
+
 // Image is one accepted item image.
 type Image struct {
 	Name        string // the file name as uploaded (path inside a zip)
@@ -139,6 +147,13 @@ func Check(name string, data []byte, maxBytes int64) (Image, error) {
 	st, err := walk(ct, data, cfg)
 	if err != nil {
 		return Image{}, fmt.Errorf("not a readable %s image: %v", format, err)
+	}
+	if st.frames > MaxGIFFrames {
+		return Image{}, fmt.Errorf("an animated GIF of %s, the limit is %s", plural(int64(st.frames), "frame"), plural(MaxGIFFrames, "frame"))
+	}
+	if st.scans > MaxJPEGScans {
+		// Each scan of a progressive JPEG passes over the whole image again.
+		return Image{}, fmt.Errorf("a JPEG of %s, the limit is %d: save it again", plural(int64(st.scans), "scan"), MaxJPEGScans)
 	}
 	if st.framePixels > MaxPixels {
 		return Image{}, fmt.Errorf("too many pixels: %d frames of %s in all, the limit is %s: use fewer or smaller frames",

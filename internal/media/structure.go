@@ -13,6 +13,7 @@ import (
 type structure struct {
 	end         int   // the offset just past the image's last block
 	frames      int   // GIF frames
+	scans       int   // JPEG scans
 	framePixels int64 // GIF: the pixels of all frames together
 	decodeBytes int64 // the memory a full decode needs, estimated from the pixels
 	// extraBytes is what the decoder may need whatever the pixels: a
@@ -110,6 +111,7 @@ func walkJPEG(d []byte, cfg image.Config) (structure, error) {
 	}
 	var comps []component
 	progressive, jfif, adobe := false, false, -1
+	scans := 0
 	pos := 2
 	for {
 		// Markers may be preceded by fill bytes (0xFF); like libjpeg and
@@ -164,6 +166,7 @@ func walkJPEG(d []byte, cfg image.Config) (structure, error) {
 		case m == 0xEE && len(seg) >= 12 && string(seg[:5]) == "Adobe":
 			adobe = int(seg[11])
 		case m == 0xDA: // start of scan: entropy-coded data up to the next real marker
+			scans++
 			for pos < len(d) {
 				i := bytes.IndexByte(d[pos:], 0xFF)
 				if i < 0 || pos+i+1 >= len(d) {
@@ -185,7 +188,7 @@ func walkJPEG(d []byte, cfg image.Config) (structure, error) {
 		}
 	}
 	w, h := int64(cfg.Width), int64(cfg.Height)
-	st := structure{end: pos, kind: "JPEG"}
+	st := structure{end: pos, kind: "JPEG", scans: scans}
 	// Planes (rounded up to whole blocks) per component; a progressive
 	// decode also keeps 64 int32 coefficients per 8×8 block.
 	var hmax, vmax int64 = 1, 1
@@ -266,9 +269,9 @@ func walkGIF(d []byte, cfg image.Config) (structure, error) {
 			if st.frames > 1 {
 				st.kind = "animated GIF"
 			}
-			// DecodeAll keeps every frame (one byte per pixel); an
-			// interlaced frame is copied once more.
-			st.decodeBytes = 2*st.framePixels + int64(cfg.Width)*int64(cfg.Height) + 1<<16
+			// DecodeAll keeps every frame (one byte per pixel, and its
+			// own image and palette); an interlaced frame is copied once more.
+			st.decodeBytes = 2*st.framePixels + int64(st.frames)<<12 + int64(cfg.Width)*int64(cfg.Height) + 1<<16
 			return st, nil
 		default:
 			return structure{}, fmt.Errorf("an unknown block 0x%02x", b)
