@@ -2,11 +2,7 @@ package collect
 
 import (
 	"archive/zip"
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/closer-lab/closer/internal/triplet"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // A study bundle is a zip that backs up one study independently of the app
@@ -33,11 +29,19 @@ import (
 //
 // Times are RFC 3339 UTC with microseconds; empty cells are unknown values.
 // Readers accept any version up to BundleVersion and ignore unknown files and
-// JSON fields, so later versions only add.
+// JSON fields, so later versions only add. Version 2 writes its CSV cells
+// through csvsafe.Cell (a formula-like label or external id gets a leading
+// single quote, so the files are safe to open in a spreadsheet); readers
+// undo it with csvsafe.Unescape for version 2 and later only, so a quote
+// that a version 1 bundle holds stays as it was.
 const (
 	BundleFormat  = "closer-study-bundle"
-	BundleVersion = 1
+	BundleVersion = 2
 )
+
+// bundleEscapedFrom is the first bundle version whose CSV cells are
+// neutralised with csvsafe.Cell.
+const bundleEscapedFrom = 2
 
 // Bundle CSV columns, in order.
 var (
@@ -102,12 +106,12 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 		}
 		zw := zip.NewWriter(w)
 		counts := map[string]int{}
-		writeCSV := func(name string, header []string, rows func(cw *csv.Writer) (int, error)) error {
+		writeCSV := func(name string, header []string, rows func(cw *csvsafe.Writer) (int, error)) error {
 			f, err := zw.Create(name)
 			if err != nil {
 				return err
 			}
-			cw := csv.NewWriter(f)
+			cw := csvsafe.NewWriter(f)
 			if err := cw.Write(header); err != nil {
 				return err
 			}
@@ -140,7 +144,7 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 			data []byte
 		}
 		var imgs []img
-		err = writeCSV("items.csv", BundleItemColumns, func(cw *csv.Writer) (int, error) {
+		err = writeCSV("items.csv", BundleItemColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
 			var idx, wd, ht int
 			var label, file, ct, sum string
@@ -174,7 +178,7 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 		if err != nil {
 			return err
 		}
-		err = writeCSV("participants.csv", BundleParticipantColumns, func(cw *csv.Writer) (int, error) {
+		err = writeCSV("participants.csv", BundleParticipantColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
 			var pid, ext, code string
 			var created time.Time
@@ -197,7 +201,7 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 		if err != nil {
 			return err
 		}
-		err = writeCSV("answers.csv", BundleAnswerColumns, func(cw *csv.Writer) (int, error) {
+		err = writeCSV("answers.csv", BundleAnswerColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
 			var qid, pid, design string
 			var anchor, left, right, closer, farther int
@@ -245,98 +249,29 @@ func writeJSONFile(zw *zip.Writer, name string, v any) error {
 // new ids (ids are unique across the database); items, answers, response
 // times and times are restored as they were. An open study is restored as
 // paused, so it collects nothing until the researcher opens it.
-func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slug string) (Study, ImportReport, error) {
+//
+// The bundle is read as streams within lim (bundleReader): every image is
+// checked like an upload and must be what items.csv says, every row is
+// checked, and each CSV must have the rows manifest.json counts. Rows go to
+// PostgreSQL with COPY as they are read, in one transaction: a refused
+// bundle stores nothing.
+func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slug string, lim BundleLimits) (Study, ImportReport, error) {
 	fail := func(err error) (Study, ImportReport, error) {
 		return Study{}, ImportReport{}, fmt.Errorf("import bundle: %w", err)
 	}
-	bad := func(format string, args ...any) (Study, ImportReport, error) {
-		return fail(userErr(KindInvalid, "not a valid study bundle: "+format, args...))
-	}
-	zr, err := zip.NewReader(r, size)
-	if err != nil {
-		return bad("%v", err)
-	}
-	files := map[string]*zip.File{}
-	for _, f := range zr.File {
-		files[f.Name] = f
-	}
-	read := func(name string, limit int64) ([]byte, error) {
-		f, ok := files[name]
-		if !ok {
-			return nil, userErr(KindInvalid, "not a valid study bundle: %s is missing", name)
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, userErr(KindInvalid, "not a valid study bundle: %s: %v", name, err)
-		}
-		defer rc.Close()
-		b, err := io.ReadAll(io.LimitReader(rc, limit+1))
-		if err != nil {
-			return nil, userErr(KindInvalid, "not a valid study bundle: %s: %v", name, err)
-		}
-		if int64(len(b)) > limit {
-			return nil, userErr(KindInvalid, "not a valid study bundle: %s is larger than %d bytes", name, limit)
-		}
-		return b, nil
-	}
-	var man BundleManifest
-	b, err := read("manifest.json", 1<<20)
+	br, err := openBundle(r, size, lim)
 	if err != nil {
 		return fail(err)
 	}
-	if err := json.Unmarshal(b, &man); err != nil || man.Format != BundleFormat {
-		return bad("manifest.json does not name the format %q", BundleFormat)
-	}
-	if man.Version < 1 || man.Version > BundleVersion {
-		return bad("version %d (this app reads versions 1 to %d)", man.Version, BundleVersion)
-	}
-	var bs BundleStudy
-	if b, err = read("study.json", 1<<20); err != nil {
-		return fail(err)
-	}
-	if err := json.Unmarshal(b, &bs); err != nil {
-		return bad("study.json: %v", err)
-	}
+	bs := br.study
 	if slug = strings.TrimSpace(slug); slug != "" {
 		bs.Slug = slug
 	}
 	if bs.Status == StatusOpen {
 		bs.Status = StatusPaused
 	}
-	readCSV := func(name string, want []string) ([][]string, error) {
-		b, err := read(name, 4<<30)
-		if err != nil {
-			return nil, err
-		}
-		recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-		if err != nil {
-			return nil, userErr(KindInvalid, "not a valid study bundle: %s: %v", name, err)
-		}
-		if len(recs) == 0 {
-			return nil, userErr(KindInvalid, "not a valid study bundle: %s has no header", name)
-		}
-		for i, c := range want {
-			if i >= len(recs[0]) || recs[0][i] != c {
-				return nil, userErr(KindInvalid, "not a valid study bundle: %s: expected the columns %s", name, strings.Join(want, ","))
-			}
-		}
-		return recs[1:], nil
-	}
-	itemRecs, err := readCSV("items.csv", BundleItemColumns)
-	if err != nil {
-		return fail(err)
-	}
-	partRecs, err := readCSV("participants.csv", BundleParticipantColumns)
-	if err != nil {
-		return fail(err)
-	}
-	ansRecs, err := readCSV("answers.csv", BundleAnswerColumns)
-	if err != nil {
-		return fail(err)
-	}
-
 	var st Study
-	rep := ImportReport{Items: len(itemRecs), Participants: len(partRecs), Answers: len(ansRecs)}
+	var rep ImportReport
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		sin := StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief,
 			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design}
@@ -360,121 +295,112 @@ func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slu
 		if len(bs.DesignConfig) > 0 {
 			var dc DesignConfig
 			if err := json.Unmarshal(bs.DesignConfig, &dc); err != nil {
-				return userErr(KindInvalid, "not a valid study bundle: study.json: design_config: %v", err)
+				return invalidBundle("study.json: design_config: %v", err)
 			}
 			if _, err := tx.Exec(ctx, `UPDATE studies SET design_config = $2 WHERE id = $1`, st.ID, bs.DesignConfig); err != nil {
 				return err
 			}
 		}
-		n := len(itemRecs)
-		for line, rec := range itemRecs {
-			if len(rec) < len(BundleItemColumns) {
-				return userErr(KindInvalid, "items.csv line %d: too few fields", line+2)
-			}
-			idx, e1 := strconv.Atoi(rec[0])
-			wd, e2 := strconv.Atoi(rec[5])
-			ht, e3 := strconv.Atoi(rec[6])
-			if e1 != nil || e2 != nil || e3 != nil || idx < 0 || idx >= n {
-				return userErr(KindInvalid, "items.csv line %d: bad index, width or height", line+2)
-			}
-			var data []byte
-			if rec[7] != "" {
-				if data, err = read(rec[7], 1<<30); err != nil {
-					return err
-				}
-				sum := sha256.Sum256(data)
-				if hex.EncodeToString(sum[:]) != rec[4] {
-					return userErr(KindInvalid, "items.csv line %d: %s does not match its sha256", line+2, rec[7])
-				}
-			} else if rec[3] != "" {
-				return userErr(KindInvalid, "items.csv line %d: an item with a content type needs an image", line+2)
-			}
-			if _, err := tx.Exec(ctx, `
-				INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-				st.ID, idx, rec[1], rec[2], rec[3], rec[4], wd, ht, data); err != nil {
-				if isUnique(err, "") {
-					return userErr(KindInvalid, "items.csv line %d: repeated index or image", line+2)
-				}
-				return err
-			}
-		}
-		pids := map[string]int64{}
-		for line, rec := range partRecs {
-			if len(rec) < len(BundleParticipantColumns) {
-				return userErr(KindInvalid, "participants.csv line %d: too few fields", line+2)
-			}
-			var ts [3]*time.Time
-			for i, v := range rec[3:6] {
-				if v == "" {
-					continue
-				}
-				t, err := time.Parse(time.RFC3339Nano, v)
-				if err != nil {
-					return userErr(KindInvalid, "participants.csv line %d: bad time %q", line+2, v)
-				}
-				ts[i] = &t
-			}
-			if ts[0] == nil {
-				return userErr(KindInvalid, "participants.csv line %d: created_at is empty", line+2)
-			}
-			var id int64
-			if err := tx.QueryRow(ctx, `
-				INSERT INTO participants (public_id, study_id, token_hash, external_id, completion_code, created_at, completed_at, excluded_at)
-				VALUES ($1, $2, $3, nullif($4, ''), nullif($5, ''), $6, $7, $8) RETURNING id`,
-				newID(), st.ID, hashToken(newToken()), rec[1], rec[2], ts[0], ts[1], ts[2]).Scan(&id); err != nil {
-				return err
-			}
-			pids[rec[0]] = id
-		}
-		ans := make([]importAnswer, len(ansRecs))
-		for line, rec := range ansRecs {
-			if len(rec) < len(BundleAnswerColumns) {
-				return userErr(KindInvalid, "answers.csv line %d: too few fields", line+2)
-			}
-			var v [5]int
-			for i := range v {
-				x, err := strconv.Atoi(rec[2+i])
-				if err != nil || x < 0 || x >= n {
-					return userErr(KindInvalid, "answers.csv line %d: %s is not an item index", line+2, BundleAnswerColumns[2+i])
-				}
-				v[i] = x
-			}
-			anchor, left, right, closer, farther := v[0], v[1], v[2], v[3], v[4]
-			if anchor == left || anchor == right || left == right ||
-				!((closer == left && farther == right) || (closer == right && farther == left)) {
-				return userErr(KindInvalid, "answers.csv line %d: closer and farther must be left and right, and differ from the anchor", line+2)
-			}
-			pid, ok := pids[rec[1]]
-			if !ok {
-				return userErr(KindInvalid, "answers.csv line %d: unknown participant %q", line+2, rec[1])
-			}
-			var ms *int
-			if rec[8] != "" {
-				x, err := strconv.Atoi(rec[8])
-				if err != nil || x < 0 || x > MaxResponseMS {
-					return userErr(KindInvalid, "answers.csv line %d: bad response_ms", line+2)
-				}
-				ms = &x
-			}
-			asked, e1 := time.Parse(time.RFC3339Nano, rec[9])
-			answered, e2 := time.Parse(time.RFC3339Nano, rec[10])
-			if e1 != nil || e2 != nil {
-				return userErr(KindInvalid, "answers.csv line %d: bad asked_at or answered_at", line+2)
-			}
-			ans[line] = importAnswer{qid: newID(), pid: pid, t: triplet.Triplet{Anchor: anchor, Closer: closer, Farther: farther},
-				left: left, right: right, design: rec[7], ms: ms, asked: asked, answered: answered}
-		}
-		if err := copyAnswers(ctx, tx, st.ID, ans); err != nil {
-			if isUnique(err, "") {
-				return userErr(KindInvalid, "answers.csv repeats a comparison for one participant")
-			}
+
+		items, err := br.items()
+		if err != nil {
 			return err
 		}
-		return nil
+		defer items.Close()
+		n, err := tx.CopyFrom(ctx, pgx.Identifier{"items"},
+			[]string{"study_id", "idx", "label", "file_name", "content_type", "sha256", "width", "height", "data"},
+			copySource(items, func(it bundleItem) []any {
+				return []any{st.ID, it.index, it.label, it.fileName, it.contentType, it.sha256, it.width, it.height, it.data}
+			}))
+		if err := copyErr(items, err, "items.csv"); err != nil {
+			return err
+		}
+		rep.Items = int(n)
+
+		parts, err := br.participants()
+		if err != nil {
+			return err
+		}
+		defer parts.Close()
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE bundle_participants (
+				line int NOT NULL, bundle_id text PRIMARY KEY, public_id text NOT NULL, token_hash bytea NOT NULL,
+				external_id text NOT NULL, completion_code text NOT NULL,
+				created_at timestamptz NOT NULL, completed_at timestamptz, excluded_at timestamptz) ON COMMIT DROP`); err != nil {
+			return err
+		}
+		_, err = tx.CopyFrom(ctx, pgx.Identifier{"bundle_participants"},
+			[]string{"line", "bundle_id", "public_id", "token_hash", "external_id", "completion_code", "created_at", "completed_at", "excluded_at"},
+			copySource(parts, func(p bundleParticipant) []any {
+				return []any{parts.Line(), p.id, newID(), hashToken(newToken()), p.externalID, p.completionCode, p.created, p.completed, p.excluded}
+			}))
+		var pe *pgconn.PgError
+		if parts.Err() == nil && isUnique(err, "") && errors.As(err, &pe) {
+			return invalidBundle("participants.csv names a participant twice (%s)", pe.Detail)
+		}
+		if err := copyErr(parts, err, "participants.csv"); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `
+			INSERT INTO participants (public_id, study_id, token_hash, external_id, completion_code, created_at, completed_at, excluded_at)
+			SELECT public_id, $1, token_hash, nullif(external_id, ''), nullif(completion_code, ''), created_at, completed_at, excluded_at
+			FROM bundle_participants ORDER BY line`, st.ID)
+		if err != nil {
+			return err
+		}
+		rep.Participants = int(tag.RowsAffected())
+		if _, err := tx.Exec(ctx, `
+			CREATE TEMP TABLE import_participants ON COMMIT DROP AS
+			SELECT b.bundle_id AS key, p.id AS participant_id
+			FROM bundle_participants b JOIN participants p ON p.public_id = b.public_id`); err != nil {
+			return err
+		}
+
+		ans, err := br.answers(rep.Items)
+		if err != nil {
+			return err
+		}
+		defer ans.Close()
+		rep.Answers, err = copyAnswers(ctx, tx, st.ID, "answers.csv", ans, func(a bundleAnswer) []any {
+			return []any{ans.Line(), newID(), a.participant, a.anchor, a.left, a.right, a.closer, a.farther, a.design, a.ms, a.asked, a.answered}
+		})
+		return err
 	})
 	if err != nil {
 		return fail(err)
 	}
 	return st, rep, nil
+}
+
+// rowSource is what copySource adapts: bundleRows and triplet rows.
+type rowSource[T any] interface {
+	Next() bool
+	Value() T
+	Err() error
+}
+
+// copySource turns rows into a pgx.CopyFromSource (COPY pulls one row at a
+// time, so memory does not grow with the file).
+func copySource[T any](rows rowSource[T], values func(T) []any) pgx.CopyFromSource {
+	return &copyRows[T]{rows: rows, values: values}
+}
+
+type copyRows[T any] struct {
+	rows   rowSource[T]
+	values func(T) []any
+}
+
+func (c *copyRows[T]) Next() bool             { return c.rows.Next() }
+func (c *copyRows[T]) Values() ([]any, error) { return c.values(c.rows.Value()), nil }
+func (c *copyRows[T]) Err() error             { return c.rows.Err() }
+
+// copyErr prefers the rows' own error (why reading stopped) to COPY's, and
+// names the file when COPY refused a row.
+func copyErr[T any](rows rowSource[T], err error, file string) error {
+	if rerr := rows.Err(); rerr != nil {
+		return rerr
+	}
+	if isUnique(err, "") {
+		return invalidBundle("%s repeats an index or an image", file)
+	}
+	return err
 }

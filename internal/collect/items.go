@@ -38,7 +38,8 @@ const lockStudyForItemsSQL = `
 	SELECT (SELECT min(issued_at) FROM questions WHERE study_id = s.id) IS NOT NULL
 	FROM studies s WHERE s.id = $1 FOR UPDATE`
 
-// AddItems stores the accepted images of an upload in the study. Images
+// AddItems stores the accepted images of an upload in the study (images
+// that media.Check accepted: their type, size and hash come from it). Images
 // whose bytes equal another image of the upload or an item already in the
 // study are rejected as duplicates. While the study has issued no question,
 // all its items are renumbered in natural file-name order; after that, new
@@ -93,10 +94,19 @@ func (s *Store) AddItems(ctx context.Context, studyID int64, imgs []media.Image)
 		for _, im := range fresh {
 			it := Item{StudyID: studyID, Index: next, Label: im.Label, FileName: im.Name,
 				ContentType: im.ContentType, SHA256: im.SHA256, Width: im.Width, Height: im.Height}
-			err := tx.QueryRow(ctx, `
+			// One image's bytes in memory at a time (an upload's images
+			// wait in its spool file).
+			data, err := im.Bytes()
+			if err != nil {
+				return err
+			}
+			if ct, _, ok := media.Sniff(data); !im.Checked() || !ok || ct != im.ContentType {
+				return fmt.Errorf("%s: not an image checked by media.Check", im.Name)
+			}
+			err = tx.QueryRow(ctx, `
 				INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-				studyID, it.Index+1_000_000_000, it.Label, it.FileName, it.ContentType, it.SHA256, it.Width, it.Height, im.Data).Scan(&it.ID)
+				studyID, it.Index+1_000_000_000, it.Label, it.FileName, it.ContentType, it.SHA256, it.Width, it.Height, data).Scan(&it.ID)
 			if err != nil {
 				return err
 			}

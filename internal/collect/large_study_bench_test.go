@@ -43,7 +43,7 @@ func BenchmarkLargeStudy(b *testing.B) {
 	s := collect.New(pool)
 	data := largeTripletCSV(1000, *largeTriplets, 2000, 7)
 	t0 := time.Now()
-	big, rep, err := s.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: data})
+	big, rep, err := s.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(data)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,48 +1,56 @@
 package http
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
+	"os"
 
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/templates"
 )
 
+// maxUploadFiles bounds the files of one upload, zip entries included, so
+// the list of what was accepted and refused stays small.
+const maxUploadFiles = media.MaxZipEntries
+
 // uploadItems adds images to a study: any number of image files and zip
 // archives in the "files" field (POST /admin/studies/{slug}/items). Bad
-// files are listed with their reason; the good ones are kept.
+// files are listed with their reason; the good ones are kept. The upload is
+// read as a stream into a temporary file; one image at a time is in memory.
 func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.studyFromURL(r)
 	if err != nil {
 		return err
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxUploadBytes)
-	if err := r.ParseMultipartForm(32 << 20); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return &httpError{status: http.StatusRequestEntityTooLarge,
-				msg: fmt.Sprintf("the upload is larger than %d MiB; split it", s.cfg.MaxUploadBytes>>20)}
-		}
-		return badRequest("unreadable upload: " + err.Error())
+	sp, err := newSpool()
+	if err != nil {
+		return err
 	}
-	defer r.MultipartForm.RemoveAll()
-	files := r.MultipartForm.File["files"]
-	if len(files) == 0 {
+	defer sp.Close()
+	var (
+		imgs     []media.Image
+		rejected []media.Rejection
+		files    int
+		expanded int64
+	)
+	_, err = s.readMultipart(w, r, sp, "files", func(name string, sec *io.SectionReader) error {
+		files++
+		got, rej, n := s.checkUpload(name, sec, 2*s.cfg.MaxUploadBytes-expanded)
+		expanded += n
+		imgs, rejected = append(imgs, got...), append(rejected, rej...)
+		if len(imgs)+len(rejected) > maxUploadFiles {
+			return &httpError{status: http.StatusUnprocessableEntity,
+				msg: fmt.Sprintf("the upload holds more than %d files (zip entries included); nothing was added: split it", maxUploadFiles)}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if files == 0 {
 		return badRequest("choose at least one file")
-	}
-	var imgs []media.Image
-	var rejected []media.Rejection
-	for _, fh := range files {
-		got, rej, err := s.readUpload(fh)
-		if err != nil {
-			return err
-		}
-		imgs = append(imgs, got...)
-		rejected = append(rejected, rej...)
 	}
 	added, dups, err := s.store.AddItems(r.Context(), st.ID, imgs)
 	if err != nil {
@@ -56,39 +64,150 @@ func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 	return s.render(w, r, http.StatusOK, templates.StudyShowPage(v))
 }
 
-var zipMagic = []byte("PK\x03\x04")
-
-// readUpload checks one uploaded file: a zip archive (recognised by its
-// content) is unpacked, anything else must be an image.
-func (s *Server) readUpload(fh *multipart.FileHeader) ([]media.Image, []media.Rejection, error) {
-	f, err := fh.Open()
-	if err != nil {
-		return nil, nil, fmt.Errorf("open upload %s: %w", fh.Filename, err)
+// checkUpload checks one spooled file: a zip archive (recognised by its
+// content) is unpacked reading at most expandLimit bytes from it; anything
+// else must be an image. It returns how many bytes it unpacked.
+func (s *Server) checkUpload(name string, sec *io.SectionReader, expandLimit int64) ([]media.Image, []media.Rejection, int64) {
+	size := sec.Size()
+	if size == 0 {
+		return nil, []media.Rejection{{Name: name, Reason: "empty file"}}, 0
 	}
-	defer f.Close()
 	head := make([]byte, 4)
-	n, _ := io.ReadFull(f, head)
-	if n == 4 && bytes.Equal(head, zipMagic) {
-		imgs, rej := media.ReadZip(f, fh.Size, s.cfg.MaxImageBytes)
-		if len(imgs) == 0 && len(rej) == 0 {
-			rej = append(rej, media.Rejection{Name: fh.Filename, Reason: "the zip holds no images"})
+	n, _ := sec.ReadAt(head, 0)
+	if media.IsZip(head[:n]) {
+		return media.ReadZip(name, sec, size, media.ZipLimits{
+			MaxImageBytes: s.cfg.MaxImageBytes, MaxEntries: media.MaxZipEntries, MaxExpanded: max(expandLimit, 1)})
+	}
+	if size > s.cfg.MaxImageBytes {
+		return nil, []media.Rejection{{Name: name, Reason: media.TooLarge(size, s.cfg.MaxImageBytes)}}, 0
+	}
+	read := func() ([]byte, error) {
+		data := make([]byte, size)
+		_, err := sec.ReadAt(data, 0)
+		return data, err
+	}
+	data, err := read()
+	if err != nil {
+		return nil, []media.Rejection{{Name: name, Reason: "cannot be read back: " + err.Error()}}, 0
+	}
+	im, err := media.Check(name, data, s.cfg.MaxImageBytes)
+	if err != nil {
+		return nil, []media.Rejection{{Name: name, Reason: err.Error()}}, 0
+	}
+	return []media.Image{im.Spooled(read)}, nil, 0
+}
+
+// spool is a temporary file holding an upload's files one after the other,
+// so that the memory an upload takes does not grow with its size.
+type spool struct {
+	f    *os.File
+	size int64
+}
+
+func newSpool() (*spool, error) {
+	f, err := os.CreateTemp("", "closer-upload-*")
+	if err != nil {
+		return nil, fmt.Errorf("spool upload: %w", err)
+	}
+	return &spool{f: f}, nil
+}
+
+func (sp *spool) Close() {
+	sp.f.Close()
+	os.Remove(sp.f.Name())
+}
+
+// add copies r to the end of the spool and returns the part it wrote.
+func (sp *spool) add(r io.Reader) (*io.SectionReader, error) {
+	start := sp.size
+	n, err := io.Copy(sp.f, r)
+	sp.size += n
+	if err != nil {
+		// The spool's end is where the next file starts.
+		if _, serr := sp.f.Seek(sp.size, io.SeekStart); serr != nil {
+			return nil, serr
 		}
-		return imgs, rej, nil
+		return nil, err
 	}
-	if fh.Size > s.cfg.MaxImageBytes {
-		_, err := media.Check(fh.Filename, make([]byte, s.cfg.MaxImageBytes+1), s.cfg.MaxImageBytes)
-		return nil, []media.Rejection{{Name: fh.Filename, Reason: err.Error()}}, nil
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, nil, fmt.Errorf("read upload %s: %w", fh.Filename, err)
-	}
-	data, err := io.ReadAll(f)
+	return io.NewSectionReader(sp.f, start, n), nil
+}
+
+// maxFormField bounds a text field of a multipart upload.
+const maxFormField = 64 << 10
+
+// readMultipart reads a multipart/form-data request as a stream, bounded by
+// MaxUploadBytes: each file of the field fileField is written to sp and
+// passed to onFile (in the order sent), text fields are returned (at most
+// maxFormField bytes each), and files in other fields are skipped. An
+// error from onFile stops the reading.
+func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, sp *spool, fileField string,
+	onFile func(name string, sec *io.SectionReader) error) (map[string]string, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxUploadBytes)
+	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, nil, fmt.Errorf("read upload %s: %w", fh.Filename, err)
+		return nil, badRequest("unreadable upload (multipart/form-data expected): " + err.Error())
 	}
-	im, err := media.Check(fh.Filename, data, s.cfg.MaxImageBytes)
-	if err != nil {
-		return nil, []media.Rejection{{Name: fh.Filename, Reason: err.Error()}}, nil
+	fields := map[string]string{}
+	current := "" // the file being read, for the messages
+	fail := func(err error) (map[string]string, error) {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			where := ""
+			if current != "" {
+				where = " (it reached the limit in " + current + ")"
+			}
+			return nil, &httpError{status: http.StatusRequestEntityTooLarge,
+				msg: fmt.Sprintf("the upload is larger than %s%s; nothing was added: split it", media.HumanBytes(s.cfg.MaxUploadBytes), where)}
+		}
+		return nil, badRequest("unreadable upload: " + err.Error())
 	}
-	return []media.Image{im}, nil, nil
+	for parts := 0; ; parts++ {
+		if parts > maxUploadFiles {
+			return nil, &httpError{status: http.StatusUnprocessableEntity,
+				msg: fmt.Sprintf("the upload has more than %d parts; nothing was added: split it", maxUploadFiles)}
+		}
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			return fields, nil
+		}
+		if err != nil {
+			return fail(err)
+		}
+		current = p.FileName()
+		switch {
+		case current == "" && p.FormName() != fileField:
+			b, err := io.ReadAll(io.LimitReader(p, maxFormField+1))
+			if err != nil {
+				return fail(err)
+			}
+			if len(b) > maxFormField {
+				return nil, badRequest(fmt.Sprintf("the field %q is longer than %s", p.FormName(), media.HumanBytes(maxFormField)))
+			}
+			fields[p.FormName()] = string(b)
+		case current == "" || p.FormName() != fileField:
+			// A file input left empty, or a field this form does not have.
+			if _, err := io.Copy(io.Discard, p); err != nil {
+				return fail(err)
+			}
+		default:
+			sec, err := sp.add(p)
+			if err != nil {
+				if errors.Is(err, os.ErrClosed) || isDiskError(err) {
+					return nil, fmt.Errorf("spool upload: %w", err)
+				}
+				return fail(err)
+			}
+			if err := onFile(current, sec); err != nil {
+				return nil, err
+			}
+		}
+		p.Close()
+	}
+}
+
+// isDiskError reports whether err came from writing the spool file rather
+// than from reading the request.
+func isDiskError(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe)
 }

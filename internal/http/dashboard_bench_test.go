@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,7 +43,7 @@ func newLargeApp(b *testing.B) *largeApp {
 	store := collect.New(pool)
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	large, _, err := store.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: synthTriplets(1000, 100000, 1000, 11)})
+	large, _, err := store.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(synthTriplets(1000, 100000, 1000, 11))})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -31,7 +32,7 @@ func TestDashboardScreenshots(t *testing.T) {
 	data := strangeFruit(t)
 	a, _ := newJobsApp(t, false) // the recompute buttons show; the runs below are direct
 	ctx := context.Background()
-	fruit, _, err := a.store.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "strange-fruit", Title: "Strange fruit (2015 crowd)", CSV: data})
+	fruit, _, err := a.store.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "strange-fruit", Title: "Strange fruit (2015 crowd)", CSV: bytes.NewReader(data)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -400,7 +400,7 @@ func TestBundleRoundTrip(t *testing.T) {
 func TestImportStrangeFruit(t *testing.T) {
 	data := strangeFruit(t)
 	a := newApp(t)
-	st, rep, err := a.store.ImportTriplets(context.Background(), collect.ImportTripletsInput{Slug: "fruit", Title: "Strange fruit", CSV: data})
+	st, rep, err := a.store.ImportTriplets(context.Background(), collect.ImportTripletsInput{Slug: "fruit", Title: "Strange fruit", CSV: bytes.NewReader(data)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,7 @@
 package http
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 
 	"github.com/closer-lab/closer/internal/collect"
@@ -16,22 +13,25 @@ func (s *Server) importForm(w http.ResponseWriter, r *http.Request) error {
 	return s.render(w, r, http.StatusOK, templates.ImportShowPage(templates.ImportPage{}))
 }
 
-// uploadedFile parses a multipart upload and returns its "file" field.
-func (s *Server) uploadedFile(w http.ResponseWriter, r *http.Request) (multipart.File, *multipart.FileHeader, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxUploadBytes)
-	if err := r.ParseMultipartForm(32 << 20); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, nil, &httpError{status: http.StatusRequestEntityTooLarge,
-				msg: fmt.Sprintf("the upload is larger than %d MiB", s.cfg.MaxUploadBytes>>20)}
+// uploadedFile reads a multipart upload as a stream: its "file" field goes
+// to sp (one file; a second one is refused), its text fields are returned.
+func (s *Server) uploadedFile(w http.ResponseWriter, r *http.Request, sp *spool) (*io.SectionReader, string, map[string]string, error) {
+	var file *io.SectionReader
+	var name string
+	fields, err := s.readMultipart(w, r, sp, "file", func(n string, sec *io.SectionReader) error {
+		if file != nil {
+			return &httpError{status: http.StatusUnprocessableEntity, msg: "choose one file (this upload has " + name + " and " + n + ")"}
 		}
-		return nil, nil, badRequest("unreadable upload: " + err.Error())
-	}
-	f, fh, err := r.FormFile("file")
+		file, name = sec, n
+		return nil
+	})
 	if err != nil {
-		return nil, nil, &httpError{status: http.StatusUnprocessableEntity, msg: "choose a file"}
+		return nil, "", nil, err
 	}
-	return f, fh, nil
+	if file == nil {
+		return nil, "", nil, &httpError{status: http.StatusUnprocessableEntity, msg: "choose a file"}
+	}
+	return file, name, fields, nil
 }
 
 // importFailed shows the import page again with the reason, or passes
@@ -45,43 +45,52 @@ func (s *Server) importFailed(w http.ResponseWriter, r *http.Request, err error)
 }
 
 // importBundle creates a study from a bundle (POST /admin/import/bundle).
+// The bundle is spooled to a temporary file and read from there: its CSVs
+// as streams, its images one at a time, each checked like an upload.
 func (s *Server) importBundle(w http.ResponseWriter, r *http.Request) error {
-	f, fh, err := s.uploadedFile(w, r)
+	sp, err := newSpool()
+	if err != nil {
+		return err
+	}
+	defer sp.Close()
+	f, name, fields, err := s.uploadedFile(w, r, sp)
 	if err != nil {
 		return s.importFailed(w, r, err)
 	}
-	defer r.MultipartForm.RemoveAll()
-	defer f.Close()
-	st, _, err := s.store.ImportBundle(r.Context(), f, fh.Size, r.PostFormValue("slug"))
+	st, _, err := s.store.ImportBundle(r.Context(), f, f.Size(), fields["slug"],
+		collect.BundleLimits{MaxImageBytes: s.cfg.MaxImageBytes})
 	if err != nil {
-		return s.importFailed(w, r, err)
+		return s.importFailed(w, r, named(name, err))
 	}
 	return s.toDashboard(w, r, st.Slug, "imported", "")
 }
 
-// maxTripletCSV bounds a triplet file (it is read into memory).
-const maxTripletCSV = 256 << 20
-
 // importTriplets creates a label-only study from a triplet CSV
-// (POST /admin/import/triplets).
+// (POST /admin/import/triplets), read as a stream from a temporary file.
 func (s *Server) importTriplets(w http.ResponseWriter, r *http.Request) error {
-	f, _, err := s.uploadedFile(w, r)
-	if err != nil {
-		return s.importFailed(w, r, err)
-	}
-	defer r.MultipartForm.RemoveAll()
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTripletCSV+1))
+	sp, err := newSpool()
 	if err != nil {
 		return err
 	}
-	if len(data) > maxTripletCSV {
-		return s.importFailed(w, r, &httpError{status: http.StatusRequestEntityTooLarge, msg: "the triplet file is larger than 256 MiB"})
-	}
-	st, _, err := s.store.ImportTriplets(r.Context(), collect.ImportTripletsInput{
-		Slug: r.PostFormValue("slug"), Title: r.PostFormValue("title"), CSV: data})
+	defer sp.Close()
+	f, name, fields, err := s.uploadedFile(w, r, sp)
 	if err != nil {
 		return s.importFailed(w, r, err)
 	}
+	st, _, err := s.store.ImportTriplets(r.Context(), collect.ImportTripletsInput{
+		Slug: fields["slug"], Title: fields["title"], CSV: f})
+	if err != nil {
+		return s.importFailed(w, r, named(name, err))
+	}
 	return s.toDashboard(w, r, st.Slug, "imported", "")
+}
+
+// named prefixes a user-facing error's message with the uploaded file's
+// name, so every refusal says which file it is about.
+func named(file string, err error) error {
+	status, msg := classify(err)
+	if status >= 500 {
+		return err
+	}
+	return &httpError{status: status, msg: file + ": " + msg}
 }

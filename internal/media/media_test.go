@@ -23,7 +23,7 @@ func testImage(w, h int) image.Image {
 	return m
 }
 
-func encode(t *testing.T, format string, w, h int) []byte {
+func encode(t testing.TB, format string, w, h int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	var err error
@@ -131,7 +131,7 @@ func TestReadZip(t *testing.T) {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	images, rejected := ReadZip(bytes.NewReader(buf.Bytes()), int64(buf.Len()), 1<<20)
+	images, rejected, _ := ReadZip("fruits.zip", bytes.NewReader(buf.Bytes()), int64(buf.Len()), ZipLimits{MaxImageBytes: 1 << 20})
 	SortNatural(images)
 	var names []string
 	for _, im := range images {
@@ -156,7 +156,7 @@ func TestReadZip(t *testing.T) {
 }
 
 func TestReadZipNotAZip(t *testing.T) {
-	_, rejected := ReadZip(bytes.NewReader([]byte("plain text")), 10, 0)
+	_, rejected, _ := ReadZip("plain.zip", bytes.NewReader([]byte("plain text")), 10, ZipLimits{})
 	if len(rejected) != 1 || !strings.Contains(rejected[0].Reason, "not a readable zip") {
 		t.Errorf("got %v", rejected)
 	}

@@ -1,6 +1,7 @@
 package recompute_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func BenchmarkRunLarge(b *testing.B) {
 	pool, _ := pgtest.NewDB(b)
 	store := collect.New(pool)
 	ctx := context.Background()
-	st, _, err := store.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: synthCSV(b, 1000, 100000, 1000, 5)})
+	st, _, err := store.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(synthCSV(b, 1000, 100000, 1000, 5))})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func importStudy(t *testing.T, store *collect.Store, slug string, data []byte) collect.Study {
 	t.Helper()
-	st, rep, err := store.ImportTriplets(context.Background(), collect.ImportTripletsInput{Slug: slug, Title: "Synthetic", CSV: data})
+	st, rep, err := store.ImportTriplets(context.Background(), collect.ImportTripletsInput{Slug: slug, Title: "Synthetic", CSV: bytes.NewReader(data)})
 	if err != nil {
 		t.Fatal(err)
 	}

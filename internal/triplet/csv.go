@@ -3,7 +3,6 @@ package triplet
 import (
 	"bufio"
 	"cmp"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +43,9 @@ type ReadOptions struct {
 	GroupBy string
 	// MaxErrors caps how many bad rows are listed in a *CSVError (default 20).
 	MaxErrors int
+	// MaxRows bounds the records after the header, bad ones included
+	// (0: no limit); a longer file gives a *csvlimit.LimitError.
+	MaxRows int
 }
 
 // RowError is one bad row of a triplet file.
@@ -84,50 +86,13 @@ func (e *CSVError) Error() string {
 // before a formula-like id (csvsafe.Cell) is removed.
 func ReadCSV(r io.Reader) (*Set, error) { return ReadCSVWith(r, ReadOptions{}) }
 
-// ReadCSVWith is ReadCSV with options.
+// ReadCSVWith is ReadCSV with options. It reads the file as a stream
+// (Rows); the Set it builds takes memory in proportion to the triplets.
 func ReadCSVWith(r io.Reader, opt ReadOptions) (*Set, error) {
-	if opt.MaxErrors <= 0 {
-		opt.MaxErrors = 20
-	}
-	cr := csv.NewReader(bufio.NewReaderSize(r, 1<<16))
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	cr.TrimLeadingSpace = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, errors.New("empty file: expected a header anchor,closer,farther")
-	}
+	rs, err := NewRows(r, opt)
 	if err != nil {
-		return nil, fmt.Errorf("reading header: %w", err)
+		return nil, err
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		if _, dup := col[h]; !dup {
-			col[h] = i
-		}
-	}
-	idx := [3]int{-1, -1, -1}
-	for i, names := range [3][2]string{{"anchor", "head"}, {"closer", "winner"}, {"farther", "loser"}} {
-		if c, ok := col[names[0]]; ok {
-			idx[i] = c
-		} else if c, ok := col[names[1]]; ok {
-			idx[i] = c
-		}
-	}
-	if idx[0] < 0 || idx[1] < 0 || idx[2] < 0 {
-		return nil, fmt.Errorf("header %q: expected columns anchor,closer,farther (or head,winner,loser)", strings.Join(header, ","))
-	}
-	group := -1
-	if opt.GroupBy != "" {
-		c, ok := col[strings.ToLower(opt.GroupBy)]
-		if !ok {
-			return nil, fmt.Errorf("header %q has no column %q", strings.Join(header, ","), opt.GroupBy)
-		}
-		group = c
-	}
-	need := max(idx[0], idx[1], idx[2], group) + 1
-
 	type rawRow [3]int32 // indices into names
 	names := map[string]int32{}
 	var nameList []string
@@ -135,6 +100,7 @@ func ReadCSVWith(r io.Reader, opt ReadOptions) (*Set, error) {
 		if v, ok := names[s]; ok {
 			return v
 		}
+		s = strings.Clone(s) // not the whole line's memory
 		v := int32(len(nameList))
 		names[s] = v
 		nameList = append(nameList, s)
@@ -142,53 +108,15 @@ func ReadCSVWith(r io.Reader, opt ReadOptions) (*Set, error) {
 	}
 	var rows []rawRow
 	var groups []string
-	bad := &CSVError{}
-	report := func(line int, reason string) {
-		bad.Total++
-		if len(bad.Rows) < opt.MaxErrors {
-			bad.Rows = append(bad.Rows, RowError{line, reason})
+	for rs.Next() {
+		row := rs.Row()
+		rows = append(rows, rawRow{intern(row.Anchor), intern(row.Closer), intern(row.Farther)})
+		if rs.group >= 0 {
+			groups = append(groups, strings.Clone(row.Group))
 		}
 	}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		line, _ := cr.FieldPos(0)
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				report(pe.Line, pe.Err.Error())
-				if pe.Err == csv.ErrQuote || pe.Err == csv.ErrBareQuote {
-					continue
-				}
-				continue
-			}
-			return nil, fmt.Errorf("reading triplets: %w", err)
-		}
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue // blank line
-		}
-		if len(rec) < need {
-			report(line, fmt.Sprintf("%d field(s), expected at least %d", len(rec), need))
-			continue
-		}
-		a, b, c := readID(rec[idx[0]]), readID(rec[idx[1]]), readID(rec[idx[2]])
-		if a == "" || b == "" || c == "" {
-			report(line, "empty item id")
-			continue
-		}
-		if a == b || a == c || b == c {
-			report(line, fmt.Sprintf("repeated item in (%s, %s, %s)", a, b, c))
-			continue
-		}
-		rows = append(rows, rawRow{intern(a), intern(b), intern(c)})
-		if group >= 0 {
-			groups = append(groups, csvsafe.Unescape(rec[group]))
-		}
-	}
-	if bad.Total > 0 {
-		return nil, bad
+	if err := rs.Err(); err != nil {
+		return nil, err
 	}
 	if len(rows) == 0 {
 		return nil, errors.New("no triplets after the header")
@@ -197,21 +125,7 @@ func ReadCSVWith(r io.Reader, opt ReadOptions) (*Set, error) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	allInts := true
-	ints := make([]int64, len(nameList))
-	for i, s := range nameList {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			allInts = false
-			break
-		}
-		ints[i] = v
-	}
-	if allInts {
-		slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(ints[x], ints[y]) })
-	} else {
-		slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(nameList[x], nameList[y]) })
-	}
+	slices.SortStableFunc(order, idOrder(nameList))
 	index := make([]int, len(nameList))
 	s := &Set{IDs: make([]string, len(nameList)), Triplets: make([]Triplet, len(rows)), Groups: groups}
 	for pos, name := range order {
@@ -224,8 +138,34 @@ func ReadCSVWith(r io.Reader, opt ReadOptions) (*Set, error) {
 	return s, nil
 }
 
-// readID is an item id as written in a triplet file.
-func readID(s string) string { return csvsafe.Unescape(strings.TrimSpace(s)) }
+// idOrder compares positions in ids the way ReadCSV numbers items: in
+// numeric order when every id is an integer, else in string order.
+func idOrder(ids []string) func(x, y int32) int {
+	ints := make([]int64, len(ids))
+	for i, s := range ids {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return func(x, y int32) int { return cmp.Compare(ids[x], ids[y]) }
+		}
+		ints[i] = v
+	}
+	return func(x, y int32) int { return cmp.Compare(ints[x], ints[y]) }
+}
+
+// SortIDs sorts item ids into the order ReadCSV numbers them (numeric when
+// every id is an integer, else string order; ties keep their order).
+func SortIDs(ids []string) {
+	order := make([]int32, len(ids))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, idOrder(ids))
+	sorted := make([]string, len(ids))
+	for i, o := range order {
+		sorted[i] = ids[o]
+	}
+	copy(ids, sorted)
+}
 
 // WriteCSV writes triplets with the header anchor,closer,farther, naming
 // items by ids[i] (or by their index when ids is nil); formula-like ids get
