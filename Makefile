@@ -1,15 +1,27 @@
 # closer: the two commands are `make run` and `make test`.
 GO ?= go
 
-.PHONY: run test generate lint build clean-data
+.PHONY: run test fuzz generate lint build clean-data
 
 ## run: the app with its demo study, on $DATABASE_URL or a private PostgreSQL under .data/
 run:
 	./scripts/run-dev.sh
 
-## test: everything CI runs (formatting, vet, generated code up to date, all tests)
+# The store and the HTTP front run under the race detector (their tests
+# drive many requests and replicas at once); every other package runs plainly.
+RACE_PKGS := ./internal/collect/... ./internal/http/...
+FUZZTIME ?= 5s
+
+## test: everything CI runs (formatting, vet, generated code up to date, all
+## tests, the store and HTTP packages with -race, every fuzz target briefly)
 test: lint check-generate
-	$(GO) test ./...
+	$(GO) test -race -timeout 30m $(RACE_PKGS)
+	$(GO) test -timeout 30m $$($(GO) list ./... | grep -v -e /internal/collect -e /internal/http)
+	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+
+## fuzz: every fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=5m)
+fuzz:
+	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 
 ## generate: regenerate the templ components (*_templ.go are committed)
 generate:
