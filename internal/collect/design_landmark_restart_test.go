@@ -1,0 +1,156 @@
+package collect_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/landmark"
+	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// landmarkRun is what a landmark study leaves behind after a fixed crowd.
+type landmarkRun struct {
+	asked    []triplet.Key     // the comparison of every design question, in issue order
+	events   []triplet.Triplet // design_events in order
+	counts   []int             // the design's answer count per comparison slot
+	progress landmark.Progress
+	restores int64
+}
+
+// runLandmarkCrowd drives a landmark study through the store with a
+// simulated crowd: each round m new participants take a question, then all
+// answer in order, for rounds rounds. With crashSeed set, at random points
+// between requests the "replica" is restarted (a fresh Store on the same
+// database) or its caches are dropped, with questions still out on lease;
+// the crashing run also snapshots every 7 answers, so restores replay from
+// intermediate snapshots.
+func runLandmarkCrowd(t *testing.T, name string, cfg collect.DesignConfig, n, m, rounds int, crashSeed uint64) landmarkRun {
+	t.Helper()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s, schs := designStore(pool)
+	st := designStudy(t, s, "lm", name, cfg, n, 1)
+	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(12), n, 2, 1), 0, 1)
+	var run landmarkRun
+	var crash func() bool
+	if crashSeed != 0 {
+		schs[name].SnapshotEvery = 7
+		rng := triplet.NewRand(crashSeed)
+		crash = func() bool { return rng.Float64() < 0.1 }
+	}
+	restarts := 0
+	maybeCrash := func() {
+		if crash == nil || !crash() {
+			return
+		}
+		restarts++
+		if restarts%2 == 0 {
+			run.restores += schs[name].CacheStats().Restores
+			s, schs = designStore(pool)
+			schs[name].SnapshotEvery = 7
+		} else {
+			for _, sc := range schs {
+				sc.DropCache()
+			}
+		}
+	}
+	for range rounds {
+		var qs []*collect.Question
+		var ps []int64
+		for range m {
+			p, _, err := s.CreateParticipant(ctx, st.ID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr, err := s.Next(ctx, p.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := pr.Question
+			qs, ps = append(qs, q), append(ps, p.ID)
+			if q.Design == name { // random fallbacks are not the design's
+				run.asked = append(run.asked, triplet.KeyOf(triplet.Triplet{Anchor: q.Anchor.Index, Closer: q.Left.Index, Farther: q.Right.Index}))
+			}
+			maybeCrash()
+		}
+		for i, q := range qs {
+			if _, err := s.Answer(ctx, ps[i], collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+				t.Fatal(err)
+			}
+			maybeCrash()
+		}
+	}
+	if crashSeed != 0 && restarts < 4 {
+		t.Fatalf("only %d restarts; the test wants several", restarts)
+	}
+	run.restores += schs[name].CacheStats().Restores
+
+	// The state as a fresh process rebuilds it from PostgreSQL.
+	fresh, _ := designStore(pool)
+	d, err := fresh.DesignState(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm := d.(*landmark.Design)
+	run.progress = lm.Progress()
+	for i := range lm.Slots() {
+		run.counts = append(run.counts, lm.Count(i))
+	}
+	rows, err := pool.Query(ctx, `SELECT anchor, closer, farther FROM design_events WHERE study_id = $1 ORDER BY version`, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var tr triplet.Triplet
+		if err := rows.Scan(&tr.Anchor, &tr.Closer, &tr.Farther); err != nil {
+			t.Fatal(err)
+		}
+		run.events = append(run.events, tr)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// The landmark designs, stopped at random points (caches dropped, or a
+// fresh Store as a restarted replica) with questions out on lease, ask the
+// same comparisons, record the same answers and end in the same state as
+// an uninterrupted run with the same seed and crowd (issue 12: this was
+// tested for the basis design only).
+func TestLandmarkDesignsSurviveRestarts(t *testing.T) {
+	for _, name := range []string{collect.DesignLandmarkK1, collect.DesignLandmarkK2} {
+		t.Run(name, func(t *testing.T) {
+			// 10 items, 3 landmarks, 2 repeats, 90 questions: k1 (24
+			// comparisons, 48 answers) crosses its second level and ends,
+			// then serves random fallbacks; k2 (45 comparisons, 90 answers)
+			// ends with the last answer.
+			cfg := collect.DesignConfig{Seed: 4, Landmarks: 3, Repeats: 2}
+			const n, m, rounds = 10, 5, 18
+			want := runLandmarkCrowd(t, name, cfg, n, m, rounds, 0)
+			if want.progress.Answered == 0 || len(want.events) == 0 {
+				t.Fatalf("uninterrupted run recorded nothing: %+v", want.progress)
+			}
+			t.Logf("uninterrupted: %+v", want.progress)
+			got := runLandmarkCrowd(t, name, cfg, n, m, rounds, 21)
+			if got.restores <= want.restores {
+				t.Errorf("%d restores from PostgreSQL, uninterrupted %d: the caches were not dropped", got.restores, want.restores)
+			}
+			if !slices.Equal(got.asked, want.asked) {
+				t.Errorf("the design's questions differ from the uninterrupted run's:\n%v\n%v", got.asked, want.asked)
+			}
+			if !slices.Equal(got.events, want.events) {
+				t.Errorf("%d recorded design answers differ from the uninterrupted run's %d", len(got.events), len(want.events))
+			}
+			if !slices.Equal(got.counts, want.counts) {
+				t.Errorf("answer counts per comparison differ: %v, uninterrupted %v", got.counts, want.counts)
+			}
+			if got.progress != want.progress {
+				t.Errorf("progress %+v, uninterrupted %+v", got.progress, want.progress)
+			}
+		})
+	}
+}
