@@ -34,10 +34,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dbmigrate"
 	closerhttp "github.com/closer-lab/closer/internal/http"
+	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
 )
 
@@ -118,9 +120,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		log.Info("created the demo study", "slug", demoSlug)
 	}
 
-	// Recompute jobs (River): every role enqueues and cancels; worker and
-	// all replicas also run them.
-	jobs, err := recompute.New(pool, store, recompute.Config{Work: cfg.runsWorker(), Workers: cfg.RecomputeWorkers}, log)
+	// Background jobs (River): every role enqueues and cancels recomputes
+	// and enqueues the purges of deleted studies; worker and all replicas
+	// also run them, on one client (one leader runs the periodic scans).
+	jobs, err := recompute.New(pool, store, recompute.Config{Work: cfg.runsWorker(), Workers: cfg.RecomputeWorkers,
+		Register: []func(*river.Workers, *river.Config){purge.Register(store, purge.Config{}, log)}}, log)
 	if err != nil {
 		return err
 	}
@@ -143,7 +147,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		return nil
 	}
 
-	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, TrustedProxies: cfg.TrustedProxies,
+	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
 		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout}
 	var certs *certReloader
 	if cfg.servesTLS() {
