@@ -10,9 +10,10 @@
 // (default :8080), BASE_URL, ADMIN_EMAIL and ADMIN_PASSWORD (create the
 // first admin if none exists), ADMIN_API_TOKEN (an API token for scripts),
 // LOG_FORMAT (text or json), LOG_LEVEL (debug, info, warn, error), ROLE
-// (web, worker or all: whether this replica serves HTTP, runs the recompute
-// jobs, or both; default all), RECOMPUTE_WORKERS (recomputes run at once
-// by a worker replica, default 1), TLS_CERT_FILE and TLS_KEY_FILE (serve
+// (web, worker or all: whether this replica serves HTTP, runs the
+// background jobs (recomputes, purges of deleted studies), or both; default
+// all), RECOMPUTE_WORKERS (recomputes run at once by a worker replica,
+// default 1), TLS_CERT_FILE and TLS_KEY_FILE (serve
 // HTTPS with this PEM pair, with HSTS; SIGHUP reloads the pair),
 // and DB_MAX_REQUESTS, DB_QUEUE_WAIT and
 // DB_ACQUIRE_TIMEOUT (load shedding: requests using the database at once,

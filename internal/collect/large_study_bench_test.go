@@ -117,11 +117,16 @@ func BenchmarkLargeStudy(b *testing.B) {
 	dctx, cancel := context.WithTimeout(ctx, *largeDeleteTimeout)
 	defer cancel()
 	pr, err := purge.Study(dctx, s, big.ID, *largeBatchRows)
-	b.Logf("purge of the large study: %v in %d batches of at most %d rows; longest batch %v (%s); rows %v (err: %v)",
+	b.Logf("purge of the large study: %v in %d batches of at most %d rows; longest batch %v (%s) (err: %v)",
 		pr.Duration.Round(10*time.Millisecond), pr.Batches, *largeBatchRows, pr.Longest.Round(100*time.Microsecond),
-		pr.LongestTable, pr.Rows, err)
+		pr.LongestTable, err)
 	if err != nil {
 		b.Fatal(err)
+	}
+	for _, table := range append(collect.PurgeTables(), "studies") {
+		t := pr.Tables[table]
+		b.Logf("  %-18s %8d rows %4d batches %9v, longest %v", table, t.Rows, t.Batches,
+			t.Time.Round(10*time.Millisecond), t.Longest.Round(100*time.Microsecond))
 	}
 }
 

@@ -108,7 +108,11 @@ func (s *Store) StudyMarkedDeleted(ctx context.Context, id int64) (bool, error) 
 // purgeTable is a table holding rows of a study. order lists the columns
 // after study_id of the index the purge reads the study's rows through. A
 // batch of n rows deletes n/per of its rows (at least one): items and
-// recompute runs carry images and results of up to megabytes each.
+// recompute runs carry images and results of up to megabytes each, and
+// deleting a participant looks up its questions, answers and leases in
+// their participant_id indexes (the foreign keys' checks), past the index
+// entries of the rows the purge deleted before (2 million answers: a batch
+// of 200 participants took 0.6-0.9 s, of 100 about 0.3-0.4 s).
 type purgeTable struct {
 	name  string
 	order string
@@ -130,7 +134,7 @@ var purgeTables = []purgeTable{
 	{"design_events", "version", 1},       // design_events_pkey
 	{"design_states", "study_id", 1},      // design_states_pkey (one row)
 	{"votes", "anchor, j, k", 1},          // votes_pkey
-	{"participants", "id", 50},            // participants_pkey
+	{"participants", "id", 100},           // participants_pkey
 	{"recompute_runs", "id", 200},         // recompute_runs_study
 	{"recompute_settings", "study_id", 1}, // recompute_settings_pkey (one row)
 }
@@ -147,13 +151,13 @@ func PurgeTables() []string {
 
 // purgeBatchSQL deletes up to $2 rows of study $1 from t, and nothing
 // unless the study is marked deleted. The rows are picked in the order of
-// an index that starts with study_id, so that each batch reads only the
-// rows it deletes (and the index entries of those the batches before it
-// deleted): without the ORDER BY, a study that holds most of a table is
-// read by a sequential scan from the table's start, past every row deleted
-// before, and the batches take quadratic time. They are deleted by their
-// physical address (ctid, a TID scan): one plan for every table, whatever
-// its key.
+// an index that starts with study_id, so that a batch (and the generic plan
+// of its prepared statement) reads the study's rows through that index:
+// without the ORDER BY, a study that holds most of a table is read by a
+// sequential scan from the table's first page, and one that is a small
+// part of it would be too under a generic plan (TestHotQueryPlans). They
+// are deleted by their physical address (ctid, a TID scan): one plan for
+// every table, whatever its key.
 func purgeBatchSQL(t purgeTable) string {
 	return `
 		DELETE FROM ` + t.name + ` WHERE ctid = ANY (ARRAY(

@@ -71,13 +71,20 @@ var ErrNotMarked = errors.New("the study is not marked deleted")
 
 // Report is what one purge did.
 type Report struct {
-	Rows         map[string]int64         // rows deleted per table
-	Time         map[string]time.Duration // time spent per table
-	Batches      int                      // DELETE statements, each its own transaction
-	Longest      time.Duration            // the longest of them
+	Tables       map[string]TableReport // per table, and "studies" for the study's row
+	Batches      int                    // DELETE statements, each its own transaction
+	Longest      time.Duration          // the longest of them
 	LongestTable string
 	Duration     time.Duration // the whole purge
 	StudyDeleted bool          // this purge deleted the study's row (false: it was gone before)
+}
+
+// TableReport is what a purge did in one table.
+type TableReport struct {
+	Rows    int64
+	Batches int
+	Time    time.Duration // all its batches
+	Longest time.Duration // its longest batch
 }
 
 // Study deletes the rows of the study marked deleted, every table in
@@ -90,7 +97,7 @@ func Study(ctx context.Context, store *collect.Store, studyID int64, batchRows i
 		batchRows = DefaultBatchRows
 	}
 	start := time.Now()
-	rep := Report{Rows: map[string]int64{}, Time: map[string]time.Duration{}}
+	rep := Report{Tables: map[string]TableReport{}}
 	marked, err := store.StudyMarkedDeleted(ctx, studyID)
 	if collect.KindOf(err) == collect.KindNotFound {
 		return rep, nil
@@ -116,18 +123,31 @@ func Study(ctx context.Context, store *collect.Store, studyID int64, batchRows i
 	if rep.StudyDeleted, err = store.DeletePurgedStudy(ctx, studyID); err != nil {
 		return rep, fmt.Errorf("purge study %d: %w", studyID, err)
 	}
-	rep.note("studies", 0, time.Since(t0))
+	rep.note("studies", map[bool]int64{true: 1}[rep.StudyDeleted], time.Since(t0))
 	rep.Duration = time.Since(start)
 	return rep, nil
 }
 
 func (r *Report) note(table string, rows int64, took time.Duration) {
-	r.Rows[table] += rows
-	r.Time[table] += took
+	t := r.Tables[table]
+	t.Rows += rows
+	t.Batches++
+	t.Time += took
+	t.Longest = max(t.Longest, took)
+	r.Tables[table] = t
 	r.Batches++
 	if took > r.Longest {
 		r.Longest, r.LongestTable = took, table
 	}
+}
+
+// Rows returns the rows deleted per table.
+func (r Report) Rows() map[string]int64 {
+	out := map[string]int64{}
+	for name, t := range r.Tables {
+		out[name] = t.Rows
+	}
+	return out
 }
 
 // Config sets up the purge jobs of a worker replica.
@@ -182,7 +202,7 @@ func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		return err
 	}
 	w.log.Info("purged a deleted study", "study", job.Args.StudyID, "deleted", rep.StudyDeleted,
-		"rows", rep.Rows, "batches", rep.Batches, "longest_batch", rep.Longest, "longest_table", rep.LongestTable,
+		"rows", rep.Rows(), "batches", rep.Batches, "longest_batch", rep.Longest, "longest_table", rep.LongestTable,
 		"duration", rep.Duration)
 	return nil
 }

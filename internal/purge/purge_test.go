@@ -194,8 +194,8 @@ func TestPurgeDeletesEveryRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	for table, n := range before {
-		if table != "studies" && rep.Rows[table] != int64(n) {
-			t.Errorf("%s: the report says %d rows deleted, the study had %d", table, rep.Rows[table], n)
+		if table != "studies" && rep.Tables[table].Rows != int64(n) {
+			t.Errorf("%s: the report says %d rows deleted, the study had %d", table, rep.Tables[table].Rows, n)
 		}
 	}
 	if !rep.StudyDeleted || rep.Batches <= len(collect.PurgeTables())+1 || rep.Longest <= 0 {
