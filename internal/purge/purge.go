@@ -123,7 +123,11 @@ func Study(ctx context.Context, store *collect.Store, studyID int64, batchRows i
 	if rep.StudyDeleted, err = store.DeletePurgedStudy(ctx, studyID); err != nil {
 		return rep, fmt.Errorf("purge study %d: %w", studyID, err)
 	}
-	rep.note("studies", map[bool]int64{true: 1}[rep.StudyDeleted], time.Since(t0))
+	var rows int64
+	if rep.StudyDeleted {
+		rows = 1
+	}
+	rep.note("studies", rows, time.Since(t0))
 	rep.Duration = time.Since(start)
 	return rep, nil
 }
