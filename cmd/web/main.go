@@ -10,9 +10,10 @@
 // (default :8080), BASE_URL, ADMIN_EMAIL and ADMIN_PASSWORD (create the
 // first admin if none exists), ADMIN_API_TOKEN (an API token for scripts),
 // LOG_FORMAT (text or json), LOG_LEVEL (debug, info, warn, error), ROLE
-// (web, worker or all: whether this replica serves HTTP, runs the recompute
-// jobs, or both; default all), RECOMPUTE_WORKERS (recomputes run at once
-// by a worker replica, default 1), TLS_CERT_FILE and TLS_KEY_FILE (serve
+// (web, worker or all: whether this replica serves HTTP, runs the
+// background jobs (recomputes, purges of deleted studies), or both; default
+// all), RECOMPUTE_WORKERS (recomputes run at once by a worker replica,
+// default 1), TLS_CERT_FILE and TLS_KEY_FILE (serve
 // HTTPS with this PEM pair, with HSTS; SIGHUP reloads the pair),
 // and DB_MAX_REQUESTS, DB_QUEUE_WAIT and
 // DB_ACQUIRE_TIMEOUT (load shedding: requests using the database at once,
@@ -34,10 +35,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dbmigrate"
 	closerhttp "github.com/closer-lab/closer/internal/http"
+	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
 )
 
@@ -118,9 +121,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		log.Info("created the demo study", "slug", demoSlug)
 	}
 
-	// Recompute jobs (River): every role enqueues and cancels; worker and
-	// all replicas also run them.
-	jobs, err := recompute.New(pool, store, recompute.Config{Work: cfg.runsWorker(), Workers: cfg.RecomputeWorkers}, log)
+	// Background jobs (River): every role enqueues and cancels recomputes
+	// and enqueues the purges of deleted studies; worker and all replicas
+	// also run them, on one client (one leader runs the periodic scans).
+	jobs, err := recompute.New(pool, store, recompute.Config{Work: cfg.runsWorker(), Workers: cfg.RecomputeWorkers,
+		Register: []func(*river.Workers, *river.Config){purge.Register(store, purge.Config{}, log)}}, log)
 	if err != nil {
 		return err
 	}
@@ -143,7 +148,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		return nil
 	}
 
-	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, TrustedProxies: cfg.TrustedProxies,
+	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
 		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout}
 	var certs *certReloader
 	if cfg.servesTLS() {

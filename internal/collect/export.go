@@ -57,7 +57,7 @@ func (s *Store) ExportCSV(ctx context.Context, studyID int64, w io.Writer) error
 func (s *Store) ExportCSVWith(ctx context.Context, studyID int64, w io.Writer, includeExcluded bool) error {
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		var slug string
-		err := tx.QueryRow(ctx, `SELECT slug FROM studies WHERE id = $1`, studyID).Scan(&slug)
+		err := tx.QueryRow(ctx, `SELECT slug FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).Scan(&slug)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("study")
 		}

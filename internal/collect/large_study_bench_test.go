@@ -5,18 +5,28 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
 	"testing"
 	"time"
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
+	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/purge"
+	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
 var (
 	largeTriplets      = flag.Int("large-triplets", 2_000_000, "triplets BenchmarkLargeStudy imports")
-	largeDeleteTimeout = flag.Duration("large-delete-timeout", 10*time.Minute, "how long BenchmarkLargeStudy lets DeleteStudy run")
+	largeDeleteTimeout = flag.Duration("large-delete-timeout", 10*time.Minute, "how long BenchmarkLargeStudy lets the purge of the large study run")
+	largeBatchRows     = flag.Int("large-batch-rows", purge.DefaultBatchRows, "rows per batch of BenchmarkLargeStudy's purge")
 )
 
 // BenchmarkLargeStudy measures what a large imported study does to the
@@ -31,10 +41,11 @@ var (
 //     SQL, since an imported study cannot be opened).
 //
 // Only Next is timed; each question is answered outside the timer, and a
-// new participant starts every 100 questions. Last, DeleteStudy deletes the
-// large study, once (its time is in the log, hence -v;
-// -large-delete-timeout bounds it). Figures: docs/benchmarks.md,
-// "Large-study query plans".
+// new participant starts every 100 questions. Last, an admin deletes the
+// large study through the app (the POST's time to its 303) and the purge
+// job's work deletes its rows, once (times in the log, hence -v;
+// -large-delete-timeout bounds the purge, -large-batch-rows sets its batch
+// size). Figures: docs/benchmarks.md, "Large-study query plans".
 //
 //	go test ./internal/collect -run '^$' -bench LargeStudy -benchtime 200x -large-triplets 2000000 -v
 func BenchmarkLargeStudy(b *testing.B) {
@@ -98,15 +109,57 @@ func BenchmarkLargeStudy(b *testing.B) {
 	b.Run("next/other-study", func(b *testing.B) { next(b, small.ID) })
 	b.Run("next/same-study", func(b *testing.B) { next(b, big.ID) })
 	// Deleting the study destroys the fixture, so it runs once, after the
-	// subbenchmarks, and is reported in the log.
+	// subbenchmarks, and is reported in the log: the delete request through
+	// the real router (an admin's POST until its 303), then the purge the
+	// job runs, with its longest batch.
+	post := deleteThroughApp(b, s, big.Slug)
+	b.Logf("POST /admin/studies/%s/delete answered 303 in %v", big.Slug, post.Round(10*time.Microsecond))
 	dctx, cancel := context.WithTimeout(ctx, *largeDeleteTimeout)
 	defer cancel()
-	start := time.Now()
-	err = s.DeleteStudy(dctx, big.ID)
-	b.Logf("DeleteStudy of the large study: %v (err: %v)", time.Since(start).Round(10*time.Millisecond), err)
+	pr, err := purge.Study(dctx, s, big.ID, *largeBatchRows)
+	b.Logf("purge of the large study: %v in %d batches of at most %d rows; longest batch %v (%s) (err: %v)",
+		pr.Duration.Round(10*time.Millisecond), pr.Batches, *largeBatchRows, pr.Longest.Round(100*time.Microsecond),
+		pr.LongestTable, err)
 	if err != nil {
 		b.Fatal(err)
 	}
+	for _, table := range append(collect.PurgeTables(), "studies") {
+		t := pr.Tables[table]
+		b.Logf("  %-18s %8d rows %4d batches %9v, longest %v", table, t.Rows, t.Batches,
+			t.Time.Round(10*time.Millisecond), t.Longest.Round(100*time.Microsecond))
+	}
+}
+
+// deleteThroughApp deletes the study with slug as an admin would, through
+// the app's router with a River client that enqueues (no worker runs the
+// purge), and returns the time from sending the POST to its 303.
+func deleteThroughApp(b *testing.B, s *collect.Store, slug string) time.Duration {
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	jobs, err := recompute.New(s.Pool(), s, recompute.Config{}, log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(closerhttp.New(s, closerhttp.Config{Jobs: jobs, Purges: purge.NewEnqueuer(jobs)}, log))
+	defer srv.Close()
+	if _, err := s.CreateAdmin(ctx, "bench@example.org", "bench-password"); err != nil {
+		b.Fatal(err)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.PostForm(srv.URL+"/admin/login", url.Values{"email": {"bench@example.org"}, "password": {"bench-password"}})
+	if err != nil || res.StatusCode != http.StatusSeeOther {
+		b.Fatalf("login: %v %v", res, err)
+	}
+	res.Body.Close()
+	start := time.Now()
+	res, err = c.PostForm(srv.URL+"/admin/studies/"+slug+"/delete", url.Values{"confirm": {"yes"}})
+	took := time.Since(start)
+	if err != nil || res.StatusCode != http.StatusSeeOther {
+		b.Fatalf("delete: %v %v", res, err)
+	}
+	res.Body.Close()
+	return took
 }
 
 // largeTripletCSV is a triplet CSV of m random answers (random closer) on

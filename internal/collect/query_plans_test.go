@@ -252,9 +252,22 @@ func hotQueries(fx planFixture) []planCase {
 		{"tallyNewAnswers/large", tallyNewAnswersSQL, []any{large, fx.largeSeq}},
 		{"tallyTouchedVotes/large", tallyTouchedVotesSQL, []any{large, []int32{5, 6}, []int32{6, 7}, []int32{7, 8}}},
 		{"tallyPeople/large", tallyPeopleSQL, []any{large, []int64{fx.largePart, fx.largePart - 1}}},
-		// Deleting a study (its cascades: TestForeignKeysIndexed).
-		{"deleteStudy/large", deleteStudySQL, []any{large}},
+		// Deleting a study: the mark, then the purge's batches of the
+		// large study (their cascades: TestForeignKeysIndexed).
+		{"markStudyDeleted/live", markStudyDeletedSQL, []any{live}},
 	}
+}
+
+// purgeQueries are the purge's batches of the large study, one per table
+// (purgeBatchSQL): each must find the study's rows through an index, or
+// every batch reads the table from its start past the rows the batches
+// before it deleted.
+func purgeQueries(fx planFixture) []planCase {
+	var cases []planCase
+	for _, t := range purgeTables {
+		cases = append(cases, planCase{"purgeBatch/" + t.name + "/large", purgeBatchSQL(t), []any{fx.large, 10000}})
+	}
+	return cases
 }
 
 // TestHotQueryPlans fills a database with a large study next to a small one
@@ -265,7 +278,7 @@ func hotQueries(fx planFixture) []planCase {
 // the study never finished).
 func TestHotQueryPlans(t *testing.T) {
 	pool, fx := newPlanFixture(t)
-	for _, c := range hotQueries(fx) {
+	for _, c := range append(hotQueries(fx), purgeQueries(fx)...) {
 		t.Run(c.name, func(t *testing.T) {
 			custom := explain(t, pool, c.sql, c.args...)
 			if scans := custom.seqScans(); len(scans) > 0 {

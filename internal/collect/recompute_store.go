@@ -147,7 +147,8 @@ func scanRun(row pgx.Row) (Run, error) {
 }
 
 // StartRun records that a run of the study began (status running) with the
-// number of answers and items it uses and its settings (any JSON value).
+// number of answers and items it uses and its settings (any JSON value). A
+// study being deleted is KindNotFound.
 func (s *Store) StartRun(ctx context.Context, studyID, jobID int64, answers, items int, settings any) (int64, error) {
 	js, err := json.Marshal(settings)
 	if err != nil {
@@ -155,8 +156,13 @@ func (s *Store) StartRun(ctx context.Context, studyID, jobID int64, answers, ite
 	}
 	var id int64
 	err = s.pool.QueryRow(ctx, `
-		INSERT INTO recompute_runs (study_id, job_id, answers, items, settings) VALUES ($1, nullif($2, 0), $3, $4, $5)
+		INSERT INTO recompute_runs (study_id, job_id, answers, items, settings)
+		SELECT $1, nullif($2, 0), $3, $4, $5
+		WHERE EXISTS (SELECT FROM studies WHERE id = $1 AND deleted_at IS NULL)
 		RETURNING id`, studyID, jobID, answers, items, js).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("start run: %w", notFound("study"))
+	}
 	if err != nil {
 		return 0, fmt.Errorf("start run: %w", err)
 	}
@@ -242,8 +248,9 @@ func (s *Store) Runs(ctx context.Context, studyID int64) ([]Run, error) {
 // The SQL of DueStudies and RunAnswers, by name so that TestHotQueryPlans
 // explains these very strings on a large study.
 const (
-	// dueStudiesSQL: the open studies with new answers since their last
-	// run, due by count ($1 by default) or by age ($2 seconds by default).
+	// dueStudiesSQL: the open studies (not being deleted) with new answers
+	// since their last run, due by count ($1 by default) or by age ($2
+	// seconds by default).
 	dueStudiesSQL = `
 		SELECT s.id
 		FROM studies s
@@ -252,7 +259,7 @@ const (
 			ORDER BY r.id DESC LIMIT 1) last ON true
 		CROSS JOIN LATERAL (SELECT count(*) AS n FROM answers a WHERE a.study_id = s.id
 			AND a.answered_at > coalesce(last.started_at, '-infinity')) fresh
-		WHERE s.status = 'open' AND fresh.n > 0
+		WHERE s.status = 'open' AND s.deleted_at IS NULL AND fresh.n > 0
 			AND (last.started_at IS NULL
 				OR fresh.n >= coalesce(rs.min_new_answers, $1)
 				OR last.started_at <= now() - make_interval(secs => coalesce(rs.max_age_seconds, $2)))

@@ -132,7 +132,7 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 	}
 	var st Study
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		old, err := scanStudy(tx.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1 FOR UPDATE`, id))
+		old, err := scanStudy(tx.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("study")
 		}
@@ -183,27 +183,9 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 	return st, nil
 }
 
-// deleteStudySQL deletes a study; the foreign keys' ON DELETE CASCADE
-// deletes its rows in the other tables, each through an index on the
-// referencing columns (TestForeignKeysIndexed).
-const deleteStudySQL = `DELETE FROM studies WHERE id = $1`
-
-// DeleteStudy deletes a study with its items, participants, questions,
-// answers and votes.
-func (s *Store) DeleteStudy(ctx context.Context, id int64) error {
-	tag, err := s.pool.Exec(ctx, deleteStudySQL, id)
-	if err != nil {
-		return fmt.Errorf("delete study: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("delete study: %w", notFound("study"))
-	}
-	return nil
-}
-
-// StudyBySlug returns the study with slug.
+// StudyBySlug returns the study with slug (never one being deleted).
 func (s *Store) StudyBySlug(ctx context.Context, slug string) (Study, error) {
-	st, err := scanStudy(s.pool.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE slug = $1`, slug))
+	st, err := scanStudy(s.pool.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE slug = $1 AND deleted_at IS NULL`, slug))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Study{}, fmt.Errorf("study by slug: %w", notFound("study"))
 	}
@@ -213,9 +195,9 @@ func (s *Store) StudyBySlug(ctx context.Context, slug string) (Study, error) {
 	return st, nil
 }
 
-// ListStudies returns all studies, newest first.
+// ListStudies returns all studies, newest first (not those being deleted).
 func (s *Store) ListStudies(ctx context.Context) ([]Study, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+studyCols+` FROM studies ORDER BY id DESC`)
+	rows, err := s.pool.Query(ctx, `SELECT `+studyCols+` FROM studies WHERE deleted_at IS NULL ORDER BY id DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("list studies: %w", err)
 	}
@@ -226,10 +208,10 @@ func (s *Store) ListStudies(ctx context.Context) ([]Study, error) {
 	return sts, nil
 }
 
-// CountStudies returns the number of studies.
+// CountStudies returns the number of studies (not those being deleted).
 func (s *Store) CountStudies(ctx context.Context) (int, error) {
 	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM studies`).Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM studies WHERE deleted_at IS NULL`).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count studies: %w", err)
 	}
 	return n, nil

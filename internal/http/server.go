@@ -47,6 +47,9 @@ type Config struct {
 	// Jobs enqueues and cancels recompute jobs (nil: the dashboard shows
 	// results but cannot start or cancel a recompute).
 	Jobs Jobs
+	// Purges enqueues the purge of a deleted study (nil: a worker
+	// replica's purge scan finds it within a minute).
+	Purges Purges
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client (client_addr.go); without them the header is ignored.
 	TrustedProxies []netip.Prefix

@@ -63,6 +63,11 @@ func (w *worker) Timeout(*river.Job[Args]) time.Duration { return 30 * time.Minu
 
 func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	runID, err := Run(ctx, w.store, job.Args.StudyID, job.ID)
+	if runID == 0 && collect.KindOf(err) == collect.KindNotFound {
+		// Deleted since it was enqueued: nothing to compute, nothing to retry.
+		w.log.Info("recompute skipped: the study is deleted", "study", job.Args.StudyID)
+		return nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return river.JobCancel(err)
@@ -101,6 +106,11 @@ type Config struct {
 	Workers int
 	// ScanEvery is the period of the due-study scan (default 20 s).
 	ScanEvery time.Duration
+	// Register adds other kinds of jobs (their workers, queues and
+	// periodic jobs) to this client when it runs workers, such as
+	// internal/purge's: one client per process shares one leader election,
+	// which runs the periodic jobs, and one start and stop.
+	Register []func(*river.Workers, *river.Config)
 }
 
 // Jobs is the River client of the recompute jobs.
@@ -130,6 +140,9 @@ func New(pool *pgxpool.Pool, store *collect.Store, cfg Config, log *slog.Logger)
 		// worker replicas scan once per period.
 		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(cfg.ScanEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return ScanArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+		for _, register := range cfg.Register {
+			register(workers, rc)
+		}
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), rc)
 	if err != nil {
@@ -166,6 +179,12 @@ func (j *Jobs) Enqueue(ctx context.Context, studyID int64) (int64, bool, error) 
 		return 0, false, fmt.Errorf("enqueue recompute: %w", err)
 	}
 	return res.Job.ID, res.UniqueSkippedAsDuplicate, nil
+}
+
+// Insert enqueues a job of another kind on this client (a purge; the
+// worker replicas run it).
+func (j *Jobs) Insert(ctx context.Context, args river.JobArgs) (*rivertype.JobInsertResult, error) {
+	return j.client.Insert(ctx, args, nil)
 }
 
 // ErrNothingToCancel is returned by Cancel when the study has no queued or

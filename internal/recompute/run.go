@@ -35,7 +35,12 @@ type Settings struct {
 // participant's quality figures (excluded ones too, so the researcher can
 // judge them) and stores the run with its results. Progress is the run's
 // stage. A cancelled ctx ends the run as cancelled. It returns the run's id.
+// A study that does not exist or is being deleted is KindNotFound, with no
+// run stored.
 func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64, error) {
+	if _, err := store.StudyByID(ctx, studyID); err != nil {
+		return 0, err
+	}
 	rs, err := store.RecomputeSettings(ctx, studyID)
 	if err != nil {
 		return 0, err

@@ -1,0 +1,128 @@
+package collect_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/closer-lab/closer/internal/collect"
+)
+
+// A study marked deleted is gone from every lookup at once, closed to its
+// participants, and its slug is free; its rows stay until the purge.
+func TestMarkedStudyHidden(t *testing.T) {
+	ctx := context.Background()
+	s, st := newStudy(t, 5, 3)
+	p, _, err := s.CreateParticipant(ctx, st.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := s.Next(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+		t.Fatal(err)
+	}
+	pr, err = s.Next(ctx, p.ID) // an open question when the study goes
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its recompute is due (a new answer, never run) until it is marked.
+	if due, err := s.DueStudies(ctx); err != nil || len(due) != 1 || due[0] != st.ID {
+		t.Fatalf("due before the mark: %v %v", due, err)
+	}
+
+	if err := s.MarkStudyDeleted(ctx, st.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkStudyDeleted(ctx, st.ID); collect.KindOf(err) != collect.KindNotFound {
+		t.Fatalf("second mark: %v", err)
+	}
+	for _, slug := range []string{st.Slug, fmt.Sprintf("deleted:%d", st.ID)} {
+		if _, err := s.StudyBySlug(ctx, slug); collect.KindOf(err) != collect.KindNotFound {
+			t.Errorf("study by slug %q: %v", slug, err)
+		}
+	}
+	if _, err := s.StudyByID(ctx, st.ID); collect.KindOf(err) != collect.KindNotFound {
+		t.Errorf("study by id: %v", err)
+	}
+	if sts, err := s.ListStudies(ctx); err != nil || len(sts) != 0 {
+		t.Errorf("list: %v %v", sts, err)
+	}
+	if n, err := s.CountStudies(ctx); err != nil || n != 0 {
+		t.Errorf("count: %d %v", n, err)
+	}
+	in := collect.StudyInput{Slug: "other", Title: "T", QuestionsPerParticipant: 3, Status: collect.StatusOpen}
+	if _, err := s.UpdateStudy(ctx, st.ID, in); collect.KindOf(err) != collect.KindNotFound {
+		t.Errorf("update: %v", err)
+	}
+	if err := s.ExportCSV(ctx, st.ID, io.Discard); collect.KindOf(err) != collect.KindNotFound {
+		t.Errorf("export: %v", err)
+	}
+	if due, err := s.DueStudies(ctx); err != nil || len(due) != 0 {
+		t.Errorf("due after the mark: %v %v", due, err)
+	}
+	if _, err := s.StartRun(ctx, st.ID, 0, 1, 5, map[string]int{}); collect.KindOf(err) != collect.KindNotFound {
+		t.Errorf("start run: %v", err)
+	}
+	// Its participants are told it is closed.
+	if _, err := s.Next(ctx, p.ID); collect.KindOf(err) != collect.KindNotOpen {
+		t.Errorf("next: %v", err)
+	}
+	if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); collect.KindOf(err) != collect.KindNotOpen {
+		t.Errorf("answer: %v", err)
+	}
+	if _, _, err := s.CreateParticipant(ctx, st.ID, ""); collect.KindOf(err) != collect.KindNotOpen {
+		t.Errorf("join: %v", err)
+	}
+	// The slug is free at once.
+	again, err := s.CreateStudy(ctx, collect.StudyInput{Slug: st.Slug, Title: "Again", QuestionsPerParticipant: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.StudyBySlug(ctx, st.Slug); err != nil || got.ID != again.ID {
+		t.Fatalf("the slug's new study: %+v %v", got, err)
+	}
+	// The rows wait for the purge; only the purge may delete the row.
+	var answers int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM answers WHERE study_id = $1`, st.ID).Scan(&answers); err != nil || answers != 1 {
+		t.Fatalf("answers kept for the purge: %d %v", answers, err)
+	}
+	if ids, err := s.StudiesToPurge(ctx); err != nil || len(ids) != 1 || ids[0] != st.ID {
+		t.Fatalf("studies to purge: %v %v", ids, err)
+	}
+	if _, err := s.DeletePurgedStudy(ctx, again.ID); err != nil {
+		t.Fatal(err)
+	} else if _, err := s.StudyByID(ctx, again.ID); err != nil {
+		t.Fatalf("DeletePurgedStudy deleted a live study: %v", err)
+	}
+}
+
+// The mark waits for an upload that holds the study's row only so long,
+// then says the study is busy: the delete request never hangs.
+func TestMarkStudyDeletedBusy(t *testing.T) {
+	ctx := context.Background()
+	s, st := newStudy(t, 3, 3)
+	tx, err := s.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT FROM studies WHERE id = $1 FOR UPDATE`, st.ID); err != nil { // as AddItems does
+		t.Fatal(err)
+	}
+	mctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := s.MarkStudyDeleted(mctx, st.ID); collect.KindOf(err) != collect.KindConflict {
+		t.Fatalf("mark while locked: %v", err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkStudyDeleted(ctx, st.ID); err != nil {
+		t.Fatalf("mark once unlocked: %v", err)
+	}
+}
