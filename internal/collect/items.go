@@ -32,11 +32,13 @@ type ItemRef struct {
 	SHA256 string
 }
 
-// lockStudyForItemsSQL locks a study and reports whether it issued any
-// question (min(), not EXISTS: see questionsIssuedSQL).
+// lockStudyForItemsSQL locks a study that is not being deleted and reports
+// whether it issued any question (min(), not EXISTS: see
+// questionsIssuedSQL). An upload that found the study before it was
+// marked deleted finds no row here and stores nothing.
 const lockStudyForItemsSQL = `
 	SELECT (SELECT min(issued_at) FROM questions WHERE study_id = s.id) IS NOT NULL
-	FROM studies s WHERE s.id = $1 FOR UPDATE`
+	FROM studies s WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE`
 
 // AddItems stores the accepted images of an upload in the study (images
 // that media.Check accepted: their type, size and hash come from it). Images

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/demo"
 )
 
 // A study marked deleted is gone from every lookup at once, closed to its
@@ -124,5 +125,26 @@ func TestMarkStudyDeletedBusy(t *testing.T) {
 	}
 	if err := s.MarkStudyDeleted(ctx, st.ID); err != nil {
 		t.Fatalf("mark once unlocked: %v", err)
+	}
+}
+
+// An upload that looked the study up before it was marked deleted stores
+// nothing: the items' insert locks only a study that is not marked.
+func TestUploadToMarkedStudyStoresNothing(t *testing.T) {
+	ctx := context.Background()
+	s, st := newStudy(t, 4, 3)
+	if err := s.MarkStudyDeleted(ctx, st.ID); err != nil {
+		t.Fatal(err)
+	}
+	added, _, err := s.AddItems(ctx, st.ID, demo.Items()[4:6])
+	if collect.KindOf(err) != collect.KindNotFound || len(added) != 0 {
+		t.Fatalf("upload to a deleted study: %d added, err %v; want not found", len(added), err)
+	}
+	var n int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM items WHERE study_id = $1`, st.ID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 {
+		t.Fatalf("%d items, want the 4 from before the deletion", n)
 	}
 }
