@@ -150,8 +150,12 @@ func (s *server) logSize() int64 {
 // SQLSTATE, or a network error.
 var errCause = regexp.MustCompile(`SQLSTATE [0-9A-Z]{5}|connection refused|connection reset by peer|unexpected EOF|timeout`)
 
+// errMsg is the message of a log line (slog's text format), which says
+// which part of the server logged it.
+var errMsg = regexp.MustCompile(`msg=("(?:[^"\\]|\\.)*"|\S+)`)
+
 // errorsSince counts the server's ERROR log lines written after offset, by
-// cause, e.g. "12 (SQLSTATE 57P01 ×10, connection refused ×2)".
+// message and cause, e.g. "12 (request failed: SQLSTATE 57P01 ×10, ...)".
 func (s *server) errorsSince(offset int64) string {
 	data, err := os.ReadFile(s.log.Name())
 	if err != nil {
@@ -166,6 +170,9 @@ func (s *server) errorsSince(offset int64) string {
 		cause := errCause.FindString(line)
 		if cause == "" {
 			cause = "other"
+		}
+		if m := errMsg.FindStringSubmatch(line); m != nil {
+			cause = strings.Trim(m[1], `"`) + ": " + cause
 		}
 		causes[cause]++
 	}
