@@ -13,7 +13,7 @@ import (
 
 // landmarkRun is what a landmark study leaves behind after a fixed crowd.
 type landmarkRun struct {
-	asked    []triplet.Key     // the comparison of every design question, in issue order
+	asked    []triplet.Key     // the comparison of every design question, in the order taken
 	events   []triplet.Triplet // design_events in order
 	counts   []int             // the design's answer count per comparison slot
 	progress landmark.Progress
@@ -21,72 +21,25 @@ type landmarkRun struct {
 }
 
 // runLandmarkCrowd drives a landmark study through the store with a
-// simulated crowd: each round m new participants take a question, then all
-// answer in order, for rounds rounds. With crashSeed set, at random points
-// between requests the "replica" is restarted (a fresh Store on the same
-// database) or its caches are dropped, with questions still out on lease;
-// the crashing run also snapshots every 7 answers, so restores replay from
-// intermediate snapshots.
+// simulated crowd (crashingReplica, m participants a round) for rounds
+// rounds. A crashing run also snapshots every 7 answers, so restores replay
+// from intermediate snapshots.
 func runLandmarkCrowd(t *testing.T, name string, cfg collect.DesignConfig, n, m, rounds int, crashSeed uint64) landmarkRun {
 	t.Helper()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
-	s, schs := designStore(pool)
-	st := designStudy(t, s, "lm", name, cfg, n, 1)
+	r := newCrashingReplica(t, pool, name, crashSeed, 0.1, 7)
+	st := designStudy(t, r.s, "lm", name, cfg, n, 1)
 	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(12), n, 2, 1), 0, 1)
 	var run landmarkRun
-	var crash func() bool
-	if crashSeed != 0 {
-		schs[name].SnapshotEvery = 7
-		rng := triplet.NewRand(crashSeed)
-		crash = func() bool { return rng.Float64() < 0.1 }
-	}
-	restarts := 0
-	maybeCrash := func() {
-		if crash == nil || !crash() {
-			return
-		}
-		restarts++
-		if restarts%2 == 0 {
-			run.restores += schs[name].CacheStats().Restores
-			s, schs = designStore(pool)
-			schs[name].SnapshotEvery = 7
-		} else {
-			for _, sc := range schs {
-				sc.DropCache()
-			}
-		}
-	}
 	for range rounds {
-		var qs []*collect.Question
-		var ps []int64
-		for range m {
-			p, _, err := s.CreateParticipant(ctx, st.ID, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			pr, err := s.Next(ctx, p.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q := pr.Question
-			qs, ps = append(qs, q), append(ps, p.ID)
+		for _, q := range r.round(st, m, o) {
 			if q.Design == name { // random fallbacks are not the design's
 				run.asked = append(run.asked, triplet.KeyOf(triplet.Triplet{Anchor: q.Anchor.Index, Closer: q.Left.Index, Farther: q.Right.Index}))
 			}
-			maybeCrash()
-		}
-		for i, q := range qs {
-			if _, err := s.Answer(ctx, ps[i], collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
-				t.Fatal(err)
-			}
-			maybeCrash()
 		}
 	}
-	if crashSeed != 0 && restarts < 4 {
-		t.Fatalf("only %d restarts; the test wants several", restarts)
-	}
-	run.restores += schs[name].CacheStats().Restores
+	run.restores = r.finish(4)
 
 	// The state as a fresh process rebuilds it from PostgreSQL.
 	fresh, _ := designStore(pool)
@@ -99,20 +52,7 @@ func runLandmarkCrowd(t *testing.T, name string, cfg collect.DesignConfig, n, m,
 	for i := range lm.Slots() {
 		run.counts = append(run.counts, lm.Count(i))
 	}
-	rows, err := pool.Query(ctx, `SELECT anchor, closer, farther FROM design_events WHERE study_id = $1 ORDER BY version`, st.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var tr triplet.Triplet
-		if err := rows.Scan(&tr.Anchor, &tr.Closer, &tr.Farther); err != nil {
-			t.Fatal(err)
-		}
-		run.events = append(run.events, tr)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	run.events = designEvents(t, pool, st.ID)
 	return run
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"gonum.org/v1/gonum/mat"
 
@@ -60,99 +61,149 @@ type basisRun struct {
 	restores  int64
 }
 
+// crashingReplica drives a design study through the store as a crowd
+// would, and with a crash rate set "crashes" between requests: every other
+// crash restarts the replica (a fresh Store on the same database), the
+// others drop its caches, with questions still out on lease. Restores from
+// PostgreSQL are counted across restarts.
+type crashingReplica struct {
+	t             *testing.T
+	pool          *pgxpool.Pool
+	design        string
+	snapshotEvery int // 0: the store's default
+	crash         func() bool
+	s             *collect.Store
+	schs          map[string]*collect.DesignScheduler
+	restarts      int
+	restores      int64
+}
+
+// newCrashingReplica starts the first replica; with crashSeed 0 it never
+// crashes, otherwise it crashes after a request with probability rate.
+func newCrashingReplica(t *testing.T, pool *pgxpool.Pool, design string, crashSeed uint64, rate float64, snapshotEvery int) *crashingReplica {
+	r := &crashingReplica{t: t, pool: pool, design: design}
+	if crashSeed != 0 {
+		r.snapshotEvery = snapshotEvery
+		rng := triplet.NewRand(crashSeed)
+		r.crash = func() bool { return rng.Float64() < rate }
+	}
+	r.start()
+	return r
+}
+
+func (r *crashingReplica) start() {
+	r.s, r.schs = designStore(r.pool)
+	if r.snapshotEvery > 0 {
+		r.schs[r.design].SnapshotEvery = r.snapshotEvery
+	}
+}
+
+func (r *crashingReplica) maybeCrash() {
+	if r.crash == nil || !r.crash() {
+		return
+	}
+	r.restarts++
+	if r.restarts%2 == 0 {
+		r.restores += r.schs[r.design].CacheStats().Restores
+		r.start()
+		return
+	}
+	for _, sc := range r.schs {
+		sc.DropCache()
+	}
+}
+
+// round lets m new participants take a question each, then answers them in
+// order with the oracle; it returns the questions.
+func (r *crashingReplica) round(st collect.Study, m int, o *triplet.Oracle) []*collect.Question {
+	r.t.Helper()
+	ctx := context.Background()
+	var qs []*collect.Question
+	var ps []int64
+	for range m {
+		p, _, err := r.s.CreateParticipant(ctx, st.ID, "")
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		pr, err := r.s.Next(ctx, p.ID)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		qs, ps = append(qs, pr.Question), append(ps, p.ID)
+		r.maybeCrash()
+	}
+	for i, q := range qs {
+		if _, err := r.s.Answer(ctx, ps[i], collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+			r.t.Fatal(err)
+		}
+		r.maybeCrash()
+	}
+	return qs
+}
+
+// finish checks that a crashing run crashed at least minRestarts times and
+// returns the restores from PostgreSQL of the whole run.
+func (r *crashingReplica) finish(minRestarts int) int64 {
+	r.t.Helper()
+	if r.crash != nil && r.restarts < minRestarts {
+		r.t.Fatalf("only %d restarts; the test wants several", r.restarts)
+	}
+	return r.restores + r.schs[r.design].CacheStats().Restores
+}
+
+// designEvents returns the answers a study's design recorded, in order.
+func designEvents(t *testing.T, pool *pgxpool.Pool, studyID int64) []triplet.Triplet {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT anchor, closer, farther FROM design_events WHERE study_id = $1 ORDER BY version`, studyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (triplet.Triplet, error) {
+		var tr triplet.Triplet
+		err := row.Scan(&tr.Anchor, &tr.Closer, &tr.Farther)
+		return tr, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events
+}
+
 // runBasisCrowd drives a basis study through the store with a simulated
-// crowd: each round m new participants (one question each) take a question,
-// then all answer in order. With crash set, at random points between
-// requests the "replica" is restarted (a fresh Store on the same database)
-// or its caches are dropped, with questions still out on lease; the
-// crashing run also snapshots every 37 answers (instead of 500), so its
-// restores start from intermediate snapshots.
+// crowd (crashingReplica, m participants a round) until the design is
+// done. A crashing run also snapshots every 37 answers (instead of 500),
+// so its restores start from intermediate snapshots.
 func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, crashSeed uint64) basisRun {
 	t.Helper()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
-	s, schs := designStore(pool)
 	n, _ := x.Dims()
-	st := designStudy(t, s, "basis", collect.DesignBasis, cfg, n, 1)
+	r := newCrashingReplica(t, pool, collect.DesignBasis, crashSeed, 0.06, 37)
+	st := designStudy(t, r.s, "basis", collect.DesignBasis, cfg, n, 1)
 	o := triplet.NewOracle(x, 0, 1)
-	var crash func() bool
-	restarts := 0
-	if crashSeed != 0 {
-		schs[collect.DesignBasis].SnapshotEvery = 37
-		rng := triplet.NewRand(crashSeed)
-		crash = func() bool { return rng.Float64() < 0.06 }
-	}
-	var restores int64
-	maybeCrash := func() {
-		if crash == nil || !crash() {
-			return
-		}
-		restarts++
-		if restarts%2 == 0 {
-			restores += schs[collect.DesignBasis].CacheStats().Restores
-			s, schs = designStore(pool)
-			schs[collect.DesignBasis].SnapshotEvery = 37
-		} else {
-			for _, sc := range schs {
-				sc.DropCache()
-			}
-		}
-	}
 	for round := 0; ; round++ {
 		if round > 5000 {
 			t.Fatal("basis run did not finish")
 		}
-		status, err := s.DesignStatusOf(ctx, st)
+		status, err := r.s.DesignStatusOf(ctx, st)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if status.Progress.Done {
 			break
 		}
-		var qs []*collect.Question
-		var ps []int64
-		for range m {
-			p, _, err := s.CreateParticipant(ctx, st.ID, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			pr, err := s.Next(ctx, p.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			qs, ps = append(qs, pr.Question), append(ps, p.ID)
-			maybeCrash()
-		}
-		for i, q := range qs {
-			if _, err := s.Answer(ctx, ps[i], collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
-				t.Fatal(err)
-			}
-			maybeCrash()
-		}
+		r.round(st, m, o)
 	}
-	if crashSeed != 0 && restarts < 3 {
-		t.Fatalf("only %d restarts; the test wants several", restarts)
-	}
-	restores += schs[collect.DesignBasis].CacheStats().Restores
+	restores := r.finish(3)
 	fresh, _ := designStore(pool)
 	d, err := fresh.DesignState(ctx, st.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := d.(*basis.Scheme)
-	run := basisRun{dhat: sc.DHat(), coords: sc.Coordinates(), learned: sc.Triplets(), restores: restores}
-	rows, err := pool.Query(ctx, `SELECT anchor, closer, farther FROM design_events WHERE study_id = $1 ORDER BY version`, st.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var tr triplet.Triplet
-		if err := rows.Scan(&tr.Anchor, &tr.Closer, &tr.Farther); err != nil {
-			t.Fatal(err)
-		}
-		run.events = append(run.events, tr)
-	}
-	rows, err = pool.Query(ctx, `
+	run := basisRun{dhat: sc.DHat(), coords: sc.Coordinates(), learned: sc.Triplets(), restores: restores,
+		events: designEvents(t, pool, st.ID)}
+	rows, err := pool.Query(ctx, `
 		SELECT a.anchor, a.closer, a.farther FROM answers a JOIN questions q ON q.id = a.question_id
 		WHERE a.study_id = $1 AND q.design = $2 ORDER BY 1, 2, 3`, st.ID, collect.DesignBasis)
 	if err != nil {
@@ -174,7 +225,7 @@ func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, 
 		t.Fatal(err)
 	}
 	t.Logf("crash seed %d: %d restarts, %d restores, d̂ = %d, %d design answers (last snapshot at %d), %d fallbacks",
-		crashSeed, restarts, restores, run.dhat, len(run.events), snapVersion, run.fallbacks)
+		crashSeed, r.restarts, restores, run.dhat, len(run.events), snapVersion, run.fallbacks)
 	return run
 }
 
