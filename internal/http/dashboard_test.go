@@ -326,6 +326,27 @@ func itemRows(t *testing.T, a *app, studyID int64) []itemRow {
 	return out
 }
 
+type voteRow struct{ Anchor, J, K, JCloser, KCloser int }
+
+func voteRows(t *testing.T, a *app, studyID int64) []voteRow {
+	t.Helper()
+	rows, err := a.pool.Query(context.Background(), `
+		SELECT anchor, j, k, j_closer, k_closer FROM votes WHERE study_id = $1 ORDER BY anchor, j, k`, studyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []voteRow
+	for rows.Next() {
+		var r voteRow
+		if err := rows.Scan(&r.Anchor, &r.J, &r.K, &r.JCloser, &r.KCloser); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // TestBundleRoundTrip exports a study with images, answers (with an
 // excluded participant) and its own settings as a bundle, imports it as a
 // new study, and compares answers, items and settings.
@@ -383,9 +404,35 @@ func TestBundleRoundTrip(t *testing.T) {
 	if i1, i2 := itemRows(t, a, st.ID), itemRows(t, a, cp.ID); len(i1) != 8 || !reflect.DeepEqual(i1, i2) {
 		t.Fatal("items differ")
 	}
-	// The votes were rebuilt from the answers.
-	if a.count(`SELECT count(*) FROM votes WHERE study_id = $1`, st.ID) != a.count(`SELECT count(*) FROM votes WHERE study_id = $1`, cp.ID) {
-		t.Fatal("votes differ")
+	// The votes were rebuilt from the answers: the copy's vote table holds
+	// the same rows as the original's, and both equal the tally of the
+	// answers counted here (j < k, one vote for whichever was closer).
+	tally := map[voteRow]bool{}
+	counts := map[[3]int][2]int{}
+	for _, r := range answerRows(t, a, st.ID) {
+		key := [3]int{r.Anchor, min(r.Closer, r.Farther), max(r.Closer, r.Farther)}
+		c := counts[key]
+		if r.Closer == key[1] {
+			c[0]++
+		} else {
+			c[1]++
+		}
+		counts[key] = c
+	}
+	for k, c := range counts {
+		tally[voteRow{k[0], k[1], k[2], c[0], c[1]}] = true
+	}
+	v1, v2 := voteRows(t, a, st.ID), voteRows(t, a, cp.ID)
+	if len(v1) == 0 || !reflect.DeepEqual(v1, v2) {
+		t.Fatalf("votes differ:\n%v\n%v", v1, v2)
+	}
+	if len(v1) != len(tally) {
+		t.Fatalf("%d vote rows, the answers tally to %d", len(v1), len(tally))
+	}
+	for _, v := range v1 {
+		if !tally[v] {
+			t.Fatalf("vote row %+v is not the tally of the answers %v", v, counts)
+		}
 	}
 	// A bundle with the same slug again is refused with a reason, as is garbage.
 	if r := a.upload(admin, "/admin/import/bundle", map[string]string{"slug": "copy"}, []byte(zipRes.body), "b.zip"); r.StatusCode != http.StatusConflict || !strings.Contains(r.body, "taken") {
