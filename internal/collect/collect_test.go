@@ -241,13 +241,13 @@ func TestExportManyRows(t *testing.T) {
 	ctx := context.Background()
 	s, st := newStudy(t, 40, 50)
 	const participants, per = 300, 41 // 12300 answers, more than two batches
-	_, err := s.Pool().Exec(ctx, `
+	_, err := collect.PoolOf(s).Exec(ctx, `
 		INSERT INTO participants (public_id, study_id, token_hash)
 		SELECT 'bulk' || g, $1, decode(md5('t' || g), 'hex') FROM generate_series(1, $2::int) g`, st.ID, participants)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Pool().Exec(ctx, `
+	_, err = collect.PoolOf(s).Exec(ctx, `
 		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, answered_at)
 		SELECT 'q' || p.id || '-' || i, $1, p.id, i % 40, (i + 1) % 40, (i + 2 + i / 40) % 40, 'random',
 			timestamptz '2026-01-01' + make_interval(secs => p.id * 100 + i)
@@ -255,7 +255,7 @@ func TestExportManyRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Pool().Exec(ctx, `
+	_, err = collect.PoolOf(s).Exec(ctx, `
 		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, answered_at)
 		SELECT id, study_id, participant_id, anchor, left_idx, right_idx, answered_at FROM questions WHERE study_id = $1`, st.ID)
 	if err != nil {

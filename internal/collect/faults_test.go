@@ -34,13 +34,13 @@ func TestBadTextIsInvalid(t *testing.T) {
 			t.Errorf("title %q: %v, want KindInvalid", bad, err)
 		}
 	}
-	_, err := s.Pool().Exec(ctx, `SELECT $1::text::jsonb`, `{"a": "\u0000"}`)
+	_, err := collect.PoolOf(s).Exec(ctx, `SELECT $1::text::jsonb`, `{"a": "\u0000"}`)
 	e, ok := collect.AsError(err)
 	if !ok || e.Kind != collect.KindInvalid || !strings.Contains(e.Msg, "NUL") {
 		t.Errorf("NUL in jsonb: %v → %+v", err, e)
 	}
 	var n int
-	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM participants`).Scan(&n); err != nil || n != 0 {
+	if err := collect.PoolOf(s).QueryRow(ctx, `SELECT count(*) FROM participants`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d participants stored (%v)", n, err)
 	}
 }

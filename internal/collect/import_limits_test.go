@@ -96,7 +96,7 @@ func TestImportTripletsRefuses(t *testing.T) {
 func countRows(t *testing.T, s *collect.Store, sql string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := s.Pool().QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+	if err := collect.PoolOf(s).QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

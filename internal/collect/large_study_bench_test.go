@@ -136,7 +136,7 @@ func BenchmarkLargeStudy(b *testing.B) {
 func deleteThroughApp(b *testing.B, s *collect.Store, slug string) time.Duration {
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	jobs, err := recompute.New(s.Pool(), s, recompute.Config{}, log)
+	jobs, err := recompute.New(collect.PoolOf(s), s, recompute.Config{}, log)
 	if err != nil {
 		b.Fatal(err)
 	}

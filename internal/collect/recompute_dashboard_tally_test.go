@@ -44,7 +44,7 @@ func figuresEqual(t *testing.T, what string, gotS, wantS collect.Stats, got, wan
 func TestDashboardTallyAdvanceEqualsScratch(t *testing.T) {
 	ctx := context.Background()
 	s, st := newStudy(t, 6, 1000)
-	pool := s.Pool()
+	pool := collect.PoolOf(s)
 	tally, err := s.NewDashboardTally(ctx, st.ID, 4)
 	if err != nil {
 		t.Fatal(err)

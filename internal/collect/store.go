@@ -40,9 +40,6 @@ func New(pool *pgxpool.Pool) *Store {
 	return s
 }
 
-// Pool returns the store's connection pool.
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
-
 // Ping checks that the database answers on one of the pool's connections.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.pool.Ping(ctx); err != nil {

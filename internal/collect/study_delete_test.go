@@ -89,7 +89,7 @@ func TestMarkedStudyHidden(t *testing.T) {
 	}
 	// The rows wait for the purge; only the purge may delete the row.
 	var answers int
-	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM answers WHERE study_id = $1`, st.ID).Scan(&answers); err != nil || answers != 1 {
+	if err := collect.PoolOf(s).QueryRow(ctx, `SELECT count(*) FROM answers WHERE study_id = $1`, st.ID).Scan(&answers); err != nil || answers != 1 {
 		t.Fatalf("answers kept for the purge: %d %v", answers, err)
 	}
 	if ids, err := s.StudiesToPurge(ctx); err != nil || len(ids) != 1 || ids[0] != st.ID {
@@ -107,7 +107,7 @@ func TestMarkedStudyHidden(t *testing.T) {
 func TestMarkStudyDeletedBusy(t *testing.T) {
 	ctx := context.Background()
 	s, st := newStudy(t, 3, 3)
-	tx, err := s.Pool().Begin(ctx)
+	tx, err := collect.PoolOf(s).Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestUploadToMarkedStudyStoresNothing(t *testing.T) {
 		t.Fatalf("upload to a deleted study: %d added, err %v; want not found", len(added), err)
 	}
 	var n int
-	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM items WHERE study_id = $1`, st.ID).Scan(&n); err != nil {
+	if err := collect.PoolOf(s).QueryRow(ctx, `SELECT count(*) FROM items WHERE study_id = $1`, st.ID).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 4 {

@@ -23,6 +23,7 @@ import (
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/triplet"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // largeApp is the router on a database holding a study "large" of 1,000
@@ -30,6 +31,7 @@ import (
 // already recomputed once) and an open study "demo" of the 40 demo disks,
 // with an admin session cookie.
 type largeApp struct {
+	pool    *pgxpool.Pool
 	store   *collect.Store
 	handler http.Handler
 	cookie  *http.Cookie
@@ -72,7 +74,7 @@ func newLargeApp(b *testing.B) *largeApp {
 		b.Fatal(err)
 	}
 	h := closerhttp.New(store, closerhttp.Config{BaseURL: "http://bench.example", Jobs: jobs}, log)
-	return &largeApp{store: store, handler: h, cookie: &http.Cookie{Name: "closer_session", Value: token}, large: large, demo: dm}
+	return &largeApp{pool: pool, store: store, handler: h, cookie: &http.Cookie{Name: "closer_session", Value: token}, large: large, demo: dm}
 }
 
 func (l *largeApp) serve(b *testing.B, req *http.Request) *httptest.ResponseRecorder {
@@ -137,7 +139,7 @@ func BenchmarkDashboardLarge(b *testing.B) {
 		rng := triplet.NewRand(5)
 		var times []time.Duration
 		for b.Loop() {
-			if err := insertAnswers(ctx, l.store, l.large.ID, 1000, 5, rng); err != nil {
+			if err := insertAnswers(ctx, l.pool, l.large.ID, 1000, 5, rng); err != nil {
 				b.Fatal(err)
 			}
 			req := httptest.NewRequest("GET", "/admin/studies/large/dashboard", nil)
@@ -156,7 +158,7 @@ func BenchmarkDashboardLarge(b *testing.B) {
 // items from its participants, each as collect.Store.Answer does (question,
 // answer and vote in one transaction); the large study is label-only, so it
 // cannot be opened to answer through the API.
-func insertAnswers(ctx context.Context, store *collect.Store, studyID int64, items, n int, rng *rand.Rand) error {
+func insertAnswers(ctx context.Context, pool *pgxpool.Pool, studyID int64, items, n int, rng *rand.Rand) error {
 	for range n {
 		a, j, k := triplet.RandomQuestion(rng, items)
 		closer, farther := j, k
@@ -168,7 +170,7 @@ func insertAnswers(ctx context.Context, store *collect.Store, studyID int64, ite
 			jc, kc = 1, 0
 		}
 		qid := fmt.Sprintf("bench-%016x", rng.Uint64())
-		err := pgx.BeginFunc(ctx, store.Pool(), func(tx pgx.Tx) error {
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			var pid int64
 			if err := tx.QueryRow(ctx, `SELECT id FROM participants WHERE study_id = $1 ORDER BY id OFFSET $2 LIMIT 1`,
 				studyID, rng.IntN(100)).Scan(&pid); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/jobqueue"
 )
 
 // Queue is the River queue purge jobs run on.
@@ -44,13 +45,7 @@ func (Args) Kind() string { return "study_purge" }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (Args) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{
-		Queue: Queue,
-		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled,
-		}},
-	}
+	return jobqueue.UniqueWhileOpen(Queue, 0)
 }
 
 // ScanArgs is the periodic scan that enqueues a purge for every study
@@ -179,8 +174,7 @@ func Register(store *collect.Store, cfg Config, log *slog.Logger) func(*river.Wo
 		// One purge at a time per replica (they are I/O for the database,
 		// not work to spread), and the scan beside it.
 		rc.Queues[Queue] = river.QueueConfig{MaxWorkers: 2}
-		rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(cfg.ScanEvery),
-			func() (river.JobArgs, *river.InsertOpts) { return ScanArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}))
+		rc.PeriodicJobs = append(rc.PeriodicJobs, jobqueue.Scan(cfg.ScanEvery, ScanArgs{}))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/jobqueue"
 )
 
 // Queue is the River queue recompute jobs run on.
@@ -31,14 +32,7 @@ func (Args) Kind() string { return "recompute" }
 // InsertOpts implements river.JobArgsWithInsertOpts: one run per study at a
 // time, never retried (the next scan enqueues it again when due).
 func (Args) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{
-		Queue:       Queue,
-		MaxAttempts: 1,
-		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled,
-		}},
-	}
+	return jobqueue.UniqueWhileOpen(Queue, 1)
 }
 
 // ScanArgs is the periodic scan for studies whose recompute is due.
@@ -136,10 +130,7 @@ func New(pool *pgxpool.Pool, store *collect.Store, cfg Config, log *slog.Logger)
 		river.AddWorker(workers, &scanWorker{jobs: j})
 		rc.Workers = workers
 		rc.Queues = map[string]river.QueueConfig{Queue: {MaxWorkers: cfg.Workers + 1}} // +1: the scan never waits behind a run
-		// The periodic job runs on the elected leader only, so several
-		// worker replicas scan once per period.
-		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(cfg.ScanEvery),
-			func() (river.JobArgs, *river.InsertOpts) { return ScanArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+		rc.PeriodicJobs = []*river.PeriodicJob{jobqueue.Scan(cfg.ScanEvery, ScanArgs{})}
 		for _, register := range cfg.Register {
 			register(workers, rc)
 		}
@@ -194,18 +185,14 @@ var ErrNothingToCancel = errors.New("no recompute is queued or running")
 // Cancel cancels the study's queued or running recompute (a running one
 // stops at its next check of the context, within a stage of the embedding).
 func (j *Jobs) Cancel(ctx context.Context, studyID int64) error {
-	var id int64
-	err := j.store.Pool().QueryRow(ctx, `
-		SELECT id FROM river_job WHERE kind = $1 AND (args->>'study_id')::bigint = $2
-			AND state IN ('available', 'pending', 'running', 'retryable', 'scheduled')
-		ORDER BY id DESC LIMIT 1`, Args{}.Kind(), studyID).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ErrNothingToCancel
-	}
+	job, err := jobqueue.OpenJob(ctx, j.client, Args{}.Kind(), studyID)
 	if err != nil {
 		return fmt.Errorf("cancel recompute: %w", err)
 	}
-	if _, err := j.client.JobCancel(ctx, id); err != nil {
+	if job == nil {
+		return ErrNothingToCancel
+	}
+	if _, err := j.client.JobCancel(ctx, job.ID); err != nil {
 		return fmt.Errorf("cancel recompute: %w", err)
 	}
 	return nil
@@ -214,17 +201,12 @@ func (j *Jobs) Cancel(ctx context.Context, studyID int64) error {
 // Pending returns the state and id of the study's queued or running
 // recompute job ("" and 0 when there is none).
 func (j *Jobs) Pending(ctx context.Context, studyID int64) (string, int64, error) {
-	var state string
-	var id int64
-	err := j.store.Pool().QueryRow(ctx, `
-		SELECT state::text, id FROM river_job WHERE kind = $1 AND (args->>'study_id')::bigint = $2
-			AND state IN ('available', 'pending', 'running', 'retryable', 'scheduled')
-		ORDER BY id DESC LIMIT 1`, Args{}.Kind(), studyID).Scan(&state, &id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", 0, nil
-	}
+	job, err := jobqueue.OpenJob(ctx, j.client, Args{}.Kind(), studyID)
 	if err != nil {
 		return "", 0, fmt.Errorf("pending recompute: %w", err)
 	}
-	return state, id, nil
+	if job == nil {
+		return "", 0, nil
+	}
+	return string(job.State), job.ID, nil
 }
