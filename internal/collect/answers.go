@@ -40,10 +40,7 @@ const (
 		SET j_closer = votes.j_closer + excluded.j_closer, k_closer = votes.k_closer + excluded.k_closer`
 	markAnsweredSQL  = `UPDATE questions SET answered_at = now() WHERE id = $1`
 	countAnsweredSQL = `SELECT count(*) FROM answers WHERE participant_id = $1`
-	completeOnceSQL  = `
-		UPDATE participants SET completion_code = $2, completed_at = now()
-		WHERE id = $1 AND completion_code IS NULL`
-	votesSQL = `SELECT anchor, j, k, j_closer, k_closer FROM votes WHERE study_id = $1`
+	votesSQL         = `SELECT anchor, j, k, j_closer, k_closer FROM votes WHERE study_id = $1`
 )
 
 // Answer records a participant's answer. In one transaction it locks the
@@ -132,7 +129,7 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 			return err
 		}
 		if answered >= st.QuestionsPerParticipant {
-			if _, err := tx.Exec(ctx, completeOnceSQL, participantID, newCompletionCode()); err != nil {
+			if _, err := completeParticipant(ctx, tx, participantID); err != nil {
 				return err
 			}
 		}

@@ -122,3 +122,21 @@ func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) 
 	}
 	return ps, nil
 }
+
+// completeSQL gives a participant a completion code and marks them done,
+// once: a participant who holds a code keeps it and its time. It returns
+// the code they hold.
+const completeSQL = `
+	UPDATE participants SET completion_code = coalesce(completion_code, $2), completed_at = coalesce(completed_at, now())
+	WHERE id = $1 RETURNING completion_code`
+
+// completeParticipant marks the participant done (completeSQL) and returns
+// their completion code. Two at once agree: the second UPDATE waits on the
+// first one's row lock and then keeps the code it wrote.
+func completeParticipant(ctx context.Context, tx pgx.Tx, participantID int64) (string, error) {
+	var code string
+	if err := tx.QueryRow(ctx, completeSQL, participantID, newCompletionCode()).Scan(&code); err != nil {
+		return "", fmt.Errorf("complete participant: %w", err)
+	}
+	return code, nil
+}

@@ -208,7 +208,7 @@ func hotQueries(fx planFixture) []planCase {
 		{"addVote/live", addVoteSQL, []any{live, fx.liveAnchor, fx.liveJ, fx.liveK, 1, 0}},
 		{"markAnswered/large", markAnsweredSQL, []any{fx.largeOpen}},
 		{"countAnswered/large", countAnsweredSQL, []any{fx.largePart}},
-		{"completeOnce/large", completeOnceSQL, []any{fx.largePart, "CODE"}},
+		{"complete/large", completeSQL, []any{fx.largePart, "CODE"}},
 		{"votes/live", votesSQL, []any{live}},
 		// Stateful designs.
 		{"lockDesignState/large", lockDesignStateSQL, []any{large}},

@@ -47,7 +47,6 @@ const (
 	insertQuestionSQL = `
 		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	completeSQL     = `UPDATE participants SET completion_code = $2, completed_at = now() WHERE id = $1`
 	openQuestionSQL = `
 		SELECT q.id, q.study_id, q.design, q.issued_at,
 			q.anchor, a.label, a.sha256, q.left_idx, l.label, l.sha256, q.right_idx, r.label, r.sha256
@@ -146,10 +145,10 @@ func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error)
 	return pr, nil
 }
 
-// complete marks a participant done with a fresh completion code.
+// complete marks a participant done with their completion code.
 func (s *Store) complete(ctx context.Context, tx pgx.Tx, participantID int64, pr *Progress) error {
-	code := newCompletionCode()
-	if _, err := tx.Exec(ctx, completeSQL, participantID, code); err != nil {
+	code, err := completeParticipant(ctx, tx, participantID)
+	if err != nil {
 		return err
 	}
 	pr.Done, pr.CompletionCode = true, code
