@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/closer-lab/closer/internal/csvsafe"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // A study bundle is a zip that backs up one study independently of the app
@@ -90,17 +88,12 @@ func fmtTime(t *time.Time) string {
 	return t.UTC().Format(bundleTime)
 }
 
-// ExportBundle writes the study's bundle (a zip) to w, read from one snapshot.
+// ExportBundle writes the study's bundle (a zip) to w, read from one
+// snapshot (ExportSnapshot).
 func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) error {
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
-		st, err := scanStudy(tx.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1`, studyID))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("study")
-		}
-		if err != nil {
-			return err
-		}
-		rs, err := s.RecomputeSettings(ctx, studyID)
+	err := s.ExportSnapshot(ctx, studyID, func(sn *Snapshot) error {
+		st := sn.Study
+		rs, err := sn.Settings()
 		if err != nil {
 			return err
 		}
@@ -126,7 +119,7 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 		bs := BundleStudy{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief,
 			QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design,
 			Recompute: BundleSettings{rs.MinNewAnswers, int(rs.MaxAge / time.Second), rs.Method, rs.Dim, rs.Clusters}}
-		if err := tx.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, studyID).Scan(&bs.DesignConfig); err != nil {
+		if bs.DesignConfig, err = sn.DesignConfig(); err != nil {
 			return err
 		}
 		if err := writeJSONFile(zw, "study.json", bs); err != nil {
@@ -134,11 +127,6 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 		}
 
 		// Items, with their images stored (not deflated: they are compressed already).
-		rows, err := tx.Query(ctx, `SELECT idx, label, file_name, content_type, sha256, width, height, data
-			FROM items WHERE study_id = $1 ORDER BY idx`, studyID)
-		if err != nil {
-			return err
-		}
 		type img struct {
 			name string
 			data []byte
@@ -146,17 +134,15 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 		var imgs []img
 		err = writeCSV("items.csv", BundleItemColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
-			var idx, wd, ht int
-			var label, file, ct, sum string
-			var data []byte
-			_, err := pgx.ForEachRow(rows, []any{&idx, &label, &file, &ct, &sum, &wd, &ht, &data}, func() error {
+			err := sn.Items(func(it SnapshotItem) error {
 				name := ""
-				if data != nil {
-					name = fmt.Sprintf("images/%d-%s", idx, path.Base(strings.ReplaceAll(file, "\\", "/")))
-					imgs = append(imgs, img{name, data})
+				if it.Data != nil {
+					name = fmt.Sprintf("images/%d-%s", it.Index, path.Base(strings.ReplaceAll(it.FileName, "\\", "/")))
+					imgs = append(imgs, img{name, it.Data})
 				}
 				n++
-				return cw.Write([]string{strconv.Itoa(idx), label, file, ct, sum, strconv.Itoa(wd), strconv.Itoa(ht), name})
+				return cw.Write([]string{strconv.Itoa(it.Index), it.Label, it.FileName, it.ContentType, it.SHA256,
+					strconv.Itoa(it.Width), strconv.Itoa(it.Height), name})
 			})
 			return n, err
 		})
@@ -173,19 +159,12 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 			}
 		}
 
-		rows, err = tx.Query(ctx, `SELECT public_id, coalesce(external_id, ''), coalesce(completion_code, ''),
-			created_at, completed_at, excluded_at FROM participants WHERE study_id = $1 ORDER BY id`, studyID)
-		if err != nil {
-			return err
-		}
 		err = writeCSV("participants.csv", BundleParticipantColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
-			var pid, ext, code string
-			var created time.Time
-			var completed, excluded *time.Time
-			_, err := pgx.ForEachRow(rows, []any{&pid, &ext, &code, &created, &completed, &excluded}, func() error {
+			err := sn.Participants(func(p SnapshotParticipant) error {
 				n++
-				return cw.Write([]string{pid, ext, code, fmtTime(&created), fmtTime(completed), fmtTime(excluded)})
+				return cw.Write([]string{p.PublicID, p.ExternalID, p.CompletionCode,
+					fmtTime(&p.CreatedAt), fmtTime(p.CompletedAt), fmtTime(p.ExcludedAt)})
 			})
 			return n, err
 		})
@@ -193,29 +172,17 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 			return err
 		}
 
-		rows, err = tx.Query(ctx, `
-			SELECT a.question_id, p.public_id, a.anchor, q.left_idx, q.right_idx, a.closer, a.farther, q.design,
-				a.response_ms, q.issued_at, a.answered_at
-			FROM answers a JOIN questions q ON q.id = a.question_id JOIN participants p ON p.id = a.participant_id
-			WHERE a.study_id = $1 ORDER BY a.answered_at, a.question_id`, studyID)
-		if err != nil {
-			return err
-		}
 		err = writeCSV("answers.csv", BundleAnswerColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
-			var qid, pid, design string
-			var anchor, left, right, closer, farther int
-			var ms *int
-			var asked, answered time.Time
 			itoa := strconv.Itoa
-			_, err := pgx.ForEachRow(rows, []any{&qid, &pid, &anchor, &left, &right, &closer, &farther, &design, &ms, &asked, &answered}, func() error {
+			err := sn.Answers(func(a SnapshotAnswer) error {
 				n++
 				m := ""
-				if ms != nil {
-					m = itoa(*ms)
+				if a.ResponseMS != nil {
+					m = itoa(*a.ResponseMS)
 				}
-				return cw.Write([]string{qid, pid, itoa(anchor), itoa(left), itoa(right), itoa(closer), itoa(farther),
-					design, m, fmtTime(&asked), fmtTime(&answered)})
+				return cw.Write([]string{a.QuestionID, a.Participant, itoa(a.Anchor), itoa(a.Left), itoa(a.Right),
+					itoa(a.Closer), itoa(a.Farther), a.Design, m, fmtTime(&a.AskedAt), fmtTime(&a.AnsweredAt)})
 			})
 			return n, err
 		})
@@ -244,17 +211,18 @@ func writeJSONFile(zw *zip.Writer, name string, v any) error {
 	return enc.Encode(v)
 }
 
-// ImportBundle creates a new study from a bundle (r holds size bytes). slug,
-// when not empty, replaces the bundle's slug. Participants and questions get
-// new ids (ids are unique across the database); items, answers, response
-// times and times are restored as they were. An open study is restored as
-// paused, so it collects nothing until the researcher opens it.
+// ImportBundle creates a new study from a bundle (r holds size
+// bytes). slug, when not empty, replaces the bundle's slug. Participants
+// and questions get new ids (ids are unique across the database); items,
+// answers, response times and times are restored as they were. An open
+// study is restored as paused, so it collects nothing until the researcher
+// opens it.
 //
 // The bundle is read as streams within lim (bundleReader): every image is
 // checked like an upload and must be what items.csv says, every row is
 // checked, and each CSV must have the rows manifest.json counts. Rows go to
-// PostgreSQL with COPY as they are read, in one transaction: a refused
-// bundle stores nothing.
+// the store as they are read, in one transaction (ImportStudy):
+// a refused bundle stores nothing.
 func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slug string, lim BundleLimits) (Study, ImportReport, error) {
 	fail := func(err error) (Study, ImportReport, error) {
 		return Study{}, ImportReport{}, fmt.Errorf("import bundle: %w", err)
@@ -272,13 +240,10 @@ func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slu
 	}
 	var st Study
 	var rep ImportReport
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		sin := StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief,
-			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design}
-		if err := s.check(&sin); err != nil {
-			return err
-		}
-		if st, err = insertStudy(ctx, tx, sin); err != nil {
+	err = s.ImportStudy(ctx, func(imp *ImportTx) error {
+		st, err = imp.CreateStudy(StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief,
+			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design})
+		if err != nil {
 			return err
 		}
 		rs := RecomputeSettings{MinNewAnswers: bs.Recompute.MinNewAnswers, MaxAge: time.Duration(bs.Recompute.MaxAgeSeconds) * time.Second,
@@ -286,10 +251,7 @@ func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slu
 		if rs.Method == "" {
 			rs = DefaultRecomputeSettings()
 		}
-		if err := checkRecomputeSettings(rs); err != nil {
-			return err
-		}
-		if err := setRecomputeSettings(ctx, tx, st.ID, rs); err != nil {
+		if err := imp.SetRecomputeSettings(rs); err != nil {
 			return err
 		}
 		if len(bs.DesignConfig) > 0 {
@@ -297,7 +259,7 @@ func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slu
 			if err := json.Unmarshal(bs.DesignConfig, &dc); err != nil {
 				return invalidBundle("study.json: design_config: %v", err)
 			}
-			if _, err := tx.Exec(ctx, `UPDATE studies SET design_config = $2 WHERE id = $1`, st.ID, bs.DesignConfig); err != nil {
+			if err := imp.SetDesignConfig(bs.DesignConfig); err != nil {
 				return err
 			}
 		}
@@ -307,51 +269,23 @@ func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slu
 			return err
 		}
 		defer items.Close()
-		n, err := tx.CopyFrom(ctx, pgx.Identifier{"items"},
-			[]string{"study_id", "idx", "label", "file_name", "content_type", "sha256", "width", "height", "data"},
-			copySource(items, func(it bundleItem) []any {
-				return []any{st.ID, it.index, it.label, it.fileName, it.contentType, it.sha256, it.width, it.height, it.data}
-			}))
-		if err := copyErr(items, err, "items.csv"); err != nil {
+		if rep.Items, err = imp.CopyItems(items); err != nil {
+			if isRepeated(err) {
+				return invalidBundle("items.csv repeats an index or an image")
+			}
 			return err
 		}
-		rep.Items = int(n)
 
 		parts, err := br.participants()
 		if err != nil {
 			return err
 		}
 		defer parts.Close()
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE bundle_participants (
-				line int NOT NULL, bundle_id text PRIMARY KEY, public_id text NOT NULL, token_hash bytea NOT NULL,
-				external_id text NOT NULL, completion_code text NOT NULL,
-				created_at timestamptz NOT NULL, completed_at timestamptz, excluded_at timestamptz) ON COMMIT DROP`); err != nil {
-			return err
-		}
-		_, err = tx.CopyFrom(ctx, pgx.Identifier{"bundle_participants"},
-			[]string{"line", "bundle_id", "public_id", "token_hash", "external_id", "completion_code", "created_at", "completed_at", "excluded_at"},
-			copySource(parts, func(p bundleParticipant) []any {
-				return []any{parts.Line(), p.id, newID(), hashToken(newToken()), p.externalID, p.completionCode, p.created, p.completed, p.excluded}
-			}))
-		var pe *pgconn.PgError
-		if parts.Err() == nil && isUnique(err, "") && errors.As(err, &pe) {
-			return invalidBundle("participants.csv names a participant twice (%s)", pe.Detail)
-		}
-		if err := copyErr(parts, err, "participants.csv"); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, `
-			INSERT INTO participants (public_id, study_id, token_hash, external_id, completion_code, created_at, completed_at, excluded_at)
-			SELECT public_id, $1, token_hash, nullif(external_id, ''), nullif(completion_code, ''), created_at, completed_at, excluded_at
-			FROM bundle_participants ORDER BY line`, st.ID)
-		if err != nil {
-			return err
-		}
-		rep.Participants = int(tag.RowsAffected())
-		if _, err := tx.Exec(ctx, `
-			CREATE TEMP TABLE import_participants ON COMMIT DROP AS
-			SELECT b.bundle_id AS key, p.id AS participant_id
-			FROM bundle_participants b JOIN participants p ON p.public_id = b.public_id`); err != nil {
+		if rep.Participants, err = imp.CopyParticipants(parts); err != nil {
+			var re *RepeatedRowError
+			if errors.As(err, &re) {
+				return invalidBundle("participants.csv names a participant twice (%s)", re.Detail)
+			}
 			return err
 		}
 
@@ -360,10 +294,8 @@ func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slu
 			return err
 		}
 		defer ans.Close()
-		rep.Answers, err = copyAnswers(ctx, tx, st.ID, "answers.csv", ans, func(a bundleAnswer) []any {
-			return []any{ans.Line(), newID(), a.participant, a.anchor, a.left, a.right, a.closer, a.farther, a.design, a.ms, a.asked, a.answered}
-		})
-		return err
+		rep.Answers, err = imp.CopyAnswers(ans)
+		return answersErr("answers.csv", err)
 	})
 	if err != nil {
 		return fail(err)
@@ -371,36 +303,20 @@ func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slu
 	return st, rep, nil
 }
 
-// rowSource is what copySource adapts: bundleRows and triplet rows.
-type rowSource[T any] interface {
-	Next() bool
-	Value() T
-	Err() error
+// isRepeated reports whether the store refused a row as repeating another.
+func isRepeated(err error) bool {
+	var re *RepeatedRowError
+	return errors.As(err, &re)
 }
 
-// copySource turns rows into a pgx.CopyFromSource (COPY pulls one row at a
-// time, so memory does not grow with the file).
-func copySource[T any](rows rowSource[T], values func(T) []any) pgx.CopyFromSource {
-	return &copyRows[T]{rows: rows, values: values}
-}
-
-type copyRows[T any] struct {
-	rows   rowSource[T]
-	values func(T) []any
-}
-
-func (c *copyRows[T]) Next() bool             { return c.rows.Next() }
-func (c *copyRows[T]) Values() ([]any, error) { return c.values(c.rows.Value()), nil }
-func (c *copyRows[T]) Err() error             { return c.rows.Err() }
-
-// copyErr prefers the rows' own error (why reading stopped) to COPY's, and
-// names the file when COPY refused a row.
-func copyErr[T any](rows rowSource[T], err error, file string) error {
-	if rerr := rows.Err(); rerr != nil {
-		return rerr
+// answersErr words the store's refusals of answers for file.
+func answersErr(file string, err error) error {
+	var unknown *UnknownParticipantError
+	if errors.As(err, &unknown) {
+		return userErr(KindInvalid, "%s line %d: unknown participant %q", file, unknown.Line, unknown.Key)
 	}
-	if isUnique(err, "") {
-		return invalidBundle("%s repeats an index or an image", file)
+	if isRepeated(err) {
+		return userErr(KindInvalid, "%s repeats a comparison for one participant", file)
 	}
 	return err
 }

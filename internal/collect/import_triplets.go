@@ -11,26 +11,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // DesignImport is the design recorded on imported questions.
 const DesignImport = "import"
-
-// checkOpenable refuses to open a study that has items without images
-// (imported from a triplet CSV): annotators would have nothing to look at.
-func checkOpenable(ctx context.Context, tx pgx.Tx, studyID int64) error {
-	var missing int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM items WHERE study_id = $1 AND data IS NULL`, studyID).Scan(&missing); err != nil {
-		return err
-	}
-	if missing > 0 {
-		return userErr(KindConflict, "this study cannot be opened to annotators: %d of its items have a label but no image (it was imported from a triplet file); create a study with images to collect answers", missing)
-	}
-	return nil
-}
 
 // ImportTripletsInput is a triplet CSV to import as a new study.
 type ImportTripletsInput struct {
@@ -44,6 +29,13 @@ type ImportTripletsInput struct {
 	CSV io.ReadSeeker
 }
 
+// ImportReport says what an import created.
+type ImportReport struct {
+	Items        int
+	Participants int
+	Answers      int
+}
+
 // Limits of a triplet import. Memory grows with the distinct item ids and
 // participants (at most maxImportIDBytes each), not with the rows.
 const (
@@ -53,20 +45,14 @@ const (
 	maxImportIDBytes      = 200
 )
 
-// ImportReport says what an import created.
-type ImportReport struct {
-	Items        int
-	Participants int
-	Answers      int
-}
-
-// ImportTriplets creates a draft study whose items are the file's item ids
-// (labels without images, numbered as triplet.ReadCSV numbers them: numeric
-// ids in numeric order) and whose answers are the file's rows, one
-// participant per value of the participant column (one participant when
-// there is none). Everything is created in one transaction, the answers
-// with COPY as the file is read. Such a study can be recomputed and
-// exported but not opened to annotators.
+// ImportTriplets creates a draft study whose items are the file's
+// item ids (labels without images, numbered as triplet.ReadCSV numbers
+// them: numeric ids in numeric order) and whose answers are the file's
+// rows, one participant per value of the participant column (one
+// participant when there is none). Everything is created in one
+// transaction (ImportStudy), the answers as the file is read.
+// Such a study can be recomputed and exported but not opened to
+// annotators.
 func (s *Store) ImportTriplets(ctx context.Context, in ImportTripletsInput) (Study, ImportReport, error) {
 	fail := func(err error) (Study, ImportReport, error) {
 		return Study{}, ImportReport{}, fmt.Errorf("import triplets: %w", err)
@@ -77,52 +63,30 @@ func (s *Store) ImportTriplets(ctx context.Context, in ImportTripletsInput) (Stu
 	}
 	st := Study{}
 	rep := ImportReport{Items: len(sc.ids), Participants: len(sc.groups)}
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.ImportStudy(ctx, func(imp *ImportTx) error {
 		most := 1
 		for _, g := range sc.groups {
 			most = max(most, g.rows)
 		}
-		sin := StudyInput{Slug: in.Slug, Title: in.Title, QuestionsPerParticipant: min(most, 100000),
+		st, err = imp.CreateStudy(StudyInput{Slug: in.Slug, Title: in.Title, QuestionsPerParticipant: min(most, 100000),
 			Status: StatusDraft, Design: DesignRandom,
-			Instructions: "Imported from a triplet file: items have labels and no images."}
-		if err := s.check(&sin); err != nil {
-			return err
-		}
-		st, err = insertStudy(ctx, tx, sin)
+			Instructions: "Imported from a triplet file: items have labels and no images."})
 		if err != nil {
 			return err
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"items"},
-			[]string{"study_id", "idx", "label", "file_name", "content_type", "sha256", "width", "height"},
-			pgx.CopyFromSlice(len(sc.ids), func(i int) ([]any, error) {
-				return []any{st.ID, i, sc.ids[i], sc.ids[i], "", fmt.Sprintf("label-%d", i), 0, 0}, nil
-			})); err != nil {
+		if _, err := imp.CopyItems(&sliceRows[ImportItem]{n: len(sc.ids), row: func(i int) ImportItem {
+			return ImportItem{Index: i, Label: sc.ids[i], FileName: sc.ids[i], SHA256: fmt.Sprintf("label-%d", i)}
+		}}); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE import_groups (
-				line int NOT NULL, key text PRIMARY KEY, public_id text NOT NULL, token_hash bytea NOT NULL,
-				created_at timestamptz NOT NULL) ON COMMIT DROP`); err != nil {
-			return err
-		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"import_groups"}, []string{"line", "key", "public_id", "token_hash", "created_at"},
-			pgx.CopyFromSlice(len(sc.groups), func(i int) ([]any, error) {
-				g := sc.groups[i]
-				created := sc.now
-				if g.created != nil {
-					created = *g.created
-				}
-				return []any{i, g.key, newID(), hashToken(newToken()), created}, nil
-			})); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO participants (public_id, study_id, token_hash, external_id, created_at)
-			SELECT public_id, $1, token_hash, nullif(key, ''), created_at FROM import_groups ORDER BY line`, st.ID); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `
-			CREATE TEMP TABLE import_participants ON COMMIT DROP AS
-			SELECT g.key, p.id AS participant_id FROM import_groups g JOIN participants p ON p.public_id = g.public_id`); err != nil {
+		if _, err := imp.CopyParticipants(&sliceRows[ImportParticipant]{n: len(sc.groups), row: func(i int) ImportParticipant {
+			g := sc.groups[i]
+			created := sc.now
+			if g.created != nil {
+				created = *g.created
+			}
+			return ImportParticipant{Key: g.key, ExternalID: g.key, CreatedAt: created}
+		}}); err != nil {
 			return err
 		}
 		// Second pass: the same rows (the file is unchanged), now as answers.
@@ -133,14 +97,11 @@ func (s *Store) ImportTriplets(ctx context.Context, in ImportTripletsInput) (Stu
 		if err != nil {
 			return err
 		}
-		rep.Answers, err = copyAnswers(ctx, tx, st.ID, "the file", rows, func(a tripletAnswer) []any {
-			return []any{a.line, newID(), a.group, a.t.Anchor, min(a.t.Closer, a.t.Farther), max(a.t.Closer, a.t.Farther),
-				a.t.Closer, a.t.Farther, DesignImport, a.ms, a.at, a.at}
-		})
+		rep.Answers, err = imp.CopyAnswers(answerRows{rows})
 		if err == nil && rep.Answers != sc.triplets {
 			return errors.New("the file changed between two reads")
 		}
-		return err
+		return answersErr("the file", err)
 	})
 	if err != nil {
 		return fail(err)
@@ -342,78 +303,15 @@ func (tr *tripletRows) Err() error {
 	return nil
 }
 
-// insertStudy inserts a checked study in tx.
-func insertStudy(ctx context.Context, tx pgx.Tx, in StudyInput) (Study, error) {
-	st, err := scanStudy(tx.QueryRow(ctx, `
-		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING `+studyCols,
-		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design))
-	if isUnique(err, "") {
-		return Study{}, userErr(KindConflict, "the URL slug %q is taken", in.Slug)
-	}
-	return st, err
-}
+// answerRows are the rows of the second pass as the store's answers (each
+// row is its own question, of design DesignImport, asked when answered).
+type answerRows struct{ *tripletRows }
 
-// copyAnswers stores imported answers with their questions and votes.
-// rows are copied (as values gives them: line, question id, participant
-// key, anchor, left, right, closer, farther, design, response_ms, asked_at,
-// answered_at) into a temporary table as they are read; each participant
-// key must be in the temporary table import_participants (key,
-// participant_id). file names the rows in messages.
-func copyAnswers[T any](ctx context.Context, tx pgx.Tx, studyID int64, file string, rows rowSource[T], values func(T) []any) (int, error) {
-	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE import_answers (
-			line int NOT NULL, qid text NOT NULL, participant text NOT NULL,
-			anchor int NOT NULL, left_idx int NOT NULL, right_idx int NOT NULL, closer int NOT NULL, farther int NOT NULL,
-			design text NOT NULL, response_ms int, asked_at timestamptz NOT NULL, answered_at timestamptz NOT NULL) ON COMMIT DROP`); err != nil {
-		return 0, err
-	}
-	n, err := tx.CopyFrom(ctx, pgx.Identifier{"import_answers"},
-		[]string{"line", "qid", "participant", "anchor", "left_idx", "right_idx", "closer", "farther", "design", "response_ms", "asked_at", "answered_at"},
-		copySource(rows, values))
-	if rerr := rows.Err(); rerr != nil {
-		return 0, rerr
-	}
-	if err != nil {
-		return 0, fmt.Errorf("answers: %w", err)
-	}
-	if _, err := tx.Exec(ctx, `ANALYZE import_answers`); err != nil {
-		return 0, err
-	}
-	var line int
-	var who string
-	err = tx.QueryRow(ctx, `SELECT a.line, a.participant FROM import_answers a
-		WHERE NOT EXISTS (SELECT 1 FROM import_participants p WHERE p.key = a.participant)
-		ORDER BY a.line LIMIT 1`).Scan(&line, &who)
-	if err == nil {
-		return 0, userErr(KindInvalid, "%s line %d: unknown participant %q", file, line, who)
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return 0, err
-	}
-	if _, err := tx.Exec(ctx, `
-		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, issued_at, answered_at)
-		SELECT a.qid, $1, p.participant_id, a.anchor, a.left_idx, a.right_idx, a.design, a.asked_at, a.answered_at
-		FROM import_answers a JOIN import_participants p ON p.key = a.participant ORDER BY a.line`, studyID); err != nil {
-		if isUnique(err, "") {
-			return 0, userErr(KindInvalid, "%s repeats a comparison for one participant", file)
-		}
-		return 0, fmt.Errorf("questions: %w", err)
-	}
-	if _, err := tx.Exec(ctx, `
-		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms, answered_at)
-		SELECT a.qid, $1, p.participant_id, a.anchor, a.closer, a.farther, a.response_ms, a.answered_at
-		FROM import_answers a JOIN import_participants p ON p.key = a.participant ORDER BY a.line`, studyID); err != nil {
-		return 0, fmt.Errorf("answers: %w", err)
-	}
-	if _, err := tx.Exec(ctx, `
-		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer)
-		SELECT $1, anchor, least(closer, farther), greatest(closer, farther),
-			count(*) FILTER (WHERE closer < farther), count(*) FILTER (WHERE closer > farther)
-		FROM answers WHERE study_id = $1
-		GROUP BY anchor, least(closer, farther), greatest(closer, farther)`, studyID); err != nil {
-		return 0, fmt.Errorf("votes: %w", err)
-	}
-	return int(n), nil
+func (r answerRows) Value() ImportAnswer {
+	a := r.cur
+	return ImportAnswer{Line: a.line, Participant: a.group, Anchor: a.t.Anchor,
+		Left: min(a.t.Closer, a.t.Farther), Right: max(a.t.Closer, a.t.Farther), Closer: a.t.Closer, Farther: a.t.Farther,
+		Design: DesignImport, ResponseMS: a.ms, AskedAt: *a.at, AnsweredAt: *a.at}
 }
 
 // parseTime accepts RFC 3339 and "2006-01-02 15:04:05[.fraction]" (UTC).
@@ -425,3 +323,22 @@ func parseTime(v string) (time.Time, error) {
 	}
 	return time.Time{}, errors.New("bad time")
 }
+
+// sliceRows is a collect.RowSource of n rows made by row.
+type sliceRows[T any] struct {
+	n, i int
+	row  func(i int) T
+	cur  T
+}
+
+func (r *sliceRows[T]) Next() bool {
+	if r.i >= r.n {
+		return false
+	}
+	r.cur = r.row(r.i)
+	r.i++
+	return true
+}
+
+func (r *sliceRows[T]) Value() T   { return r.cur }
+func (r *sliceRows[T]) Err() error { return nil }
