@@ -1,4 +1,4 @@
-package collect
+package studyfile
 
 import (
 	"archive/zip"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/csvsafe"
 )
 
@@ -89,9 +90,9 @@ func fmtTime(t *time.Time) string {
 }
 
 // ExportBundle writes the study's bundle (a zip) to w, read from one
-// snapshot (ExportSnapshot).
-func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) error {
-	err := s.ExportSnapshot(ctx, studyID, func(sn *Snapshot) error {
+// snapshot of the store.
+func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io.Writer) error {
+	err := store.ExportSnapshot(ctx, studyID, func(sn *collect.Snapshot) error {
 		st := sn.Study
 		rs, err := sn.Settings()
 		if err != nil {
@@ -134,7 +135,7 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 		var imgs []img
 		err = writeCSV("items.csv", BundleItemColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
-			err := sn.Items(func(it SnapshotItem) error {
+			err := sn.Items(func(it collect.SnapshotItem) error {
 				name := ""
 				if it.Data != nil {
 					name = fmt.Sprintf("images/%d-%s", it.Index, path.Base(strings.ReplaceAll(it.FileName, "\\", "/")))
@@ -161,7 +162,7 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 
 		err = writeCSV("participants.csv", BundleParticipantColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
-			err := sn.Participants(func(p SnapshotParticipant) error {
+			err := sn.Participants(func(p collect.SnapshotParticipant) error {
 				n++
 				return cw.Write([]string{p.PublicID, p.ExternalID, p.CompletionCode,
 					fmtTime(&p.CreatedAt), fmtTime(p.CompletedAt), fmtTime(p.ExcludedAt)})
@@ -175,7 +176,7 @@ func (s *Store) ExportBundle(ctx context.Context, studyID int64, w io.Writer) er
 		err = writeCSV("answers.csv", BundleAnswerColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
 			itoa := strconv.Itoa
-			err := sn.Answers(func(a SnapshotAnswer) error {
+			err := sn.Answers(func(a collect.SnapshotAnswer) error {
 				n++
 				m := ""
 				if a.ResponseMS != nil {
@@ -211,7 +212,7 @@ func writeJSONFile(zw *zip.Writer, name string, v any) error {
 	return enc.Encode(v)
 }
 
-// ImportBundle creates a new study from a bundle (r holds size
+// ImportBundle creates a new study in store from a bundle (r holds size
 // bytes). slug, when not empty, replaces the bundle's slug. Participants
 // and questions get new ids (ids are unique across the database); items,
 // answers, response times and times are restored as they were. An open
@@ -221,11 +222,11 @@ func writeJSONFile(zw *zip.Writer, name string, v any) error {
 // The bundle is read as streams within lim (bundleReader): every image is
 // checked like an upload and must be what items.csv says, every row is
 // checked, and each CSV must have the rows manifest.json counts. Rows go to
-// the store as they are read, in one transaction (ImportStudy):
+// the store as they are read, in one transaction (collect.Store.ImportStudy):
 // a refused bundle stores nothing.
-func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slug string, lim BundleLimits) (Study, ImportReport, error) {
-	fail := func(err error) (Study, ImportReport, error) {
-		return Study{}, ImportReport{}, fmt.Errorf("import bundle: %w", err)
+func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size int64, slug string, lim BundleLimits) (collect.Study, Report, error) {
+	fail := func(err error) (collect.Study, Report, error) {
+		return collect.Study{}, Report{}, fmt.Errorf("import bundle: %w", err)
 	}
 	br, err := openBundle(r, size, lim)
 	if err != nil {
@@ -235,27 +236,27 @@ func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slu
 	if slug = strings.TrimSpace(slug); slug != "" {
 		bs.Slug = slug
 	}
-	if bs.Status == StatusOpen {
-		bs.Status = StatusPaused
+	if bs.Status == collect.StatusOpen {
+		bs.Status = collect.StatusPaused
 	}
-	var st Study
-	var rep ImportReport
-	err = s.ImportStudy(ctx, func(imp *ImportTx) error {
-		st, err = imp.CreateStudy(StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief,
+	var st collect.Study
+	var rep Report
+	err = store.ImportStudy(ctx, func(imp *collect.ImportTx) error {
+		st, err = imp.CreateStudy(collect.StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief,
 			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design})
 		if err != nil {
 			return err
 		}
-		rs := RecomputeSettings{MinNewAnswers: bs.Recompute.MinNewAnswers, MaxAge: time.Duration(bs.Recompute.MaxAgeSeconds) * time.Second,
+		rs := collect.RecomputeSettings{MinNewAnswers: bs.Recompute.MinNewAnswers, MaxAge: time.Duration(bs.Recompute.MaxAgeSeconds) * time.Second,
 			Method: bs.Recompute.Method, Dim: bs.Recompute.Dim, Clusters: bs.Recompute.Clusters}
 		if rs.Method == "" {
-			rs = DefaultRecomputeSettings()
+			rs = collect.DefaultRecomputeSettings()
 		}
 		if err := imp.SetRecomputeSettings(rs); err != nil {
 			return err
 		}
 		if len(bs.DesignConfig) > 0 {
-			var dc DesignConfig
+			var dc collect.DesignConfig
 			if err := json.Unmarshal(bs.DesignConfig, &dc); err != nil {
 				return invalidBundle("study.json: design_config: %v", err)
 			}
@@ -282,7 +283,7 @@ func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slu
 		}
 		defer parts.Close()
 		if rep.Participants, err = imp.CopyParticipants(parts); err != nil {
-			var re *RepeatedRowError
+			var re *collect.RepeatedRowError
 			if errors.As(err, &re) {
 				return invalidBundle("participants.csv names a participant twice (%s)", re.Detail)
 			}
@@ -305,18 +306,18 @@ func (s *Store) ImportBundle(ctx context.Context, r io.ReaderAt, size int64, slu
 
 // isRepeated reports whether the store refused a row as repeating another.
 func isRepeated(err error) bool {
-	var re *RepeatedRowError
+	var re *collect.RepeatedRowError
 	return errors.As(err, &re)
 }
 
 // answersErr words the store's refusals of answers for file.
 func answersErr(file string, err error) error {
-	var unknown *UnknownParticipantError
+	var unknown *collect.UnknownParticipantError
 	if errors.As(err, &unknown) {
-		return userErr(KindInvalid, "%s line %d: unknown participant %q", file, unknown.Line, unknown.Key)
+		return invalid("%s line %d: unknown participant %q", file, unknown.Line, unknown.Key)
 	}
 	if isRepeated(err) {
-		return userErr(KindInvalid, "%s repeats a comparison for one participant", file)
+		return invalid("%s repeats a comparison for one participant", file)
 	}
 	return err
 }

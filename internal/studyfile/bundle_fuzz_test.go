@@ -1,9 +1,10 @@
-package collect
+package studyfile
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/fuzzcorpus"
 	"github.com/closer-lab/closer/internal/media"
 )
@@ -21,7 +22,7 @@ func FuzzBundleReader(f *testing.F) {
 			if err == nil {
 				return false
 			}
-			if KindOf(err) != KindInvalid || err.Error() == "" {
+			if collect.KindOf(err) != collect.KindInvalid || err.Error() == "" {
 				t.Fatalf("refused with a non-user error: %v", err)
 			}
 			return true

@@ -1,4 +1,4 @@
-package collect
+package studyfile
 
 import (
 	"context"
@@ -11,14 +11,15 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // DesignImport is the design recorded on imported questions.
 const DesignImport = "import"
 
-// ImportTripletsInput is a triplet CSV to import as a new study.
-type ImportTripletsInput struct {
+// TripletsInput is a triplet CSV to import as a new study.
+type TripletsInput struct {
 	Slug  string
 	Title string
 	// CSV has a header with anchor,closer,farther (or head,winner,loser) and
@@ -27,13 +28,6 @@ type ImportTripletsInput struct {
 	// number the items and participants, then to store the answers), so it
 	// is a spooled file rather than bytes in memory.
 	CSV io.ReadSeeker
-}
-
-// ImportReport says what an import created.
-type ImportReport struct {
-	Items        int
-	Participants int
-	Answers      int
 }
 
 // Limits of a triplet import. Memory grows with the distinct item ids and
@@ -45,47 +39,47 @@ const (
 	maxImportIDBytes      = 200
 )
 
-// ImportTriplets creates a draft study whose items are the file's
+// ImportTriplets creates a draft study in store whose items are the file's
 // item ids (labels without images, numbered as triplet.ReadCSV numbers
 // them: numeric ids in numeric order) and whose answers are the file's
 // rows, one participant per value of the participant column (one
 // participant when there is none). Everything is created in one
-// transaction (ImportStudy), the answers as the file is read.
+// transaction (collect.Store.ImportStudy), the answers as the file is read.
 // Such a study can be recomputed and exported but not opened to
 // annotators.
-func (s *Store) ImportTriplets(ctx context.Context, in ImportTripletsInput) (Study, ImportReport, error) {
-	fail := func(err error) (Study, ImportReport, error) {
-		return Study{}, ImportReport{}, fmt.Errorf("import triplets: %w", err)
+func ImportTriplets(ctx context.Context, store *collect.Store, in TripletsInput) (collect.Study, Report, error) {
+	fail := func(err error) (collect.Study, Report, error) {
+		return collect.Study{}, Report{}, fmt.Errorf("import triplets: %w", err)
 	}
 	sc, err := scanTriplets(in.CSV)
 	if err != nil {
 		return fail(err)
 	}
-	st := Study{}
-	rep := ImportReport{Items: len(sc.ids), Participants: len(sc.groups)}
-	err = s.ImportStudy(ctx, func(imp *ImportTx) error {
+	st := collect.Study{}
+	rep := Report{Items: len(sc.ids), Participants: len(sc.groups)}
+	err = store.ImportStudy(ctx, func(imp *collect.ImportTx) error {
 		most := 1
 		for _, g := range sc.groups {
 			most = max(most, g.rows)
 		}
-		st, err = imp.CreateStudy(StudyInput{Slug: in.Slug, Title: in.Title, QuestionsPerParticipant: min(most, 100000),
-			Status: StatusDraft, Design: DesignRandom,
+		st, err = imp.CreateStudy(collect.StudyInput{Slug: in.Slug, Title: in.Title, QuestionsPerParticipant: min(most, 100000),
+			Status: collect.StatusDraft, Design: collect.DesignRandom,
 			Instructions: "Imported from a triplet file: items have labels and no images."})
 		if err != nil {
 			return err
 		}
-		if _, err := imp.CopyItems(&sliceRows[ImportItem]{n: len(sc.ids), row: func(i int) ImportItem {
-			return ImportItem{Index: i, Label: sc.ids[i], FileName: sc.ids[i], SHA256: fmt.Sprintf("label-%d", i)}
+		if _, err := imp.CopyItems(&sliceRows[collect.ImportItem]{n: len(sc.ids), row: func(i int) collect.ImportItem {
+			return collect.ImportItem{Index: i, Label: sc.ids[i], FileName: sc.ids[i], SHA256: fmt.Sprintf("label-%d", i)}
 		}}); err != nil {
 			return err
 		}
-		if _, err := imp.CopyParticipants(&sliceRows[ImportParticipant]{n: len(sc.groups), row: func(i int) ImportParticipant {
+		if _, err := imp.CopyParticipants(&sliceRows[collect.ImportParticipant]{n: len(sc.groups), row: func(i int) collect.ImportParticipant {
 			g := sc.groups[i]
 			created := sc.now
 			if g.created != nil {
 				created = *g.created
 			}
-			return ImportParticipant{Key: g.key, ExternalID: g.key, CreatedAt: created}
+			return collect.ImportParticipant{Key: g.key, ExternalID: g.key, CreatedAt: created}
 		}}); err != nil {
 			return err
 		}
@@ -139,7 +133,7 @@ func scanTriplets(r io.Reader) (*tripletScan, error) {
 		for _, id := range [3]string{a.ids[0], a.ids[1], a.ids[2]} {
 			if _, ok := sc.index[id]; !ok {
 				if len(sc.ids) == MaxImportItems {
-					return nil, userErr(KindInvalid, "line %d: more than %d distinct items (the limit)", a.line, MaxImportItems)
+					return nil, invalid("line %d: more than %d distinct items (the limit)", a.line, MaxImportItems)
 				}
 				id = strings.Clone(id)
 				sc.index[id] = len(sc.ids)
@@ -149,7 +143,7 @@ func scanTriplets(r io.Reader) (*tripletScan, error) {
 		gi, ok := sc.group[a.group]
 		if !ok {
 			if len(sc.groups) == MaxImportParticipants {
-				return nil, userErr(KindInvalid, "line %d: more than %d participants (the limit)", a.line, MaxImportParticipants)
+				return nil, invalid("line %d: more than %d participants (the limit)", a.line, MaxImportParticipants)
 			}
 			gi = len(sc.groups)
 			key := strings.Clone(a.group)
@@ -163,7 +157,7 @@ func scanTriplets(r io.Reader) (*tripletScan, error) {
 		return nil, err
 	}
 	if sc.triplets == 0 {
-		return nil, userErr(KindInvalid, "no triplets after the header")
+		return nil, invalid("no triplets after the header")
 	}
 	triplet.SortIDs(sc.ids)
 	for i, id := range sc.ids {
@@ -197,11 +191,11 @@ type tripletRows struct {
 func (sc *tripletScan) rows(r io.Reader) (*tripletRows, error) {
 	rs, err := triplet.NewRows(r, triplet.ReadOptions{MaxRows: MaxImportTriplets})
 	if err != nil {
-		return nil, userErr(KindInvalid, "%v", err)
+		return nil, invalid("%v", err)
 	}
 	if rs.Column("participant") >= 0 {
 		if err := rs.GroupBy("participant"); err != nil {
-			return nil, userErr(KindInvalid, "%v", err)
+			return nil, invalid("%v", err)
 		}
 	}
 	tr := &tripletRows{sc: sc, rs: rs, msCol: -1, sCol: -1, atCol: -1}
@@ -225,7 +219,7 @@ func (tr *tripletRows) Next() bool {
 	row := tr.rs.Row()
 	a := tripletAnswer{line: row.Line, ids: [3]string{row.Anchor, row.Closer, row.Farther}, group: row.Group}
 	fail := func(format string, args ...any) bool {
-		tr.err = userErr(KindInvalid, "line %d: "+format, append([]any{row.Line}, args...)...)
+		tr.err = invalid("line %d: "+format, append([]any{row.Line}, args...)...)
 		return false
 	}
 	for i, v := range [4]string{row.Anchor, row.Closer, row.Farther, row.Group} {
@@ -243,14 +237,14 @@ func (tr *tripletRows) Next() bool {
 		}
 		return strings.TrimSpace(row.Record[c])
 	}
-	// Response times outside 0..MaxResponseMS (real logs have negative
+	// Response times outside 0..collect.MaxResponseMS (real logs have negative
 	// ones from clock changes) are kept as unknown.
 	if v := field(tr.msCol); v != "" {
 		ms, err := strconv.Atoi(v)
 		if err != nil {
 			return fail("response_ms %q is not a number of milliseconds", v)
 		}
-		if ms >= 0 && ms <= MaxResponseMS {
+		if ms >= 0 && ms <= collect.MaxResponseMS {
 			a.ms = &ms
 		}
 	}
@@ -259,7 +253,7 @@ func (tr *tripletRows) Next() bool {
 		if err != nil || math.IsNaN(sec) {
 			return fail("response_time_s %q is not a number of seconds", v)
 		}
-		if sec >= 0 && sec*1000 <= MaxResponseMS {
+		if sec >= 0 && sec*1000 <= collect.MaxResponseMS {
 			ms := int(math.Round(sec * 1000))
 			a.ms = &ms
 		}
@@ -298,7 +292,7 @@ func (tr *tripletRows) Err() error {
 		return tr.err
 	}
 	if err := tr.rs.Err(); err != nil {
-		return userErr(KindInvalid, "%v", err)
+		return invalid("%v", err)
 	}
 	return nil
 }
@@ -307,9 +301,9 @@ func (tr *tripletRows) Err() error {
 // row is its own question, of design DesignImport, asked when answered).
 type answerRows struct{ *tripletRows }
 
-func (r answerRows) Value() ImportAnswer {
+func (r answerRows) Value() collect.ImportAnswer {
 	a := r.cur
-	return ImportAnswer{Line: a.line, Participant: a.group, Anchor: a.t.Anchor,
+	return collect.ImportAnswer{Line: a.line, Participant: a.group, Anchor: a.t.Anchor,
 		Left: min(a.t.Closer, a.t.Farther), Right: max(a.t.Closer, a.t.Farther), Closer: a.t.Closer, Farther: a.t.Farther,
 		Design: DesignImport, ResponseMS: a.ms, AskedAt: *a.at, AnsweredAt: *a.at}
 }
@@ -323,22 +317,3 @@ func parseTime(v string) (time.Time, error) {
 	}
 	return time.Time{}, errors.New("bad time")
 }
-
-// sliceRows is a collect.RowSource of n rows made by row.
-type sliceRows[T any] struct {
-	n, i int
-	row  func(i int) T
-	cur  T
-}
-
-func (r *sliceRows[T]) Next() bool {
-	if r.i >= r.n {
-		return false
-	}
-	r.cur = r.row(r.i)
-	r.i++
-	return true
-}
-
-func (r *sliceRows[T]) Value() T   { return r.cur }
-func (r *sliceRows[T]) Err() error { return nil }
