@@ -7,16 +7,18 @@ GO ?= go
 run:
 	./scripts/run-dev.sh
 
-# The store and the HTTP front run under the race detector (their tests
-# drive many requests and replicas at once); every other package runs plainly.
-RACE_PKGS := ./internal/collect/... ./internal/http/...
+# The store, the study files and the HTTP front run under the race detector
+# (their tests drive many requests and replicas at once, and the study files'
+# tests ran with the store's before they had a package); every other package
+# runs plainly.
+RACE_PKGS := ./internal/collect/... ./internal/studyfile/... ./internal/http/...
 FUZZTIME ?= 5s
 
 ## test: everything CI runs (formatting, vet, generated code up to date, all
 ## tests, the store and HTTP packages with -race, every fuzz target briefly)
 test: lint check-generate
 	$(GO) test -race -timeout 30m $(RACE_PKGS)
-	$(GO) test -timeout 30m $$($(GO) list ./... | grep -v -e /internal/collect -e /internal/http)
+	$(GO) test -timeout 30m $$($(GO) list ./... | grep -v -e /internal/collect -e /internal/studyfile -e /internal/http)
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 
 ## fuzz: every fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=5m)

@@ -86,11 +86,6 @@ type ContradictionRow struct {
 	JCloser, KCloser int
 }
 
-// ImportPage offers the bundle and triplet CSV imports.
-type ImportPage struct {
-	Error string
-}
-
 func runID(r *collect.Run) string {
 	if r == nil {
 		return "0"

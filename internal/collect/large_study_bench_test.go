@@ -20,6 +20,7 @@ import (
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -54,7 +55,7 @@ func BenchmarkLargeStudy(b *testing.B) {
 	s := collect.New(pool)
 	data := largeTripletCSV(1000, *largeTriplets, 2000, 7)
 	t0 := time.Now()
-	big, rep, err := s.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(data)})
+	big, rep, err := studyfile.ImportTriplets(ctx, s, studyfile.TripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(data)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -57,9 +57,15 @@ func checkRecomputeSettings(in RecomputeSettings) error {
 // RecomputeSettings returns the study's dashboard settings (the defaults if
 // it never set any).
 func (s *Store) RecomputeSettings(ctx context.Context, studyID int64) (RecomputeSettings, error) {
+	return recomputeSettings(ctx, s.pool, studyID)
+}
+
+// recomputeSettings reads the study's dashboard settings through q (the
+// pool, or a snapshot's transaction).
+func recomputeSettings(ctx context.Context, q querier, studyID int64) (RecomputeSettings, error) {
 	rs := DefaultRecomputeSettings()
 	var ageS int
-	err := s.pool.QueryRow(ctx, `
+	err := q.QueryRow(ctx, `
 		SELECT min_new_answers, max_age_seconds, method, dim, clusters
 		FROM recompute_settings WHERE study_id = $1`, studyID).
 		Scan(&rs.MinNewAnswers, &ageS, &rs.Method, &rs.Dim, &rs.Clusters)

@@ -116,6 +116,32 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 	return st, nil
 }
 
+// insertStudy inserts a checked study in tx (without its design settings);
+// a taken slug is a KindConflict error.
+func insertStudy(ctx context.Context, tx pgx.Tx, in StudyInput) (Study, error) {
+	st, err := scanStudy(tx.QueryRow(ctx, `
+		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING `+studyCols,
+		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design))
+	if isUnique(err, "") {
+		return Study{}, userErr(KindConflict, "the URL slug %q is taken", in.Slug)
+	}
+	return st, err
+}
+
+// checkOpenable refuses to open a study that has items without images
+// (imported from a triplet CSV): annotators would have nothing to look at.
+func checkOpenable(ctx context.Context, tx pgx.Tx, studyID int64) error {
+	var missing int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM items WHERE study_id = $1 AND data IS NULL`, studyID).Scan(&missing); err != nil {
+		return err
+	}
+	if missing > 0 {
+		return userErr(KindConflict, "this study cannot be opened to annotators: %d of its items have a label but no image (it was imported from a triplet file); create a study with images to collect answers", missing)
+	}
+	return nil
+}
+
 // questionsIssuedSQL reports whether a study issued any question. It asks
 // for the first issued_at (never NULL) rather than EXISTS: min() reads one
 // entry of questions_study, while EXISTS is planned as a sequential scan

@@ -1,8 +1,12 @@
 package http
 
-import "net/http"
+import (
+	"net/http"
 
-// exportBundle downloads the study as a bundle (zip) that ImportBundle
+	"github.com/closer-lab/closer/internal/studyfile"
+)
+
+// exportBundle downloads the study as a bundle (zip) that studyfile.ImportBundle
 // restores (GET /admin/studies/{slug}/bundle.zip).
 func (s *Server) exportBundle(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.studyFromURL(r)
@@ -12,5 +16,5 @@ func (s *Server) exportBundle(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+st.Slug+`-bundle.zip"`)
 	w.Header().Set("Cache-Control", "no-store")
-	return s.store.ExportBundle(r.Context(), st.ID, w)
+	return studyfile.ExportBundle(r.Context(), s.store, st.ID, w)
 }

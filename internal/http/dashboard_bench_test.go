@@ -21,6 +21,7 @@ import (
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -45,7 +46,7 @@ func newLargeApp(b *testing.B) *largeApp {
 	store := collect.New(pool)
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	large, _, err := store.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(synthTriplets(1000, 100000, 1000, 11))})
+	large, _, err := studyfile.ImportTriplets(ctx, store, studyfile.TripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(synthTriplets(1000, 100000, 1000, 11))})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/studyfile"
 )
 
 // TestDashboardScreenshots imports the strange-fruit crowd file (labels,
@@ -32,7 +33,7 @@ func TestDashboardScreenshots(t *testing.T) {
 	data := strangeFruit(t)
 	a, _ := newJobsApp(t, false) // the recompute buttons show; the runs below are direct
 	ctx := context.Background()
-	fruit, _, err := a.store.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "strange-fruit", Title: "Strange fruit (2015 crowd)", CSV: bytes.NewReader(data)})
+	fruit, _, err := studyfile.ImportTriplets(ctx, a.store, studyfile.TripletsInput{Slug: "strange-fruit", Title: "Strange fruit (2015 crowd)", CSV: bytes.NewReader(data)})
 	if err != nil {
 		t.Fatal(err)
 	}

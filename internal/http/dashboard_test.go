@@ -24,6 +24,7 @@ import (
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -447,7 +448,7 @@ func TestBundleRoundTrip(t *testing.T) {
 func TestImportStrangeFruit(t *testing.T) {
 	data := strangeFruit(t)
 	a := newApp(t)
-	st, rep, err := a.store.ImportTriplets(context.Background(), collect.ImportTripletsInput{Slug: "fruit", Title: "Strange fruit", CSV: bytes.NewReader(data)})
+	st, rep, err := studyfile.ImportTriplets(context.Background(), a.store, studyfile.TripletsInput{Slug: "fruit", Title: "Strange fruit", CSV: bytes.NewReader(data)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -57,8 +57,8 @@ func (s *Server) importBundle(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return s.importFailed(w, r, err)
 	}
-	st, _, err := s.store.ImportBundle(r.Context(), f, f.Size(), fields["slug"],
-		collect.BundleLimits{MaxImageBytes: s.cfg.MaxImageBytes})
+	st, _, err := studyfile.ImportBundle(r.Context(), s.store, f, f.Size(), fields["slug"],
+		studyfile.BundleLimits{MaxImageBytes: s.cfg.MaxImageBytes})
 	if err != nil {
 		return s.importFailed(w, r, named(name, err))
 	}
@@ -77,7 +77,7 @@ func (s *Server) importTriplets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return s.importFailed(w, r, err)
 	}
-	st, _, err := s.store.ImportTriplets(r.Context(), collect.ImportTripletsInput{
+	st, _, err := studyfile.ImportTriplets(r.Context(), s.store, studyfile.TripletsInput{
 		Slug: fields["slug"], Title: fields["title"], CSV: f})
 	if err != nil {
 		return s.importFailed(w, r, named(name, err))

@@ -9,6 +9,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/studyfile"
 )
 
 // BenchmarkRunLarge is one whole recompute run of a study of 1,000 items and
@@ -21,7 +22,7 @@ func BenchmarkRunLarge(b *testing.B) {
 	pool, _ := pgtest.NewDB(b)
 	store := collect.New(pool)
 	ctx := context.Background()
-	st, _, err := store.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(synthCSV(b, 1000, 100000, 1000, 5))})
+	st, _, err := studyfile.ImportTriplets(ctx, store, studyfile.TripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(synthCSV(b, 1000, 100000, 1000, 5))})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -39,7 +40,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func importStudy(t *testing.T, store *collect.Store, slug string, data []byte) collect.Study {
 	t.Helper()
-	st, rep, err := store.ImportTriplets(context.Background(), collect.ImportTripletsInput{Slug: slug, Title: "Synthetic", CSV: bytes.NewReader(data)})
+	st, rep, err := studyfile.ImportTriplets(context.Background(), store, studyfile.TripletsInput{Slug: slug, Title: "Synthetic", CSV: bytes.NewReader(data)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package collect
+package studyfile
 
 import (
 	"archive/zip"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 )
 
@@ -17,7 +18,7 @@ import (
 // keeps a leading quote as data.
 func TestBundleNeutralisesFormulasAndRoundTrips(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
-	s := New(pool)
+	s := collect.New(pool)
 	ctx := context.Background()
 
 	p := validParts()
@@ -25,7 +26,7 @@ func TestBundleNeutralisesFormulasAndRoundTrips(t *testing.T) {
 	p.items = strings.Replace(p.items, "0,a,a.png", "0,'=1+1,a.png", 1)
 	p.participants = strings.Replace(p.participants, "p1,x-1,", "p1,\"'=HYPERLINK(\"\"http://evil.example\"\")\",", 1)
 	data := p.zip(t)
-	st, _, err := s.ImportBundle(ctx, bytes.NewReader(data), int64(len(data)), "formulas", BundleLimits{})
+	st, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "formulas", BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestBundleNeutralisesFormulasAndRoundTrips(t *testing.T) {
 	// Exported again: no cell of any CSV would run, and the bundle imports
 	// to the same text.
 	var out bytes.Buffer
-	if err := s.ExportBundle(ctx, st.ID, &out); err != nil {
+	if err := ExportBundle(ctx, s, st.ID, &out); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := zip.NewReader(bytes.NewReader(out.Bytes()), int64(out.Len()))
@@ -82,7 +83,7 @@ func TestBundleNeutralisesFormulasAndRoundTrips(t *testing.T) {
 	if quoted != 2 {
 		t.Errorf("%d quoted cells in the export, want 2 (the label and the external id)", quoted)
 	}
-	again, _, err := s.ImportBundle(ctx, bytes.NewReader(out.Bytes()), int64(out.Len()), "formulas-again", BundleLimits{})
+	again, _, err := ImportBundle(ctx, s, bytes.NewReader(out.Bytes()), int64(out.Len()), "formulas-again", BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestBundleNeutralisesFormulasAndRoundTrips(t *testing.T) {
 	v1 := validParts()
 	v1.items = strings.Replace(v1.items, "0,a,a.png", "0,'=1+1,a.png", 1)
 	data = v1.zip(t)
-	old, _, err := s.ImportBundle(ctx, bytes.NewReader(data), int64(len(data)), "version-one", BundleLimits{})
+	old, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "version-one", BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

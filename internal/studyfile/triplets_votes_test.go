@@ -1,4 +1,4 @@
-package collect_test
+package studyfile_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/studyfile"
 )
 
 // TestImportTripletsVotesAndAnswers imports a triplet CSV with repeated
@@ -71,7 +72,7 @@ func TestImportTripletsVotesAndAnswers(t *testing.T) {
 		t.Fatalf("the test data holds %d contradictions; it needs several", contradictions)
 	}
 
-	st, rep, err := s.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "votes", Title: "Votes", CSV: bytes.NewReader(csvText.Bytes())})
+	st, rep, err := studyfile.ImportTriplets(ctx, s, studyfile.TripletsInput{Slug: "votes", Title: "Votes", CSV: bytes.NewReader(csvText.Bytes())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package collect
+package studyfile
 
 import (
 	"archive/zip"
@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/csvlimit"
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/media"
@@ -57,8 +58,9 @@ func (l BundleLimits) withDefaults() BundleLimits {
 // bundleReader reads a study bundle as streams: the manifest and the study
 // settings when opened, then each CSV one row at a time, every row checked
 // on its own and every image checked like an upload (media.Check), with
-// type, size and hash taken from the bytes. What needs the database (an
-// answer's participant, a slug that is taken) is checked by the store.
+// type, size and hash taken from the bytes. Its rows are the store's import
+// rows (collect.RowSource). What needs the database (an answer's
+// participant, a slug that is taken) is checked by the store.
 type bundleReader struct {
 	files    map[string]*zip.File
 	lim      BundleLimits
@@ -71,7 +73,7 @@ var bundleFiles = [...]string{"items", "participants", "answers"}
 
 // invalidBundle is the error of a bundle refused for what it holds.
 func invalidBundle(format string, args ...any) error {
-	return userErr(KindInvalid, "not a valid study bundle: "+format, args...)
+	return invalid("not a valid study bundle: "+format, args...)
 }
 
 // openBundle reads a bundle's table of contents, manifest.json and
@@ -211,105 +213,87 @@ func (r *bundleRows[T]) Next() bool {
 // Value is the current row.
 func (r *bundleRows[T]) Value() T { return r.cur }
 
-// Line is the line of the file where the current row starts.
-func (r *bundleRows[T]) Line() int { return r.cr.Line() }
-
 // Err is why the rows stopped before their end, or nil.
 func (r *bundleRows[T]) Err() error { return r.err }
 
 // Close releases the file.
 func (r *bundleRows[T]) Close() { r.rc.Close() }
 
-// bundleItem is a checked row of items.csv.
-type bundleItem struct {
-	index           int
-	label, fileName string
-	contentType     string
-	sha256          string
-	width, height   int
-	data            []byte // nil for a label-only item
-}
-
 // items reads items.csv. Every image is read (bounded) and checked with
 // media.Check; its content type, size and hash must be what items.csv says.
 // Indices must be 0..n-1 and hashes distinct.
-func (b *bundleReader) items() (*bundleRows[bundleItem], error) {
+func (b *bundleReader) items() (*bundleRows[collect.ImportItem], error) {
 	n := b.manifest.Counts["items"]
 	seenIndex := make([]bool, n)
 	seenHash := map[string]int{}
-	return openRows(b, "items", BundleItemColumns, b.lim.MaxItems, func(rec []string, line int) (bundleItem, error) {
+	return openRows(b, "items", BundleItemColumns, b.lim.MaxItems, func(rec []string, line int) (collect.ImportItem, error) {
 		if len(rec) < len(BundleItemColumns) {
-			return bundleItem{}, errors.New("too few fields")
+			return collect.ImportItem{}, errors.New("too few fields")
 		}
 		if err := checkText(BundleItemColumns, rec); err != nil {
-			return bundleItem{}, err
+			return collect.ImportItem{}, err
 		}
-		it := bundleItem{label: rec[1], fileName: rec[2], contentType: rec[3], sha256: rec[4]}
+		it := collect.ImportItem{Label: rec[1], FileName: rec[2], ContentType: rec[3], SHA256: rec[4]}
 		var e1, e2, e3 error
-		it.index, e1 = strconv.Atoi(rec[0])
-		it.width, e2 = strconv.Atoi(rec[5])
-		it.height, e3 = strconv.Atoi(rec[6])
-		if e1 != nil || it.index < 0 || it.index >= n {
-			return bundleItem{}, fmt.Errorf("index %q is not one of 0..%d", rec[0], n-1)
+		it.Index, e1 = strconv.Atoi(rec[0])
+		it.Width, e2 = strconv.Atoi(rec[5])
+		it.Height, e3 = strconv.Atoi(rec[6])
+		if e1 != nil || it.Index < 0 || it.Index >= n {
+			return collect.ImportItem{}, fmt.Errorf("index %q is not one of 0..%d", rec[0], n-1)
 		}
 		if e2 != nil || e3 != nil {
-			return bundleItem{}, errors.New("bad width or height")
+			return collect.ImportItem{}, errors.New("bad width or height")
 		}
-		if seenIndex[it.index] {
-			return bundleItem{}, fmt.Errorf("index %d is repeated", it.index)
+		if seenIndex[it.Index] {
+			return collect.ImportItem{}, fmt.Errorf("index %d is repeated", it.Index)
 		}
-		seenIndex[it.index] = true
-		if prev, dup := seenHash[it.sha256]; dup {
-			return bundleItem{}, fmt.Errorf("the same image (or sha256) as line %d", prev)
+		seenIndex[it.Index] = true
+		if prev, dup := seenHash[it.SHA256]; dup {
+			return collect.ImportItem{}, fmt.Errorf("the same image (or sha256) as line %d", prev)
 		}
-		seenHash[it.sha256] = line
+		seenHash[it.SHA256] = line
 		if rec[7] == "" {
-			if it.contentType != "" {
-				return bundleItem{}, errors.New("an item with a content type needs an image")
+			if it.ContentType != "" {
+				return collect.ImportItem{}, errors.New("an item with a content type needs an image")
 			}
 			return it, nil
 		}
 		f, ok := b.files[rec[7]]
 		if !ok {
-			return bundleItem{}, fmt.Errorf("the image %s is not in the bundle", rec[7])
+			return collect.ImportItem{}, fmt.Errorf("the image %s is not in the bundle", rec[7])
 		}
 		data, err := media.ReadEntry(f, b.lim.MaxImageBytes)
 		if err != nil {
-			return bundleItem{}, fmt.Errorf("%s: %v", rec[7], err)
+			return collect.ImportItem{}, fmt.Errorf("%s: %v", rec[7], err)
 		}
 		img, err := media.Check(rec[7], data, b.lim.MaxImageBytes)
 		if err != nil {
-			return bundleItem{}, fmt.Errorf("%s: %v", rec[7], err)
+			return collect.ImportItem{}, fmt.Errorf("%s: %v", rec[7], err)
 		}
-		if img.SHA256 != it.sha256 {
-			return bundleItem{}, fmt.Errorf("%s does not match its sha256", rec[7])
+		if img.SHA256 != it.SHA256 {
+			return collect.ImportItem{}, fmt.Errorf("%s does not match its sha256", rec[7])
 		}
-		if img.ContentType != it.contentType || img.Width != it.width || img.Height != it.height {
-			return bundleItem{}, fmt.Errorf("%s is %s %d×%d, items.csv says %q %d×%d",
-				rec[7], img.ContentType, img.Width, img.Height, it.contentType, it.width, it.height)
+		if img.ContentType != it.ContentType || img.Width != it.Width || img.Height != it.Height {
+			return collect.ImportItem{}, fmt.Errorf("%s is %s %d×%d, items.csv says %q %d×%d",
+				rec[7], img.ContentType, img.Width, img.Height, it.ContentType, it.Width, it.Height)
 		}
-		it.data = data
+		it.Data = data
 		return it, nil
 	})
 }
 
-// bundleParticipant is a checked row of participants.csv.
-type bundleParticipant struct {
-	id, externalID, completionCode string
-	created                        time.Time
-	completed, excluded            *time.Time
-}
-
-func (b *bundleReader) participants() (*bundleRows[bundleParticipant], error) {
-	return openRows(b, "participants", BundleParticipantColumns, b.lim.MaxParticipants, func(rec []string, line int) (bundleParticipant, error) {
+// participants reads participants.csv; the participant column is the key
+// its answers name.
+func (b *bundleReader) participants() (*bundleRows[collect.ImportParticipant], error) {
+	return openRows(b, "participants", BundleParticipantColumns, b.lim.MaxParticipants, func(rec []string, line int) (collect.ImportParticipant, error) {
 		if len(rec) < len(BundleParticipantColumns) {
-			return bundleParticipant{}, errors.New("too few fields")
+			return collect.ImportParticipant{}, errors.New("too few fields")
 		}
 		if err := checkText(BundleParticipantColumns, rec); err != nil {
-			return bundleParticipant{}, err
+			return collect.ImportParticipant{}, err
 		}
 		if rec[0] == "" {
-			return bundleParticipant{}, errors.New("participant is empty")
+			return collect.ImportParticipant{}, errors.New("participant is empty")
 		}
 		var ts [3]*time.Time
 		for i, v := range rec[3:6] {
@@ -318,62 +302,54 @@ func (b *bundleReader) participants() (*bundleRows[bundleParticipant], error) {
 			}
 			t, err := time.Parse(time.RFC3339Nano, v)
 			if err != nil {
-				return bundleParticipant{}, fmt.Errorf("bad time %q", v)
+				return collect.ImportParticipant{}, fmt.Errorf("bad time %q", v)
 			}
 			ts[i] = &t
 		}
 		if ts[0] == nil {
-			return bundleParticipant{}, errors.New("created_at is empty")
+			return collect.ImportParticipant{}, errors.New("created_at is empty")
 		}
-		return bundleParticipant{id: rec[0], externalID: rec[1], completionCode: rec[2],
-			created: *ts[0], completed: ts[1], excluded: ts[2]}, nil
+		return collect.ImportParticipant{Key: rec[0], ExternalID: rec[1], CompletionCode: rec[2],
+			CreatedAt: *ts[0], CompletedAt: ts[1], ExcludedAt: ts[2]}, nil
 	})
 }
 
-// bundleAnswer is a checked row of answers.csv (its participant is the
-// bundle's id, checked by the store).
-type bundleAnswer struct {
-	participant                          string
-	anchor, left, right, closer, farther int
-	design                               string
-	ms                                   *int
-	asked, answered                      time.Time
-}
-
-// answers reads answers.csv; item indices must be below nItems.
-func (b *bundleReader) answers(nItems int) (*bundleRows[bundleAnswer], error) {
-	return openRows(b, "answers", BundleAnswerColumns, b.lim.MaxAnswers, func(rec []string, line int) (bundleAnswer, error) {
+// answers reads answers.csv; item indices must be below nItems. An
+// answer's participant is the key of a row of participants.csv, checked by
+// the store.
+func (b *bundleReader) answers(nItems int) (*bundleRows[collect.ImportAnswer], error) {
+	return openRows(b, "answers", BundleAnswerColumns, b.lim.MaxAnswers, func(rec []string, line int) (collect.ImportAnswer, error) {
 		if len(rec) < len(BundleAnswerColumns) {
-			return bundleAnswer{}, errors.New("too few fields")
+			return collect.ImportAnswer{}, errors.New("too few fields")
 		}
 		if err := checkText(BundleAnswerColumns, rec); err != nil {
-			return bundleAnswer{}, err
+			return collect.ImportAnswer{}, err
 		}
 		var v [5]int
 		for i := range v {
 			x, err := strconv.Atoi(rec[2+i])
 			if err != nil || x < 0 || x >= nItems {
-				return bundleAnswer{}, fmt.Errorf("%s is not an item index", BundleAnswerColumns[2+i])
+				return collect.ImportAnswer{}, fmt.Errorf("%s is not an item index", BundleAnswerColumns[2+i])
 			}
 			v[i] = x
 		}
-		a := bundleAnswer{participant: rec[1], anchor: v[0], left: v[1], right: v[2], closer: v[3], farther: v[4], design: rec[7]}
-		if a.anchor == a.left || a.anchor == a.right || a.left == a.right ||
-			!((a.closer == a.left && a.farther == a.right) || (a.closer == a.right && a.farther == a.left)) {
-			return bundleAnswer{}, errors.New("closer and farther must be left and right, and differ from the anchor")
+		a := collect.ImportAnswer{Line: line, Participant: rec[1], Anchor: v[0], Left: v[1], Right: v[2], Closer: v[3], Farther: v[4], Design: rec[7]}
+		if a.Anchor == a.Left || a.Anchor == a.Right || a.Left == a.Right ||
+			!((a.Closer == a.Left && a.Farther == a.Right) || (a.Closer == a.Right && a.Farther == a.Left)) {
+			return collect.ImportAnswer{}, errors.New("closer and farther must be left and right, and differ from the anchor")
 		}
 		if rec[8] != "" {
 			x, err := strconv.Atoi(rec[8])
-			if err != nil || x < 0 || x > MaxResponseMS {
-				return bundleAnswer{}, errors.New("bad response_ms")
+			if err != nil || x < 0 || x > collect.MaxResponseMS {
+				return collect.ImportAnswer{}, errors.New("bad response_ms")
 			}
-			a.ms = &x
+			a.ResponseMS = &x
 		}
 		var e1, e2 error
-		a.asked, e1 = time.Parse(time.RFC3339Nano, rec[9])
-		a.answered, e2 = time.Parse(time.RFC3339Nano, rec[10])
+		a.AskedAt, e1 = time.Parse(time.RFC3339Nano, rec[9])
+		a.AnsweredAt, e2 = time.Parse(time.RFC3339Nano, rec[10])
 		if e1 != nil || e2 != nil {
-			return bundleAnswer{}, errors.New("bad asked_at or answered_at")
+			return collect.ImportAnswer{}, errors.New("bad asked_at or answered_at")
 		}
 		return a, nil
 	})

@@ -1,4 +1,4 @@
-package collect_test
+package studyfile_test
 
 import (
 	"bytes"
@@ -8,8 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/studyfile"
 )
 
 // repeatReader is a header followed by rows made on the fly, so a test can
@@ -60,43 +63,43 @@ func TestImportTripletsRefuses(t *testing.T) {
 		{"long id", strings.NewReader("anchor,closer,farther\n1,2," + strings.Repeat("x", 201) + "\n"), "line 2: farther is longer than 200 bytes"},
 		{"bad time", strings.NewReader("anchor,closer,farther,answered_at\n1,2,3,yesterday\n"), `line 2: "yesterday" is not a time`},
 		{"empty", strings.NewReader("anchor,closer,farther\n"), "no triplets after the header"},
-		{"items", &repeatReader{header: "anchor,closer,farther\n", n: collect.MaxImportItems/3 + 1,
+		{"items", &repeatReader{header: "anchor,closer,farther\n", n: studyfile.MaxImportItems/3 + 1,
 			row: func(i int) string { return fmt.Sprintf("a%d,b%d,c%d\n", i, i, i) }},
-			fmt.Sprintf("more than %d distinct items (the limit)", collect.MaxImportItems)},
-		{"participants", &repeatReader{header: "anchor,closer,farther,participant\n", n: collect.MaxImportParticipants + 1,
+			fmt.Sprintf("more than %d distinct items (the limit)", studyfile.MaxImportItems)},
+		{"participants", &repeatReader{header: "anchor,closer,farther,participant\n", n: studyfile.MaxImportParticipants + 1,
 			row: func(i int) string { return fmt.Sprintf("1,2,3,w%d\n", i) }},
-			fmt.Sprintf("line %d: more than %d participants (the limit)", collect.MaxImportParticipants+2, collect.MaxImportParticipants)},
-		{"rows", &repeatReader{header: "anchor,closer,farther\n", n: collect.MaxImportTriplets + 1,
+			fmt.Sprintf("line %d: more than %d participants (the limit)", studyfile.MaxImportParticipants+2, studyfile.MaxImportParticipants)},
+		{"rows", &repeatReader{header: "anchor,closer,farther\n", n: studyfile.MaxImportTriplets + 1,
 			row: func(int) string { return "1,2,3\n" }}, "more than 5,000,000 rows (the limit)"},
 	} {
-		_, _, err := s.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "imp", Title: "Imported", CSV: c.csv})
+		_, _, err := studyfile.ImportTriplets(ctx, s, studyfile.TripletsInput{Slug: "imp", Title: "Imported", CSV: c.csv})
 		if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
 			t.Errorf("%s: got %v, want %q", c.name, err, c.reason)
 		}
 	}
-	if n := countRows(t, s, `SELECT count(*) FROM studies`); n != 0 {
+	if n := countRows(t, pool, `SELECT count(*) FROM studies`); n != 0 {
 		t.Fatalf("refused imports stored %d studies", n)
 	}
 	// Rows made on the fly import as a stream.
-	st, rep, err := s.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "imp", Title: "Imported", CSV: &repeatReader{
+	st, rep, err := studyfile.ImportTriplets(ctx, s, studyfile.TripletsInput{Slug: "imp", Title: "Imported", CSV: &repeatReader{
 		header: "anchor,closer,farther,participant,response_ms\n", n: 30000,
 		row: func(i int) string { return fmt.Sprintf("%d,%d,%d,w%d,%d\n", i%7, (i+1)%7, (i+3)%7, i%11, 500+i) }}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep != (collect.ImportReport{Items: 7, Participants: 11, Answers: 30000}) {
+	if rep != (studyfile.Report{Items: 7, Participants: 11, Answers: 30000}) {
 		t.Fatalf("report %+v", rep)
 	}
-	if n := countRows(t, s, `SELECT count(*) FROM answers a JOIN questions q ON q.id = a.question_id
+	if n := countRows(t, pool, `SELECT count(*) FROM answers a JOIN questions q ON q.id = a.question_id
 		WHERE a.study_id = $1 AND a.response_ms >= 500 AND q.left_idx < q.right_idx`, st.ID); n != 30000 {
 		t.Fatalf("%d answers stored", n)
 	}
 }
 
-func countRows(t *testing.T, s *collect.Store, sql string, args ...any) int {
+func countRows(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := collect.PoolOf(s).QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+	if err := pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

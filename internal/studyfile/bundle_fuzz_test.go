@@ -1,9 +1,10 @@
-package collect
+package studyfile
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/fuzzcorpus"
 	"github.com/closer-lab/closer/internal/media"
 )
@@ -21,7 +22,7 @@ func FuzzBundleReader(f *testing.F) {
 			if err == nil {
 				return false
 			}
-			if KindOf(err) != KindInvalid || err.Error() == "" {
+			if collect.KindOf(err) != collect.KindInvalid || err.Error() == "" {
 				t.Fatalf("refused with a non-user error: %v", err)
 			}
 			return true
@@ -41,19 +42,19 @@ func FuzzBundleReader(f *testing.F) {
 		for items.Next() {
 			it := items.Value()
 			rows++
-			if rows > lim.MaxItems || it.index < 0 || it.index >= n || seen[it.index] {
-				t.Fatalf("item row %d: index %d of %d", rows, it.index, n)
+			if rows > lim.MaxItems || it.Index < 0 || it.Index >= n || seen[it.Index] {
+				t.Fatalf("item row %d: index %d of %d", rows, it.Index, n)
 			}
-			seen[it.index] = true
-			if it.data == nil {
-				if it.contentType != "" {
-					t.Fatalf("label-only item with type %q", it.contentType)
+			seen[it.Index] = true
+			if it.Data == nil {
+				if it.ContentType != "" {
+					t.Fatalf("label-only item with type %q", it.ContentType)
 				}
 				continue
 			}
-			img, err := media.Check("again", it.data, lim.MaxImageBytes)
-			if err != nil || img.ContentType != it.contentType || img.Width != it.width || img.Height != it.height || img.SHA256 != it.sha256 {
-				t.Fatalf("item %d stored as %s %d×%d, the bytes say %v %v", it.index, it.contentType, it.width, it.height, img.ContentType, err)
+			img, err := media.Check("again", it.Data, lim.MaxImageBytes)
+			if err != nil || img.ContentType != it.ContentType || img.Width != it.Width || img.Height != it.Height || img.SHA256 != it.SHA256 {
+				t.Fatalf("item %d stored as %s %d×%d, the bytes say %v %v", it.Index, it.ContentType, it.Width, it.Height, img.ContentType, err)
 			}
 		}
 		if refused(items.Err()) {
@@ -69,7 +70,7 @@ func FuzzBundleReader(f *testing.F) {
 		defer parts.Close()
 		rows = 0
 		for parts.Next() {
-			if rows++; rows > lim.MaxParticipants || parts.Value().id == "" {
+			if rows++; rows > lim.MaxParticipants || parts.Value().Key == "" {
 				t.Fatalf("participant row %d: %+v", rows, parts.Value())
 			}
 		}
@@ -88,12 +89,12 @@ func FuzzBundleReader(f *testing.F) {
 		for ans.Next() {
 			a := ans.Value()
 			rows++
-			for _, x := range []int{a.anchor, a.left, a.right, a.closer, a.farther} {
+			for _, x := range []int{a.Anchor, a.Left, a.Right, a.Closer, a.Farther} {
 				if x < 0 || x >= n {
 					t.Fatalf("answer row %d names item %d of %d", rows, x, n)
 				}
 			}
-			if rows > lim.MaxAnswers || a.anchor == a.left || a.anchor == a.right || a.left == a.right {
+			if rows > lim.MaxAnswers || a.Anchor == a.Left || a.Anchor == a.Right || a.Left == a.Right {
 				t.Fatalf("answer row %d: %+v", rows, a)
 			}
 		}

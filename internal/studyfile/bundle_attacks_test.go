@@ -1,4 +1,4 @@
-package collect
+package studyfile
 
 import (
 	"archive/zip"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 )
 
@@ -179,14 +180,14 @@ func spoiledBundles() map[string]struct {
 
 func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
-	s := New(pool)
+	s := collect.New(pool)
 	ctx := context.Background()
 	for name, c := range spoiledBundles() {
 		p := validParts()
 		c.parts(&p)
 		data := p.zip(t)
-		_, _, err := s.ImportBundle(ctx, bytes.NewReader(data), int64(len(data)), "", BundleLimits{})
-		if KindOf(err) != KindInvalid || !strings.Contains(err.Error(), c.reason) {
+		_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", BundleLimits{})
+		if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
 			t.Errorf("%s: got %v, want a 422 with %q", name, err, c.reason)
 		}
 	}
@@ -199,11 +200,11 @@ func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
 	}
 	// The unspoiled bundle imports, with its images' types from the bytes.
 	data := validParts().zip(t)
-	st, rep, err := s.ImportBundle(ctx, bytes.NewReader(data), int64(len(data)), "", BundleLimits{})
+	st, rep, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep != (ImportReport{Items: 3, Participants: 2, Answers: 2}) || st.Status != StatusPaused {
+	if rep != (Report{Items: 3, Participants: 2, Answers: 2}) || st.Status != collect.StatusPaused {
 		t.Fatalf("report %+v, status %s", rep, st.Status)
 	}
 	ct, img, err := s.ItemImage(ctx, hexSum(testPNG(2)))
@@ -215,7 +216,7 @@ func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
 // TestImportBundleLimits: rows beyond a limit are refused as they are read.
 func TestImportBundleLimits(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
-	s := New(pool)
+	s := collect.New(pool)
 	ctx := context.Background()
 	for _, c := range []struct {
 		lim    BundleLimits
@@ -232,8 +233,8 @@ func TestImportBundleLimits(t *testing.T) {
 		p := validParts()
 		c.parts(&p)
 		data := p.zip(t)
-		_, _, err := s.ImportBundle(ctx, bytes.NewReader(data), int64(len(data)), "", c.lim)
-		if KindOf(err) != KindInvalid || !strings.Contains(err.Error(), c.reason) {
+		_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", c.lim)
+		if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
 			t.Errorf("%+v: got %v, want %q", c.lim, err, c.reason)
 		}
 	}

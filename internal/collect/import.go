@@ -1,0 +1,329 @@
+package collect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Importing a study: the file formats (internal/studyfile) read a file
+// into rows, the store stores them. ImportStudy gives the format one
+// transaction (an ImportTx) for the whole study, so a row refused anywhere,
+// by the format or by the database, stores nothing.
+
+// RowSource is a stream of parsed rows that an import copies into the
+// database as they are read (COPY pulls one row at a time, so memory does
+// not grow with the file). Next advances to the next row and reports false
+// at the end or when reading stopped; Value is the current row; Err is why
+// reading stopped before the end, or nil. An import returns Err's error as
+// it is, in preference to what the database made of the rows.
+type RowSource[T any] interface {
+	Next() bool
+	Value() T
+	Err() error
+}
+
+// ImportItem is an item to import.
+type ImportItem struct {
+	Index               int
+	Label, FileName     string
+	ContentType, SHA256 string // "" and a unique placeholder for a label-only item
+	Width, Height       int
+	Data                []byte // nil for a label-only item
+}
+
+// ImportParticipant is a participant to import. Key is its id in the
+// imported file (unique within the import); its answers name it by Key.
+// The participant gets a new public id and a new (unusable) token.
+type ImportParticipant struct {
+	Key                        string
+	ExternalID, CompletionCode string // "" for none
+	CreatedAt                  time.Time
+	CompletedAt, ExcludedAt    *time.Time
+}
+
+// ImportAnswer is an answer to import, with the question it answers (the
+// question gets a new id).
+type ImportAnswer struct {
+	Line                                 int    // where the answer is in its file, for messages
+	Participant                          string // an ImportParticipant's Key
+	Anchor, Left, Right, Closer, Farther int
+	Design                               string
+	ResponseMS                           *int
+	AskedAt, AnsweredAt                  time.Time
+}
+
+// RepeatedRowError is an imported row the database refused because it
+// repeats an earlier one: an item's index or image (Rows "items"), a
+// participant's key ("participants") or a comparison of one participant
+// ("questions"). It is a user error (KindInvalid); a format may word it for
+// its file.
+type RepeatedRowError struct {
+	Rows   string
+	Detail string // PostgreSQL's, e.g. Key (bundle_id)=(p1) already exists.
+}
+
+func (e *RepeatedRowError) Error() string {
+	return fmt.Sprintf("%s: a row repeats an earlier one (%s)", e.Rows, e.Detail)
+}
+
+// Unwrap makes the error a user error for KindOf and AsError.
+func (e *RepeatedRowError) Unwrap() error { return &Error{Kind: KindInvalid, Msg: e.Error()} }
+
+// UnknownParticipantError is an imported answer whose participant key no
+// imported participant has (the first such answer in file order). It is a
+// user error (KindInvalid); a format may word it for its file.
+type UnknownParticipantError struct {
+	Line int
+	Key  string
+}
+
+func (e *UnknownParticipantError) Error() string {
+	return fmt.Sprintf("line %d: unknown participant %q", e.Line, e.Key)
+}
+
+// Unwrap makes the error a user error for KindOf and AsError.
+func (e *UnknownParticipantError) Unwrap() error { return &Error{Kind: KindInvalid, Msg: e.Error()} }
+
+// ImportStudy runs f in one transaction in which f creates a study and
+// stores its rows through imp: first CreateStudy, then the settings, the
+// items, the participants and last their answers. Everything is committed
+// when f returns nil and nothing is stored otherwise; f's error is returned
+// as it is.
+func (s *Store) ImportStudy(ctx context.Context, f func(imp *ImportTx) error) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		return f(&ImportTx{s: s, ctx: ctx, tx: tx})
+	})
+}
+
+// ImportTx is the transaction of one ImportStudy. Its methods are not safe
+// for concurrent use and only valid within f.
+type ImportTx struct {
+	s            *Store
+	ctx          context.Context
+	tx           pgx.Tx
+	study        Study
+	participants bool // CopyParticipants ran: import_participants exists
+}
+
+// CreateStudy checks in like CreateStudy does (not its design settings)
+// and creates the study; a taken slug is a KindConflict error.
+func (imp *ImportTx) CreateStudy(in StudyInput) (Study, error) {
+	if imp.study.ID != 0 {
+		return Study{}, errors.New("import: the study is created once")
+	}
+	if err := imp.s.check(&in); err != nil {
+		return Study{}, err
+	}
+	st, err := insertStudy(imp.ctx, imp.tx, in)
+	if err != nil {
+		return Study{}, err
+	}
+	imp.study = st
+	return st, nil
+}
+
+// studyID is the created study's id, or an error before CreateStudy.
+func (imp *ImportTx) studyID() (int64, error) {
+	if imp.study.ID == 0 {
+		return 0, errors.New("import: create the study first")
+	}
+	return imp.study.ID, nil
+}
+
+// SetRecomputeSettings checks and stores the study's dashboard settings.
+func (imp *ImportTx) SetRecomputeSettings(rs RecomputeSettings) error {
+	id, err := imp.studyID()
+	if err != nil {
+		return err
+	}
+	if err := checkRecomputeSettings(rs); err != nil {
+		return err
+	}
+	return setRecomputeSettings(imp.ctx, imp.tx, id, rs)
+}
+
+// SetDesignConfig stores the design's settings as they are: raw is the
+// JSON of a DesignConfig, which the caller checked (unknown fields are
+// kept).
+func (imp *ImportTx) SetDesignConfig(raw json.RawMessage) error {
+	id, err := imp.studyID()
+	if err != nil {
+		return err
+	}
+	_, err = imp.tx.Exec(imp.ctx, `UPDATE studies SET design_config = $2 WHERE id = $1`, id, raw)
+	return err
+}
+
+// CopyItems stores the study's items as rows gives them and returns how
+// many. An index or image (sha256) that repeats an earlier one is a
+// *RepeatedRowError.
+func (imp *ImportTx) CopyItems(rows RowSource[ImportItem]) (int, error) {
+	id, err := imp.studyID()
+	if err != nil {
+		return 0, err
+	}
+	n, err := imp.tx.CopyFrom(imp.ctx, pgx.Identifier{"items"},
+		[]string{"study_id", "idx", "label", "file_name", "content_type", "sha256", "width", "height", "data"},
+		copySource(rows, func(it ImportItem) []any {
+			return []any{id, it.Index, it.Label, it.FileName, it.ContentType, it.SHA256, it.Width, it.Height, it.Data}
+		}))
+	if rerr := rows.Err(); rerr != nil {
+		return 0, rerr
+	}
+	if err != nil {
+		return 0, repeated("items", err)
+	}
+	return int(n), nil
+}
+
+// CopyParticipants stores the study's participants, in the order rows
+// gives them, and returns how many. A key that repeats an earlier one is a
+// *RepeatedRowError.
+func (imp *ImportTx) CopyParticipants(rows RowSource[ImportParticipant]) (int, error) {
+	id, err := imp.studyID()
+	if err != nil {
+		return 0, err
+	}
+	if imp.participants {
+		return 0, errors.New("import: participants are copied once")
+	}
+	// The key column is named bundle_id: PostgreSQL's detail of a repeated
+	// key names it, and that detail is shown to the user.
+	if _, err := imp.tx.Exec(imp.ctx, `CREATE TEMP TABLE import_keys (
+			line int NOT NULL, bundle_id text PRIMARY KEY, public_id text NOT NULL, token_hash bytea NOT NULL,
+			external_id text NOT NULL, completion_code text NOT NULL,
+			created_at timestamptz NOT NULL, completed_at timestamptz, excluded_at timestamptz) ON COMMIT DROP`); err != nil {
+		return 0, err
+	}
+	line := 0
+	_, err = imp.tx.CopyFrom(imp.ctx, pgx.Identifier{"import_keys"},
+		[]string{"line", "bundle_id", "public_id", "token_hash", "external_id", "completion_code", "created_at", "completed_at", "excluded_at"},
+		copySource(rows, func(p ImportParticipant) []any {
+			line++
+			return []any{line, p.Key, newID(), hashToken(newToken()), p.ExternalID, p.CompletionCode, p.CreatedAt, p.CompletedAt, p.ExcludedAt}
+		}))
+	if rerr := rows.Err(); rerr != nil {
+		return 0, rerr
+	}
+	if err != nil {
+		return 0, repeated("participants", err)
+	}
+	tag, err := imp.tx.Exec(imp.ctx, `
+		INSERT INTO participants (public_id, study_id, token_hash, external_id, completion_code, created_at, completed_at, excluded_at)
+		SELECT public_id, $1, token_hash, nullif(external_id, ''), nullif(completion_code, ''), created_at, completed_at, excluded_at
+		FROM import_keys ORDER BY line`, id)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := imp.tx.Exec(imp.ctx, `
+		CREATE TEMP TABLE import_participants ON COMMIT DROP AS
+		SELECT k.bundle_id AS key, p.id AS participant_id
+		FROM import_keys k JOIN participants p ON p.public_id = k.public_id`); err != nil {
+		return 0, err
+	}
+	imp.participants = true
+	return int(tag.RowsAffected()), nil
+}
+
+// CopyAnswers stores the study's answers with their questions, in the
+// order rows gives them (into a temporary table first, as they are read),
+// rebuilds the study's vote counts and returns how many answers. Each
+// answer's participant must be a key CopyParticipants stored (else an
+// *UnknownParticipantError); a comparison one participant answered twice is
+// a *RepeatedRowError.
+func (imp *ImportTx) CopyAnswers(rows RowSource[ImportAnswer]) (int, error) {
+	studyID, err := imp.studyID()
+	if err != nil {
+		return 0, err
+	}
+	if !imp.participants {
+		return 0, errors.New("import: copy the participants before their answers")
+	}
+	ctx, tx := imp.ctx, imp.tx
+	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE import_answers (
+			line int NOT NULL, qid text NOT NULL, participant text NOT NULL,
+			anchor int NOT NULL, left_idx int NOT NULL, right_idx int NOT NULL, closer int NOT NULL, farther int NOT NULL,
+			design text NOT NULL, response_ms int, asked_at timestamptz NOT NULL, answered_at timestamptz NOT NULL) ON COMMIT DROP`); err != nil {
+		return 0, err
+	}
+	n, err := tx.CopyFrom(ctx, pgx.Identifier{"import_answers"},
+		[]string{"line", "qid", "participant", "anchor", "left_idx", "right_idx", "closer", "farther", "design", "response_ms", "asked_at", "answered_at"},
+		copySource(rows, func(a ImportAnswer) []any {
+			return []any{a.Line, newID(), a.Participant, a.Anchor, a.Left, a.Right, a.Closer, a.Farther, a.Design, a.ResponseMS, a.AskedAt, a.AnsweredAt}
+		}))
+	if rerr := rows.Err(); rerr != nil {
+		return 0, rerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("answers: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `ANALYZE import_answers`); err != nil {
+		return 0, err
+	}
+	var line int
+	var who string
+	err = tx.QueryRow(ctx, `SELECT a.line, a.participant FROM import_answers a
+		WHERE NOT EXISTS (SELECT 1 FROM import_participants p WHERE p.key = a.participant)
+		ORDER BY a.line LIMIT 1`).Scan(&line, &who)
+	if err == nil {
+		return 0, &UnknownParticipantError{Line: line, Key: who}
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return 0, err
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, issued_at, answered_at)
+		SELECT a.qid, $1, p.participant_id, a.anchor, a.left_idx, a.right_idx, a.design, a.asked_at, a.answered_at
+		FROM import_answers a JOIN import_participants p ON p.key = a.participant ORDER BY a.line`, studyID); err != nil {
+		if isUnique(err, "") {
+			return 0, repeated("questions", err)
+		}
+		return 0, fmt.Errorf("questions: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms, answered_at)
+		SELECT a.qid, $1, p.participant_id, a.anchor, a.closer, a.farther, a.response_ms, a.answered_at
+		FROM import_answers a JOIN import_participants p ON p.key = a.participant ORDER BY a.line`, studyID); err != nil {
+		return 0, fmt.Errorf("answers: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer)
+		SELECT $1, anchor, least(closer, farther), greatest(closer, farther),
+			count(*) FILTER (WHERE closer < farther), count(*) FILTER (WHERE closer > farther)
+		FROM answers WHERE study_id = $1
+		GROUP BY anchor, least(closer, farther), greatest(closer, farther)`, studyID); err != nil {
+		return 0, fmt.Errorf("votes: %w", err)
+	}
+	return int(n), nil
+}
+
+// repeated turns a unique violation into a *RepeatedRowError on rows and
+// passes other errors on.
+func repeated(rows string, err error) error {
+	var pe *pgconn.PgError
+	if isUnique(err, "") && errors.As(err, &pe) {
+		return &RepeatedRowError{Rows: rows, Detail: pe.Detail}
+	}
+	return err
+}
+
+// copySource turns rows into a pgx.CopyFromSource (COPY pulls one row at a
+// time, so memory does not grow with the file).
+func copySource[T any](rows RowSource[T], values func(T) []any) pgx.CopyFromSource {
+	return &copyRows[T]{rows: rows, values: values}
+}
+
+type copyRows[T any] struct {
+	rows   RowSource[T]
+	values func(T) []any
+}
+
+func (c *copyRows[T]) Next() bool             { return c.rows.Next() }
+func (c *copyRows[T]) Values() ([]any, error) { return c.values(c.rows.Value()), nil }
+func (c *copyRows[T]) Err() error             { return c.rows.Err() }

@@ -1,0 +1,126 @@
+package collect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Snapshot is one study as of one moment, for an export (internal/studyfile
+// writes it as a bundle): every method reads in the same read-only
+// repeatable-read transaction, so the settings, items, participants and
+// answers agree with each other whatever is written meanwhile. It is only
+// valid within the function given to ExportSnapshot, and not safe for
+// concurrent use.
+type Snapshot struct {
+	// Study is the study (read first, so the snapshot starts with it).
+	Study Study
+	ctx   context.Context
+	tx    pgx.Tx
+}
+
+// SnapshotItem is an item with its image.
+type SnapshotItem struct {
+	Index               int
+	Label, FileName     string
+	ContentType, SHA256 string
+	Width, Height       int
+	Data                []byte // nil for a label-only item
+}
+
+// SnapshotParticipant is a participant.
+type SnapshotParticipant struct {
+	PublicID                   string
+	ExternalID, CompletionCode string // "" for none
+	CreatedAt                  time.Time
+	CompletedAt, ExcludedAt    *time.Time
+}
+
+// SnapshotAnswer is an answer with its question.
+type SnapshotAnswer struct {
+	QuestionID                           string
+	Participant                          string // the participant's public id
+	Anchor, Left, Right, Closer, Farther int
+	Design                               string // the question's
+	ResponseMS                           *int
+	AskedAt, AnsweredAt                  time.Time // the question's issue and the answer's time
+}
+
+// ExportSnapshot calls f with the study with studyID (even one being
+// deleted) as of one moment; its error is KindNotFound when there is no
+// such study.
+func (s *Store) ExportSnapshot(ctx context.Context, studyID int64, f func(sn *Snapshot) error) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
+		st, err := scanStudy(tx.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1`, studyID))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("study")
+		}
+		if err != nil {
+			return err
+		}
+		return f(&Snapshot{Study: st, ctx: ctx, tx: tx})
+	})
+	if err != nil {
+		return fmt.Errorf("export snapshot: %w", err)
+	}
+	return nil
+}
+
+// Settings are the study's dashboard settings (the defaults if it never
+// set any).
+func (sn *Snapshot) Settings() (RecomputeSettings, error) {
+	return recomputeSettings(sn.ctx, sn.tx, sn.Study.ID)
+}
+
+// DesignConfig is the design's settings as stored (studies.design_config).
+func (sn *Snapshot) DesignConfig() (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := sn.tx.QueryRow(sn.ctx, `SELECT design_config FROM studies WHERE id = $1`, sn.Study.ID).Scan(&raw)
+	return raw, err
+}
+
+// Items calls f with each item, by index.
+func (sn *Snapshot) Items(f func(SnapshotItem) error) error {
+	rows, err := sn.tx.Query(sn.ctx, `SELECT idx, label, file_name, content_type, sha256, width, height, data
+		FROM items WHERE study_id = $1 ORDER BY idx`, sn.Study.ID)
+	if err != nil {
+		return err
+	}
+	var it SnapshotItem
+	_, err = pgx.ForEachRow(rows, []any{&it.Index, &it.Label, &it.FileName, &it.ContentType, &it.SHA256, &it.Width, &it.Height, &it.Data},
+		func() error { return f(it) })
+	return err
+}
+
+// Participants calls f with each participant, in the order they came.
+func (sn *Snapshot) Participants(f func(SnapshotParticipant) error) error {
+	rows, err := sn.tx.Query(sn.ctx, `SELECT public_id, coalesce(external_id, ''), coalesce(completion_code, ''),
+		created_at, completed_at, excluded_at FROM participants WHERE study_id = $1 ORDER BY id`, sn.Study.ID)
+	if err != nil {
+		return err
+	}
+	var p SnapshotParticipant
+	_, err = pgx.ForEachRow(rows, []any{&p.PublicID, &p.ExternalID, &p.CompletionCode, &p.CreatedAt, &p.CompletedAt, &p.ExcludedAt},
+		func() error { return f(p) })
+	return err
+}
+
+// Answers calls f with each answer, by answer time (then question id).
+func (sn *Snapshot) Answers(f func(SnapshotAnswer) error) error {
+	rows, err := sn.tx.Query(sn.ctx, `
+		SELECT a.question_id, p.public_id, a.anchor, q.left_idx, q.right_idx, a.closer, a.farther, q.design,
+			a.response_ms, q.issued_at, a.answered_at
+		FROM answers a JOIN questions q ON q.id = a.question_id JOIN participants p ON p.id = a.participant_id
+		WHERE a.study_id = $1 ORDER BY a.answered_at, a.question_id`, sn.Study.ID)
+	if err != nil {
+		return err
+	}
+	var a SnapshotAnswer
+	_, err = pgx.ForEachRow(rows, []any{&a.QuestionID, &a.Participant, &a.Anchor, &a.Left, &a.Right, &a.Closer, &a.Farther, &a.Design,
+		&a.ResponseMS, &a.AskedAt, &a.AnsweredAt}, func() error { return f(a) })
+	return err
+}

@@ -1,0 +1,323 @@
+package studyfile
+
+import (
+	"archive/zip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/csvsafe"
+)
+
+// A study bundle is a zip that backs up one study independently of the app
+// version it came from (documented in docs/dashboard.md):
+//
+//	manifest.json      {"format": "closer-study-bundle", "version": 1, "exported_at", "counts"}
+//	study.json         the study's settings, its design's settings and its dashboard settings
+//	items.csv          index,label,file_name,content_type,sha256,width,height,image
+//	images/...         the image bytes (the image column names the file; empty for label-only items)
+//	participants.csv   participant,external_id,completion_code,created_at,completed_at,excluded_at
+//	answers.csv        question_id,participant,anchor,left,right,closer,farther,design,response_ms,asked_at,answered_at
+//
+// Times are RFC 3339 UTC with microseconds; empty cells are unknown values.
+// Readers accept any version up to BundleVersion and ignore unknown files and
+// JSON fields, so later versions only add. Version 2 writes its CSV cells
+// through csvsafe.Cell (a formula-like label or external id gets a leading
+// single quote, so the files are safe to open in a spreadsheet); readers
+// undo it with csvsafe.Unescape for version 2 and later only, so a quote
+// that a version 1 bundle holds stays as it was.
+const (
+	BundleFormat  = "closer-study-bundle"
+	BundleVersion = 2
+)
+
+// bundleEscapedFrom is the first bundle version whose CSV cells are
+// neutralised with csvsafe.Cell.
+const bundleEscapedFrom = 2
+
+// Bundle CSV columns, in order.
+var (
+	BundleItemColumns        = []string{"index", "label", "file_name", "content_type", "sha256", "width", "height", "image"}
+	BundleParticipantColumns = []string{"participant", "external_id", "completion_code", "created_at", "completed_at", "excluded_at"}
+	BundleAnswerColumns      = []string{"question_id", "participant", "anchor", "left", "right", "closer", "farther", "design", "response_ms", "asked_at", "answered_at"}
+)
+
+// BundleManifest is manifest.json.
+type BundleManifest struct {
+	Format     string         `json:"format"`
+	Version    int            `json:"version"`
+	ExportedAt time.Time      `json:"exported_at"`
+	Counts     map[string]int `json:"counts"`
+}
+
+// BundleStudy is study.json.
+type BundleStudy struct {
+	Slug                    string `json:"slug"`
+	Title                   string `json:"title"`
+	Instructions            string `json:"instructions"`
+	Debrief                 string `json:"debrief"`
+	QuestionsPerParticipant int    `json:"questions_per_participant"`
+	Status                  string `json:"status"`
+	Design                  string `json:"design"`
+	// DesignConfig is the design's settings as stored (studies.design_config).
+	DesignConfig json.RawMessage `json:"design_config,omitempty"`
+	Recompute    BundleSettings  `json:"recompute"`
+}
+
+// BundleSettings are the dashboard settings in study.json.
+type BundleSettings struct {
+	MinNewAnswers int    `json:"min_new_answers"`
+	MaxAgeSeconds int    `json:"max_age_seconds"`
+	Method        string `json:"method"`
+	Dim           int    `json:"dim"`
+	Clusters      int    `json:"clusters"`
+}
+
+const bundleTime = "2006-01-02T15:04:05.999999Z07:00"
+
+func fmtTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(bundleTime)
+}
+
+// ExportBundle writes the study's bundle (a zip) to w, read from one
+// snapshot of the store.
+func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io.Writer) error {
+	err := store.ExportSnapshot(ctx, studyID, func(sn *collect.Snapshot) error {
+		st := sn.Study
+		rs, err := sn.Settings()
+		if err != nil {
+			return err
+		}
+		zw := zip.NewWriter(w)
+		counts := map[string]int{}
+		writeCSV := func(name string, header []string, rows func(cw *csvsafe.Writer) (int, error)) error {
+			f, err := zw.Create(name)
+			if err != nil {
+				return err
+			}
+			cw := csvsafe.NewWriter(f)
+			if err := cw.Write(header); err != nil {
+				return err
+			}
+			n, err := rows(cw)
+			if err != nil {
+				return err
+			}
+			counts[strings.TrimSuffix(name, ".csv")] = n
+			cw.Flush()
+			return cw.Error()
+		}
+		bs := BundleStudy{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief,
+			QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design,
+			Recompute: BundleSettings{rs.MinNewAnswers, int(rs.MaxAge / time.Second), rs.Method, rs.Dim, rs.Clusters}}
+		if bs.DesignConfig, err = sn.DesignConfig(); err != nil {
+			return err
+		}
+		if err := writeJSONFile(zw, "study.json", bs); err != nil {
+			return err
+		}
+
+		// Items, with their images stored (not deflated: they are compressed already).
+		type img struct {
+			name string
+			data []byte
+		}
+		var imgs []img
+		err = writeCSV("items.csv", BundleItemColumns, func(cw *csvsafe.Writer) (int, error) {
+			n := 0
+			err := sn.Items(func(it collect.SnapshotItem) error {
+				name := ""
+				if it.Data != nil {
+					name = fmt.Sprintf("images/%d-%s", it.Index, path.Base(strings.ReplaceAll(it.FileName, "\\", "/")))
+					imgs = append(imgs, img{name, it.Data})
+				}
+				n++
+				return cw.Write([]string{strconv.Itoa(it.Index), it.Label, it.FileName, it.ContentType, it.SHA256,
+					strconv.Itoa(it.Width), strconv.Itoa(it.Height), name})
+			})
+			return n, err
+		})
+		if err != nil {
+			return err
+		}
+		for _, im := range imgs {
+			f, err := zw.CreateHeader(&zip.FileHeader{Name: im.name, Method: zip.Store, Modified: time.Now()})
+			if err != nil {
+				return err
+			}
+			if _, err := f.Write(im.data); err != nil {
+				return err
+			}
+		}
+
+		err = writeCSV("participants.csv", BundleParticipantColumns, func(cw *csvsafe.Writer) (int, error) {
+			n := 0
+			err := sn.Participants(func(p collect.SnapshotParticipant) error {
+				n++
+				return cw.Write([]string{p.PublicID, p.ExternalID, p.CompletionCode,
+					fmtTime(&p.CreatedAt), fmtTime(p.CompletedAt), fmtTime(p.ExcludedAt)})
+			})
+			return n, err
+		})
+		if err != nil {
+			return err
+		}
+
+		err = writeCSV("answers.csv", BundleAnswerColumns, func(cw *csvsafe.Writer) (int, error) {
+			n := 0
+			itoa := strconv.Itoa
+			err := sn.Answers(func(a collect.SnapshotAnswer) error {
+				n++
+				m := ""
+				if a.ResponseMS != nil {
+					m = itoa(*a.ResponseMS)
+				}
+				return cw.Write([]string{a.QuestionID, a.Participant, itoa(a.Anchor), itoa(a.Left), itoa(a.Right),
+					itoa(a.Closer), itoa(a.Farther), a.Design, m, fmtTime(&a.AskedAt), fmtTime(&a.AnsweredAt)})
+			})
+			return n, err
+		})
+		if err != nil {
+			return err
+		}
+		if err := writeJSONFile(zw, "manifest.json", BundleManifest{Format: BundleFormat, Version: BundleVersion,
+			ExportedAt: time.Now().UTC(), Counts: counts}); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
+	if err != nil {
+		return fmt.Errorf("export bundle: %w", err)
+	}
+	return nil
+}
+
+func writeJSONFile(zw *zip.Writer, name string, v any) error {
+	f, err := zw.Create(name)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// ImportBundle creates a new study in store from a bundle (r holds size
+// bytes). slug, when not empty, replaces the bundle's slug. Participants
+// and questions get new ids (ids are unique across the database); items,
+// answers, response times and times are restored as they were. An open
+// study is restored as paused, so it collects nothing until the researcher
+// opens it.
+//
+// The bundle is read as streams within lim (bundleReader): every image is
+// checked like an upload and must be what items.csv says, every row is
+// checked, and each CSV must have the rows manifest.json counts. Rows go to
+// the store as they are read, in one transaction (collect.Store.ImportStudy):
+// a refused bundle stores nothing.
+func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size int64, slug string, lim BundleLimits) (collect.Study, Report, error) {
+	fail := func(err error) (collect.Study, Report, error) {
+		return collect.Study{}, Report{}, fmt.Errorf("import bundle: %w", err)
+	}
+	br, err := openBundle(r, size, lim)
+	if err != nil {
+		return fail(err)
+	}
+	bs := br.study
+	if slug = strings.TrimSpace(slug); slug != "" {
+		bs.Slug = slug
+	}
+	if bs.Status == collect.StatusOpen {
+		bs.Status = collect.StatusPaused
+	}
+	var st collect.Study
+	var rep Report
+	err = store.ImportStudy(ctx, func(imp *collect.ImportTx) error {
+		st, err = imp.CreateStudy(collect.StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief,
+			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design})
+		if err != nil {
+			return err
+		}
+		rs := collect.RecomputeSettings{MinNewAnswers: bs.Recompute.MinNewAnswers, MaxAge: time.Duration(bs.Recompute.MaxAgeSeconds) * time.Second,
+			Method: bs.Recompute.Method, Dim: bs.Recompute.Dim, Clusters: bs.Recompute.Clusters}
+		if rs.Method == "" {
+			rs = collect.DefaultRecomputeSettings()
+		}
+		if err := imp.SetRecomputeSettings(rs); err != nil {
+			return err
+		}
+		if len(bs.DesignConfig) > 0 {
+			var dc collect.DesignConfig
+			if err := json.Unmarshal(bs.DesignConfig, &dc); err != nil {
+				return invalidBundle("study.json: design_config: %v", err)
+			}
+			if err := imp.SetDesignConfig(bs.DesignConfig); err != nil {
+				return err
+			}
+		}
+
+		items, err := br.items()
+		if err != nil {
+			return err
+		}
+		defer items.Close()
+		if rep.Items, err = imp.CopyItems(items); err != nil {
+			if isRepeated(err) {
+				return invalidBundle("items.csv repeats an index or an image")
+			}
+			return err
+		}
+
+		parts, err := br.participants()
+		if err != nil {
+			return err
+		}
+		defer parts.Close()
+		if rep.Participants, err = imp.CopyParticipants(parts); err != nil {
+			var re *collect.RepeatedRowError
+			if errors.As(err, &re) {
+				return invalidBundle("participants.csv names a participant twice (%s)", re.Detail)
+			}
+			return err
+		}
+
+		ans, err := br.answers(rep.Items)
+		if err != nil {
+			return err
+		}
+		defer ans.Close()
+		rep.Answers, err = imp.CopyAnswers(ans)
+		return answersErr("answers.csv", err)
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return st, rep, nil
+}
+
+// isRepeated reports whether the store refused a row as repeating another.
+func isRepeated(err error) bool {
+	var re *collect.RepeatedRowError
+	return errors.As(err, &re)
+}
+
+// answersErr words the store's refusals of answers for file.
+func answersErr(file string, err error) error {
+	var unknown *collect.UnknownParticipantError
+	if errors.As(err, &unknown) {
+		return invalid("%s line %d: unknown participant %q", file, unknown.Line, unknown.Key)
+	}
+	if isRepeated(err) {
+		return invalid("%s repeats a comparison for one participant", file)
+	}
+	return err
+}
