@@ -238,3 +238,31 @@ func TestFeaturesLandmarkRowsMatchGeneral(t *testing.T) {
 		}
 	}
 }
+
+// TestFeaturesBoundaries: zero items is a valid (empty) input, −1 items is
+// not; a landmark must be an item 0..n−1, so item 0 is accepted and n is
+// refused (with an error, not an index out of range).
+func TestFeaturesBoundaries(t *testing.T) {
+	for _, kind := range []Kind{K1, K2} {
+		f, err := NewFeatures(kind, 0, nil, nil)
+		if err != nil || f.N != 0 || f.Dim != 0 || f.NNZ() != 0 {
+			t.Errorf("%v with 0 items: %+v, %v; want an empty feature set", kind, f, err)
+		}
+		if _, err := NewFeatures(kind, -1, nil, nil); err == nil {
+			t.Errorf("%v with -1 items: no error", kind)
+		}
+		if _, err := NewFeatures(kind, 4, nil, []int{0, 3}); err != nil {
+			t.Errorf("%v with landmarks {0, 3} of 4 items: %v", kind, err)
+		}
+		func() {
+			defer func() {
+				if e := recover(); e != nil {
+					t.Errorf("%v with landmark 4 of 4 items: panic %v, want an error", kind, e)
+				}
+			}()
+			if _, err := NewFeatures(kind, 4, nil, []int{0, 4}); err == nil {
+				t.Errorf("%v with landmark 4 of 4 items: no error", kind)
+			}
+		}()
+	}
+}
