@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/closer-lab/closer/internal/triplet"
@@ -241,7 +242,8 @@ func TestFeaturesLandmarkRowsMatchGeneral(t *testing.T) {
 
 // TestFeaturesBoundaries: zero items is a valid (empty) input, −1 items is
 // not; a landmark must be an item 0..n−1, so item 0 is accepted and n is
-// refused (with an error, not an index out of range).
+// refused (with an error, not an index out of range); a landmark named
+// twice is refused even when its first position is 0.
 func TestFeaturesBoundaries(t *testing.T) {
 	for _, kind := range []Kind{K1, K2} {
 		f, err := NewFeatures(kind, 0, nil, nil)
@@ -260,9 +262,13 @@ func TestFeaturesBoundaries(t *testing.T) {
 					t.Errorf("%v with landmark 4 of 4 items: panic %v, want an error", kind, e)
 				}
 			}()
-			if _, err := NewFeatures(kind, 4, nil, []int{0, 4}); err == nil {
-				t.Errorf("%v with landmark 4 of 4 items: no error", kind)
+			if _, err := NewFeatures(kind, 4, nil, []int{0, 4}); err == nil || !strings.Contains(err.Error(), "landmark 4 outside 0..3") {
+				t.Errorf("%v with landmark 4 of 4 items: error %v, want one naming the range 0..3", kind, err)
 			}
 		}()
+		// A landmark named twice, at position 0 and again.
+		if _, err := NewFeatures(kind, 4, nil, []int{2, 2}); err == nil || !strings.Contains(err.Error(), "landmark 2 named twice") {
+			t.Errorf("%v with landmarks {2, 2}: error %v, want one naming the repeat", kind, err)
+		}
 	}
 }
