@@ -75,8 +75,8 @@ func TestFullRows(t *testing.T) {
 
 // TestKernelKMeansClusterCounts checks the ends of the clusters argument:
 // clusters = n puts every item alone (labels 0..n-1 in order of first
-// appearance) and clusters = 1 puts them all together, while 0, n+1 and
-// restarts 0 panic as documented.
+// appearance), also with a single restart, and clusters = 1 puts them all
+// together, while 0, n+1 and restarts 0 panic as documented.
 func TestKernelKMeansClusterCounts(t *testing.T) {
 	x := triplet.Gaussian(triplet.NewRand(30), 5, 2, 1)
 	k := linearKernel(x)
@@ -86,6 +86,17 @@ func TestKernelKMeansClusterCounts(t *testing.T) {
 	if got := KernelKMeans(k, 1, 3, 1); !slices.Equal(got, []int{0, 0, 0, 0, 0}) {
 		t.Errorf("1 cluster: %v, want all 0", got)
 	}
+	// One restart is allowed: 5 clusters of 5 items again.
+	func() {
+		defer func() {
+			if e := recover(); e != nil {
+				t.Errorf("1 restart: panic %v", e)
+			}
+		}()
+		if got := KernelKMeans(k, 5, 1, 1); !slices.Equal(got, []int{0, 1, 2, 3, 4}) {
+			t.Errorf("5 clusters, 1 restart: %v, want each alone", got)
+		}
+	}()
 	for _, c := range []struct{ clusters, restarts int }{{0, 1}, {6, 1}, {2, 0}} {
 		func() {
 			defer func() {
@@ -178,6 +189,38 @@ func TestKMeansRunRefillsEmptyCluster(t *testing.T) {
 	}
 	if s.calls != 3 || !slices.Equal(s.labs[1], want) {
 		t.Errorf("%d calls with labels %v; want 3, the second with %v", s.calls, s.labs, want)
+	}
+}
+
+// TestKMeansRunRefillSkipsSingleton is a second empty-cluster script, with
+// the farthest item alone in its cluster and listed first: item 0 is nearest
+// to cluster 1 (0.9), items 1, 2, 3 to cluster 0 (0.2, 0.1, 0.3), cluster 2
+// empties. Item 0 may not move (cluster 1 would empty), so cluster 2 takes
+// item 3, the farthest of cluster 0: labels {1, 0, 0, 2}. Item 0's distance
+// to cluster 0, 0.95, is the largest entry and is never the one compared.
+func TestKMeansRunRefillSkipsSingleton(t *testing.T) {
+	first := [4][3]float64{
+		{0.95, 0.9, 0.99},
+		{0.2, 0.8, 0.8},
+		{0.1, 0.8, 0.8},
+		{0.3, 0.8, 0.8},
+	}
+	s := &scripted{t: t, step: func(call int, lab []int, dist []float64) {
+		for i := 0; i < 4; i++ {
+			for j := 0; j < 3; j++ {
+				if call == 1 {
+					dist[i*3+j] = first[i][j]
+				} else if lab[i] == j {
+					dist[i*3+j] = 0
+				} else {
+					dist[i*3+j] = 1
+				}
+			}
+		}
+	}}
+	lab, _ := kmeansRun(4, 3, triplet.NewRand(7), s.distances)
+	if want := []int{1, 0, 0, 2}; !slices.Equal(lab, want) {
+		t.Errorf("labels %v, want %v", lab, want)
 	}
 }
 
