@@ -126,3 +126,33 @@ func BenchmarkKendallTau1M(b *testing.B) {
 		KendallTau(x, y)
 	}
 }
+
+// TestMallowsLambdaRange: λ = 0 is allowed (Theorem 1 of Jiao & Vert 2016
+// holds for every λ ≥ 0) and gives exp(0) = 1 for any pair of rankings;
+// λ < 0 and NaN panic.
+func TestMallowsLambdaRange(t *testing.T) {
+	x, y := []float64{1, 2, 3}, []float64{3, 2, 1} // n_d = 3
+	func() {
+		defer func() {
+			if e := recover(); e != nil {
+				t.Errorf("Mallows with λ = 0 panicked: %v", e)
+			}
+		}()
+		if got := Mallows(x, y, 0); got != 1 {
+			t.Errorf("Mallows with λ = 0 = %v, want 1", got)
+		}
+	}()
+	if got, want := Mallows(x, y, 0.5), math.Exp(-1.5); !(math.Abs(got-want) <= 1e-15) {
+		t.Errorf("Mallows with λ = 0.5 = %v, want exp(−0.5·3)", got)
+	}
+	for _, l := range []float64{-0.1, math.NaN()} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Mallows with λ = %v did not panic", l)
+				}
+			}()
+			Mallows(x, y, l)
+		}()
+	}
+}

@@ -512,3 +512,177 @@ func TestFeistelIsPermutation(t *testing.T) {
 		}
 	}
 }
+
+// record calls d.Record and turns a panic (a count or histogram indexed past
+// Repeats) into a test failure that names the answer.
+func record(t *testing.T, d *Design, tr triplet.Triplet) (ok bool) {
+	t.Helper()
+	defer func() {
+		if e := recover(); e != nil {
+			t.Fatalf("Record(%v) with repeats %d panicked: %v", tr, d.repeats, e)
+		}
+	}()
+	return d.Record(tr)
+}
+
+// TestRepeatsServedExactly drives a small design as a crowd would, one
+// question at a time from Open, and counts how often each comparison is
+// asked for, for repeats 1, 2 and 3.
+//
+// The design: n = 6 items, landmarks L = {1, 3, 4}, so the non-landmarks are
+// {0, 2, 5}. Counted by hand from section 2.3 (and checked against the
+// enumeration expected):
+//
+//	k1 (anchor x; options l_j, l_k): each of the 3 non-landmarks with each
+//	of the C(3,2) = 3 landmark pairs = 9, plus each landmark with the one
+//	pair of the other two landmarks = 3; 12 comparisons.
+//	k2 (anchor l_j; options x, l_k): each of the 3 landmark anchors with
+//	each of the 3 non-landmarks and each of the 2 other landmarks = 18,
+//	plus each landmark anchor with the other two landmarks as options
+//	(one question, counted once) = 3; 21 comparisons.
+//
+// With repeats r the design must ask every comparison exactly r times (the
+// k-th time wanting r−k+1 more answers), be done after exactly r × 12 (k1)
+// or r × 21 (k2) answers, and then offer nothing and refuse every answer.
+func TestRepeatsServedExactly(t *testing.T) {
+	lm := []int{1, 3, 4}
+	for _, tc := range []struct {
+		v           Variant
+		comparisons int
+	}{{K1, 12}, {K2, 21}} {
+		want := expected(6, lm, tc.v)
+		if len(want) != tc.comparisons {
+			t.Fatalf("%v: the definition gives %d comparisons, the hand count %d", tc.v, len(want), tc.comparisons)
+		}
+		c := tc.comparisons
+		for _, r := range []int{1, 2, 3} {
+			d, err := New(6, Config{Variant: tc.v, Landmarks: lm, Repeats: r, Seed: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Repeats() != r || d.Comparisons() != c || d.Size() != r*c {
+				t.Fatalf("%v r=%d: Repeats %d, Comparisons %d, Size %d; want %d, %d, %d",
+					tc.v, r, d.Repeats(), d.Comparisons(), d.Size(), r, c, r*c)
+			}
+			if p, w := d.Progress(), (Progress{Answered: 0, Needed: r * c, Covered: 0, Comparisons: c, MinAnswers: 0}); p != w {
+				t.Fatalf("%v r=%d: fresh progress %+v, want %+v", tc.v, r, p, w)
+			}
+			// Open(all) on the fresh design: every comparison once, wanting r.
+			all := d.Open(nil, 0)
+			if len(all) != c {
+				t.Fatalf("%v r=%d: Open(all) lists %d comparisons, want %d", tc.v, r, len(all), c)
+			}
+			listed := map[triplet.Key]bool{}
+			for _, nd := range all {
+				if !want[nd.Key] || listed[nd.Key] || nd.Answers != r {
+					t.Fatalf("%v r=%d: Open(all) lists %+v (in design %v, listed before %v), want each comparison once wanting %d",
+						tc.v, r, nd, want[nd.Key], listed[nd.Key], r)
+				}
+				listed[nd.Key] = true
+			}
+			// Serve and answer one question at a time until done.
+			asked := map[triplet.Key]int{}
+			total := 0
+			for !d.Done() {
+				if total == r*c {
+					t.Fatalf("%v r=%d: not done after %d answers, want done after exactly %d", tc.v, r, total, r*c)
+				}
+				// Open(all) lists exactly the comparisons asked fewer than r
+				// times so far, each wanting the answers it still lacks.
+				open := d.Open(nil, 0)
+				lacking := 0
+				for k := range want {
+					if asked[k] < r {
+						lacking++
+					}
+				}
+				if len(open) != lacking {
+					t.Fatalf("%v r=%d: after %d answers Open(all) lists %d comparisons, want the %d still lacking answers", tc.v, r, total, len(open), lacking)
+				}
+				for _, nd := range open {
+					if nd.Answers != r-asked[nd.Key] {
+						t.Fatalf("%v r=%d: after %d answers Open(all) lists %+v, want %d answers (asked %d times)", tc.v, r, total, nd, r-asked[nd.Key], asked[nd.Key])
+					}
+				}
+				nd := d.Open(nil, 1)
+				if len(nd) != 1 {
+					t.Fatalf("%v r=%d: Open(1) returned %d needs after %d answers", tc.v, r, len(nd), total)
+				}
+				k := nd[0].Key
+				asked[k]++
+				total++
+				if want := r - asked[k] + 1; nd[0].Answers != want {
+					t.Fatalf("%v r=%d: %v asked for the %d-th time wants %d answers, want %d", tc.v, r, k, asked[k], nd[0].Answers, want)
+				}
+				tr := answer(d, k)
+				if total%2 == 0 {
+					tr = tr.Flip() // either direction answers the question
+				}
+				if !record(t, d, tr) {
+					t.Fatalf("%v r=%d: Record refused %v, the question Open served", tc.v, r, tr)
+				}
+			}
+			if total != r*c {
+				t.Errorf("%v r=%d: done after %d answers, want %d", tc.v, r, total, r*c)
+			}
+			for k := range want {
+				if asked[k] != r {
+					t.Errorf("%v r=%d: %v asked %d times, want %d", tc.v, r, k, asked[k], r)
+				}
+			}
+			for k := range asked {
+				if !want[k] {
+					t.Errorf("%v r=%d: asked %v, which is not in the design", tc.v, r, k)
+				}
+			}
+			// Done: nothing open, full progress, every further answer refused.
+			if got := d.Open(nil, 0); len(got) != 0 {
+				t.Errorf("%v r=%d: the done design offers %v", tc.v, r, got)
+			}
+			full := Progress{Answered: r * c, Needed: r * c, Covered: c, Comparisons: c, MinAnswers: r}
+			if p := d.Progress(); p != full {
+				t.Errorf("%v r=%d: final progress %+v, want %+v", tc.v, r, p, full)
+			}
+			for k := range want {
+				if record(t, d, answer(d, k)) {
+					t.Errorf("%v r=%d: accepted answer %d to %v", tc.v, r, r+1, k)
+				}
+				if i, _ := d.Index(k); d.Count(i) != r {
+					t.Errorf("%v r=%d: %v has %d answers, want %d", tc.v, r, k, d.Count(i), r)
+				}
+			}
+			if p := d.Progress(); p != full || !d.Done() {
+				t.Errorf("%v r=%d: refused answers changed the progress to %+v (done %v)", tc.v, r, p, d.Done())
+			}
+		}
+	}
+}
+
+// TestRepeatsBounds checks the ends of the accepted range: Repeats 0 means 1,
+// and MaxRepeats = 255 (the largest count a byte holds) is accepted.
+// (256 and -1 are refused in TestConfigErrors.)
+func TestRepeatsBounds(t *testing.T) {
+	// n = 3, L = {0, 1}: one k1 comparison (2; 0, 1).
+	d, err := New(3, Config{Variant: K1, Landmarks: []int{0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Repeats() != 1 || d.Size() != 1 {
+		t.Errorf("Repeats 0: Repeats() = %d, Size() = %d, want 1 and 1", d.Repeats(), d.Size())
+	}
+	d, err = New(3, Config{Variant: K1, Landmarks: []int{0, 1}, Repeats: MaxRepeats})
+	if err != nil {
+		t.Fatalf("Repeats %d refused: %v", MaxRepeats, err)
+	}
+	if d.Comparisons() != 1 || d.Size() != 255 {
+		t.Errorf("Repeats 255: Comparisons %d, Size %d, want 1 and 255", d.Comparisons(), d.Size())
+	}
+	for k := 0; k < 255; k++ {
+		if !record(t, d, triplet.Triplet{Anchor: 2, Closer: 0, Farther: 1}) {
+			t.Fatalf("answer %d refused", k+1)
+		}
+	}
+	if !d.Done() || record(t, d, triplet.Triplet{Anchor: 2, Closer: 1, Farther: 0}) {
+		t.Errorf("after 255 answers: done %v, want done and the 256th refused", d.Done())
+	}
+}
