@@ -140,8 +140,8 @@ func TestRestoreFreshAndFinished(t *testing.T) {
 // TestRestoreChecksItemsAndPartitions: Restore accepts the smallest scheme
 // (3 items) and refuses states naming an item outside 0..n-1 (n itself,
 // the first number out of range) as a match player, in a sorted order, as
-// a job's head or item, and a partition of fewer than 2 items (nothing to
-// compare). Each bad state is a good one with one field changed, so the
+// a job's head or item, a partition of fewer than 2 items (nothing to
+// compare), and an open comparison listing fewer owners than it counts. Each bad state is a good one with one field changed, so the
 // refusal is for that field.
 func TestRestoreChecksItemsAndPartitions(t *testing.T) {
 	small, _ := New(3, Config{Seed: 1}).MarshalState()
@@ -179,6 +179,9 @@ func TestRestoreChecksItemsAndPartitions(t *testing.T) {
 		"order item n":   {s, func(sn *snapshot) { sn.Orders[0].Order[n-1] = n }},
 		"job head n":     {s, func(sn *snapshot) { sn.Jobs[0].Head = n }},
 		"job item n":     {s, func(sn *snapshot) { sn.Jobs[0].Items[len(sn.Jobs[0].Items)-1] = n }},
+		// the last open comparison of the tournament (one owner, its
+		// match: ..., 1, -1, match) claims two owners
+		"open owners truncated": {fresh, func(sn *snapshot) { sn.Open[len(sn.Open)-3] = 2 }},
 		"one-item partition": {s, func(sn *snapshot) {
 			g := &sn.Jobs[0].Segs[0]
 			g.Lo, g.Hi, g.Pivot = 1, 2, sn.Jobs[0].Items[1]
