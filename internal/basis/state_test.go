@@ -141,7 +141,8 @@ func TestRestoreFreshAndFinished(t *testing.T) {
 // (3 items) and refuses states naming an item outside 0..n-1 (n itself,
 // the first number out of range) as a match player, in a sorted order, as
 // a job's head or item, a partition of fewer than 2 items (nothing to
-// compare), and an open comparison listing fewer owners than it counts. Each bad state is a good one with one field changed, so the
+// compare), an open comparison listing fewer owners than it counts, and
+// one that already has all the answers it wants. Each bad state is a good one with one field changed, so the
 // refusal is for that field.
 func TestRestoreChecksItemsAndPartitions(t *testing.T) {
 	small, _ := New(3, Config{Seed: 1}).MarshalState()
@@ -182,6 +183,9 @@ func TestRestoreChecksItemsAndPartitions(t *testing.T) {
 		// the last open comparison of the tournament (one owner, its
 		// match: ..., 1, -1, match) claims two owners
 		"open owners truncated": {fresh, func(sn *snapshot) { sn.Open[len(sn.Open)-3] = 2 }},
+		// the first open comparison already holds its one answer
+		// (repeats 1): it would have been decided
+		"open comparison full": {fresh, func(sn *snapshot) { sn.Open[3] = 1 }},
 		"one-item partition": {s, func(sn *snapshot) {
 			g := &sn.Jobs[0].Segs[0]
 			g.Lo, g.Hi, g.Pivot = 1, 2, sn.Jobs[0].Items[1]
