@@ -10,7 +10,9 @@ import (
 // documentation, counting by hand:
 //
 //   - with m annotators each step hands out exactly m questions (design
-//     first, random fallbacks for the rest), so a run without a budget
+//     first, random fallbacks for the rest; a step with a fallback counts
+//     as a fallback step, and one annotator never needs one), so a run
+//     without a budget
 //     gives Steps·m answers, and a run with budget B gives B answers in
 //     ⌈B/m⌉ steps (the last step only the B mod m left);
 //   - a comparison is handed out exactly Repeats times (never more: no
@@ -32,9 +34,17 @@ func TestRunStepsAndCounts(t *testing.T) {
 			t.Errorf("repeats %d: a comparison handed out up to %d times; %d design answers for %d comparisons, %d accepted",
 				repeats, st.MaxPerComparison, st.DesignAnswers, len(s.Triplets()), s.Answers())
 		}
-		if st.FallbackSteps == 0 || st.FallbackAnswers == 0 || st.DesignAnswers+st.FallbackAnswers != st.Answers {
+		if st.FallbackSteps < 1 || st.FallbackAnswers < 1 || st.DesignAnswers+st.FallbackAnswers != st.Answers {
 			t.Errorf("repeats %d: %d fallback answers in %d steps of %d answers (%d design)", repeats, st.FallbackAnswers, st.FallbackSteps, st.Answers, st.DesignAnswers)
 		}
+	}
+
+	// One annotator always finds a comparison open (the scheme opens the
+	// next ones as soon as one is decided): one answer per step and no
+	// fallback step.
+	s1 := New(n, Config{Seed: 12})
+	if st := Run(s1, triplet.NewOracle(x, 0, 12), 1, 0); !st.Done || st.Answers != st.Steps || st.FallbackSteps != 0 || st.FallbackAnswers != 0 {
+		t.Errorf("1 annotator: done %v, %d answers in %d steps, %d fallback answers in %d steps", st.Done, st.Answers, st.Steps, st.FallbackAnswers, st.FallbackSteps)
 	}
 
 	// A budget of 1000 with 30 annotators: 33 full steps and one of 10.

@@ -185,7 +185,8 @@ func TestRestoreChecksItemsAndPartitions(t *testing.T) {
 		"open owners truncated": {fresh, func(sn *snapshot) { sn.Open[len(sn.Open)-3] = 2 }},
 		// the first open comparison already holds its one answer
 		// (repeats 1): it would have been decided
-		"open comparison full": {fresh, func(sn *snapshot) { sn.Open[3] = 1 }},
+		"open comparison full":               {fresh, func(sn *snapshot) { sn.Open[3] = 1 }},
+		"open comparison full, answer for k": {fresh, func(sn *snapshot) { sn.Open[4] = 1 }},
 		"one-item partition": {s, func(sn *snapshot) {
 			g := &sn.Jobs[0].Segs[0]
 			g.Lo, g.Hi, g.Pivot = 1, 2, sn.Jobs[0].Items[1]
