@@ -226,3 +226,42 @@ func TestCircleStopsAfterOneAxis(t *testing.T) {
 		t.Fatalf("conv̂ of a diameter holds %d of the %d points", len(h), n)
 	}
 }
+
+// TestNextAxisStopsWhenTheLensHoldsOnlyTheNewEndpoint: Algorithm 1, lines
+// 7-9: the apex opposite a new endpoint p_i is the point of the lens of
+// the earlier endpoints (closer to each of them than p_i) farthest from
+// p_i; when the lens holds p_i alone there is no apex and the basis is
+// complete. Points on a line at 0, 0.1, 2, 5, 10 (items 0..4) with
+// endpoints 0 and 4 and then item 1: every other point is farther from
+// item 0 than item 1 is, and item 0 is farther from item 4 than item 1
+// is, so the lens of item 1 is {1}. (A run rarely reaches this branch:
+// the candidate is above some hull point, which then lies in its lens
+// unless a later apex excludes it; so the state is set up by hand, with
+// every head sorted by the true distances.)
+func TestNextAxisStopsWhenTheLensHoldsOnlyTheNewEndpoint(t *testing.T) {
+	x := mat.NewDense(5, 1, []float64{0, 0.1, 2, 5, 10})
+	s := sortedScheme(x)
+	s.phase = PhaseSort
+	s.ends = []int{0, 4}
+	s.axes = [][]int{s.hull([]int{0, 4})}
+	s.ends = append(s.ends, 1)
+	s.nextAxis()
+	if !s.finished || !s.Done() || len(s.ends) != 3 || s.DHat() != 1 {
+		t.Fatalf("finished %v, done %v, endpoints %v, d̂ %d; want the basis complete with the one axis", s.finished, s.Done(), s.ends, s.DHat())
+	}
+
+	// In the plane, with endpoints (0,0) and (10,0) and then (5,5) (items
+	// 0, 1, 2): the lens of item 2 is the points within √50 ≈ 7.07 of both
+	// earlier endpoints, here (5,1) and (5,0) and item 2 itself but not
+	// (1,8) (8.06 from (0,0)); the apex is the lens point farthest from
+	// (5,5): (5,0), item 4.
+	y := mat.NewDense(6, 2, []float64{0, 0, 10, 0, 5, 5, 5, 1, 5, 0, 1, 8})
+	s = sortedScheme(y)
+	s.phase = PhaseSort
+	s.ends = []int{0, 1, 2}
+	s.axes = [][]int{s.hull([]int{0, 1})}
+	s.nextAxis()
+	if s.finished || !slices.Equal(s.ends, []int{0, 1, 2, 4}) {
+		t.Fatalf("finished %v, endpoints %v; want the apex 4 appended", s.finished, s.ends)
+	}
+}
