@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,10 +29,13 @@ func TestConfigRole(t *testing.T) {
 	}
 }
 
-// A worker replica runs without an HTTP server and stops on the signal.
+// A worker replica runs without an HTTP server and stops on the signal:
+// while it runs, a connection to its ADDR is refused (nothing listens
+// there), and it is still running after the checks.
 func TestWorkerRoleServesNoHTTP(t *testing.T) {
 	_, dbURL := pgtest.NewDB(t)
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var out syncBuffer
 	done := make(chan error, 1)
 	addr := freeAddr(t)
@@ -41,10 +47,35 @@ func TestWorkerRoleServesNoHTTP(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("worker did not start: %s", out.String())
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case err := <-done:
+			t.Fatalf("worker stopped before it ran: %v; output: %s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	if strings.Contains(out.String(), "serving") {
-		t.Fatalf("a worker serves HTTP: %s", out.String())
+		t.Fatalf("a worker says it serves HTTP: %s", out.String())
+	}
+	// Dial ADDR a number of times while the worker runs: a server started
+	// in a goroutine could bind the port a moment after the line above, so
+	// one dial alone might come too early to see it. Every dial must be
+	// refused (ECONNREFUSED: nothing listens, as opposed to a timeout or
+	// another error, which would not show that).
+	for i := range 25 {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err == nil {
+			c.Close()
+			t.Fatalf("dial %d: a worker accepts connections on ADDR %s", i, addr)
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Fatalf("dial %d to %s: %v, want connection refused", i, addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the worker stopped by itself (%v); the refused dials prove nothing", err)
+	default:
 	}
 	cancel()
 	if err := <-done; err != nil {

@@ -69,7 +69,7 @@ func Run(s *Scheme, o *triplet.Oracle, annotators, budget int) RunStats {
 				st.MaxPerComparison = max(st.MaxPerComparison, handed[nd.Key])
 			}
 		}
-		if slots > 0 && len(qs) < slots {
+		if annotators > 0 && len(qs) < slots { // without annotators, no fallbacks (budget or not)
 			st.FallbackSteps++
 			for len(qs) < slots {
 				a, i, j := triplet.RandomQuestion(rng, s.n)

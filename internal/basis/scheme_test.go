@@ -132,6 +132,13 @@ func linePoints(n int) *mat.Dense {
 func TestLineGivesOneAxisWithExactRanks(t *testing.T) {
 	// Points on a line: one axis holding every point, d̂ = 1, and the
 	// coordinate of each point is its rank along the line (section 2.3).
+	// Why exactly the rank: the axis endpoints u and v are the two ends of
+	// the segment (p1 is the point farthest from z, the apex the point
+	// farthest from p1), and for x on the segment the lens with apex x,
+	// {y : r_u[y] ≤ r_u[x] and r_v[y] ≤ r_v[x]}, holds the points between u
+	// and x and between x and v at once, i.e. x alone. Its median index in
+	// A_1 (ordered by distance from u) is the number of points nearer to u
+	// than x: 0 at u, n-1 at v, one orientation for all pairs.
 	const n = 60
 	x := linePoints(n)
 	s := New(n, Config{Seed: 9})
@@ -139,12 +146,42 @@ func TestLineGivesOneAxisWithExactRanks(t *testing.T) {
 	if s.DHat() != 1 || len(s.Axes()[0]) != n {
 		t.Fatalf("d̂ = %d, axis of %d points; want 1 axis of %d", s.DHat(), len(s.Axes()[0]), n)
 	}
-	c := s.Coordinates()
+	// The expected ranks come from the true positions alone: the line is
+	// parametrised by the first coordinate 3u, distinct for the 60 draws.
+	axis := s.Axes()[0]
+	u := axis[0]
+	lo, hi := 0, 0
+	for i := range n {
+		if x.At(i, 0) < x.At(lo, 0) {
+			lo = i
+		}
+		if x.At(i, 0) > x.At(hi, 0) {
+			hi = i
+		}
+	}
+	if !(u == lo && axis[n-1] == hi) && !(u == hi && axis[n-1] == lo) {
+		t.Fatalf("axis endpoints %d, %d; the ends of the segment are %d and %d", u, axis[n-1], lo, hi)
+	}
+	want := make([]float64, n) // rank of i counted from u's end of the line
 	for i := range n {
 		for j := range n {
-			if (x.At(i, 0) < x.At(j, 0)) != (c.At(i, 0) < c.At(j, 0)) && (x.At(i, 0) < x.At(j, 0)) != (c.At(i, 0) > c.At(j, 0)) {
-				t.Fatalf("points %d and %d out of order", i, j)
+			if math.Abs(x.At(j, 0)-x.At(u, 0)) < math.Abs(x.At(i, 0)-x.At(u, 0)) {
+				want[i]++
 			}
+		}
+	}
+	for k, i := range axis {
+		if want[i] != float64(k) {
+			t.Fatalf("axis position %d holds item %d of rank %v along the line", k, i, want[i])
+		}
+	}
+	c := s.Coordinates()
+	if r, d := c.Dims(); r != n || d != 1 {
+		t.Fatalf("coordinates %d×%d", r, d)
+	}
+	for i := range n {
+		if got := c.At(i, 0); got != want[i] {
+			t.Errorf("item %d: coordinate %v, want its rank %v along the line from item %d", i, got, want[i], u)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package basis
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -133,5 +134,76 @@ func TestRestoreFreshAndFinished(t *testing.T) {
 	_, r = roundTrip(t, s)
 	if !r.Done() || r.DHat() != s.DHat() || !mat.Equal(r.Coordinates(), s.Coordinates()) || !slices.Equal(r.Ranks(s.ends[0]), s.Ranks(s.ends[0])) {
 		t.Error("finished scheme restores differently")
+	}
+}
+
+// TestRestoreChecksItemsAndPartitions: Restore accepts the smallest scheme
+// (3 items) and refuses states naming an item outside 0..n-1 (n itself,
+// the first number out of range) as a match player, in a sorted order, as
+// a job's head or item, a partition of fewer than 2 items (nothing to
+// compare), an open comparison listing fewer owners than it counts, and
+// one that already has all the answers it wants. Each bad state is a good one with one field changed, so the
+// refusal is for that field.
+func TestRestoreChecksItemsAndPartitions(t *testing.T) {
+	small, _ := New(3, Config{Seed: 1}).MarshalState()
+	if _, err := Restore(small); err != nil {
+		t.Fatalf("3 items: %v", err)
+	}
+
+	const n = 30
+	x := triplet.Gaussian(triplet.NewRand(4), n, 2, 1)
+	o := triplet.NewOracle(x, 0, 4)
+	fresh := New(n, Config{Seed: 4})
+	s := New(n, Config{Seed: 4})
+	// Answer until the second sort runs: one order known, a job open.
+	for len(s.orders) == 0 || len(s.jobs) == 0 {
+		for _, nd := range s.Open(nil, 0) {
+			s.Record(o.Answer(nd.Key.Anchor, nd.Key.J, nd.Key.K))
+		}
+	}
+	load := func(sc *Scheme) snapshot {
+		data, err := sc.MarshalState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sn snapshot
+		if err := json.Unmarshal(data, &sn); err != nil {
+			t.Fatal(err)
+		}
+		return sn
+	}
+	for name, change := range map[string]struct {
+		from *Scheme
+		edit func(sn *snapshot)
+	}{
+		"match player n": {fresh, func(sn *snapshot) { sn.Matches[0].P[1] = n }},
+		"order item n":   {s, func(sn *snapshot) { sn.Orders[0].Order[n-1] = n }},
+		"job head n":     {s, func(sn *snapshot) { sn.Jobs[0].Head = n }},
+		"job item n":     {s, func(sn *snapshot) { sn.Jobs[0].Items[len(sn.Jobs[0].Items)-1] = n }},
+		// the last open comparison of the tournament (one owner, its
+		// match: ..., 1, -1, match) claims two owners
+		"open owners truncated": {fresh, func(sn *snapshot) { sn.Open[len(sn.Open)-3] = 2 }},
+		// the first open comparison already holds its one answer
+		// (repeats 1): it would have been decided
+		"open comparison full":               {fresh, func(sn *snapshot) { sn.Open[3] = 1 }},
+		"open comparison full, answer for k": {fresh, func(sn *snapshot) { sn.Open[4] = 1 }},
+		"one-item partition": {s, func(sn *snapshot) {
+			g := &sn.Jobs[0].Segs[0]
+			g.Lo, g.Hi, g.Pivot = 1, 2, sn.Jobs[0].Items[1]
+		}},
+	} {
+		sn := load(change.from)
+		good, _ := json.Marshal(sn)
+		if _, err := Restore(good); err != nil {
+			t.Fatalf("%s: the unchanged state is refused: %v", name, err)
+		}
+		change.edit(&sn)
+		bad, _ := json.Marshal(sn)
+		if bytes.Equal(bad, good) {
+			t.Fatalf("%s: the edit changed nothing", name)
+		}
+		if _, err := Restore(bad); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }

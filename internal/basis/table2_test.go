@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 
@@ -20,16 +21,18 @@ import (
 // clusters; the paper's d̂ = 3 on both mixtures rules out widely separated
 // ones, see TestReproduceMixtureVariants and docs/basis.md).
 var table2Sets = []struct {
-	name           string
-	d              int
-	gen            func(seed uint64) *mat.Dense
-	cmps, tau, knn float64    // paper, Table 2, row "Basis"
-	extraTau       float64    // paper, row "Extra+SOE"
-	rmse           [3]float64 // paper, rmse of Basis, Basis+SOE, Extra+SOE
+	name                string
+	d                   int
+	gen                 func(seed uint64) *mat.Dense
+	cmps, tau, knn      float64    // paper, Table 2, row "Basis"
+	extraTau            float64    // paper, row "Extra+SOE"
+	rmse                [3]float64 // paper, rmse of Basis, Basis+SOE, Extra+SOE
+	soeTau, soeKNN      float64    // paper, row "Basis+SOE"
+	extraCmps, extraKNN float64    // paper, row "Extra+SOE"
 }{
-	{"3dgmm", 3, func(seed uint64) *mat.Dense { return gmm(seed, 3) }, 38000, 0.71, 0.64, 0.99, [3]float64{0.77, 0.02, 0.01}},
-	{"5dgmm", 5, func(seed uint64) *mat.Dense { return gmm(seed, 5) }, 39000, 0.68, 0.60, 0.98, [3]float64{0.90, 0.14, 0.04}},
-	{"5dcube", 5, func(seed uint64) *mat.Dense { return triplet.UniformCube(triplet.NewRand(seed), 500, 5) }, 39000, 0.49, 0.40, 0.94, [3]float64{0.26, 0.05, 0.03}},
+	{"3dgmm", 3, func(seed uint64) *mat.Dense { return gmm(seed, 3) }, 38000, 0.71, 0.64, 0.99, [3]float64{0.77, 0.02, 0.01}, 0.99, 0.97, 61000, 0.99},
+	{"5dgmm", 5, func(seed uint64) *mat.Dense { return gmm(seed, 5) }, 39000, 0.68, 0.60, 0.98, [3]float64{0.90, 0.14, 0.04}, 0.94, 0.66, 62000, 0.97},
+	{"5dcube", 5, func(seed uint64) *mat.Dense { return triplet.UniformCube(triplet.NewRand(seed), 500, 5) }, 39000, 0.49, 0.40, 0.94, [3]float64{0.26, 0.05, 0.03}, 0.88, 0.73, 61000, 0.92},
 }
 
 func gmm(seed uint64, d int) *mat.Dense {
@@ -50,10 +53,11 @@ type table2Row struct {
 
 // table2 runs the basis scheme with the coordinate rule (and, with fit, SOE
 // on its triplets and on those of Basis+Extra) runs times per data set and
-// returns the means.
-func table2(t *testing.T, rule string, runs int, p float64, repeats, annotators int, fit bool) []table2Row {
+// returns the means and, per set, the rows of the single runs.
+func table2(t *testing.T, rule string, runs int, p float64, repeats, annotators int, fit bool) ([]table2Row, [][]table2Row) {
 	t.Helper()
 	rows := make([]table2Row, len(table2Sets))
+	each := make([][]table2Row, len(table2Sets))
 	same := make([][]table2Row, len(table2Sets)) // runs with d̂ = 3
 	var mu sync.Mutex
 	parallel(len(table2Sets)*runs, func(i int) {
@@ -97,6 +101,7 @@ func table2(t *testing.T, rule string, runs int, p float64, repeats, annotators 
 		mu.Lock()
 		rows[si].add(row, 1/float64(runs))
 		rows[si].maxPer = max(rows[si].maxPer, row.maxPer)
+		each[si] = append(each[si], row)
 		if row.dHat == 3 { // the paper's d̂ on all three sets
 			same[si] = append(same[si], row)
 		}
@@ -110,7 +115,52 @@ func table2(t *testing.T, rule string, runs int, p float64, repeats, annotators 
 		}
 		logTable2Row(t, si, m)
 	}
-	return rows
+	return rows, each
+}
+
+// figure is one metric of a table2Row with the paper's value and whether
+// higher is better.
+type figure struct {
+	name   string
+	get    func(table2Row) float64
+	paper  float64
+	higher bool
+}
+
+// paperRounding is half the last digit of the paper's Table 2 figures
+// (printed to two decimals).
+const paperRounding = 0.005
+
+// checkAgainstPaper checks figures of a row the paper reports from one run
+// against our runs: the best of our runs must be at least as good as the
+// paper's figure (up to its rounding). Why the best: if our runs and the
+// paper's came from the same distribution, its one run would beat all m
+// of ours with probability 1/(m+1) (1/11 for 10 runs, whatever the
+// distribution), so a paper figure beyond all of ours says we do not
+// reproduce it. The distribution matters here: the SOE figures are
+// bounded by 1 and skewed by the occasional fit that finds no good
+// optimum (sd up to 0.17 over 10 runs), so a normal-theory interval
+// would reach past 1 and check nothing. A systematic loss (every run
+// worse) fails; one unlucky run does not.
+func checkAgainstPaper(t *testing.T, set string, runs []table2Row, figs []figure) {
+	t.Helper()
+	for _, f := range figs {
+		vals := make([]float64, len(runs))
+		for i, r := range runs {
+			vals[i] = f.get(r)
+		}
+		best := slices.Min(vals)
+		if f.higher {
+			best = slices.Max(vals)
+		}
+		t.Logf("%-7s %-11s mean %6.3f, sd %5.3f, best of %d runs %6.3f, paper %.2f", set, f.name, stat.Mean(vals, nil), stat.StdDev(vals, nil), len(vals), best, f.paper)
+		if f.higher && best < f.paper-paperRounding {
+			t.Errorf("%s %s: best of %d runs %.3f below the paper's %.2f", set, f.name, len(vals), best, f.paper)
+		}
+		if !f.higher && best > f.paper+paperRounding {
+			t.Errorf("%s %s: best of %d runs %.3f above the paper's %.2f", set, f.name, len(vals), best, f.paper)
+		}
+	}
 }
 
 // soe embeds the triplets as Anderton et al. do for Table 2 ("Basis+SOE",
@@ -187,22 +237,38 @@ func logTable2Row(t *testing.T, i int, r table2Row) {
 		s.cmps/1000, s.tau, s.knn, s.extraTau)
 }
 
-// TestReproduceTable2 reproduces the Basis rows of Anderton et al. Table 2
-// (error-free oracle, 500 points, mean of 10 runs) with both coordinate
-// rules, and checks the product's rule (rank difference; the paper's median
-// rule is reported next to it): comparisons within ±25% of the paper's,
-// mean Kendall tau and kNN precision (k = ⌈log2 n⌉) no worse than the
-// paper's minus 0.05, and SOE on the Basis+Extra triplets reaching
-// tau >= 0.95 on 3dgmm.
+// TestReproduceTable2 reproduces the Basis, Basis+SOE and Extra+SOE rows of
+// Anderton et al. Table 2 (error-free oracle, 500 points, mean of 10 runs)
+// with both coordinate rules, and checks the product's rule (rank
+// difference; the paper's median rule is reported next to it):
+//
+//   - comparisons of Basis and of Basis+Extra within ±25% of the paper's;
+//   - Basis mean Kendall tau and kNN precision (k = ⌈log2 n⌉) no worse than
+//     the paper's minus 0.05, and SOE on the Basis+Extra triplets reaching
+//     tau >= 0.95 on 3dgmm (the issue's bars);
+//   - every other figure of the three rows (Basis rmse; Basis+SOE tau, kNN,
+//     rmse; Extra+SOE tau, kNN, rmse) reached by at least one of our 10
+//     runs, up to the paper's rounding (checkAgainstPaper: the paper's
+//     single run would beat all of ours with probability 1/11 if we
+//     reproduced it). The tolerance comes from the spread of our own runs
+//     rather than a fixed margin because these figures live on different
+//     scales (rmse is in the data's units) and depend on the SOE fit,
+//     whose run-to-run spread a fixed margin would have to guess.
 func TestReproduceTable2(t *testing.T) {
 	needReproduce(t)
-	logTable2(t, CoordMedian, table2(t, CoordMedian, 10, 0, 1, 0, true))
-	rows := table2(t, CoordRankDifference, 10, 0, 1, 0, true)
+	rows, each := table2(t, CoordMedian, 10, 0, 1, 0, true)
+	logTable2(t, CoordMedian, rows)
+	logSpread(t, CoordMedian, each)
+	rows, each = table2(t, CoordRankDifference, 10, 0, 1, 0, true)
 	logTable2(t, CoordRankDifference, rows)
+	logSpread(t, CoordRankDifference, each)
 	for i, r := range rows {
 		s := table2Sets[i]
 		if math.Abs(r.cmps-s.cmps) > 0.25*s.cmps {
 			t.Errorf("%s: %.0f comparisons, paper %.0f ± 25%%", s.name, r.cmps, s.cmps)
+		}
+		if math.Abs(r.extraCmps-s.extraCmps) > 0.25*s.extraCmps {
+			t.Errorf("%s: %.0f comparisons with Extra, paper %.0f ± 25%%", s.name, r.extraCmps, s.extraCmps)
 		}
 		if r.tau < s.tau-0.05 {
 			t.Errorf("%s: tau %.3f below paper %.2f - 0.05", s.name, r.tau, s.tau)
@@ -210,25 +276,59 @@ func TestReproduceTable2(t *testing.T) {
 		if r.knn < s.knn-0.05 {
 			t.Errorf("%s: kNN precision %.3f below paper %.2f - 0.05", s.name, r.knn, s.knn)
 		}
+		checkAgainstPaper(t, s.name, each[i], []figure{
+			{"Basis rmse", func(r table2Row) float64 { return r.rmse }, s.rmse[0], false},
+			{"B+SOE tau", func(r table2Row) float64 { return r.soeTau }, s.soeTau, true},
+			{"B+SOE knn", func(r table2Row) float64 { return r.soeKNN }, s.soeKNN, true},
+			{"B+SOE rmse", func(r table2Row) float64 { return r.soeRMSE }, s.rmse[1], false},
+			{"E+SOE tau", func(r table2Row) float64 { return r.extraTau }, s.extraTau, true},
+			{"E+SOE knn", func(r table2Row) float64 { return r.extraKNN }, s.extraKNN, true},
+			{"E+SOE rmse", func(r table2Row) float64 { return r.extraRMSE }, s.rmse[2], false},
+		})
 	}
 	if rows[0].extraTau < 0.95 {
 		t.Errorf("3dgmm Extra+SOE tau %.3f below 0.95", rows[0].extraTau)
 	}
 }
 
+// logSpread logs the standard deviation over the runs of the Basis figures
+// (the σ of TestTable2Smoke).
+func logSpread(t *testing.T, rule string, each [][]table2Row) {
+	t.Helper()
+	for si, runs := range each {
+		var tau, knn, rmse []float64
+		for _, r := range runs {
+			tau, knn, rmse = append(tau, r.tau), append(knn, r.knn), append(rmse, r.rmse)
+		}
+		t.Logf("spread of the Basis figures, %s, %s, sd over %d runs: tau %.3f, kNN %.3f, rmse %.3f", table2Sets[si].name, rule, len(runs),
+			stat.StdDev(tau, nil), stat.StdDev(knn, nil), stat.StdDev(rmse, nil))
+	}
+}
+
 // TestReproduceTable2Noisy repeats TestReproduceTable2 with an oracle wrong
 // with probability 0.1 and 3 answers per comparison (majority vote). The
-// issue asks only that quality degrades gracefully; the figures are
-// reported, and the run must finish with every comparison asked exactly 3
-// times.
+// paper has no noisy rows; the issue asks that quality degrade gracefully.
+// The run must finish with every comparison asked exactly 3 times, and the
+// whole pipeline under noise (Basis+Extra, then SOE) must on average still
+// reach the paper's error-free Basis row, with either rule: the mean over
+// the 10 runs of tau and kNN precision at least, of rmse at most the
+// paper's Basis figures (up to their rounding). The mean, not the best
+// run: this is a floor the pipeline must keep, not a single run to match.
 func TestReproduceTable2Noisy(t *testing.T) {
 	needReproduce(t)
 	for _, rule := range []string{CoordMedian, CoordRankDifference} {
-		rows := table2(t, rule, 10, 0.1, 3, 0, true)
+		rows, _ := table2(t, rule, 10, 0.1, 3, 0, true)
 		logTable2(t, rule, rows)
 		for i, r := range rows {
+			s := table2Sets[i]
 			if math.Abs(r.answers-3*r.cmps) > 0.5 { // means of 10 runs
-				t.Errorf("%s: %.0f answers for %.0f comparisons", table2Sets[i].name, r.answers, r.cmps)
+				t.Errorf("%s: %.0f answers for %.0f comparisons", s.name, r.answers, r.cmps)
+			}
+			t.Logf("%s %s, error 0.1: Extra+SOE tau %.3f, kNN %.3f, rmse %.3f; paper's error-free Basis %.2f %.2f %.2f",
+				s.name, rule, r.extraTau, r.extraKNN, r.extraRMSE, s.tau, s.knn, s.rmse[0])
+			if r.extraTau < s.tau-paperRounding || r.extraKNN < s.knn-paperRounding || r.extraRMSE > s.rmse[0]+paperRounding {
+				t.Errorf("%s %s, error 0.1: Extra+SOE tau %.3f, kNN %.3f, rmse %.3f short of the paper's error-free Basis %.2f %.2f %.2f",
+					s.name, rule, r.extraTau, r.extraKNN, r.extraRMSE, s.tau, s.knn, s.rmse[0])
 			}
 		}
 	}
@@ -277,8 +377,18 @@ func TestReproduceCrowd(t *testing.T) {
 // TestReproduceMixtureVariants shows how the Basis figures on 500-point
 // Gaussian mixtures depend on how the mixture is drawn (the paper does not
 // say): triplet.GaussianMixture with k clusters at distance sep from the
-// origin, and Blobs with scikit-learn's make_blobs defaults. No assertion:
-// it documents the choice of table2Sets.
+// origin, and Blobs with scikit-learn's make_blobs defaults. It documents
+// the choice of table2Sets and checks what docs/basis.md draws from it:
+//
+//   - the mixture of table2Sets (GaussianMixture k=5 sep=2) gives the mean
+//     d̂ closest to the paper's d̂ = 3 on 3dgmm of all variants (the
+//     reason it was chosen);
+//   - in five dimensions no variant comes within 0.05 of the paper's 5dgmm
+//     kNN precision of 0.60 with either rule (why the 5dgmm row is not
+//     met; TestReproduceProjectionBound gives the reason);
+//   - the rank-difference rule is at least as good as the median rule in
+//     tau and kNN precision on every variant (the same runs and questions;
+//     why it is the default).
 func TestReproduceMixtureVariants(t *testing.T) {
 	needReproduce(t)
 	type variant struct {
@@ -326,10 +436,28 @@ func TestReproduceMixtureVariants(t *testing.T) {
 		mu.Unlock()
 	})
 	t.Logf("%-30s | %-42s | %-42s", "mixture (500 points, 10 runs)", "d=3: d̂ cmps tau knn (median; rank diff.)", "d=5: d̂ cmps tau knn (median; rank diff.)")
+	chosen, closest := -1, -1
 	for i, v := range vs {
 		a, b := out[i][0], out[i][1]
 		t.Logf("%-30s | %4.2f %6.0f %5.3f %5.3f; %5.3f %5.3f | %4.2f %6.0f %5.3f %5.3f; %5.3f %5.3f", v.name,
 			a.dHat, a.cmps, a.tau, a.knn, a.rtau, a.rknn, b.dHat, b.cmps, b.tau, b.knn, b.rtau, b.rknn)
+		if v.name == "GaussianMixture k=5 sep=2" {
+			chosen = i
+		}
+		if closest < 0 || math.Abs(a.dHat-3) < math.Abs(out[closest][0].dHat-3) {
+			closest = i
+		}
+		if m := max(b.knn, b.rknn); m >= table2Sets[1].knn-0.05 {
+			t.Errorf("%s: 5-D kNN precision %.3f reaches the paper's 5dgmm %.2f - 0.05", v.name, m, table2Sets[1].knn)
+		}
+		for di, o := range out[i] {
+			if o.rtau < o.tau || o.rknn < o.knn {
+				t.Errorf("%s d=%d: rank difference tau %.3f kNN %.3f below the median rule's %.3f %.3f", v.name, []int{3, 5}[di], o.rtau, o.rknn, o.tau, o.knn)
+			}
+		}
+	}
+	if chosen < 0 || out[chosen][0].dHat != out[closest][0].dHat {
+		t.Errorf("table2Sets' mixture is not the one with d̂ closest to the paper's 3 on 3dgmm (%s, d̂ %.2f)", vs[closest].name, out[closest][0].dHat)
 	}
 }
 
@@ -428,4 +556,56 @@ func principal(x *mat.Dense, m int) *mat.Dense {
 	out := mat.NewDense(n, m, nil)
 	out.Mul(x, v.Slice(0, r, 0, min(m, c)))
 	return out
+}
+
+// TestTable2Smoke is the fast part of TestReproduceTable2 that runs with the
+// unit tests: one Basis run (seed 1, no SOE) on 3dgmm and on 5dcube, the
+// two sets whose figures we reproduce (5dgmm's cannot be met on our
+// mixture; docs/basis.md), checked against the paper's Basis row with both
+// coordinate rules (the paper's median rule and closer's rank difference;
+// same questions). One run of ours is compared with the paper's one run,
+// so the tolerance is the spread between two single runs: one-sided 95%,
+// 1.645·√2·σ ≈ 2.33σ, with σ the sample standard deviation of the figure
+// over the 10 runs (seeds 1-10, deterministic) of TestReproduceTable2,
+// which prints it ("spread of the Basis figures"); the values below are
+// those it printed on 2026-11-25. The comparisons must be within the
+// reproduction's ±25% of the paper's.
+func TestTable2Smoke(t *testing.T) {
+	type sigma struct{ tau, knn, rmse float64 } // σ over seeds 1-10
+	for _, c := range []struct {
+		set        int
+		rd, median sigma
+	}{
+		{0, sigma{0.065, 0.179, 0.133}, sigma{0.046, 0.128, 0.111}}, // 3dgmm
+		{2, sigma{0.053, 0.089, 0.033}, sigma{0.040, 0.068, 0.027}}, // 5dcube
+	} {
+		set := table2Sets[c.set]
+		x := set.gen(1)
+		s := New(500, Config{Seed: 1})
+		if st := Run(s, triplet.NewOracle(x, 0, 1), 0, 0); !st.Done {
+			t.Fatalf("%s: run not done", set.name)
+		}
+		if cmps := float64(len(s.Triplets())); math.Abs(cmps-set.cmps) > 0.25*set.cmps {
+			t.Errorf("%s: %.0f comparisons, paper %.0f ± 25%%", set.name, cmps, set.cmps)
+		}
+		k := embed.DefaultK(500)
+		for _, r := range []struct {
+			rule string
+			sd   sigma
+		}{{CoordMedian, c.median}, {CoordRankDifference, c.rd}} {
+			est := s.coordinatesBy(r.rule)
+			tau, knn, rmse := embed.MeanKendallTau(x, est), embed.KNNPrecision(x, est, k), embed.DistanceRMSE(x, est)
+			t.Logf("%s %s: d̂ %d, %d comparisons, tau %.3f, kNN %.3f, rmse %.3f (paper %.2f %.2f %.2f)", set.name, r.rule, s.DHat(), len(s.Triplets()), tau, knn, rmse, set.tau, set.knn, set.rmse[0])
+			const z = 2.33 // 1.645·√2
+			if tau < set.tau-z*r.sd.tau {
+				t.Errorf("%s %s: tau %.3f below paper %.2f − 2.33·%.3f", set.name, r.rule, tau, set.tau, r.sd.tau)
+			}
+			if knn < set.knn-z*r.sd.knn {
+				t.Errorf("%s %s: kNN precision %.3f below paper %.2f − 2.33·%.3f", set.name, r.rule, knn, set.knn, r.sd.knn)
+			}
+			if rmse > set.rmse[0]+z*r.sd.rmse {
+				t.Errorf("%s %s: rmse %.3f above paper %.2f + 2.33·%.3f", set.name, r.rule, rmse, set.rmse[0], r.sd.rmse)
+			}
+		}
+	}
 }
