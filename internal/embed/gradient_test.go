@@ -408,3 +408,56 @@ func TestFitEvaluationsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkBounds: the fixed chunking of the evaluator (and of DMOE's
+// gramOp, twice the chunk size) covers the triplets once, in order, with
+// chunks of minChunk triplets (2·minChunk for gramOp) as long as that
+// makes at most maxChunks of them, and otherwise maxChunks chunks of
+// ⌈m/maxChunks⌉ (the comments of minChunk and newEvaluator; the expected
+// counts are worked by hand for each m).
+func TestChunkBounds(t *testing.T) {
+	for _, c := range []struct {
+		m, chunks, size, opChunks, opSize int
+	}{
+		{1, 1, 1, 1, 1},
+		{minChunk, 1, minChunk, 1, minChunk},
+		{minChunk + 1, 2, minChunk, 1, minChunk + 1},
+		{5*minChunk + 7, 6, minChunk, 3, 2 * minChunk},
+		{64 * minChunk, 64, minChunk, 32, 2 * minChunk},
+		// 100·8192 = 819,200 triplets: ⌈819200/64⌉ = 12,800 per chunk, 64
+		// chunks; gramOp: max(16384, 12800) = 16,384, 50 chunks.
+		{100 * minChunk, 64, 12800, 50, 2 * minChunk},
+		// 64·12800 + 1: ⌈/64⌉ = 12,801 per chunk, 64 chunks (the last 12,738);
+		// gramOp: 819,201 = 50·16,384 + 1, 51 chunks.
+		{64*12800 + 1, 64, 12801, 51, 2 * minChunk},
+	} {
+		tr := make([]int32, 3*c.m)
+		for k := range c.m {
+			tr[3*k], tr[3*k+1], tr[3*k+2] = 0, 1, 2
+		}
+		check := func(name string, bounds []int, chunks, size int) {
+			t.Helper()
+			if len(bounds) != chunks+1 || bounds[0] != 0 || bounds[chunks] != c.m {
+				t.Errorf("m=%d %s: bounds %v…, want %d chunks over 0..%d", c.m, name, bounds[:min(3, len(bounds))], chunks, c.m)
+				return
+			}
+			for k := 1; k <= chunks; k++ {
+				want := size
+				if k == chunks {
+					want = c.m - (chunks-1)*size
+				}
+				if got := bounds[k] - bounds[k-1]; got != want {
+					t.Errorf("m=%d %s: chunk %d holds %d triplets, want %d", c.m, name, k-1, got, want)
+					return
+				}
+			}
+		}
+		ev := newEvaluator(3, 1, tr, steChunk, 0, 1)
+		check("evaluator", ev.bounds, c.chunks, c.size)
+		if len(ev.losses) != c.chunks || len(ev.bufs) != c.chunks {
+			t.Errorf("m=%d: %d losses, %d buffers, want %d", c.m, len(ev.losses), len(ev.bufs), c.chunks)
+		}
+		op := newGramOp(3, tr, 1)
+		check("gramOp", op.bounds, c.opChunks, c.opSize)
+	}
+}
