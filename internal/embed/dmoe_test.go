@@ -146,7 +146,9 @@ func scaledSym(a *mat.SymDense, s float64) *mat.SymDense {
 // loss is f(G), that is no worse than an independent projected-subgradient
 // solution of the same problem, and from which no feasible perturbation in
 // 200 random directions lowers f (the problem is convex, so a point no
-// small feasible step improves is the minimum).
+// small feasible step improves is the minimum). The ADMM stops before its
+// cap, by its convergence rule. Started at that solution, one ADMM iteration
+// ends lower than one from the default start (≈ 0): the warm start is used.
 func TestDMOEOptimal(t *testing.T) {
 	const n = 8
 	_, ts := randomProblem(41, n, 2, 40)
@@ -161,6 +163,9 @@ func TestDMOEOptimal(t *testing.T) {
 		G.SymOuterK(1, res.X)
 		ref := newDMOERef(n, ts, opt)
 		f := ref.f(G)
+		if res.Iterations >= o.MaxIter {
+			t.Errorf("ν=%g: ran to the cap of %d iterations; want a stop at convergence", opt.Nu, o.MaxIter)
+		}
 		if math.Abs(f-res.Loss) > 1e-9*math.Max(1, f) {
 			t.Errorf("ν=%g: reported loss %.12g, f(XXᵀ) %.12g", opt.Nu, res.Loss, f)
 		}
@@ -168,6 +173,20 @@ func TestDMOEOptimal(t *testing.T) {
 		t.Logf("ν=%g γ̃0=%g λ=%g: ADMM f = %.6f in %d iterations, projected subgradient %.6f", opt.Nu, opt.Margin, opt.Lambda, f, res.Iterations, sg)
 		if f > sg*(1+1e-3) {
 			t.Errorf("ν=%g: ADMM objective %.9g above the subgradient method's %.9g", opt.Nu, f, sg)
+		}
+		warm, cold := opt, opt
+		warm.MaxIter, cold.MaxIter = 1, 1
+		warm.Init = res.X
+		w, err := fitDMOE(context.Background(), n, ts, warm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := fitDMOE(context.Background(), n, ts, cold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Iterations != 1 || !(w.Loss < c.Loss) {
+			t.Errorf("ν=%g: one iteration (%d) from the solution ends at %g, from the default start at %g; want lower from the solution", opt.Nu, w.Iterations, w.Loss, c.Loss)
 		}
 		rng := triplet.NewRand(42)
 		scale := mat.Norm(G, 2)
@@ -184,6 +203,79 @@ func TestDMOEOptimal(t *testing.T) {
 				if fp := ref.f(psd(P)); fp < f-1e-7*math.Max(1, f) {
 					t.Errorf("ν=%g: a step of %g lowers f from %.10g to %.10g", opt.Nu, eps, f, fp)
 				}
+			}
+		}
+	}
+}
+
+// TestCGTolerance: the conjugate-gradient G-step solves (KᵀK + I)g = b to
+// its stated relative residual cgTol = 1e-8 (cgSolver's loop ends when
+// ‖r‖² ≤ cgTol²·‖b‖²), whatever the scale of b; the true residual is
+// recomputed here, and a factor 2 allows for its drift from the recursive
+// one. The right-hand sides are scaled by 1e-3 and 1e3 so that a tolerance
+// taken absolute instead of relative fails one of them.
+func TestCGTolerance(t *testing.T) {
+	for _, c := range []struct {
+		n, m int
+	}{{7, 40}, {12, 300}} {
+		_, ts := randomProblem(43, c.n, 3, c.m)
+		op := newGramOp(c.n, flatten(ts), 1)
+		rng := triplet.NewRand(44)
+		nn := c.n * c.n
+		for _, scale := range []float64{1e-3, 1e3} {
+			b := make([]float64, nn)
+			var bb float64
+			for k := range b {
+				b[k] = scale * rng.NormFloat64()
+				bb += b[k] * b[k]
+			}
+			g := make([]float64, nn)
+			cg := newCG(nn)
+			cg.solve(op, g, b)
+			chk := make([]float64, nn)
+			cg.mul(op, chk, g)
+			var rr float64
+			for k := range chk {
+				rr += (chk[k] - b[k]) * (chk[k] - b[k])
+			}
+			if rel := math.Sqrt(rr / bb); rel > 2*cgTol {
+				t.Errorf("n=%d m=%d scale %g: relative residual %.3g, want ≤ %g", c.n, c.m, scale, rel, cgTol)
+			}
+		}
+	}
+}
+
+// TestTopEigen: the points of a PSD matrix G = VΛVᵀ are the columns
+// v_c·√λ_c in decreasing order of λ, each signed so that its largest entry
+// in magnitude is positive (topEigen's comment). G here is built by hand
+// from orthonormal vectors with the largest entries negative, so the sign
+// rule must flip them.
+func TestTopEigen(t *testing.T) {
+	// Orthonormal: v1 = (−3, 1, 1, 1)/√12, v2 = (0, 1, −2, 1)/√6 · −1.
+	v1 := []float64{-3 / math.Sqrt(12), 1 / math.Sqrt(12), 1 / math.Sqrt(12), 1 / math.Sqrt(12)}
+	v2 := []float64{0, -1 / math.Sqrt(6), 2 / math.Sqrt(6), -1 / math.Sqrt(6)}
+	const l1, l2 = 4.0, 1.0
+	G := make([]float64, 16)
+	for i := range 4 {
+		for j := range 4 {
+			G[i*4+j] = l1*v1[i]*v1[j] + l2*v2[i]*v2[j]
+		}
+	}
+	x, err := topEigen(G, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		// Column 0: −v1·2 (largest |entry| −3/√12 flipped to +), column 1:
+		// v2·1 (largest entry 2/√6 already positive), column 2: 0.
+		want := []float64{-2 * v1[i], v2[i], 0}
+		for c := range 3 {
+			tol := 1e-12
+			if c == 2 {
+				tol = 1e-7 // √ of an eigenvalue of 0 computed as ≈ 1e-16
+			}
+			if math.Abs(x.At(i, c)-want[c]) > tol {
+				t.Errorf("point %d coordinate %d: %g, want %g", i, c, x.At(i, c), want[c])
 			}
 		}
 	}
