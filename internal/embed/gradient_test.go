@@ -461,3 +461,19 @@ func TestChunkBounds(t *testing.T) {
 		check("gramOp", op.bounds, c.opChunks, c.opSize)
 	}
 }
+
+// TestLogSumExtremes: factors beyond [1e-150, 1e150] are logged directly,
+// never multiplied into the kept mantissa, so no order of factors overflows
+// or underflows it (mul's comment): here each extreme factor comes right
+// after a factor that pushed the mantissa towards the same end. The exact
+// sum, by hand: the exponents add to 99 + 250 + 0.5 − 99 − 300 − 1 = −50.5
+// (decimal), so the value is −50.5·ln 10.
+func TestLogSumExtremes(t *testing.T) {
+	acc := newLogSum()
+	for _, v := range []float64{1e99, 1e250, math.Sqrt(10), 1e-99, 1e-300, 0.1} {
+		acc.mul(v)
+	}
+	if got, want := acc.value(), -50.5*math.Ln10; math.Abs(got-want) > 1e-12*math.Abs(want) {
+		t.Errorf("logSum %.15g, want −50.5·ln 10 = %.15g", got, want)
+	}
+}
