@@ -130,7 +130,9 @@ func (s *posteriorSampler) rowViolations(i int) int {
 // the model, so it bounds what GNMDS, STE and t-STE can reach honestly. It
 // also reports the error of a single posterior sample (a configuration as
 // plausible as the truth, given the training triplets). Two chains per data
-// set, started from two unregularised GNMDS fits, check the mixing.
+// set, started from two unregularised GNMDS fits, check the mixing: the test
+// fails when their votes' errors differ by more than 4 standard errors, or
+// when a chain ends with a violated training triplet.
 //
 //	go test ./internal/embed -run TestTable1BayesBound -reproduce -v -timeout 60m
 func TestTable1BayesBound(t *testing.T) {
@@ -181,6 +183,13 @@ func TestTable1BayesBound(t *testing.T) {
 					}
 				}
 				var o out
+				// The mixing check: if both chains sample the posterior, the
+				// vote of chain A is wrong as often as that of chain B. The
+				// per-question differences d_i = wrong_A − wrong_B have mean
+				// 0 then; a chain stuck in its own region of the posterior
+				// shifts the mean by far more than the sampling error of
+				// the mean over the random test questions, sd(d)/√k.
+				var dsum, dsq float64
 				for i := range test {
 					pa := float64(agree[0][i]) / float64(samples[0])
 					pb := float64(agree[1][i]) / float64(samples[1])
@@ -188,8 +197,20 @@ func TestTable1BayesBound(t *testing.T) {
 					o.bayes += wrongIf(p)
 					o.bayesB += (wrongIf(pa) + wrongIf(pb)) / 2
 					o.single += 1 - p
+					d := wrongIf(pa) - wrongIf(pb)
+					dsum += d
+					dsq += d * d
 				}
 				k := float64(len(test))
+				if samples[0] == 0 || samples[1] == 0 {
+					t.Errorf("m=%d seed %d: no feasible samples (%d, %d)", m, s+1, samples[0], samples[1])
+				}
+				dmean := dsum / k
+				se := math.Sqrt(math.Max(dsq/k-dmean*dmean, 0) / k)
+				if math.Abs(dmean) > 4*se+1/k {
+					t.Errorf("m=%d seed %d: the chains' votes err on %.4f and %.4f of the questions, a difference of %.4f > 4 standard errors (%.4f): the chains have not mixed",
+						m, s+1, o.bayesB/k+dmean/2, o.bayesB/k-dmean/2, dmean, 4*se)
+				}
 				o = out{bayes: o.bayes / k, bayesB: o.bayesB / k, single: o.single / k}
 				// Our default fits, as in the Table 1 reproduction, and the
 				// leaked-start fit that reproduces the reference.

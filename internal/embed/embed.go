@@ -75,7 +75,10 @@ type Options struct {
 	Seed uint64
 	// MaxIter caps the optimiser's iterations: L-BFGS iterations for the
 	// point methods (per initialisation for SOE), ADMM iterations for DMOE.
-	// Default 1000 (DMOE 300).
+	// Default 1000 (DMOE 300). The point methods also stop after 10·MaxIter
+	// requests for the loss per initialisation (a sound run needs 1–1.5 per
+	// iteration; a line search that cannot progress would ask forever) and
+	// keep the best point seen.
 	MaxIter int
 	// Tol stops the optimiser when the loss has not improved by more than
 	// Tol relative to its magnitude for 10 consecutive iterations (point

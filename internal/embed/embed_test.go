@@ -20,49 +20,6 @@ func randomProblem(seed uint64, n, d, m int) (*mat.Dense, []triplet.Triplet) {
 	return x, triplet.RandomTriplets(rng, triplet.NewOracle(x, 0, seed), m)
 }
 
-// TestGradients checks every point loss (with its regulariser) against
-// central finite differences at random points, where the hinges are
-// differentiable with probability 1.
-func TestGradients(t *testing.T) {
-	const n, d, m = 9, 3, 60
-	_, ts := randomProblem(1, n, d, m)
-	tr := flatten(ts)
-	cases := []Options{
-		{Method: STE, Lambda: 0.7},
-		{Method: TSTE, Alpha: 1},
-		{Method: TSTE, Alpha: 2, Lambda: 0.3},
-		{Method: TSTE, Alpha: 3.7},
-		{Method: GNMDS, Margin: 1, Lambda: 2},
-		{Method: CKL, Mu: 0.1, Lambda: 1},
-		{Method: SOE, Margin: 0.5},
-	}
-	rng := triplet.NewRand(2)
-	for _, opt := range cases {
-		opt.Dim = d
-		f, lambda := chunkFor(opt.withDefaults())
-		ev := newEvaluator(n, d, tr, f, lambda, 1)
-		x := make([]float64, n*d)
-		for i := range x {
-			x[i] = rng.NormFloat64()
-		}
-		g := make([]float64, n*d)
-		ev.eval(x, g)
-		tmp := make([]float64, n*d)
-		const h = 1e-6
-		for i := range x {
-			xp := slices.Clone(x)
-			xp[i] += h
-			fp := ev.eval(xp, tmp)
-			xp[i] -= 2 * h
-			fm := ev.eval(xp, tmp)
-			num := (fp - fm) / (2 * h)
-			if math.Abs(num-g[i]) > 1e-6*math.Max(1, math.Abs(num)) {
-				t.Errorf("%s α=%g: ∂/∂x[%d] analytic %.9g, finite difference %.9g", opt.Method, opt.Alpha, i, g[i], num)
-			}
-		}
-	}
-}
-
 // TestTSTEFarFromSafe checks that t-STE's loss stays finite and its
 // gradient bounded for a strongly violated triplet at a large scale (no log
 // of 0, no Inf/Inf).
@@ -179,7 +136,14 @@ func TestWarmStart(t *testing.T) {
 		if e2 > e1+0.02 {
 			t.Errorf("%s: warm start error %.3f, was %.3f", meth, e2, e1)
 		}
-		if meth != DMOE && len(losses) > 0 && losses[0] > first.Loss*(1+1e-9)+1e-12 {
+		if meth == DMOE {
+			continue
+		}
+		if len(losses) == 0 {
+			t.Errorf("%s: no progress reported in %d iterations from the warm start", meth, iters)
+			continue
+		}
+		if losses[0] > first.Loss*(1+1e-9)+1e-12 {
 			t.Errorf("%s: warm start's first loss %g above the converged %g", meth, losses[0], first.Loss)
 		}
 	}

@@ -113,3 +113,55 @@ func TestLOONNError(t *testing.T) {
 		t.Errorf("LOONNError = %g, want 1/4", got)
 	}
 }
+
+// TestMetricsSmallN: the smallest inputs each metric defines, worked by
+// hand, and the tie rule of LOONNError.
+func TestMetricsSmallN(t *testing.T) {
+	// Three points, truth (0, 1, 3) and est (0, 3, 1): from each point the
+	// one pair of others is ranked the other way round, τ = −1 at each.
+	a := mat.NewDense(3, 1, []float64{0, 1, 3})
+	b := mat.NewDense(3, 1, []float64{0, 3, 1})
+	if got := MeanKendallTau(a, b); !near(got, -1) {
+		t.Errorf("MeanKendallTau of 3 points = %g, want −1", got)
+	}
+	if got := MeanKendallTau(a.Slice(0, 2, 0, 1).(*mat.Dense), b.Slice(0, 2, 0, 1).(*mat.Dense)); !math.IsNaN(got) {
+		t.Errorf("MeanKendallTau of 2 points = %g, want NaN (no pair to rank)", got)
+	}
+	// Two points: each one's single neighbour is the other, in any
+	// embedding: precision 1.
+	two, twoEst := mat.NewDense(2, 1, []float64{0, 1}), mat.NewDense(2, 1, []float64{0, 5})
+	if got := KNNPrecision(two, twoEst, 0); got != 1 {
+		t.Errorf("KNNPrecision of 2 points = %g, want 1", got)
+	}
+	// k above n − 1 is capped at n − 1 = 3: every other point is a
+	// neighbour in both, precision 1.
+	if got := KNNPrecision(line, shuffle, 10); got != 1 {
+		t.Errorf("KNNPrecision with k = 10 > n − 1 = %g, want 1", got)
+	}
+	// Two points: one pair, the scale s = 1·5/25 = 0.2 fits it exactly.
+	if got := DistanceRMSE(two, twoEst); got != 0 {
+		t.Errorf("DistanceRMSE of 2 points = %g, want 0", got)
+	}
+	if got := DistanceRMSE(two.Slice(0, 1, 0, 1).(*mat.Dense), twoEst.Slice(0, 1, 0, 1).(*mat.Dense)); !math.IsNaN(got) {
+		t.Errorf("DistanceRMSE of 1 point = %g, want NaN", got)
+	}
+	// An embedding with all points at one place: s = 0 (no scale makes it
+	// fit), the residuals are the true distances of (0, 1, 3), (1, 3, 2):
+	// √(14/3).
+	if got := DistanceRMSE(a, mat.NewDense(3, 1, nil)); !near(got, math.Sqrt(14.0/3)) {
+		t.Errorf("DistanceRMSE against coincident points = %g, want √(14/3)", got)
+	}
+	// LOONNError: two points with different labels are both wrong; with
+	// (0, 1, 2) and labels (0, 0, 1) point 1 is as near to 0 as to 2, the
+	// tie goes to the lower index (0, same label), point 2's nearest is 1
+	// (another label): 1/3.
+	if got := LOONNError(two, []int{0, 1}); got != 1 {
+		t.Errorf("LOONNError of 2 points = %g, want 1", got)
+	}
+	if got := LOONNError(mat.NewDense(3, 1, []float64{0, 1, 2}), []int{0, 0, 1}); !near(got, 1.0/3) {
+		t.Errorf("LOONNError with a tie = %g, want 1/3 (ties towards the lower index)", got)
+	}
+	if got := LOONNError(mat.NewDense(1, 1, nil), []int{0}); !math.IsNaN(got) {
+		t.Errorf("LOONNError of 1 point = %g, want NaN", got)
+	}
+}

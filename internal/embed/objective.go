@@ -34,6 +34,9 @@ type evaluator struct {
 	bufs   [][]float64 // gradient partials of chunks 1.. (chunk 0 writes g)
 	losses []float64
 	evals  int // number of eval calls
+	// requests counts the optimiser's requests for the loss, repeats at a
+	// cached point included (minimizeLBFGS bounds them).
+	requests int
 }
 
 func newEvaluator(n, d int, tr []int32, f chunkFunc, lambda float64, workers int) *evaluator {

@@ -16,6 +16,14 @@ import (
 // improvement of Tol end an L-BFGS run.
 const patience = 10
 
+// evalsPerIter bounds the optimiser's requests for the loss from one start
+// to evalsPerIter·MaxIter. A sound run asks for 1 to 1.5 per iteration (the
+// More-Thuente line search mostly accepts its first step). A gradient that
+// disagrees with the loss makes the line search spin: it can ask for the
+// loss at the same point forever, which the evaluation cache makes cheap
+// but endless; the bound turns that into a stop at the best point seen.
+const evalsPerIter = 10
+
 // fitPoints runs a point method: L-BFGS on X from one start, or for SOE the
 // best of opt.Inits starts.
 func fitPoints(ctx context.Context, n int, ts []triplet.Triplet, opt Options) (*Result, error) {
@@ -75,12 +83,13 @@ func (r *recorder) Record(loc *optimize.Location, op optimize.Operation, _ *opti
 }
 
 // minimizeLBFGS minimises the evaluator's objective from x0 with L-BFGS
-// (More-Thuente line search) for at most opt.MaxIter iterations and returns
-// the best point seen. The loss and gradient are computed together and
-// cached, since gonum asks for them separately at the same point. When the
-// line search gives up (the hinge losses are not smooth) the run restarts
-// from the best point with a fresh memory, as long as restarts still
-// improve the loss.
+// (More-Thuente line search) for at most opt.MaxIter iterations and
+// evalsPerIter·opt.MaxIter requests for the loss, and returns the best
+// point seen. The loss and gradient are computed together and cached, since
+// gonum asks for them separately at the same point. When the line search
+// gives up (the hinge losses are not smooth) the run restarts from the best
+// point with a fresh memory, as long as restarts still improve the loss.
+// Cancellation of ctx is seen at every request, also inside a line search.
 func minimizeLBFGS(ctx context.Context, ev *evaluator, x0 []float64, opt Options, base int) (best []float64, bestF float64, iters int, err error) {
 	dim := len(x0)
 	best = slices.Clone(x0)
@@ -101,12 +110,25 @@ func minimizeLBFGS(ctx context.Context, ev *evaluator, x0 []float64, opt Options
 			copy(best, x)
 		}
 	}
+	budget := evalsPerIter * opt.MaxIter
+	requests := 0
 	p := optimize.Problem{
-		Func: func(x []float64) float64 { compute(x); return cacheF },
+		Func: func(x []float64) float64 { requests++; compute(x); return cacheF },
 		Grad: func(g, x []float64) { compute(x); copy(g, cacheG) },
+		// Status is asked after every evaluation (and once as a run starts).
+		Status: func() (optimize.Status, error) {
+			if ctx.Err() != nil {
+				return optimize.Failure, errStopped
+			}
+			if requests >= budget {
+				return optimize.FunctionEvaluationLimit, nil
+			}
+			return optimize.NotTerminated, nil
+		},
 	}
+	defer func() { ev.requests += requests }()
 	start := slices.Clone(x0)
-	for restarts := 0; iters < opt.MaxIter; restarts++ {
+	for restarts := 0; iters < opt.MaxIter && requests < budget; restarts++ {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, iters, err
 		}

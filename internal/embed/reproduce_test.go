@@ -66,16 +66,26 @@ func table1Points(seed uint64) *mat.Dense {
 	return triplet.Gaussian(triplet.NewRand(seed), 100, 10, 1/math.Sqrt(20))
 }
 
-// paperMedians are Table 1's medians (Ma et al. 2019) and the bar of the
-// issue for our medians: for the baselines the plain L-BFGS medians quoted
-// in the issue + 0.02, for DMOE the paper's + 0.02.
-var paperMedians = map[Method][3]float64{
-	GNMDS: {.447, .341, .147},
-	STE:   {.426, .385, .234},
-	TSTE:  {.468, .441, .257},
-	DMOE:  {.390, .298, .146},
+// paperCell is one cell of Table 1 of Ma et al. 2019: the held-out error
+// over the paper's runs.
+type paperCell struct{ min, median, max, std float64 }
+
+// paperTable1 is Table 1 of Ma et al. 2019 as printed
+// (shared/papers/ma-et-al-2019-dmoe-distributional-margin.txt, "Table 1:
+// Performance Comparison on synthetic dataset"), columns m = 200, 1,000 and
+// 10,000 training triplets; the baselines are the paper's GNMDS-p, STE-p and
+// TSTE-p. (van der Maaten and Weinberger 2012, the t-STE paper, has no table
+// on this setting; Ma et al.'s Table 1 is where t-STE's figures stand.)
+var paperTable1 = map[Method][3]paperCell{
+	GNMDS: {{.419, .447, .476, .016}, {.318, .341, .359, .009}, {.143, .147, .154, .007}},
+	STE:   {{.397, .426, .461, .016}, {.375, .385, .401, .007}, {.219, .234, .251, .007}},
+	TSTE:  {{.440, .468, .498, .014}, {.426, .441, .466, .011}, {.238, .257, .271, .011}},
+	DMOE:  {{.372, .390, .410, .011}, {.281, .298, .305, .008}, {.142, .146, .151, .008}},
 }
 
+// table1Bar is the bar of the issue for our medians: for the baselines the
+// plain L-BFGS medians quoted in the issue + 0.02, for DMOE the paper's
+// median + 0.02.
 var table1Bar = map[Method][3]float64{
 	GNMDS: {.378 + .02, .251 + .02, .050 + .02},
 	STE:   {.402 + .02, .268 + .02, .052 + .02},
@@ -146,8 +156,8 @@ func TestReproduceTable1(t *testing.T) {
 					name = map[int]string{100: "dmoe (G)", 10: "dmoe (top 10)"}[dim]
 				}
 				pm, bar := "-", "-"
-				if v, ok := paperMedians[meth]; ok && si < 3 && barred {
-					pm = fmt.Sprintf("%.3f", v[si])
+				if v, ok := paperTable1[meth]; ok && si < 3 && barred {
+					pm = fmt.Sprintf("%.3f", v[si].median)
 					bar = fmt.Sprintf("%.3f", table1Bar[meth][si])
 				}
 				t.Logf("| %d | %s | %.3f | %.3f | %.3f | %s | %s | %.1f s/run |", m, name, errs[0], med, errs[len(errs)-1], pm, bar, time.Since(start).Seconds()/float64(len(errs)))
@@ -168,23 +178,58 @@ func median(sorted []float64) float64 {
 }
 
 // TestTable1Smoke is a fast guard for the reproduction: one data set of the
-// Table 1 setting with 1,000 training triplets, each method's held-out error
-// at most the largest of the 10 seeds recorded in docs/embeddings.md + 0.01.
+// Table 1 setting (data seed 3, fit seed 1002, one of the reproduction's ten
+// runs) with 1,000 training triplets, the paper's column (b), each method
+// run as TestReproduceTable1 runs it: the point methods in 10 dimensions,
+// DMOE by the paper's protocol (its stopping rule, the whole Gram matrix
+// scored), since that is what the paper's DMOE figure measures.
+//
+// The bars come from the paper and from an independent method, never from
+// our own fits:
+//
+//   - Upper: the paper's median + 3 × the paper's standard deviation of that
+//     cell (paperTable1). Our training set has the paper's size, so what
+//     separates one run from the paper's median is the spread over data sets
+//     and seeds, which the paper's std measures: one run lies above
+//     median + 3σ with probability 0.13 % for a normal spread, and the bar is
+//     above the paper's own worst run in every row (GNMDS .368 > .359, STE
+//     .406 > .401, t-STE .474 > .466, DMOE .322 > .305). Our GNMDS, STE and
+//     t-STE fits are better than the paper's GNMDS-p/STE-p/TSTE-p (a
+//     projected gradient on the Gram matrix), so for them this bar catches
+//     gross failures only (a fit that learned nothing errs on about half);
+//     the gradient checks and TestMethodsRecover catch the finer ones.
+//   - Lower: the Bayes-optimal held-out error of this data set, 0.269,
+//     estimated by posterior sampling (TestTable1BayesBound, data seed 3,
+//     m = 1,000, 20,000 test triplets, standard error ±0.003; the two chains
+//     alone 0.271), − 0.03 (10 standard errors, room for the luck of one
+//     data set). A fit that sees only the training triplets cannot beat that
+//     predictor on average; one far below it has seen the truth (a DMOE start
+//     that drew the data's own normals once gave 0.065 at m = 200).
 func TestTable1Smoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
+	const col = 1       // paperTable1 column: m = 1,000
+	const bayes = 0.269 // TestTable1BayesBound, data seed 3, m = 1,000
 	train, test := table1Data(3, 1000)
-	recordedMax := map[Method]float64{GNMDS: 0.334, STE: 0.303, TSTE: 0.299, DMOE: 0.322}
-	for meth, worst := range recordedMax {
-		res, err := Fit(context.Background(), 100, train, Options{Method: meth, Dim: 10, Seed: 1002})
+	for _, meth := range []Method{GNMDS, STE, TSTE, DMOE} {
+		opt := Options{Method: meth, Dim: 10, Seed: 1002}
+		if meth == DMOE {
+			opt.Dim, opt.PaperStop = 100, true
+		}
+		res, err := Fit(context.Background(), 100, train, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		e := TripletError(res.X, test)
-		t.Logf("%s: %.3f", meth, e)
-		if bar := worst + 0.01; e > bar {
-			t.Errorf("%s: held-out error %.3f above %.3f", meth, e, bar)
+		c := paperTable1[meth][col]
+		hi, lo := c.median+3*c.std, bayes-0.03
+		t.Logf("%s: %.3f (paper median %.3f, bar %.3f; lower bar %.3f)", meth, e, c.median, hi, lo)
+		if e > hi {
+			t.Errorf("%s: held-out error %.3f above the paper's median %.3f + 3σ = %.3f", meth, e, c.median, hi)
+		}
+		if e < lo {
+			t.Errorf("%s: held-out error %.3f below the Bayes-optimal %.3f − 0.03: the fit has seen more than the training triplets", meth, e, bayes)
 		}
 	}
 }
