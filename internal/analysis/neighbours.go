@@ -1,9 +1,6 @@
 package analysis
 
 import (
-	"cmp"
-	"slices"
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/kernel"
@@ -26,25 +23,9 @@ func NeighboursBySimilarity(K mat.Symmetric, k int) [][]int {
 }
 
 func nearest(n, k int, dist func(i, j int) float64) [][]int {
-	k = min(k, n-1)
 	out := make([][]int, n)
-	type cand struct {
-		j int
-		d float64
-	}
-	cs := make([]cand, 0, n)
 	for i := range n {
-		cs = cs[:0]
-		for j := range n {
-			if j != i {
-				cs = append(cs, cand{j, dist(i, j)})
-			}
-		}
-		slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.j, b.j)) })
-		out[i] = make([]int, k)
-		for r := range k {
-			out[i][r] = cs[r].j
-		}
+		out[i] = triplet.NearestBy(nil, n, i, k, func(j int) float64 { return dist(i, j) })
 	}
 	return out
 }

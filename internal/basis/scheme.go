@@ -437,7 +437,7 @@ func (s *Scheme) jobIDs() []int {
 // ask requests the comparison (head; x, y) for owner o. It reports whether
 // the answer is already known (then nothing is opened).
 func (s *Scheme) ask(head, x, y int, prio int, o owner) bool {
-	k := key(head, x, y)
+	k := triplet.QuestionKey(head, x, y)
 	if _, ok := s.known[k]; ok {
 		return true
 	}
@@ -452,17 +452,10 @@ func (s *Scheme) ask(head, x, y int, prio int, o owner) bool {
 	return false
 }
 
-func key(a, x, y int) triplet.Key {
-	if x < y {
-		return triplet.Key{Anchor: a, J: x, K: y}
-	}
-	return triplet.Key{Anchor: a, J: y, K: x}
-}
-
 // closer reports whether x is closer to head than y; the comparison must
 // be known.
 func (s *Scheme) closer(head, x, y int) bool {
-	k := key(head, x, y)
+	k := triplet.QuestionKey(head, x, y)
 	jc, ok := s.known[k]
 	if !ok {
 		panic(fmt.Sprintf("basis: comparison (%d; %d, %d) not decided", head, x, y))
@@ -768,28 +761,6 @@ func (s *Scheme) finish() {
 	m := min(2*k, s.n-1)
 	s.extraJobs = s.n
 	for x := range s.n {
-		s.newJob(x, nearest(s.coords, x, m), true)
+		s.newJob(x, triplet.Nearest(nil, s.coords, x, m), true)
 	}
-}
-
-// nearest returns the m rows of x nearest to row i (Euclidean; ties by
-// index), excluding i, in order of distance.
-func nearest(x *mat.Dense, i, m int) []int {
-	n, _ := x.Dims()
-	type cand struct {
-		d float64
-		j int
-	}
-	cs := make([]cand, 0, n-1)
-	for j := range n {
-		if j != i {
-			cs = append(cs, cand{triplet.SqDist(x, i, j), j})
-		}
-	}
-	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.j, b.j)) })
-	out := make([]int, m)
-	for t := range out {
-		out[t] = cs[t].j
-	}
-	return out
 }

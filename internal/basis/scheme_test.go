@@ -372,7 +372,7 @@ func TestExtraSortsNearestNeighbours(t *testing.T) {
 		know[triplet.KeyOf(tr)] = true
 	}
 	for h := range n {
-		nb := nearest(c, h, 2*k)
+		nb := triplet.Nearest(nil, c, h, 2*k)
 		order := trueOrder(x, h)
 		pos := make(map[int]int)
 		for i, v := range order {

@@ -19,12 +19,7 @@ type Comparison struct {
 }
 
 // Key returns the comparison's unordered key.
-func (c Comparison) Key() triplet.Key {
-	if c.Left < c.Right {
-		return triplet.Key{Anchor: c.Anchor, J: c.Left, K: c.Right}
-	}
-	return triplet.Key{Anchor: c.Anchor, J: c.Right, K: c.Left}
-}
+func (c Comparison) Key() triplet.Key { return triplet.QuestionKey(c.Anchor, c.Left, c.Right) }
 
 // Ask is what a scheduler knows when it picks a participant's next question.
 type Ask struct {

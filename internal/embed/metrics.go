@@ -1,9 +1,7 @@
 package embed
 
 import (
-	"cmp"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -80,28 +78,6 @@ func DefaultK(n int) int {
 	return max(1, int(math.Ceil(math.Log2(float64(n)))))
 }
 
-// nearest returns the indices of the k nearest other points to i in x,
-// ordered by distance with ties broken towards the lower index.
-func nearest(dst []int, x *mat.Dense, i, k int, d []float64) []int {
-	n, _ := x.Dims()
-	dst = dst[:0]
-	for j := range n {
-		if j != i {
-			dst = append(dst, j)
-		}
-	}
-	for j := range n {
-		d[j] = triplet.SqDist(x, i, j)
-	}
-	slices.SortFunc(dst, func(p, q int) int {
-		if c := cmp.Compare(d[p], d[q]); c != 0 {
-			return c
-		}
-		return cmp.Compare(p, q)
-	})
-	return dst[:min(k, len(dst))]
-}
-
 // KNNPrecision returns the mean over the points of |kNN_truth ∩ kNN_est| / k,
 // the overlap of each point's k nearest neighbours in the truth and in the
 // embedding (Anderton et al., "Evaluation"; they use k = DefaultK(n)).
@@ -115,13 +91,12 @@ func KNNPrecision(truth, est *mat.Dense, k int) float64 {
 		k = DefaultK(n)
 	}
 	k = min(k, n-1)
-	d := make([]float64, n)
 	var a, b []int
 	in := make([]bool, n)
 	var s float64
 	for i := range n {
-		a = nearest(a, truth, i, k, d)
-		b = nearest(b, est, i, k, d)
+		a = triplet.Nearest(a, truth, i, k)
+		b = triplet.Nearest(b, est, i, k)
 		for _, j := range a {
 			in[j] = true
 		}

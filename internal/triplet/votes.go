@@ -12,11 +12,15 @@ type Key struct {
 }
 
 // KeyOf returns the question that t answers.
-func KeyOf(t Triplet) Key {
-	if t.Closer < t.Farther {
-		return Key{t.Anchor, t.Closer, t.Farther}
+func KeyOf(t Triplet) Key { return QuestionKey(t.Anchor, t.Closer, t.Farther) }
+
+// QuestionKey returns the question about anchor and the options i and j,
+// in either order: the one home of the canonical key (J < K).
+func QuestionKey(anchor, i, j int) Key {
+	if i < j {
+		return Key{anchor, i, j}
 	}
-	return Key{t.Anchor, t.Farther, t.Closer}
+	return Key{anchor, j, i}
 }
 
 // Counts holds the two vote counts of one key: JCloser = #(a, j, k), the
