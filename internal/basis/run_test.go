@@ -78,3 +78,13 @@ func TestRunStepsAndCounts(t *testing.T) {
 		t.Errorf("after one step of 49 answers: %+v, want 49 matches played, the 25 of round two open", p)
 	}
 }
+
+// FallbackShare is FallbackAnswers / Answers, and 0 before any answer.
+func TestFallbackShare(t *testing.T) {
+	if got := (RunStats{Answers: 8, FallbackAnswers: 2}).FallbackShare(); got != 0.25 {
+		t.Errorf("2 of 8: %v", got)
+	}
+	if got := (RunStats{}).FallbackShare(); got != 0 {
+		t.Errorf("no answers: %v", got)
+	}
+}

@@ -405,7 +405,7 @@ func TestReproduceMixtureVariants(t *testing.T) {
 		}
 	}
 	vs = append(vs, variant{"Blobs k=3 sd=1 box=10", func(seed uint64, d int) *mat.Dense {
-		x, _ := Blobs(triplet.NewRand(seed), 500, d, 3, 1, 10)
+		x, _ := triplet.Blobs(triplet.NewRand(seed), 500, d, 3, 1, 10)
 		return x
 	}})
 	const runs = 10
@@ -519,7 +519,7 @@ func TestReproduceProjectionBound(t *testing.T) {
 		}
 	}
 	vs = append(vs, variant{"Blobs k=3 sd=1 box=10", func(seed uint64) *mat.Dense {
-		x, _ := Blobs(triplet.NewRand(seed), 500, 5, 3, 1, 10)
+		x, _ := triplet.Blobs(triplet.NewRand(seed), 500, 5, 3, 1, 10)
 		return x
 	}})
 	const runs, bar = 10, 0.60 - 0.05

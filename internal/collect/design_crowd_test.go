@@ -40,7 +40,7 @@ func TestBasisCrowdThroughStore(t *testing.T) {
 	a, _ := designStore(pool)
 	b, _ := designStore(pool)
 	// 3dgmm as in the basis reproductions: basis.Blobs with make_blobs' defaults.
-	x, _ := basis.Blobs(triplet.NewRand(1), n, 3, 3, 1, 10)
+	x, _ := triplet.Blobs(triplet.NewRand(1), n, 3, 3, 1, 10)
 	cfg := collect.DesignConfig{Seed: 1, Repeats: 1}
 	st := designStudy(t, a, "crowd", collect.DesignBasis, cfg, n, 1000)
 	o := triplet.NewOracle(x, 0, 1)

@@ -1,10 +1,9 @@
-package basis
+package triplet
 
 import (
 	"math"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/triplet"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -17,7 +16,7 @@ import (
 func TestBlobs(t *testing.T) {
 	const n, d, k, sd = 3000, 2, 3, 0.5
 	for _, box := range []float64{10, 0} {
-		x, labels := Blobs(triplet.NewRand(7), n, d, k, sd, box)
+		x, labels := Blobs(NewRand(7), n, d, k, sd, box)
 		if r, c := x.Dims(); r != n || c != d || len(labels) != n {
 			t.Fatalf("box %v: %d×%d points, %d labels", box, r, c, len(labels))
 		}
@@ -43,7 +42,7 @@ func TestBlobs(t *testing.T) {
 			}
 		}
 	}
-	if x, labels := Blobs(triplet.NewRand(1), 1, 1, 1, 1, 1); x.At(0, 0) == 0 || labels[0] != 0 { // the smallest valid call
+	if x, labels := Blobs(NewRand(1), 1, 1, 1, 1, 1); x.At(0, 0) == 0 || labels[0] != 0 { // the smallest valid call
 		t.Errorf("one point: %v, label %d", x.At(0, 0), labels[0])
 	}
 	for _, bad := range [][3]int{{0, 2, 3}, {10, 0, 3}, {10, 2, 0}} {
@@ -53,17 +52,7 @@ func TestBlobs(t *testing.T) {
 					t.Errorf("Blobs(n=%d, d=%d, k=%d) did not panic", bad[0], bad[1], bad[2])
 				}
 			}()
-			Blobs(triplet.NewRand(1), bad[0], bad[1], bad[2], 1, 1)
+			Blobs(NewRand(1), bad[0], bad[1], bad[2], 1, 1)
 		}()
-	}
-}
-
-// FallbackShare is FallbackAnswers / Answers, and 0 before any answer.
-func TestFallbackShare(t *testing.T) {
-	if got := (RunStats{Answers: 8, FallbackAnswers: 2}).FallbackShare(); got != 0.25 {
-		t.Errorf("2 of 8: %v", got)
-	}
-	if got := (RunStats{}).FallbackShare(); got != 0 {
-		t.Errorf("no answers: %v", got)
 	}
 }
