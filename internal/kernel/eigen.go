@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/triplet"
@@ -88,7 +89,7 @@ func topEigen(apply func(dst, src *mat.Dense), dim, m int, tol float64, maxIter 
 }
 
 // orthonormalize replaces the columns of q by an orthonormal basis of their
-// span (modified Gram–Schmidt, twice for stability). A column that becomes
+// span (modified Gram–Schmidt, projectOut). A column that becomes
 // numerically zero is replaced by a unit vector orthogonal to the others.
 func orthonormalize(q *mat.Dense) {
 	r, c := q.Dims()
@@ -96,57 +97,34 @@ func orthonormalize(q *mat.Dense) {
 	prev := make([][]float64, 0, c)
 	for j := 0; j < c; j++ {
 		mat.Col(col, j, q)
-		var orig float64
-		for _, v := range col {
-			orig += v * v
-		}
-		for pass := 0; pass < 2; pass++ {
-			for _, p := range prev {
-				var d float64
-				for i := range col {
-					d += col[i] * p[i]
-				}
-				for i := range col {
-					col[i] -= d * p[i]
-				}
-			}
-		}
-		var nrm float64
-		for _, v := range col {
-			nrm += v * v
-		}
+		orig := floats.Dot(col, col)
+		projectOut(col, prev)
+		nrm := floats.Dot(col, col)
 		if nrm <= 1e-24*orig || nrm == 0 {
 			// Replace by the first coordinate vector that is not in the span.
 			for e := 0; e < r; e++ {
-				for i := range col {
-					col[i] = 0
-				}
+				clear(col)
 				col[e] = 1
-				for pass := 0; pass < 2; pass++ {
-					for _, p := range prev {
-						var d float64
-						for i := range col {
-							d += col[i] * p[i]
-						}
-						for i := range col {
-							col[i] -= d * p[i]
-						}
-					}
-				}
-				nrm = 0
-				for _, v := range col {
-					nrm += v * v
-				}
-				if nrm > 1e-6 {
+				projectOut(col, prev)
+				if nrm = floats.Dot(col, col); nrm > 1e-6 {
 					break
 				}
 			}
 		}
-		s := 1 / math.Sqrt(nrm)
-		for i := range col {
-			col[i] *= s
-		}
+		floats.Scale(1/math.Sqrt(nrm), col)
 		q.SetCol(j, col)
 		prev = append(prev, append([]float64(nil), col...))
+	}
+}
+
+// projectOut removes from v its components along the orthonormal vectors
+// of basis, in two passes of modified Gram–Schmidt (the second pass takes
+// out what rounding left after the first): the one home of the
+// reorthogonalisation of orthonormalize and of the Lanczos iteration.
+func projectOut(v []float64, basis [][]float64) {
+	for pass := 0; pass < 2; pass++ {
+		for _, b := range basis {
+			floats.AddScaled(v, -floats.Dot(v, b), b)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/triplet"
@@ -171,22 +172,16 @@ func lanczosMin(apply func(dst, src []float64), n, maxIter int) (theta, resid fl
 	for i := range v {
 		v[i] = rng.NormFloat64()
 	}
-	scale(v, 1/norm(v))
+	floats.Scale(1/floats.Norm(v, 2), v)
 	var alpha, beta []float64
 	w := make([]float64, n)
 	for j := 0; j < maxIter; j++ {
 		q = append(q, v)
 		apply(w, v)
-		a := dotv(v, w)
+		a := floats.Dot(v, w)
 		alpha = append(alpha, a)
-		// Full reorthogonalisation, twice.
-		for pass := 0; pass < 2; pass++ {
-			for _, qi := range q {
-				d := dotv(qi, w)
-				axpy(w, -d, qi)
-			}
-		}
-		b := norm(w)
+		projectOut(w, q) // full reorthogonalisation
+		b := floats.Norm(w, 2)
 		last := j == maxIter-1 || b <= 1e-12*math.Abs(a)+1e-300
 		if last || (j+1)%25 == 0 {
 			theta, resid = tridiagMin(alpha, beta, b)
@@ -204,7 +199,7 @@ func lanczosMin(apply func(dst, src []float64), n, maxIter int) (theta, resid fl
 		beta = append(beta, b)
 		v = make([]float64, n)
 		copy(v, w)
-		scale(v, 1/b)
+		floats.Scale(1/b, v)
 	}
 	return theta, resid
 }
@@ -228,28 +223,6 @@ func tridiagMin(alpha, beta []float64, next float64) (float64, float64) {
 	var vec mat.Dense
 	e.VectorsTo(&vec)
 	return e.Values(nil)[0], next * math.Abs(vec.At(j-1, 0))
-}
-
-func dotv(x, y []float64) float64 {
-	var s float64
-	for i := range x {
-		s += x[i] * y[i]
-	}
-	return s
-}
-
-func norm(x []float64) float64 { return math.Sqrt(dotv(x, x)) }
-
-func scale(x []float64, s float64) {
-	for i := range x {
-		x[i] *= s
-	}
-}
-
-func axpy(y []float64, a float64, x []float64) {
-	for i := range y {
-		y[i] += a * x[i]
-	}
 }
 
 // mulGramVec sets dst = Φ Φᵀ src through the sparse rows; t is a buffer of
