@@ -6,13 +6,14 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dashboard"
 )
 
 // DashboardPage is a study's results dashboard.
 type DashboardPage struct {
 	Study    collect.Study
 	Stats    collect.Stats
-	Figures  collect.DashboardFigures
+	Figures  dashboard.Figures
 	Settings collect.RecomputeSettings
 	Methods  []string
 	// Latest is the most recent run (any status); Shown the finished run

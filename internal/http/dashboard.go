@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/templates"
 )
@@ -90,9 +91,19 @@ func (s *Server) dashboardPage(r *http.Request, st collect.Study) (templates.Das
 	v.PeoplePage = max(1, v.PeoplePage)
 	var people []collect.DashboardParticipant
 	var total int
-	err = s.dash.withTally(ctx, s.store, st.ID, ver.Structure, func(t *collect.DashboardTally) error {
+	err = s.dash.withTally(ctx, s.store, st.ID, ver.Structure, func(t *dashboard.Tally) error {
 		v.Stats, v.Figures = t.Figures(dashboardTimeBuckets, dashboardRTBins)
-		people, total, err = s.store.DashboardTallyParticipants(ctx, t, peoplePageSize, (v.PeoplePage-1)*peoplePageSize)
+		var page []dashboard.ParticipantCount
+		page, total = t.ParticipantsPage(peoplePageSize, (v.PeoplePage-1)*peoplePageSize)
+		if len(page) == 0 {
+			return nil
+		}
+		ids := make([]int64, len(page))
+		for i, p := range page {
+			ids[i] = p.ID
+		}
+		rows, err := s.store.DashboardParticipants(ctx, st.ID, ids)
+		people = dashboard.WithCounts(page, rows)
 		return err
 	})
 	if err != nil {
@@ -386,7 +397,7 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	stats, _, err := s.dash.aggregates(ctx, s.store, st.ID, ver.Structure)
+	stats, err := s.dash.stats(ctx, s.store, st.ID, ver.Structure)
 	if err != nil {
 		return err
 	}
