@@ -148,10 +148,9 @@ type ParticipantCount struct {
 	Answers int
 }
 
-// ParticipantsPage returns the participants with at least one answer, most
-// answers first (then by id), at most limit after skipping offset, and how
-// many there are.
-func (t *Tally) ParticipantsPage(limit, offset int) ([]ParticipantCount, int) {
+// ParticipantsByAnswers returns the participants with at least one
+// answer, most answers first (then by id).
+func (t *Tally) ParticipantsByAnswers() []ParticipantCount {
 	all := make([]ParticipantCount, 0, len(t.people))
 	for id, n := range t.people {
 		if n > 0 {
@@ -161,13 +160,12 @@ func (t *Tally) ParticipantsPage(limit, offset int) ([]ParticipantCount, int) {
 	slices.SortFunc(all, func(a, b ParticipantCount) int {
 		return cmp.Or(cmp.Compare(b.Answers, a.Answers), cmp.Compare(a.ID, b.ID))
 	})
-	lo := min(max(offset, 0), len(all))
-	return slices.Clip(all[lo:max(lo, min(lo+limit, len(all)))]), len(all)
+	return all
 }
 
-// WithCounts returns the rows of the participants of page (read by
-// collect.Store.DashboardParticipants, in any order) in the page's order,
-// with their answer counts; participants without a row are left out.
+// WithCounts returns rows (collect.Store.DashboardParticipants, in any
+// order) in the order of page (a part of ParticipantsByAnswers) with their
+// answer counts; participants without a row are left out.
 func WithCounts(page []ParticipantCount, rows []collect.DashboardParticipant) []collect.DashboardParticipant {
 	byID := make(map[int64]collect.DashboardParticipant, len(rows))
 	for _, r := range rows {

@@ -168,33 +168,26 @@ func TestAdvanceByHand(t *testing.T) {
 	}
 	// Answers per participant: 7 had 3 and answered once more, 8 is new
 	// with 2, 5 and 9 keep 3 and 1.
-	page, total := tally.ParticipantsPage(10, 0)
-	if wantP := []dashboard.ParticipantCount{{7, 4}, {5, 3}, {8, 2}, {9, 1}}; total != 4 || !slices.Equal(page, wantP) {
-		t.Errorf("participants %v (%d), want %v", page, total, wantP)
+	if got, wantP := tally.ParticipantsByAnswers(), []dashboard.ParticipantCount{{7, 4}, {5, 3}, {8, 2}, {9, 1}}; !slices.Equal(got, wantP) {
+		t.Errorf("participants %v, want %v", got, wantP)
 	}
 }
 
-func TestParticipantsPage(t *testing.T) {
-	// Ties on the count are ordered by id.
-	tally := dashboard.NewTally(collect.DashboardCounts{People: map[int64]int{4: 2, 2: 5, 9: 2, 3: 2, 6: 1}}, 0)
-	for _, c := range []struct {
-		limit, offset int
-		want          []dashboard.ParticipantCount
-	}{
-		{2, 0, []dashboard.ParticipantCount{{2, 5}, {3, 2}}},
-		{2, 2, []dashboard.ParticipantCount{{4, 2}, {9, 2}}},
-		{2, 4, []dashboard.ParticipantCount{{6, 1}}},
-		{2, 5, []dashboard.ParticipantCount{}},
-		{2, 50, []dashboard.ParticipantCount{}},
-		{10, 1, []dashboard.ParticipantCount{{3, 2}, {4, 2}, {9, 2}, {6, 1}}},
-	} {
-		page, total := tally.ParticipantsPage(c.limit, c.offset)
-		if total != 5 || !slices.Equal(page, c.want) {
-			t.Errorf("ParticipantsPage(%d, %d) = %v (%d), want %v (5)", c.limit, c.offset, page, total, c.want)
-		}
+func TestParticipantsByAnswers(t *testing.T) {
+	// Most answers first, ties by id; participants without answers left out.
+	tally := dashboard.NewTally(collect.DashboardCounts{People: map[int64]int{4: 2, 2: 5, 9: 2, 3: 2, 6: 1, 8: 0}}, 0)
+	if got, want := tally.ParticipantsByAnswers(), []dashboard.ParticipantCount{{2, 5}, {3, 2}, {4, 2}, {9, 2}, {6, 1}}; !slices.Equal(got, want) {
+		t.Errorf("ParticipantsByAnswers() = %v, want %v", got, want)
+	}
+	if got := dashboard.NewTally(collect.DashboardCounts{}, 0).ParticipantsByAnswers(); len(got) != 0 {
+		t.Errorf("no answers: %v", got)
 	}
 
-	// WithCounts orders the rows as the page and leaves out ids without a row.
+}
+
+func TestWithCounts(t *testing.T) {
+	// The rows in the page's order with its counts; ids without a row
+	// (4) and rows not on the page (77) left out.
 	rows := []collect.DashboardParticipant{{ID: 9, PublicID: "nine"}, {ID: 3, PublicID: "three"}, {ID: 77, PublicID: "other"}}
 	got := dashboard.WithCounts([]dashboard.ParticipantCount{{3, 2}, {4, 2}, {9, 2}}, rows)
 	want := []collect.DashboardParticipant{{ID: 3, PublicID: "three", Answers: 2}, {ID: 9, PublicID: "nine", Answers: 2}}
