@@ -44,8 +44,9 @@ type DashboardCounts struct {
 	Seconds, ResponseBins, People map[int64]int
 	// Comparisons answered, and those answered both ways.
 	Comparisons, Contradictions int
-	// Contradicted are the most contradicted comparisons, most first (as
-	// dashboard.CompareContradicted orders them), at most the top asked for.
+	// Contradicted are the most contradicted comparisons, at most the top
+	// asked for: most votes on the weaker side first, then most votes, then
+	// by anchor, j and k.
 	Contradicted []VoteCount
 	// Participants, and those who completed.
 	Participants, Completed int

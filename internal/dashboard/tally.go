@@ -52,7 +52,7 @@ func NewTally(c collect.DashboardCounts, top int) *Tally {
 			*m = map[int64]int{}
 		}
 	}
-	slices.SortFunc(t.top, CompareContradicted)
+	slices.SortFunc(t.top, compareContradicted)
 	t.top = t.top[:min(len(t.top), top)]
 	return t
 }
@@ -123,14 +123,14 @@ func (t *Tally) Advance(d collect.DashboardDelta) bool {
 	for _, v := range cands {
 		t.top = append(t.top, v)
 	}
-	slices.SortFunc(t.top, CompareContradicted)
+	slices.SortFunc(t.top, compareContradicted)
 	t.top = t.top[:min(len(t.top), t.topN)]
 	return true
 }
 
-// CompareContradicted orders comparisons as the store's votes query does:
+// compareContradicted orders comparisons as the store's votes query does:
 // most votes on the weaker side first, then most votes, then by key.
-func CompareContradicted(a, b collect.VoteCount) int {
+func compareContradicted(a, b collect.VoteCount) int {
 	return cmp.Or(
 		cmp.Compare(min(b.JCloser, b.KCloser), min(a.JCloser, a.KCloser)),
 		cmp.Compare(b.JCloser+b.KCloser, a.JCloser+a.KCloser),
