@@ -6,23 +6,21 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dashboard"
 )
 
 // DashboardPage is a study's results dashboard.
 type DashboardPage struct {
 	Study    collect.Study
 	Stats    collect.Stats
-	Figures  collect.DashboardFigures
+	Figures  dashboard.Figures
 	Settings collect.RecomputeSettings
 	Methods  []string
-	// Latest is the most recent run (any status); Shown the finished run
-	// whose results the page shows.
-	Latest      *collect.Run
-	Shown       *collect.Run
-	Pending     string // the queued or running job's state, or ""
-	PendingJob  int64  // and its id
-	JobsEnabled bool
-	HasImages   bool
+	// RecomputeState: the latest run and the pending job.
+	RecomputeState
+	// Shown is the finished run whose results the page shows.
+	Shown     *collect.Run
+	HasImages bool
 	// Live pages refresh themselves (the study is open or a run is pending).
 	Live   bool
 	Notice string
@@ -107,9 +105,18 @@ func runNote(r *collect.Run) string {
 	return r.FinishedAt.UTC().Format("2006-01-02") + "; took " + r.Duration.Round(10*time.Millisecond).String() + " on " + itoa(r.Answers) + " answers"
 }
 
+// RecomputeState is what the dashboard and its status JSON say about a
+// study's recompute.
+type RecomputeState struct {
+	Latest      *collect.Run // the most recent run (any status)
+	Pending     string       // the queued or running job's state, or ""
+	PendingJob  int64        // and its id
+	JobsEnabled bool
+}
+
 // RunState describes the job: queued, running (with its stage), or how the
 // latest run ended.
-func RunState(v DashboardPage) string {
+func RunState(v RecomputeState) string {
 	l := v.Latest
 	// A job whose run row is already there (finished: River is marking the
 	// job done) is not pending any more.

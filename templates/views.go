@@ -87,12 +87,6 @@ type StudyPage struct {
 	Error        string
 }
 
-// StudyRow is one line of the studies list.
-type StudyRow struct {
-	Study collect.Study
-	Stats collect.Stats
-}
-
 // Account is the admin's account page.
 type Account struct {
 	Admin    collect.Admin

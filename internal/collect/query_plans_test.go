@@ -230,8 +230,6 @@ func hotQueries(fx planFixture) []planCase {
 		{"listParticipants/large", listParticipantsSQL, []any{large, 50}},
 		{"listParticipants/live", listParticipantsSQL, []any{live, 50}},
 		{"setExcluded/live", setExcludedSQL, []any{live, fx.livePublicID, true}},
-		{"dashboardParticipants/live", dashboardParticipantsSQL, []any{live, 50, 0}},
-		{"answeringParticipants/live", answeringParticipantsSQL, []any{live}},
 		{"studyStats/live", studyStatsSQL, []any{live}},
 		{"questionsIssued/live", questionsIssuedSQL, []any{live}},
 		{"lockStudyForItems/live", lockStudyForItemsSQL, []any{live}},
@@ -243,19 +241,27 @@ func hotQueries(fx planFixture) []planCase {
 		{"runAnswers/live", runAnswersSQL, []any{live, false}},
 		{"dueStudies", dueStudiesSQL, []any{200, 600}},
 		// Dashboard.
-		{"dashboardLive/live", dashboardLiveSQL, []any{live}},
 		{"dashboardVersion/live", dashboardVersionSQL, []any{live}},
-		{"tallyAnswers/live", tallyAnswersSQL, []any{live, rtBinCap}},
+		{"tallyAnswers/live", tallyAnswersSQL, []any{live, responseBinCap}},
 		{"tallyVotes/live", tallyVotesSQL, []any{live, 10}},
 		{"tallyParticipants/live", tallyParticipantsSQL, []any{live}},
 		{"tallyCheck/live", tallyCheckSQL, []any{live, fx.liveSeq}},
-		{"tallyNewAnswers/large", tallyNewAnswersSQL, []any{large, fx.largeSeq}},
+		{"tallyNewAnswers/large", tallyNewAnswersSQL, []any{large, fx.largeSeq, responseBinCap}},
 		{"tallyTouchedVotes/large", tallyTouchedVotesSQL, []any{large, []int32{5, 6}, []int32{6, 7}, []int32{7, 8}}},
 		{"tallyPeople/large", tallyPeopleSQL, []any{large, []int64{fx.largePart, fx.largePart - 1}}},
 		// Deleting a study: the mark, then the purge's batches of the
 		// large study (their cascades: TestForeignKeysIndexed).
 		{"markStudyDeleted/live", markStudyDeletedSQL, []any{live}},
 	}
+}
+
+// listQueries are the store's queries that count every study (the studies
+// list). They read every listed study's rows by design, so they may read a
+// large table sequentially, but never once per study: a sequential scan
+// run once per study reads the whole table as many times as there are
+// studies.
+func listQueries() []planCase {
+	return []planCase{{"listStudies", listStudiesSQL, nil}}
 }
 
 // purgeQueries are the purge's batches of the large study, one per table
@@ -297,6 +303,25 @@ func TestHotQueryPlans(t *testing.T) {
 			}
 		})
 	}
+	for _, c := range listQueries() {
+		t.Run(c.name, func(t *testing.T) {
+			plan := explainAnalyze(t, pool, c.sql, c.args...)
+			if again := plan.repeatedSeqScans(); len(again) > 0 {
+				t.Errorf("sequential scans of %s run once per row of an outer scan\n%s\n%s",
+					strings.Join(again, ", "), c.sql, planText(t, pool, c.sql, c.args...))
+			}
+			t.Logf("scans: %s", strings.Join(plan.scans(), ", "))
+		})
+	}
+	// The check must be able to fail: a count subquery per study (the
+	// studies list did one StudyStats per study) reads the answers once
+	// per study on this fixture of two studies.
+	t.Run("notices a table read once per study", func(t *testing.T) {
+		const perStudy = `SELECT id, (SELECT count(*) FROM answers a WHERE a.study_id = s.id) FROM studies s WHERE deleted_at IS NULL`
+		if again := explainAnalyze(t, pool, perStudy).repeatedSeqScans(); !slices.Contains(again, "answers") {
+			t.Errorf("a count per study reads the answers once in all:\n%s", planText(t, pool, perStudy))
+		}
+	})
 	// The test must be able to fail: without the index of migration
 	// 000006 the question lookup reads the whole table again.
 	t.Run("notices a missing index", func(t *testing.T) {
@@ -316,6 +341,16 @@ func explain(t *testing.T, pool *pgxpool.Pool, query string, args ...any) planNo
 	var raw []byte
 	if err := pool.QueryRow(context.Background(), `EXPLAIN (FORMAT JSON) `+query, args...).Scan(&raw); err != nil {
 		t.Fatalf("explain: %v\n%s", err, query)
+	}
+	return parsePlan(t, raw)
+}
+
+// explainAnalyze runs query and returns its plan with the actual loops.
+func explainAnalyze(t *testing.T, pool *pgxpool.Pool, query string, args ...any) planNode {
+	t.Helper()
+	var raw []byte
+	if err := pool.QueryRow(context.Background(), `EXPLAIN (ANALYZE, FORMAT JSON) `+query, args...).Scan(&raw); err != nil {
+		t.Fatalf("explain analyze: %v\n%s", err, query)
 	}
 	return parsePlan(t, raw)
 }
@@ -364,6 +399,7 @@ type planNode struct {
 	Relation string     `json:"Relation Name"`
 	Index    string     `json:"Index Name"`
 	Cost     float64    `json:"Total Cost"`
+	Loops    float64    `json:"Actual Loops"` // with ANALYZE only
 	Plans    []planNode `json:"Plans"`
 }
 
@@ -381,6 +417,29 @@ func (n planNode) seqScans() []string {
 	n.walk(func(n planNode) {
 		if n.NodeType == "Seq Scan" && slices.Contains(largeTables, n.Relation) {
 			out = append(out, n.Relation)
+		}
+	})
+	return out
+}
+
+// repeatedSeqScans returns the large tables the plan read sequentially
+// more than once (an analyzed plan's loops).
+func (n planNode) repeatedSeqScans() []string {
+	var out []string
+	n.walk(func(n planNode) {
+		if n.NodeType == "Seq Scan" && slices.Contains(largeTables, n.Relation) && n.Loops > 1 {
+			out = append(out, n.Relation)
+		}
+	})
+	return out
+}
+
+// scans returns the plan's scans of tables: node type, table and loops.
+func (n planNode) scans() []string {
+	var out []string
+	n.walk(func(n planNode) {
+		if n.Relation != "" {
+			out = append(out, fmt.Sprintf("%s of %s ×%g", n.NodeType, n.Relation, n.Loops))
 		}
 	})
 	return out

@@ -5,13 +5,14 @@ import (
 	"sync"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/recompute"
 )
 
 // dashCache keeps what the dashboard would otherwise recompute on every
 // load of a large study: the decoded results of a run and the plots drawn
 // from them (a finished run never changes), and per study the additive
-// tally of its answers (collect.DashboardTally) up to a watermark, brought
+// tally of its answers (dashboard.Tally) up to a watermark, brought
 // up to date on each load by reading only the answers after it. The tally is
 // counted again from scratch when the study's participants change (added,
 // excluded, included: collect.DashboardVersion's Structure) or when the
@@ -29,7 +30,7 @@ type dashCache struct {
 type tallyEntry struct {
 	mu        sync.Mutex
 	structure string
-	tally     *collect.DashboardTally
+	tally     *dashboard.Tally
 }
 
 // runEntry is a decoded run result and its plots (SVG), by item count.
@@ -98,7 +99,7 @@ func (c *dashCache) plot(e *runEntry, name string, draw func() string) string {
 // scratch when there is none yet, when structure (the participants'
 // fingerprint) changed or when the advance finds the counted answers
 // changed. fn must not keep t.
-func (c *dashCache) withTally(ctx context.Context, store *collect.Store, studyID int64, structure string, fn func(t *collect.DashboardTally) error) error {
+func (c *dashCache) withTally(ctx context.Context, store *collect.Store, studyID int64, structure string, fn func(t *dashboard.Tally) error) error {
 	c.mu.Lock()
 	e, ok := c.tallies[studyID]
 	if !ok {
@@ -113,30 +114,29 @@ func (c *dashCache) withTally(ctx context.Context, store *collect.Store, studyID
 	defer e.mu.Unlock()
 	fresh := e.tally == nil || e.structure != structure
 	if !fresh {
-		ok, err := store.AdvanceDashboardTally(ctx, e.tally)
+		d, err := store.DashboardAnswersAfter(ctx, studyID, e.tally.Seq)
 		if err != nil {
 			return err
 		}
-		fresh = !ok
+		fresh = !e.tally.Advance(d)
 	}
 	if fresh {
 		e.tally = nil
-		t, err := store.NewDashboardTally(ctx, studyID, dashboardTopContra)
+		counts, err := store.DashboardCounts(ctx, studyID, dashboardTopContra)
 		if err != nil {
 			return err
 		}
-		e.tally, e.structure = t, structure
+		e.tally, e.structure = dashboard.NewTally(counts, dashboardTopContra), structure
 	}
 	return fn(e.tally)
 }
 
-// aggregates returns the study's stats and figures, current as of this call.
-func (c *dashCache) aggregates(ctx context.Context, store *collect.Store, studyID int64, structure string) (collect.Stats, collect.DashboardFigures, error) {
+// stats returns the study's counts, current as of this call.
+func (c *dashCache) stats(ctx context.Context, store *collect.Store, studyID int64, structure string) (collect.Stats, error) {
 	var st collect.Stats
-	var f collect.DashboardFigures
-	err := c.withTally(ctx, store, studyID, structure, func(t *collect.DashboardTally) error {
-		st, f = t.Figures(dashboardTimeBuckets, dashboardRTBins)
+	err := c.withTally(ctx, store, studyID, structure, func(t *dashboard.Tally) error {
+		st = t.Stats()
 		return nil
 	})
-	return st, f, err
+	return st, err
 }

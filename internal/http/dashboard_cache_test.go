@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
 )
 
 // The cache advances a study's tally over new answers (the same tally, now
-// counting them, with the figures of Dashboard from scratch) and counts it
+// counting them, with the figures of a tally counted from scratch) and counts it
 // again from scratch when a participant is excluded or included again.
 func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 	ctx := context.Background()
@@ -51,16 +52,16 @@ func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 	}
 	c := newDashCache()
 	// current returns the cache's tally and its figures after a load.
-	current := func() (*collect.DashboardTally, collect.Stats, collect.DashboardFigures) {
+	current := func() (*dashboard.Tally, collect.Stats, dashboard.Figures) {
 		t.Helper()
 		ver, err := store.DashboardVersion(ctx, st.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var tally *collect.DashboardTally
+		var tally *dashboard.Tally
 		var s collect.Stats
-		var f collect.DashboardFigures
-		if err := c.withTally(ctx, store, st.ID, ver.Structure, func(x *collect.DashboardTally) error {
+		var f dashboard.Figures
+		if err := c.withTally(ctx, store, st.ID, ver.Structure, func(x *dashboard.Tally) error {
 			tally = x
 			s, f = x.Figures(dashboardTimeBuckets, dashboardRTBins)
 			return nil
@@ -76,10 +77,11 @@ func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 	if second != first {
 		t.Fatal("new answers counted the tally again from scratch; want it advanced")
 	}
-	wantS, wantF, err := store.Dashboard(ctx, st.ID, dashboardTimeBuckets, dashboardRTBins, dashboardTopContra)
+	counts, err := store.DashboardCounts(ctx, st.ID, dashboardTopContra)
 	if err != nil {
 		t.Fatal(err)
 	}
+	wantS, wantF := dashboard.NewTally(counts, dashboardTopContra).Figures(dashboardTimeBuckets, dashboardRTBins)
 	if s.Answers != 18 || s.Answers != wantS.Answers || s.Comparisons != wantS.Comparisons || s.Contradictions != wantS.Contradictions ||
 		math.Abs(f.MedianResponseMS-wantF.MedianResponseMS) > 0 || len(f.Contradicted) != len(wantF.Contradicted) {
 		t.Fatalf("advanced %+v %+v; from scratch %+v %+v", s, f, wantS, wantF)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dashboard"
 )
 
 // The dashboard's plots are SVG written here on the server, so the page is
@@ -60,7 +60,7 @@ func niceTicks(lo, hi float64, count int) []float64 {
 	if !(hi > lo) {
 		return []float64{lo}
 	}
-	step := collect.NiceStep((hi - lo) / float64(max(count, 1)))
+	step := dashboard.NiceStep((hi - lo) / float64(max(count, 1)))
 	var out []float64
 	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
 		out = append(out, math.Round(v/step)*step)

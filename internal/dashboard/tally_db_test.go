@@ -1,4 +1,4 @@
-package collect_test
+package dashboard_test
 
 import (
 	"context"
@@ -8,14 +8,18 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // figuresEqual reports whether two dashboards show the same figures (NaN
 // medians equal, times by value).
-func figuresEqual(t *testing.T, what string, gotS, wantS collect.Stats, got, want collect.DashboardFigures) {
+func figuresEqual(t *testing.T, what string, gotS, wantS collect.Stats, got, want dashboard.Figures) {
 	t.Helper()
 	sameTime := func(a, b *time.Time) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) }
 	if !sameTime(gotS.LastAnswer, wantS.LastAnswer) {
@@ -37,18 +41,90 @@ func figuresEqual(t *testing.T, what string, gotS, wantS collect.Stats, got, wan
 	}
 }
 
-// A tally advanced over several rounds of new answers (from several
-// participants, spread over time, some without a response time) shows the
-// figures of a tally counted from scratch, and its counts and participants
-// page agree with StudyStats and DashboardParticipants (separate SQL).
-func TestDashboardTallyAdvanceEqualsScratch(t *testing.T) {
+// participantsBySQL is the dashboard's participants table counted in SQL,
+// independently of the tally: those with answers, most answers first (then
+// by id), at most limit after offset, and how many there are.
+func participantsBySQL(t *testing.T, pool *pgxpool.Pool, studyID int64, limit, offset int) ([]collect.DashboardParticipant, int) {
+	t.Helper()
 	ctx := context.Background()
-	s, st := newStudy(t, 6, 1000)
-	pool := collect.PoolOf(s)
-	tally, err := s.NewDashboardTally(ctx, st.ID, 4)
+	rows, err := pool.Query(ctx, `
+		SELECT p.id, p.public_id, coalesce(p.external_id, ''), c.n, p.excluded_at, p.created_at
+		FROM participants p
+		JOIN (SELECT participant_id, count(*) AS n FROM answers WHERE study_id = $1 GROUP BY participant_id) c
+			ON c.participant_id = p.id
+		ORDER BY c.n DESC, p.id
+		LIMIT $2 OFFSET $3`, studyID, limit, offset)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (collect.DashboardParticipant, error) {
+		var p collect.DashboardParticipant
+		err := r.Scan(&p.ID, &p.PublicID, &p.ExternalID, &p.Answers, &p.ExcludedAt, &p.CreatedAt)
+		return p, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int
+	if err := pool.QueryRow(ctx, `SELECT count(DISTINCT participant_id) FROM answers WHERE study_id = $1`, studyID).Scan(&total); err != nil {
+		t.Fatal(err)
+	}
+	return ps, total
+}
+
+// participantsPage is the dashboard's participants table as the page reads
+// it: a page of the tally's counts, their rows from the store.
+func participantsPage(t *testing.T, s *collect.Store, studyID int64, tally *dashboard.Tally, limit, offset int) ([]collect.DashboardParticipant, int) {
+	t.Helper()
+	all := tally.ParticipantsByAnswers()
+	page := all[min(offset, len(all)):min(offset+limit, len(all))]
+	ids := make([]int64, len(page))
+	for i, p := range page {
+		ids[i] = p.ID
+	}
+	rows, err := s.DashboardParticipants(context.Background(), studyID, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dashboard.WithCounts(page, rows), len(all)
+}
+
+// load counts the study from scratch, keeping the top 4 contradicted.
+func load(t *testing.T, s *collect.Store, studyID int64) *dashboard.Tally {
+	t.Helper()
+	c, err := s.DashboardCounts(context.Background(), studyID, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dashboard.NewTally(c, 4)
+}
+
+// advance reads the answers after the tally's watermark and adds them.
+func advance(t *testing.T, s *collect.Store, studyID int64, tally *dashboard.Tally) bool {
+	t.Helper()
+	d, err := s.DashboardAnswersAfter(context.Background(), studyID, tally.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tally.Advance(d)
+}
+
+// A tally advanced over several rounds of new answers (from several
+// participants, spread over time, some without a response time) shows the
+// figures of a tally counted from scratch, and its counts and participants
+// page agree with StudyStats and with the table counted in SQL.
+func TestTallyAdvanceEqualsScratch(t *testing.T) {
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s := collect.New(pool)
+	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 1000, Status: collect.StatusOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, rej, err := s.AddItems(ctx, st.ID, demo.Items()[:6]); err != nil || len(rej) > 0 {
+		t.Fatalf("add items: %v %v", rej, err)
+	}
+	tally := load(t, s, st.ID)
 	if tally.Answers != 0 || tally.Seq != 0 {
 		t.Fatalf("empty study: %+v", tally)
 	}
@@ -90,14 +166,10 @@ func TestDashboardTallyAdvanceEqualsScratch(t *testing.T) {
 			WHERE study_id = $1 AND seq > $2`, st.ID, tally.Seq, base.Add(time.Duration(round)*time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		ok, err := s.AdvanceDashboardTally(ctx, tally)
-		if err != nil || !ok {
-			t.Fatalf("round %d: advance %v %v", round, ok, err)
+		if !advance(t, s, st.ID, tally) {
+			t.Fatalf("round %d: advance refused", round)
 		}
-		fresh, err := s.NewDashboardTally(ctx, st.ID, 4)
-		if err != nil {
-			t.Fatal(err)
-		}
+		fresh := load(t, s, st.ID)
 		gotS, got := tally.Figures(12, 8)
 		wantS, want := fresh.Figures(12, 8)
 		figuresEqual(t, "round", gotS, wantS, got, want)
@@ -118,17 +190,11 @@ func TestDashboardTallyAdvanceEqualsScratch(t *testing.T) {
 		if round == 5 && (stats.Contradictions == 0 || len(got.Contradicted) == 0) {
 			t.Fatalf("no contradiction after %d answers: the top list is not exercised", stats.Answers)
 		}
-		for _, page := range []int{0, 2, 1000} {
-			gotP, gotN, err := s.DashboardTallyParticipants(ctx, tally, 2, page)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantP, wantN, err := s.DashboardParticipants(ctx, st.ID, 2, page)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, offset := range []int{0, 2, 1000} {
+			gotP, gotN := participantsPage(t, s, st.ID, tally, 2, offset)
+			wantP, wantN := participantsBySQL(t, pool, st.ID, 2, offset)
 			if gotN != wantN || (stats.Answers > 0 && wantN == 0) || (len(gotP)+len(wantP) > 0 && !reflect.DeepEqual(gotP, wantP)) {
-				t.Fatalf("round %d: participants page %d: %+v (%d), want %+v (%d)", round, page, gotP, gotN, wantP, wantN)
+				t.Fatalf("round %d: participants from %d: %+v (%d), want %+v (%d)", round, offset, gotP, gotN, wantP, wantN)
 			}
 		}
 	}
@@ -168,35 +234,35 @@ func TestDashboardTallyAdvanceEqualsScratch(t *testing.T) {
 	if err := fast.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := s.AdvanceDashboardTally(ctx, tally); err != nil || !ok {
-		t.Fatalf("advance past the fast answer: %v %v", ok, err)
+	if !advance(t, s, st.ID, tally) {
+		t.Fatal("advance past the fast answer refused")
 	}
 	if err := slow.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := s.AdvanceDashboardTally(ctx, tally); err != nil || ok {
-		t.Fatalf("advance after a late commit below the watermark: %v %v; want false", ok, err)
+	if advance(t, s, st.ID, tally) {
+		t.Fatal("advance after a late commit below the watermark: accepted; want refused")
 	}
-	if fresh, err := s.NewDashboardTally(ctx, st.ID, 4); err != nil || fresh.Answers != tally.Answers+1 {
-		t.Fatalf("from scratch: %v answers (%v), want %d", fresh.Answers, err, tally.Answers+1)
+	if fresh := load(t, s, st.ID); fresh.Answers != tally.Answers+1 {
+		t.Fatalf("from scratch: %v answers, want %d", fresh.Answers, tally.Answers+1)
 	}
-	if tally, err = s.NewDashboardTally(ctx, st.ID, 4); err != nil {
-		t.Fatal(err)
-	}
+	tally = load(t, s, st.ID)
 
 	// Removing an answer below the watermark (or one committed late below
 	// it) is noticed: the advance refuses and leaves the tally unchanged.
+	beforeS, beforeF := tally.Figures(12, 8)
 	before := *tally
 	if _, err := pool.Exec(ctx, `DELETE FROM answers WHERE seq = (SELECT min(seq) FROM answers WHERE study_id = $1)`, st.ID); err != nil {
 		t.Fatal(err)
 	}
-	ok, err := s.AdvanceDashboardTally(ctx, tally)
-	if err != nil || ok {
-		t.Fatalf("advance after a removed answer: %v %v; want false", ok, err)
+	if advance(t, s, st.ID, tally) {
+		t.Fatal("advance after a removed answer: accepted; want refused")
 	}
 	if tally.Answers != before.Answers || tally.Seq != before.Seq {
 		t.Fatalf("tally changed by a refused advance: %+v", tally)
 	}
+	afterS, afterF := tally.Figures(12, 8)
+	figuresEqual(t, "refused advance", afterS, beforeS, afterF, beforeF)
 }
 
 func sum(x []int) int {

@@ -1,0 +1,291 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// The dashboard's reads: a study's answers and votes counted in PostgreSQL,
+// the answers after a watermark, the participants of one page of the
+// participants table and a fingerprint of what the figures depend on.
+// internal/dashboard keeps the counts up to date and draws the page's
+// figures from them.
+
+// VoteCount is a comparison with its votes: JCloser said d(a,j) < d(a,k).
+type VoteCount struct {
+	Anchor, J, K     int
+	JCloser, KCloser int
+}
+
+// ResponseBinMS is the width of the bins the dashboard's reads count
+// response times in (bin b holds b·10 ms to b·10 + 9 ms); bins past a day
+// are counted in the day's bin.
+const ResponseBinMS = 10
+
+// responseBinCap caps the response-time bins (a day).
+const responseBinCap = 24 * 60 * 60 * 1000 / ResponseBinMS
+
+// DashboardCounts are a study's answers and votes counted from scratch in
+// one snapshot: the answers grouped in PostgreSQL (the page does not load
+// them one by one) and the comparisons answered both ways most often.
+type DashboardCounts struct {
+	Seq     int64 // the watermark: the largest answers.seq counted (0: none)
+	Answers int
+	// First and Last are the earliest and latest answered_at (nil: none).
+	First, Last *time.Time
+	// Answers per Unix second of answered_at (rounded down), per response
+	// time bin (ResponseBinMS; answers without a time left out) and per
+	// participant id.
+	Seconds, ResponseBins, People map[int64]int
+	// Comparisons answered, and those answered both ways.
+	Comparisons, Contradictions int
+	// Contradicted are the most contradicted comparisons, at most the top
+	// asked for: most votes on the weaker side first, then most votes, then
+	// by anchor, j and k.
+	Contradicted []VoteCount
+	// Participants, and those who completed.
+	Participants, Completed int
+}
+
+// DashboardAnswer is an answer read after a watermark.
+type DashboardAnswer struct {
+	Seq, Participant        int64
+	Anchor, Closer, Farther int
+	ResponseBin             *int64 // nil without a response time
+	At                      time.Time
+}
+
+// DashboardDelta is what changed in a study after a watermark, read in one
+// snapshot.
+type DashboardDelta struct {
+	// Counted is the number of answers up to the watermark now: not the
+	// number counted before when an answer committed late with a sequence
+	// number below the watermark (numbers are taken at insert, not at
+	// commit) or answers were removed.
+	Counted int
+	// Participants and Completed are the current counts (not additive).
+	Participants, Completed int
+	// Answers are those after the watermark, in no particular order.
+	Answers []DashboardAnswer
+	// Votes are the current votes of the comparisons Answers answer.
+	Votes []VoteCount
+}
+
+// The SQL of the dashboard, by name so that TestHotQueryPlans explains
+// these very strings on a large study.
+const (
+	dashboardVersionSQL = `
+		SELECT (SELECT max(answered_at) FROM answers WHERE study_id = $1),
+			(SELECT count(*) FROM answers WHERE study_id = $1 AND answered_at > now() - interval '10 minutes'),
+			count(*), count(*) FILTER (WHERE excluded_at IS NOT NULL), coalesce(sum(id) FILTER (WHERE excluded_at IS NOT NULL), 0)
+		FROM participants WHERE study_id = $1`
+	// tallyAnswersSQL counts all the study's answers: the watermark, the
+	// count and span, and per second, response-time bin and participant.
+	tallyAnswersSQL = `
+		WITH a AS MATERIALIZED (
+			SELECT seq, participant_id, answered_at, response_ms FROM answers WHERE study_id = $1
+		)
+		SELECT s.mx, s.n, s.lo, s.hi, tt.b, tt.c, rr.b, rr.c, pp.b, pp.c
+		FROM (SELECT coalesce(max(seq), 0) AS mx, count(*) AS n, min(answered_at) AS lo, max(answered_at) AS hi FROM a) s,
+			(SELECT coalesce(array_agg(b), '{}') AS b, coalesce(array_agg(c), '{}') AS c FROM
+				(SELECT floor(date_part('epoch', answered_at))::bigint AS b, count(*) AS c FROM a GROUP BY 1) x) tt,
+			(SELECT coalesce(array_agg(b), '{}') AS b, coalesce(array_agg(c), '{}') AS c FROM
+				(SELECT least(response_ms / 10, $2)::bigint AS b, count(*) AS c FROM a WHERE response_ms IS NOT NULL GROUP BY 1) x) rr,
+			(SELECT coalesce(array_agg(b), '{}') AS b, coalesce(array_agg(c), '{}') AS c FROM
+				(SELECT participant_id AS b, count(*) AS c FROM a GROUP BY 1) x) pp`
+	// tallyVotesSQL: a first row (-1, -1, -1, comparisons, contradicted),
+	// then the $2 most contradicted comparisons.
+	tallyVotesSQL = `
+		WITH v AS MATERIALIZED (SELECT anchor, j, k, j_closer, k_closer FROM votes WHERE study_id = $1)
+		SELECT -1, -1, -1, (SELECT count(*) FROM v)::int, (SELECT count(*) FROM v WHERE j_closer > 0 AND k_closer > 0)::int
+		UNION ALL
+		(SELECT anchor, j, k, j_closer, k_closer FROM v
+		WHERE j_closer > 0 AND k_closer > 0
+		ORDER BY least(j_closer, k_closer) DESC, j_closer + k_closer DESC, anchor, j, k
+		LIMIT $2)`
+	tallyParticipantsSQL = `
+		SELECT count(*), count(*) FILTER (WHERE completed_at IS NOT NULL) FROM participants WHERE study_id = $1`
+	// tallyCheckSQL counts the answers up to the watermark $2 and the
+	// participants.
+	tallyCheckSQL = `
+		SELECT (SELECT count(*) FROM answers WHERE study_id = $1 AND seq <= $2),
+			count(*), count(*) FILTER (WHERE completed_at IS NOT NULL)
+		FROM participants WHERE study_id = $1`
+	// tallyNewAnswersSQL reads the answers after the watermark $2, their
+	// response times in the bins of tallyAnswersSQL (NULL without a time:
+	// least ignores NULLs).
+	tallyNewAnswersSQL = `
+		SELECT seq, participant_id, anchor, closer, farther,
+			CASE WHEN response_ms IS NOT NULL THEN least(response_ms / 10, $3)::bigint END, answered_at
+		FROM answers WHERE study_id = $1 AND seq > $2`
+	tallyTouchedVotesSQL = `
+		SELECT v.anchor, v.j, v.k, v.j_closer, v.k_closer
+		FROM unnest($2::int[], $3::int[], $4::int[]) AS u(a, j, k)
+		JOIN votes v ON v.study_id = $1 AND v.anchor = u.a AND v.j = u.j AND v.k = u.k`
+	tallyPeopleSQL = `
+		SELECT id, public_id, coalesce(external_id, ''), excluded_at, created_at
+		FROM participants WHERE study_id = $1 AND id = ANY($2)`
+)
+
+// readOnlySnapshot runs fn in one read-only snapshot of the database.
+var readOnlySnapshot = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+
+// DashboardCounts counts all the study's answers and votes from scratch
+// (one scan of each, in one snapshot), with the top most contradicted
+// comparisons.
+func (s *Store) DashboardCounts(ctx context.Context, studyID int64, top int) (DashboardCounts, error) {
+	c := DashboardCounts{Seconds: map[int64]int{}, ResponseBins: map[int64]int{}, People: map[int64]int{}}
+	err := pgx.BeginTxFunc(ctx, s.pool, readOnlySnapshot, func(tx pgx.Tx) error {
+		var secB, secC, rtB, rtC, pB, pC []int64
+		err := tx.QueryRow(ctx, tallyAnswersSQL, studyID, responseBinCap).
+			Scan(&c.Seq, &c.Answers, &c.First, &c.Last, &secB, &secC, &rtB, &rtC, &pB, &pC)
+		if err != nil {
+			return err
+		}
+		for _, g := range []struct {
+			m    map[int64]int
+			b, c []int64
+		}{{c.Seconds, secB, secC}, {c.ResponseBins, rtB, rtC}, {c.People, pB, pC}} {
+			for i, b := range g.b {
+				g.m[b] += int(g.c[i])
+			}
+		}
+		rows, err := tx.Query(ctx, tallyVotesSQL, studyID, top)
+		if err != nil {
+			return err
+		}
+		var v VoteCount
+		if _, err = pgx.ForEachRow(rows, []any{&v.Anchor, &v.J, &v.K, &v.JCloser, &v.KCloser}, func() error {
+			if v.Anchor < 0 {
+				c.Comparisons, c.Contradictions = v.JCloser, v.KCloser
+			} else {
+				c.Contradicted = append(c.Contradicted, v)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, tallyParticipantsSQL, studyID).Scan(&c.Participants, &c.Completed)
+	})
+	if err != nil {
+		return DashboardCounts{}, fmt.Errorf("dashboard counts: %w", err)
+	}
+	return c, nil
+}
+
+// DashboardAnswersAfter reads the study's answers after the watermark seq
+// through the (study_id, seq) index, the current votes of the comparisons
+// they answer, and the checks of DashboardDelta, in one snapshot.
+func (s *Store) DashboardAnswersAfter(ctx context.Context, studyID, seq int64) (DashboardDelta, error) {
+	var d DashboardDelta
+	err := pgx.BeginTxFunc(ctx, s.pool, readOnlySnapshot, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, tallyCheckSQL, studyID, seq).Scan(&d.Counted, &d.Participants, &d.Completed)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, tallyNewAnswersSQL, studyID, seq, responseBinCap)
+		if err != nil {
+			return err
+		}
+		d.Answers, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (DashboardAnswer, error) {
+			var a DashboardAnswer
+			err := r.Scan(&a.Seq, &a.Participant, &a.Anchor, &a.Closer, &a.Farther, &a.ResponseBin, &a.At)
+			return a, err
+		})
+		if err != nil || len(d.Answers) == 0 {
+			return err
+		}
+		var as, js, ks []int32
+		seen := map[triplet.Key]bool{}
+		for _, a := range d.Answers {
+			k := triplet.KeyOf(triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther})
+			if !seen[k] {
+				seen[k] = true
+				as, js, ks = append(as, int32(k.Anchor)), append(js, int32(k.J)), append(ks, int32(k.K))
+			}
+		}
+		rows, err = tx.Query(ctx, tallyTouchedVotesSQL, studyID, as, js, ks)
+		if err != nil {
+			return err
+		}
+		d.Votes, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (VoteCount, error) {
+			var v VoteCount
+			err := r.Scan(&v.Anchor, &v.J, &v.K, &v.JCloser, &v.KCloser)
+			return v, err
+		})
+		return err
+	})
+	if err != nil {
+		return DashboardDelta{}, fmt.Errorf("dashboard answers after %d: %w", seq, err)
+	}
+	return d, nil
+}
+
+// DashboardParticipant is one row of the dashboard's participants table.
+type DashboardParticipant struct {
+	ID         int64
+	PublicID   string
+	ExternalID string
+	Answers    int // left 0 by DashboardParticipants: the caller's count
+	ExcludedAt *time.Time
+	CreatedAt  time.Time
+}
+
+// DashboardParticipants returns the study's participants with the given
+// ids, in no particular order (ids of other studies or of no participant
+// are left out).
+func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []int64) ([]DashboardParticipant, error) {
+	rows, err := s.pool.Query(ctx, tallyPeopleSQL, studyID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("dashboard participants: %w", err)
+	}
+	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DashboardParticipant, error) {
+		var p DashboardParticipant
+		err := r.Scan(&p.ID, &p.PublicID, &p.ExternalID, &p.ExcludedAt, &p.CreatedAt)
+		return p, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dashboard participants: %w", err)
+	}
+	return ps, nil
+}
+
+// DashboardVersion is a cheap fingerprint of what the dashboard's figures
+// depend on (the last answer's time, the participants and who is
+// excluded), read through indexes without scanning the answers, and the
+// live figures that change with the clock alone.
+type DashboardVersion struct {
+	Key string
+	// Structure leaves out the last answer's time: what the additive
+	// tally of the answers cannot follow by itself (participants added,
+	// excluded or included again).
+	Structure    string
+	Recent       int // answers in the last RecentWindow
+	RecentWindow time.Duration
+	Excluded     int
+}
+
+// DashboardVersion returns the study's fingerprint. Answers are only ever
+// added (with answered_at = now() of their transaction) and deleted with
+// their study, so an unchanged last-answer time means unchanged answers.
+func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (DashboardVersion, error) {
+	v := DashboardVersion{RecentWindow: 10 * time.Minute}
+	var last *time.Time
+	var people, exclSum int64
+	err := s.pool.QueryRow(ctx, dashboardVersionSQL, studyID).Scan(&last, &v.Recent, &people, &v.Excluded, &exclSum)
+	if err != nil {
+		return v, fmt.Errorf("dashboard version: %w", err)
+	}
+	lastS := ""
+	if last != nil {
+		lastS = last.UTC().Format(time.RFC3339Nano)
+	}
+	v.Structure = fmt.Sprintf("%d/%d/%d", people, v.Excluded, exclSum)
+	v.Key = lastS + "/" + v.Structure
+	return v, nil
+}

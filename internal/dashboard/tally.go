@@ -1,0 +1,182 @@
+// Package dashboard draws a study's dashboard figures from the counts the
+// store reads (collect.DashboardCounts, collect.DashboardDelta): the
+// additive tally of the answers, brought up to date past a watermark, and
+// what the page shows of it (answers over time, the response-time median
+// and histogram, the most contradicted comparisons, one page of the
+// participants). It holds no SQL and no HTTP: internal/collect reads the
+// rows, internal/http caches tallies and builds the page.
+package dashboard
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// Tally is the additive part of a study's dashboard figures over its
+// answers with answers.seq <= Seq (the watermark; migration 000004): the
+// answer count and time span, answers per second of answered_at, per
+// response-time bin and per participant, and the vote figures (distinct
+// comparisons, contradicted ones and the most contradicted). Advance brings
+// it up to date with the answers after the watermark (and the votes of the
+// comparisons they touched), so a study receiving answers does not rescan
+// its answers on every page load. A Tally is not safe for concurrent use.
+type Tally struct {
+	Seq     int64 // the largest answers.seq counted (0: none)
+	Answers int   // answers counted (all with seq <= Seq when they were read)
+	// First and Last are the earliest and latest answered_at (nil: none).
+	First, Last *time.Time
+	// Participants and Completed are re-read on every advance (not additive).
+	Participants, Completed     int
+	Comparisons, Contradictions int
+
+	seconds map[int64]int       // answers per Unix second of answered_at
+	rt      map[int64]int       // answers per collect.ResponseBinMS bin
+	people  map[int64]int       // answers per participant id
+	top     []collect.VoteCount // the most contradicted comparisons, first first
+	topN    int
+}
+
+// NewTally is the tally of counts read from scratch, keeping the top most
+// contradicted comparisons (counts must hold at least those). It takes
+// over the counts' maps.
+func NewTally(c collect.DashboardCounts, top int) *Tally {
+	t := &Tally{Seq: c.Seq, Answers: c.Answers, First: c.First, Last: c.Last,
+		Participants: c.Participants, Completed: c.Completed, Comparisons: c.Comparisons, Contradictions: c.Contradictions,
+		seconds: c.Seconds, rt: c.ResponseBins, people: c.People, top: slices.Clone(c.Contradicted), topN: top}
+	for _, m := range []*map[int64]int{&t.seconds, &t.rt, &t.people} {
+		if *m == nil {
+			*m = map[int64]int{}
+		}
+	}
+	slices.SortFunc(t.top, compareContradicted)
+	t.top = t.top[:min(len(t.top), top)]
+	return t
+}
+
+// Advance adds d, read after t's watermark, to t. It returns false, leaving
+// t unchanged, when the answers up to the watermark are no longer the ones
+// counted (d.Counted differs: an answer committed late with a sequence
+// number below the watermark, or answers removed); the caller then counts
+// from scratch.
+func (t *Tally) Advance(d collect.DashboardDelta) bool {
+	if d.Counted != t.Answers {
+		return false
+	}
+	t.Participants, t.Completed = d.Participants, d.Completed
+	touched := make(map[triplet.Key]collect.VoteCount, len(d.Votes))
+	for _, v := range d.Votes {
+		touched[triplet.Key{Anchor: v.Anchor, J: v.J, K: v.K}] = v
+	}
+	added := map[triplet.Key]triplet.Counts{} // the delta's own votes per comparison
+	for _, a := range d.Answers {
+		t.Seq = max(t.Seq, a.Seq)
+		t.Answers++
+		at := a.At
+		if t.First == nil || at.Before(*t.First) {
+			t.First = &at
+		}
+		if t.Last == nil || at.After(*t.Last) {
+			t.Last = &at
+		}
+		t.seconds[unixFloor(at)]++
+		if a.ResponseBin != nil {
+			t.rt[*a.ResponseBin]++
+		}
+		t.people[a.Participant]++
+		k := triplet.KeyOf(triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther})
+		c := added[k]
+		if a.Closer == k.J {
+			c.JCloser++
+		} else {
+			c.KCloser++
+		}
+		added[k] = c
+	}
+	// Votes only grow, so a comparison's rank among the contradicted only
+	// rises: the new top comes from the old top and the touched comparisons.
+	cands := map[triplet.Key]collect.VoteCount{}
+	for _, v := range t.top {
+		cands[triplet.Key{Anchor: v.Anchor, J: v.J, K: v.K}] = v
+	}
+	for k, a := range added {
+		now, ok := touched[k]
+		if !ok {
+			continue // cannot happen with votes written with their answer
+		}
+		oldJ, oldK := now.JCloser-a.JCloser, now.KCloser-a.KCloser
+		if oldJ+oldK == 0 {
+			t.Comparisons++
+		}
+		contra := now.JCloser > 0 && now.KCloser > 0
+		if contra && !(oldJ > 0 && oldK > 0) {
+			t.Contradictions++
+		}
+		if contra {
+			cands[k] = now
+		}
+	}
+	t.top = t.top[:0]
+	for _, v := range cands {
+		t.top = append(t.top, v)
+	}
+	slices.SortFunc(t.top, compareContradicted)
+	t.top = t.top[:min(len(t.top), t.topN)]
+	return true
+}
+
+// compareContradicted orders comparisons as the store's votes query does:
+// most votes on the weaker side first, then most votes, then by key.
+func compareContradicted(a, b collect.VoteCount) int {
+	return cmp.Or(
+		cmp.Compare(min(b.JCloser, b.KCloser), min(a.JCloser, a.KCloser)),
+		cmp.Compare(b.JCloser+b.KCloser, a.JCloser+a.KCloser),
+		cmp.Compare(a.Anchor, b.Anchor), cmp.Compare(a.J, b.J), cmp.Compare(a.K, b.K))
+}
+
+// unixFloor is the Unix second of x, as floor(date_part('epoch', x)).
+func unixFloor(x time.Time) int64 {
+	return x.Unix() // seconds rounded down, also before 1970
+}
+
+// ParticipantCount is a participant's id and number of answers.
+type ParticipantCount struct {
+	ID      int64
+	Answers int
+}
+
+// ParticipantsByAnswers returns the participants with at least one
+// answer, most answers first (then by id).
+func (t *Tally) ParticipantsByAnswers() []ParticipantCount {
+	all := make([]ParticipantCount, 0, len(t.people))
+	for id, n := range t.people {
+		if n > 0 {
+			all = append(all, ParticipantCount{id, n})
+		}
+	}
+	slices.SortFunc(all, func(a, b ParticipantCount) int {
+		return cmp.Or(cmp.Compare(b.Answers, a.Answers), cmp.Compare(a.ID, b.ID))
+	})
+	return all
+}
+
+// WithCounts returns rows (collect.Store.DashboardParticipants, in any
+// order) in the order of page (a part of ParticipantsByAnswers) with their
+// answer counts; participants without a row are left out.
+func WithCounts(page []ParticipantCount, rows []collect.DashboardParticipant) []collect.DashboardParticipant {
+	byID := make(map[int64]collect.DashboardParticipant, len(rows))
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	out := make([]collect.DashboardParticipant, 0, len(page))
+	for _, c := range page {
+		if r, ok := byID[c.ID]; ok {
+			r.Answers = c.Answers
+			out = append(out, r)
+		}
+	}
+	return out
+}
