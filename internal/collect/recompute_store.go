@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/closer-lab/closer/internal/embed"
 )
 
 // RecomputeSettings are a study's dashboard settings: when the periodic
@@ -32,9 +34,6 @@ func DefaultRecomputeSettings() RecomputeSettings {
 	return RecomputeSettings{MinNewAnswers: 200, MaxAge: 10 * time.Minute, Method: "tste", Dim: 2}
 }
 
-// EmbeddingMethods are the method names the settings accept (internal/embed's).
-var EmbeddingMethods = []string{"tste", "ste", "gnmds", "ckl", "soe", "dmoe"}
-
 func checkRecomputeSettings(in RecomputeSettings) error {
 	switch {
 	case in.MinNewAnswers < 1 || in.MinNewAnswers > 10_000_000:
@@ -46,12 +45,10 @@ func checkRecomputeSettings(in RecomputeSettings) error {
 	case in.Clusters < 0 || in.Clusters > 50:
 		return userErr(KindInvalid, "clusters must be between 0 (automatic) and 50")
 	}
-	for _, m := range EmbeddingMethods {
-		if m == in.Method {
-			return nil
-		}
+	if _, err := embed.ParseMethod(in.Method); err != nil {
+		return userErr(KindInvalid, "unknown embedding method %q (known: %s)", in.Method, strings.Join(embed.MethodNames(), ", "))
 	}
-	return userErr(KindInvalid, "unknown embedding method %q (known: %s)", in.Method, strings.Join(EmbeddingMethods, ", "))
+	return nil
 }
 
 // RecomputeSettings returns the study's dashboard settings (the defaults if

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -62,7 +63,17 @@ func ParseMethod(s string) (Method, error) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("unknown method %q (want one of tste, ste, gnmds, ckl, soe, dmoe)", s)
+	return "", fmt.Errorf("unknown method %q (want one of %s)", s, strings.Join(MethodNames(), ", "))
+}
+
+// MethodNames returns the names of Methods, in their order: what settings,
+// forms and flags accept.
+func MethodNames() []string {
+	names := make([]string, len(Methods))
+	for i, m := range Methods {
+		names[i] = string(m)
+	}
+	return names
 }
 
 // Options configures Fit. Zero values select the defaults given per field.

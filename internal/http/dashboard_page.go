@@ -7,6 +7,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/templates"
 )
@@ -49,7 +50,7 @@ func dashboardParamsOf(q url.Values) dashboardParams {
 // advanced past the answers added since the last load; the decoded results
 // and their plots from s.dash while the run is the same.
 func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p dashboardParams) (templates.DashboardPage, error) {
-	v := templates.DashboardPage{Study: st, Methods: collect.EmbeddingMethods, Notice: p.notice, PeoplePage: p.peoplePage}
+	v := templates.DashboardPage{Study: st, Methods: embed.MethodNames(), Notice: p.notice, PeoplePage: p.peoplePage}
 	v.JobsEnabled = s.cfg.Jobs != nil
 	ver, err := s.store.DashboardVersion(ctx, st.ID)
 	if err != nil {
