@@ -69,6 +69,7 @@ func kernelReadRows(t *testing.T, path string) [][]string {
 }
 
 func TestKernelCLIMatrix(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in, _ := kernelProblem(t, dir)
 	set, err := kernelReadTriplets(in)
@@ -109,6 +110,7 @@ func TestKernelCLIMatrix(t *testing.T) {
 }
 
 func TestKernelCLIPCAAndClusters(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in, truth := kernelProblem(t, dir)
 	lms := "fruit0,fruit1,fruit2,fruit3,fruit4,fruit5"
@@ -155,6 +157,7 @@ func TestKernelCLIPCAAndClusters(t *testing.T) {
 }
 
 func TestKernelCLIErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in, _ := kernelProblem(t, dir)
 	bad := filepath.Join(dir, "bad.csv")
@@ -185,6 +188,7 @@ func TestKernelCLIErrors(t *testing.T) {
 }
 
 func TestKernelCLIHelp(t *testing.T) {
+	t.Parallel()
 	_, errs, code := kernelCLI(t, "-h")
 	if code != 0 {
 		t.Fatalf("-h exit %d", code)

@@ -21,6 +21,7 @@ func simulateCLI(t *testing.T, args ...string) (stdout, stderr string, code int)
 // one row per checkpoint, empty d_hat for designs without one, numbers in
 // range elsewhere.
 func TestSimulateCSV(t *testing.T) {
+	t.Parallel()
 	for _, design := range []string{"landmark-k1", "landmark-k2", "random"} {
 		out, errs, code := simulateCLI(t, "--design", design, "--points", "gmm:90:4:3", "--budget", "1200",
 			"--landmarks", "5", "--annotators", "3", "--checkpoints", "400,800", "--csv", "--error", "0.1")
@@ -63,6 +64,7 @@ func TestSimulateCSV(t *testing.T) {
 }
 
 func TestSimulateBasisReportsDHat(t *testing.T) {
+	t.Parallel()
 	out, errs, code := simulateCLI(t, "--design", "basis", "--points", "cube:80:2", "--budget", "4000",
 		"--annotators", "5", "--checkpoints", "1", "--csv")
 	if code != 0 {
@@ -78,6 +80,7 @@ func TestSimulateBasisReportsDHat(t *testing.T) {
 // The basis coordinate rule changes the quality figures (the coordinates)
 // but not the answers spent, and the header names it.
 func TestSimulateBasisCoordinateRule(t *testing.T) {
+	t.Parallel()
 	rows := map[string][]string{}
 	for _, rule := range []string{"median", "rank-difference"} {
 		out, errs, code := simulateCLI(t, "--design", "basis", "--points", "gmm:150:3:3:2", "--budget", "20000",
@@ -108,6 +111,7 @@ func TestSimulateBasisCoordinateRule(t *testing.T) {
 }
 
 func TestSimulateTable(t *testing.T) {
+	t.Parallel()
 	out, errs, code := simulateCLI(t, "--points", "gmm:60:4:3:6", "--budget", "600", "--landmarks", "5", "--checkpoints", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -120,6 +124,7 @@ func TestSimulateTable(t *testing.T) {
 }
 
 func TestSimulateCoordsAndLandmarkIDs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pts.csv")
 	var b strings.Builder
@@ -144,6 +149,7 @@ func TestSimulateCoordsAndLandmarkIDs(t *testing.T) {
 }
 
 func TestSimulateErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

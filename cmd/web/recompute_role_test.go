@@ -11,6 +11,7 @@ import (
 )
 
 func TestConfigRole(t *testing.T) {
+	t.Parallel()
 	for role, want := range map[string][2]bool{"": {true, true}, "all": {true, true}, "WEB": {true, false}, "worker": {false, true}} {
 		c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "ROLE": role}))
 		if err != nil {
@@ -28,6 +29,7 @@ func TestConfigRole(t *testing.T) {
 
 // A worker replica runs without an HTTP server and stops on the signal.
 func TestWorkerRoleServesNoHTTP(t *testing.T) {
+	t.Parallel()
 	_, dbURL := pgtest.NewDB(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer

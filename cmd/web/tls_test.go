@@ -71,6 +71,7 @@ func writeFile(t *testing.T, path string, data []byte) {
 }
 
 func TestConfigTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cert1, key1, _ := selfSigned(t, 1)
 	_, key2, _ := selfSigned(t, 2)

@@ -178,6 +178,7 @@ func spoiledBundles() map[string]struct {
 }
 
 func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	s := New(pool)
 	ctx := context.Background()
@@ -214,6 +215,7 @@ func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
 
 // TestImportBundleLimits: rows beyond a limit are refused as they are read.
 func TestImportBundleLimits(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	s := New(pool)
 	ctx := context.Background()

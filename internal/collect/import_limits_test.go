@@ -47,6 +47,7 @@ func (r *repeatReader) Seek(offset int64, whence int) (int64, error) {
 }
 
 func TestImportTripletsRefuses(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	ctx := context.Background()

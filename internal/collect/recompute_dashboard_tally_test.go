@@ -42,6 +42,7 @@ func figuresEqual(t *testing.T, what string, gotS, wantS collect.Stats, got, wan
 // figures of a tally counted from scratch, and its counts and participants
 // page agree with StudyStats and DashboardParticipants (separate SQL).
 func TestDashboardTallyAdvanceEqualsScratch(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 6, 1000)
 	pool := s.Pool()

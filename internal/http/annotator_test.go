@@ -13,6 +13,7 @@ import (
 // landing, start, every question by form POST (one of them submitted twice),
 // debrief and completion code.
 func TestAnnotatorFlowHTML(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	st := a.study("flow", 6, 5, "open")
 	c := a.client()
@@ -101,6 +102,7 @@ func TestAnnotatorFlowHTML(t *testing.T) {
 }
 
 func TestAnswerConflictPageAndBadForm(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("c", 5, 3, "open")
 	c := a.client()
@@ -123,6 +125,7 @@ func TestAnswerConflictPageAndBadForm(t *testing.T) {
 }
 
 func TestPausedAndClosedStudiesShowFriendlyPages(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("p", 5, 3, "paused")
 	a.study("cl", 5, 3, "closed")
@@ -146,6 +149,7 @@ func TestPausedAndClosedStudiesShowFriendlyPages(t *testing.T) {
 }
 
 func TestItemImageCaching(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	st := a.study("img", 3, 3, "open")
 	items, _ := a.store.ListItems(t.Context(), st.ID)
@@ -164,6 +168,7 @@ func TestItemImageCaching(t *testing.T) {
 }
 
 func TestUnknownRoutesAndHeaders(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	res := a.do(http.DefaultClient, "GET", "/nowhere", nil, nil)
 	if res.StatusCode != 404 || !strings.Contains(res.Header.Get("Content-Type"), "text/html") {

@@ -47,6 +47,7 @@ func (a *app) join(slug, body string) joinResp {
 // The whole flow through the JSON API, and the CSV export (by API token and
 // by admin session) equal to the answers given.
 func TestAPIFlowAndExport(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	st := a.study("api", 7, 6, "open")
 	var given []triplet.Triplet
@@ -134,6 +135,7 @@ func TestAPIFlowAndExport(t *testing.T) {
 // Forged and invalid answers are refused with the documented status and
 // store nothing; the same answer twice stores one row.
 func TestAPIAnswerRefusals(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("r", 6, 5, "open")
 	p1, p2 := a.join("r", ""), a.join("r", `{"external_id": ""}`)
@@ -190,6 +192,7 @@ func TestAPIAnswerRefusals(t *testing.T) {
 }
 
 func TestAPINextErrors(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("one", 4, 3, "open")
 	a.study("two", 4, 3, "open")

@@ -16,6 +16,7 @@ import (
 // freezes the settings once questions were issued, and the study page
 // shows the progress.
 func TestDesignSettingsForm(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newApp(t)
 	collect.RegisterDesigns(a.store)
@@ -136,6 +137,7 @@ func TestDesignSettingsForm(t *testing.T) {
 // for the paper's median rule; the edit form and the study page say which,
 // and a landmark study keeps no coordinate rule.
 func TestBasisCoordinateRuleSetting(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newApp(t)
 	collect.RegisterDesigns(a.store)

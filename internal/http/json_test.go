@@ -12,6 +12,7 @@ import (
 // any depth: the last would win), nesting beyond reason, a number no field
 // can hold. The same answer without the surprise is then taken.
 func TestJSONBodiesAreStrict(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("js", 3, 5, "open")
 	j := a.join("js", "")

@@ -38,6 +38,7 @@ const stored = `SELECT (SELECT count(*) FROM studies) + (SELECT count(*) FROM it
 // fields, JSON strings, multipart fields, uploaded file names and imported
 // CSV cells (the last three through the store's safety net).
 func TestBadTextIsRefused(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	a, logs := newAppOn(t, pool, closerhttp.Config{})
 	a.study("txt", 3, 5, "open")

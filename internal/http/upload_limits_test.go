@@ -47,6 +47,7 @@ func sha(b []byte) string {
 // with small limits (8 MiB an upload, 1 MiB an image): each is named with
 // its reason, only the good image is stored.
 func TestUploadRefusals(t *testing.T) {
+	t.Parallel()
 	a := newAppWith(t, closerhttp.Config{MaxUploadBytes: 8 << 20, MaxImageBytes: 1 << 20})
 	st := a.study("up", 0, 3, "draft")
 	c := a.admin()
@@ -159,6 +160,7 @@ func editItem(t *testing.T, items []byte, edit func(rec []string)) ([]byte, stri
 // served; images are served with a type from their bytes, nosniff and an
 // inline disposition with a safe name.
 func TestBundleCannotServeAnythingButImages(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	admin := a.admin()
 	a.study("orig", 4, 3, collect.StatusOpen)
