@@ -4,29 +4,30 @@
 //
 // # The template database
 //
-// Running every migration for every test costs about a second each; copying
-// a migrated database costs a fraction of that. NewDB therefore copies
-// (CREATE DATABASE ... TEMPLATE) a template database that holds closer's and
-// River's migrations and nothing else. The template is named after a hash of
-// what it contains: closer_tpl_<hash of the embedded migration files,
-// River's migrations and templateRecipe>. So
+// Applying every migration (ours and River's) costs a second or more per
+// test on a loaded machine; copying a migrated database costs about what
+// creating an empty one does. NewDB therefore copies (CREATE DATABASE ...
+// TEMPLATE) a template database that holds the migrations and nothing else.
+// The template is named after a hash of what it holds: closer_tpl_<hash of
+// templateRecipe, the role that builds it (its tables belong to that role),
+// the embedded migration files and River's migrations>. So
 //
-//   - it is built at most once per migration set and server, and then kept:
-//     every later test binary, of any package and any checkout on the same
-//     server, finds it by name and copies it;
+//   - it is built at most once per migration set, role and server, and then
+//     kept: every later test binary, of any package and of any checkout
+//     using the same server, finds it by name and copies it;
 //   - a changed migration (a new file, or an edit during development) gives
 //     a new name, and so a new template: a stale template is never used;
 //   - concurrent builders cannot clash: each migrates a database of its own
 //     (closer_tplbuild_<hash>_<random>) and only then renames it to the
-//     template's name. The rename is atomic, so the name only ever denotes a complete
-//     template; a builder that loses the race (the name already exists)
-//     drops its copy and uses the winner's;
-//   - the template is marked IS_TEMPLATE (it cannot be dropped by accident,
-//     and any role with CREATEDB may copy it) and ALLOW_CONNECTIONS false:
-//     nobody, not even a superuser, can open a session on it, and PostgreSQL
-//     refuses to copy a database while others are connected to it. Copies
-//     made at the same time do not block each other (each holds a share lock
-//     on the template).
+//     template's name. The rename is atomic, so the name only ever denotes
+//     a complete template; a builder that loses the race (the name exists)
+//     drops its build and uses the winner's;
+//   - the template is marked IS_TEMPLATE (DROP DATABASE refuses it) and
+//     ALLOW_CONNECTIONS false: nobody, not even a superuser, can open a
+//     session on it. PostgreSQL refuses to copy a database others are
+//     connected to, so this is what keeps every copy possible. Copies made
+//     at the same time do not block each other (each takes a share lock on
+//     the template).
 //
 // Templates of other migration sets (other branches, older commits) are
 // dropped when a new template is built and they are more than a day old
@@ -210,7 +211,7 @@ func (c *templateCache) get(ctx context.Context, t testing.TB, admin string, con
 	if name, ok := c.names[admin]; ok {
 		return name, nil
 	}
-	name, err := templateName()
+	name, err := templateName(ctx, conn)
 	if err != nil {
 		return "", err
 	}
@@ -228,26 +229,33 @@ func (c *templateCache) forget(admin string) {
 }
 
 // templateName is closer_tpl_ and the first 16 hex digits of the hash of
-// the migrations the template holds.
-func templateName() (string, error) {
+// the migrations the template holds and of the role conn is logged in as
+// (the template's tables belong to the role that built it, so roles sharing
+// a server each get their own).
+func templateName(ctx context.Context, conn *pgx.Conn) (string, error) {
+	var role string
+	if err := conn.QueryRow(ctx, "SELECT current_user").Scan(&role); err != nil {
+		return "", err
+	}
 	migrator, err := rivermigrate.New(riverpgxv5.New(nil), nil)
 	if err != nil {
 		return "", fmt.Errorf("river migrations: %w", err)
 	}
-	return templateNameOf(migrations.FS, migrator.AllVersions())
+	return templateNameOf(role, migrations.FS, migrator.AllVersions())
 }
 
-// templateNameOf hashes every file of ours (path and content, in WalkDir's
-// lexical order), every River migration (version and SQL) and
-// templateRecipe, each field length-prefixed so that no two different sets
-// give the same byte stream.
-func templateNameOf(ours fs.FS, river []rivermigrate.Migration) (string, error) {
+// templateNameOf hashes templateRecipe, the role, every file of ours (path
+// and content, in WalkDir's lexical order) and every River migration
+// (version, name and SQL), each field length-prefixed so that no two
+// different sets give the same byte stream.
+func templateNameOf(role string, ours fs.FS, river []rivermigrate.Migration) (string, error) {
 	h := sha256.New()
 	field := func(s string) {
 		fmt.Fprintf(h, "%d:", len(s))
 		io.WriteString(h, s)
 	}
 	field("recipe " + templateRecipe)
+	field("role " + role)
 	err := fs.WalkDir(ours, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

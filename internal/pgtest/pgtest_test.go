@@ -144,11 +144,11 @@ func TestEmptyDBIsEmpty(t *testing.T) {
 func TestTemplateIsClosed(t *testing.T) {
 	t.Parallel()
 	NewDB(t) // builds the template if need be
-	name, err := templateName()
+	conn := adminConn(t)
+	name, err := templateName(context.Background(), conn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn := adminConn(t)
 	var isTemplate, allowConn bool
 	var comment string
 	err = conn.QueryRow(context.Background(),
@@ -174,14 +174,14 @@ func TestTemplateNameFollowsMigrations(t *testing.T) {
 		"000001_init.down.sql": {Data: []byte("DROP TABLE a;")},
 	}
 	river := []rivermigrate.Migration{{Version: 1, Name: "create river migration", SQLUp: "CREATE TABLE r ();", SQLDown: "DROP TABLE r;"}}
-	base, err := templateNameOf(ours, river)
+	base, err := templateNameOf("postgres", ours, river)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(base, templatePrefix) || len(base) != len(templatePrefix)+16 {
 		t.Fatalf("name %q: want %s and 16 hex digits", base, templatePrefix)
 	}
-	if again, _ := templateNameOf(cloneFS(ours), slices.Clone(river)); again != base {
+	if again, _ := templateNameOf("postgres", cloneFS(ours), slices.Clone(river)); again != base {
 		t.Errorf("same migrations: %s then %s", base, again)
 	}
 	edited := cloneFS(ours)
@@ -202,18 +202,20 @@ func TestTemplateNameFollowsMigrations(t *testing.T) {
 	riverAdded := append(slices.Clone(river), rivermigrate.Migration{Version: 2, Name: "x", SQLUp: "SELECT 1;"})
 	for _, c := range []struct {
 		name  string
+		role  string
 		ours  fs.FS
 		river []rivermigrate.Migration
 	}{
-		{"a migration edited", edited, river},
-		{"a migration added", added, river},
-		{"a migration renamed", renamed, river},
-		{"bytes moved between files", shifted, river},
-		{"a River migration edited", ours, riverEdited},
-		{"a River migration added", ours, riverAdded},
+		{"a migration edited", "postgres", edited, river},
+		{"a migration added", "postgres", added, river},
+		{"a migration renamed", "postgres", renamed, river},
+		{"bytes moved between files", "postgres", shifted, river},
+		{"a River migration edited", "postgres", ours, riverEdited},
+		{"a River migration added", "postgres", ours, riverAdded},
+		{"another role", "closer", ours, river},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := templateNameOf(c.ours, c.river)
+			got, err := templateNameOf(c.role, c.ours, c.river)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -372,7 +374,7 @@ func TestNewDBTemplateVanished(t *testing.T) {
 	if v, _, err := dbmigrate.Version(context.Background(), dbURL); err != nil || v != latestMigration(t) {
 		t.Fatalf("version %d (%v), want %d", v, err, latestMigration(t))
 	}
-	want, err := templateName()
+	want, err := templateName(context.Background(), adminConn(t))
 	if err != nil {
 		t.Fatal(err)
 	}
