@@ -101,10 +101,11 @@ func TestAnswerRules(t *testing.T) {
 		{"unknown question", p1.ID, collect.AnswerInput{QuestionID: "nope", Closer: q.Left.Index}, collect.KindNotFound},
 	}
 	for _, c := range cases {
-		_, err := s.Answer(ctx, c.pid, c.in)
-		if collect.KindOf(err) != c.kind {
-			t.Errorf("%s: got %v, want kind %d", c.name, err, c.kind)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := s.Answer(ctx, c.pid, c.in); collect.KindOf(err) != c.kind {
+				t.Errorf("got %v, want kind %d", err, c.kind)
+			}
+		})
 	}
 	v, _ := s.Votes(ctx, st.ID)
 	if v.Len() != 0 {

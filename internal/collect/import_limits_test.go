@@ -70,10 +70,12 @@ func TestImportTripletsRefuses(t *testing.T) {
 		{"rows", &repeatReader{header: "anchor,closer,farther\n", n: collect.MaxImportTriplets + 1,
 			row: func(int) string { return "1,2,3\n" }}, "more than 5,000,000 rows (the limit)"},
 	} {
-		_, _, err := s.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "imp", Title: "Imported", CSV: c.csv})
-		if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
-			t.Errorf("%s: got %v, want %q", c.name, err, c.reason)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := s.ImportTriplets(ctx, collect.ImportTripletsInput{Slug: "imp", Title: "Imported", CSV: c.csv})
+			if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
+				t.Errorf("got %v, want %q", err, c.reason)
+			}
+		})
 	}
 	if n := countRows(t, s, `SELECT count(*) FROM studies`); n != 0 {
 		t.Fatalf("refused imports stored %d studies", n)

@@ -131,17 +131,19 @@ func TestPausedAndClosedStudiesShowFriendlyPages(t *testing.T) {
 	a.study("cl", 5, 3, "closed")
 	c := a.client()
 	for path, want := range map[string]string{"/s/p": "is paused", "/s/cl": "is closed", "/s/p/q": "Study p"} {
-		res := a.do(c, "GET", path, nil, nil)
-		if path == "/s/p/q" {
-			// no participant yet: back to the landing page
-			if res.StatusCode != http.StatusSeeOther {
-				t.Fatalf("%s: %d", path, res.StatusCode)
+		t.Run(path, func(t *testing.T) {
+			res := a.do(c, "GET", path, nil, nil)
+			if path == "/s/p/q" {
+				// no participant yet: back to the landing page
+				if res.StatusCode != http.StatusSeeOther {
+					t.Fatalf("%d", res.StatusCode)
+				}
+				return
 			}
-			continue
-		}
-		if res.StatusCode != 200 || !strings.Contains(res.body, want) {
-			t.Fatalf("%s: %d %s", path, res.StatusCode, res.body)
-		}
+			if res.StatusCode != 200 || !strings.Contains(res.body, want) {
+				t.Fatalf("%d %s", res.StatusCode, res.body)
+			}
+		})
 	}
 	if res := a.do(c, "GET", "/s/nope", nil, nil); res.StatusCode != 404 {
 		t.Fatalf("unknown study: %d", res.StatusCode)

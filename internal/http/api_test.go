@@ -167,13 +167,15 @@ func TestAPIAnswerRefusals(t *testing.T) {
 		{"unknown question", p1.Token, fmt.Sprintf(`{"question_id": "zzz", "closer": %d}`, n.Left.Index), 404},
 	}
 	for _, c := range cases {
-		res := a.api("POST", "/api/v1/answers", c.token, c.body, nil)
-		if res.StatusCode != c.status || !strings.Contains(res.body, `"error":`) {
-			t.Errorf("%s: %d %s, want %d and a JSON error", c.name, res.StatusCode, res.body, c.status)
-		}
-		if s := stored(); s != 0 {
-			t.Fatalf("%s stored something (%d)", c.name, s)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			res := a.api("POST", "/api/v1/answers", c.token, c.body, nil)
+			if res.StatusCode != c.status || !strings.Contains(res.body, `"error":`) {
+				t.Errorf("%d %s, want %d and a JSON error", res.StatusCode, res.body, c.status)
+			}
+			if s := stored(); s != 0 {
+				t.Fatalf("stored something (%d)", s)
+			}
+		})
 	}
 	ok := fmt.Sprintf(`{"question_id": %q, "closer": %d, "response_ms": 10}`, n.QuestionID, n.Right.Index)
 	if res := a.api("POST", "/api/v1/answers", p1.Token, ok, nil); res.StatusCode != 201 {
