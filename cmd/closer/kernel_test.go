@@ -69,6 +69,7 @@ func kernelReadRows(t *testing.T, path string) [][]string {
 }
 
 func TestKernelCLIMatrix(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in, _ := kernelProblem(t, dir)
 	set, err := kernelReadTriplets(in)
@@ -109,25 +110,28 @@ func TestKernelCLIMatrix(t *testing.T) {
 }
 
 func TestKernelCLIPCAAndClusters(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in, truth := kernelProblem(t, dir)
 	lms := "fruit0,fruit1,fruit2,fruit3,fruit4,fruit5"
 	for _, kind := range []string{"k1", "k2"} {
-		out := filepath.Join(dir, kind+"-pca.csv")
-		args := []string{"--kind", kind, "--in", in, "--out", out, "--pca", "3"}
-		if kind == "k1" {
-			args = append(args, "--landmarks", lms)
-		}
-		if _, errs, code := kernelCLI(t, args...); code != 0 {
-			t.Fatalf("%s: exit %d: %s", kind, code, errs)
-		}
-		rows := kernelReadRows(t, out)
-		if len(rows) != 61 || strings.Join(rows[0], ",") != "item,x1,x2,x3" {
-			t.Fatalf("%s: pca output %d rows, header %v", kind, len(rows), rows[0])
-		}
-		if _, ok := truth[rows[1][0]]; !ok {
-			t.Fatalf("%s: unknown item id %q", kind, rows[1][0])
-		}
+		t.Run(kind, func(t *testing.T) {
+			out := filepath.Join(dir, kind+"-pca.csv")
+			args := []string{"--kind", kind, "--in", in, "--out", out, "--pca", "3"}
+			if kind == "k1" {
+				args = append(args, "--landmarks", lms)
+			}
+			if _, errs, code := kernelCLI(t, args...); code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			rows := kernelReadRows(t, out)
+			if len(rows) != 61 || strings.Join(rows[0], ",") != "item,x1,x2,x3" {
+				t.Fatalf("pca output %d rows, header %v", len(rows), rows[0])
+			}
+			if _, ok := truth[rows[1][0]]; !ok {
+				t.Fatalf("unknown item id %q", rows[1][0])
+			}
+		})
 	}
 	out := filepath.Join(dir, "clusters.csv")
 	_, errs, code := kernelCLI(t, "--in", in, "--out", out, "--clusters", "3", "--landmarks", lms, "--seed", "4")
@@ -155,6 +159,7 @@ func TestKernelCLIPCAAndClusters(t *testing.T) {
 }
 
 func TestKernelCLIErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in, _ := kernelProblem(t, dir)
 	bad := filepath.Join(dir, "bad.csv")
@@ -177,14 +182,17 @@ func TestKernelCLIErrors(t *testing.T) {
 		{[]string{"--in", in, "--out", out, "--kind", "k2", "--landmarks", "fruit0,fruit1,fruit2,fruit3,fruit4,fruit5"}, "not a k2 landmark triplet"},
 	}
 	for _, c := range cases {
-		_, errs, code := kernelCLI(t, c.args...)
-		if code == 0 || !strings.Contains(errs, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want an error mentioning %q", c.args, code, errs, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			_, errs, code := kernelCLI(t, c.args...)
+			if code == 0 || !strings.Contains(errs, c.want) {
+				t.Errorf("%v: exit %d, stderr %q; want an error mentioning %q", c.args, code, errs, c.want)
+			}
+		})
 	}
 }
 
 func TestKernelCLIHelp(t *testing.T) {
+	t.Parallel()
 	_, errs, code := kernelCLI(t, "-h")
 	if code != 0 {
 		t.Fatalf("-h exit %d", code)

@@ -141,6 +141,7 @@ func (a *loadApp) load(slug string, extra ...string) (out loadOutput, stderr str
 // A plain run: answers flow, and every acknowledged answer is in the
 // export once; the database agrees with the count.
 func TestLoadChecksEveryAnswerOnce(t *testing.T) {
+	t.Parallel()
 	a := newLoadApp(t, nil)
 	a.study("plain", 12)
 	out, stderr, code := a.load("plain")
@@ -184,6 +185,7 @@ func TestLoadChecksEveryAnswerOnce(t *testing.T) {
 
 // An unknown study stops the run at once with the server's reason.
 func TestLoadUnknownStudy(t *testing.T) {
+	t.Parallel()
 	a := newLoadApp(t, nil)
 	var o, e bytes.Buffer
 	code := run(context.Background(), []string{"load", "--base", a.url, "--study", "nope", "--duration", "1m"}, &o, &e)
@@ -195,6 +197,7 @@ func TestLoadUnknownStudy(t *testing.T) {
 // With --coords every stored triplet agrees with the coordinates, whether
 // the file names items by label or by index.
 func TestLoadOracleAnswersFromCoordinates(t *testing.T) {
+	t.Parallel()
 	a := newLoadApp(t, nil)
 	const n = 12
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -313,6 +316,7 @@ func rewriteExport(t *testing.T) func(http.Handler) http.Handler {
 // The checker itself is checked: an export that lost, repeated or altered
 // every 10th answer is caught with the exact counts, and the run fails.
 func TestLoadCheckCatchesPlantedExportBugs(t *testing.T) {
+	t.Parallel()
 	a := newLoadApp(t, rewriteExport(t))
 	for _, slug := range []string{"drop", "dup", "swap"} {
 		t.Run(slug, func(t *testing.T) {
@@ -367,6 +371,7 @@ func flakyAnswers(next http.Handler) http.Handler {
 // the answer is acknowledged; answers stored behind a 500 are acknowledged
 // by the retry's 200 and counted once.
 func TestLoadRetriesThroughServerTrouble(t *testing.T) {
+	t.Parallel()
 	a := newLoadApp(t, flakyAnswers)
 	a.study("flaky", 12)
 	out, stderr, code := a.load("flaky", "--answers", "40")
@@ -423,6 +428,7 @@ func stuckAnswers(stored bool) func(http.Handler) http.Handler {
 // lost nor acknowledged: they are counted apart, with whether the export
 // has them.
 func TestLoadReportsUnacknowledgedApart(t *testing.T) {
+	t.Parallel()
 	for _, stored := range []bool{true, false} {
 		t.Run(fmt.Sprintf("stored=%v", stored), func(t *testing.T) {
 			a := newLoadApp(t, stuckAnswers(stored))

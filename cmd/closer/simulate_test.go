@@ -21,48 +21,52 @@ func simulateCLI(t *testing.T, args ...string) (stdout, stderr string, code int)
 // one row per checkpoint, empty d_hat for designs without one, numbers in
 // range elsewhere.
 func TestSimulateCSV(t *testing.T) {
+	t.Parallel()
 	for _, design := range []string{"landmark-k1", "landmark-k2", "random"} {
-		out, errs, code := simulateCLI(t, "--design", design, "--points", "gmm:90:4:3", "--budget", "1200",
-			"--landmarks", "5", "--annotators", "3", "--checkpoints", "400,800", "--csv", "--error", "0.1")
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", design, code, errs)
-		}
-		if (design == "random") != strings.Contains(errs, "--landmarks does not apply") {
-			t.Errorf("%s: stderr %q", design, errs)
-		}
-		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if lines[0] != "answers,fallback_share,d_hat,kendall_tau,knn_precision,heldout_error" {
-			t.Fatalf("%s: header %q", design, lines[0])
-		}
-		if len(lines) != 4 {
-			t.Fatalf("%s: %d lines, want header + 3 checkpoints:\n%s", design, len(lines), out)
-		}
-		for i, line := range lines[1:] {
-			f := strings.Split(line, ",")
-			if len(f) != 6 || f[0] != []string{"400", "800", "1200"}[i] || f[2] != "" {
-				t.Fatalf("%s: row %q", design, line)
+		t.Run(design, func(t *testing.T) {
+			out, errs, code := simulateCLI(t, "--design", design, "--points", "gmm:90:4:3", "--budget", "1200",
+				"--landmarks", "5", "--annotators", "3", "--checkpoints", "400,800", "--csv", "--error", "0.1")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
 			}
-			for _, v := range []string{f[1], f[3], f[4], f[5]} {
-				x, err := strconv.ParseFloat(v, 64)
-				if err != nil || x < -1 || x > 1 {
-					t.Fatalf("%s: row %q has %q", design, line, v)
+			if (design == "random") != strings.Contains(errs, "--landmarks does not apply") {
+				t.Errorf("stderr %q", errs)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if lines[0] != "answers,fallback_share,d_hat,kendall_tau,knn_precision,heldout_error" {
+				t.Fatalf("header %q", lines[0])
+			}
+			if len(lines) != 4 {
+				t.Fatalf("%d lines, want header + 3 checkpoints:\n%s", len(lines), out)
+			}
+			for i, line := range lines[1:] {
+				f := strings.Split(line, ",")
+				if len(f) != 6 || f[0] != []string{"400", "800", "1200"}[i] || f[2] != "" {
+					t.Fatalf("row %q", line)
+				}
+				for _, v := range []string{f[1], f[3], f[4], f[5]} {
+					x, err := strconv.ParseFloat(v, 64)
+					if err != nil || x < -1 || x > 1 {
+						t.Fatalf("row %q has %q", line, v)
+					}
 				}
 			}
-		}
-		// 90 points, 5 landmarks: k1 covers 85·10 + 5·6 = 880 comparisons,
-		// so the last 320 of 1200 answers are fallbacks; random has none.
-		// (90 points rather than 60: with C(n,2) ≤ 3000 feature columns the
-		// kernel PCA of k1 on random triplets takes the covariance route, whose
-		// eigensolver converged slowly here, about 5 s per checkpoint.)
-		last := strings.Split(lines[3], ",")
-		want := map[string]string{"landmark-k1": "0.2667", "random": "0.0000"}[design]
-		if want != "" && last[1] != want {
-			t.Errorf("%s: final fallback share %s, want %s", design, last[1], want)
-		}
+			// 90 points, 5 landmarks: k1 covers 85·10 + 5·6 = 880 comparisons,
+			// so the last 320 of 1200 answers are fallbacks; random has none.
+			// (90 points rather than 60: with C(n,2) ≤ 3000 feature columns the
+			// kernel PCA of k1 on random triplets takes the covariance route, whose
+			// eigensolver converged slowly here, about 5 s per checkpoint.)
+			last := strings.Split(lines[3], ",")
+			want := map[string]string{"landmark-k1": "0.2667", "random": "0.0000"}[design]
+			if want != "" && last[1] != want {
+				t.Errorf("final fallback share %s, want %s", last[1], want)
+			}
+		})
 	}
 }
 
 func TestSimulateBasisReportsDHat(t *testing.T) {
+	t.Parallel()
 	out, errs, code := simulateCLI(t, "--design", "basis", "--points", "cube:80:2", "--budget", "4000",
 		"--annotators", "5", "--checkpoints", "1", "--csv")
 	if code != 0 {
@@ -78,6 +82,7 @@ func TestSimulateBasisReportsDHat(t *testing.T) {
 // The basis coordinate rule changes the quality figures (the coordinates)
 // but not the answers spent, and the header names it.
 func TestSimulateBasisCoordinateRule(t *testing.T) {
+	t.Parallel()
 	rows := map[string][]string{}
 	for _, rule := range []string{"median", "rank-difference"} {
 		out, errs, code := simulateCLI(t, "--design", "basis", "--points", "gmm:150:3:3:2", "--budget", "20000",
@@ -108,6 +113,7 @@ func TestSimulateBasisCoordinateRule(t *testing.T) {
 }
 
 func TestSimulateTable(t *testing.T) {
+	t.Parallel()
 	out, errs, code := simulateCLI(t, "--points", "gmm:60:4:3:6", "--budget", "600", "--landmarks", "5", "--checkpoints", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -120,6 +126,7 @@ func TestSimulateTable(t *testing.T) {
 }
 
 func TestSimulateCoordsAndLandmarkIDs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pts.csv")
 	var b strings.Builder
@@ -144,6 +151,7 @@ func TestSimulateCoordsAndLandmarkIDs(t *testing.T) {
 }
 
 func TestSimulateErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -163,10 +171,12 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"--checkpoints", "0"}, `--checkpoints "0"`},
 		{[]string{"--method", "pca"}, `--method "pca"`},
 	} {
-		_, errs, code := simulateCLI(t, tc.args...)
-		if code != 1 || !strings.Contains(errs, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want exit 1 mentioning %q", tc.args, code, errs, tc.want)
-		}
+		t.Run(tc.want, func(t *testing.T) {
+			_, errs, code := simulateCLI(t, tc.args...)
+			if code != 1 || !strings.Contains(errs, tc.want) {
+				t.Errorf("%v: exit %d, stderr %q; want exit 1 mentioning %q", tc.args, code, errs, tc.want)
+			}
+		})
 	}
 	if _, _, code := simulateCLI(t, "--bogus"); code != 2 {
 		t.Errorf("unknown flag: exit %d, want 2", code)

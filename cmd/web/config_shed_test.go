@@ -8,6 +8,7 @@ import (
 
 // The load-shedding knobs: defaults, explicit values, and refusals.
 func TestConfigLoadShedding(t *testing.T) {
+	t.Parallel()
 	c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db"}))
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost:5432/db"}))
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +29,7 @@ func TestConfigDefaults(t *testing.T) {
 }
 
 func TestConfigRejectsBadValues(t *testing.T) {
+	t.Parallel()
 	_, err := loadConfig(env(map[string]string{
 		"ADDR": "8080", "BASE_URL": "ftp://x", "ADMIN_EMAIL": "a@b.c", "LOG_FORMAT": "xml", "LOG_LEVEL": "loud", "ADMIN_API_TOKEN": "short",
 	}))
@@ -44,6 +46,7 @@ func TestConfigRejectsBadValues(t *testing.T) {
 // TRUSTED_PROXIES takes CIDR prefixes and single addresses; anything else is
 // named in the error.
 func TestConfigTrustedProxies(t *testing.T) {
+	t.Parallel()
 	c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db"}))
 	if err != nil || len(c.TrustedProxies) != 0 {
 		t.Fatalf("default: %v %v", c.TrustedProxies, err)

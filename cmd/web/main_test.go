@@ -76,6 +76,7 @@ func serveOnce(t *testing.T, envm map[string]string, check func(base string)) st
 // With no arguments the binary migrates, bootstraps the admin and its API
 // token, creates the demo study once, serves, and shuts down cleanly.
 func TestServeBootstrapsAndShutsDown(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.EmptyDB(t)
 	envm := map[string]string{
 		"DATABASE_URL": dbURL, "ADDR": freeAddr(t),
@@ -128,6 +129,7 @@ func TestServeBootstrapsAndShutsDown(t *testing.T) {
 }
 
 func TestMigrateCommands(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.EmptyDB(t)
 	ctx := context.Background()
 	var out bytes.Buffer

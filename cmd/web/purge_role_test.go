@@ -17,6 +17,7 @@ import (
 // A web replica answers a study's deletion at once and enqueues its purge;
 // a worker replica, started later, purges it: every row of the study goes.
 func TestDeletionPurgedByWorkerReplica(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.EmptyDB(t)
 	web := map[string]string{"DATABASE_URL": dbURL, "ADDR": freeAddr(t), "ROLE": "web",
 		"ADMIN_EMAIL": "boss@example.org", "ADMIN_PASSWORD": "boss-password"}

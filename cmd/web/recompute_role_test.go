@@ -14,14 +14,17 @@ import (
 )
 
 func TestConfigRole(t *testing.T) {
+	t.Parallel()
 	for role, want := range map[string][2]bool{"": {true, true}, "all": {true, true}, "WEB": {true, false}, "worker": {false, true}} {
-		c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "ROLE": role}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.runsWeb() != want[0] || c.runsWorker() != want[1] {
-			t.Errorf("ROLE=%q: web %v worker %v", role, c.runsWeb(), c.runsWorker())
-		}
+		t.Run("ROLE="+role, func(t *testing.T) {
+			c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "ROLE": role}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.runsWeb() != want[0] || c.runsWorker() != want[1] {
+				t.Errorf("web %v worker %v, want %v %v", c.runsWeb(), c.runsWorker(), want[0], want[1])
+			}
+		})
 	}
 	_, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "ROLE": "both", "RECOMPUTE_WORKERS": "0"}))
 	if err == nil || !strings.Contains(err.Error(), "ROLE") || !strings.Contains(err.Error(), "RECOMPUTE_WORKERS") {
@@ -33,6 +36,7 @@ func TestConfigRole(t *testing.T) {
 // while it runs, a connection to its ADDR is refused (nothing listens
 // there), and it is still running after the checks.
 func TestWorkerRoleServesNoHTTP(t *testing.T) {
+	t.Parallel()
 	_, dbURL := pgtest.NewDB(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

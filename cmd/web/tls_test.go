@@ -71,6 +71,7 @@ func writeFile(t *testing.T, path string, data []byte) {
 }
 
 func TestConfigTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cert1, key1, _ := selfSigned(t, 1)
 	_, key2, _ := selfSigned(t, 2)
@@ -110,20 +111,21 @@ func TestConfigTLS(t *testing.T) {
 		{"key of another certificate", map[string]string{"TLS_CERT_FILE": certFile, "TLS_KEY_FILE": otherKey}, []string{"TLS_KEY_FILE", "does not match"}},
 		{"http BASE_URL", map[string]string{"TLS_CERT_FILE": certFile, "TLS_KEY_FILE": keyFile, "BASE_URL": "http://closer.example.org"}, []string{"BASE_URL", "must be https://"}},
 	} {
-		e := map[string]string{"LOG_FORMAT": "xml"} // reported with every other problem
-		for k, v := range tc.env {
-			e[k] = v
-		}
-		_, err := loadConfig(env(e))
-		if err == nil {
-			t.Errorf("%s: accepted", tc.name)
-			continue
-		}
-		for _, want := range append(tc.want, "DATABASE_URL is not set", "LOG_FORMAT") {
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("%s: error does not mention %q:\n%v", tc.name, want, err)
+		t.Run(tc.name, func(t *testing.T) {
+			e := map[string]string{"LOG_FORMAT": "xml"} // reported with every other problem
+			for k, v := range tc.env {
+				e[k] = v
 			}
-		}
+			_, err := loadConfig(env(e))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, want := range append(tc.want, "DATABASE_URL is not set", "LOG_FORMAT") {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error does not mention %q:\n%v", want, err)
+				}
+			}
+		})
 	}
 }
 

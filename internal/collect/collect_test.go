@@ -33,6 +33,7 @@ func newStudy(t *testing.T, n, perParticipant int) (*collect.Store, collect.Stud
 }
 
 func TestRandomDesignNeverRepeatsAndCompletes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// 4 items have 4*3*2/2 = 12 distinct comparisons; ask for 20, so the
 	// design runs out after 12 and the participant completes early.
@@ -75,6 +76,7 @@ func TestRandomDesignNeverRepeatsAndCompletes(t *testing.T) {
 }
 
 func TestAnswerRules(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 6, 5)
 	p1, _, _ := s.CreateParticipant(ctx, st.ID, "")
@@ -99,10 +101,11 @@ func TestAnswerRules(t *testing.T) {
 		{"unknown question", p1.ID, collect.AnswerInput{QuestionID: "nope", Closer: q.Left.Index}, collect.KindNotFound},
 	}
 	for _, c := range cases {
-		_, err := s.Answer(ctx, c.pid, c.in)
-		if collect.KindOf(err) != c.kind {
-			t.Errorf("%s: got %v, want kind %d", c.name, err, c.kind)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := s.Answer(ctx, c.pid, c.in); collect.KindOf(err) != c.kind {
+				t.Errorf("got %v, want kind %d", err, c.kind)
+			}
+		})
 	}
 	v, _ := s.Votes(ctx, st.ID)
 	if v.Len() != 0 {
@@ -130,6 +133,7 @@ func TestAnswerRules(t *testing.T) {
 }
 
 func TestAddItemsDuplicatesAndOrder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
@@ -171,6 +175,7 @@ func TestAddItemsDuplicatesAndOrder(t *testing.T) {
 }
 
 func TestExportEqualsAnswers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 8, 6)
 	p, _, _ := s.CreateParticipant(ctx, st.ID, "worker-7")
@@ -216,6 +221,7 @@ func TestExportEqualsAnswers(t *testing.T) {
 }
 
 func TestNotOpen(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 5, 3)
 	p, _, _ := s.CreateParticipant(ctx, st.ID, "")
@@ -238,6 +244,7 @@ func TestNotOpen(t *testing.T) {
 // The export reads its cursor in batches: more rows than one batch all
 // arrive, in answer order.
 func TestExportManyRows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 40, 50)
 	const participants, per = 300, 41 // 12300 answers, more than two batches

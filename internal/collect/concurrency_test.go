@@ -11,6 +11,7 @@ import (
 // Many simultaneous requests for one participant (double clicks, several
 // tabs) still give one open question and one stored answer.
 func TestConcurrentNextAndAnswer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 10, 5)
 	p, _, err := s.CreateParticipant(ctx, st.ID, "")

@@ -27,6 +27,7 @@ import (
 //
 //	CLOSER_DESIGN_CROWD=100 go test ./internal/collect -run TestBasisCrowdThroughStore -v
 func TestBasisCrowdThroughStore(t *testing.T) {
+	t.Parallel()
 	n, _ := strconv.Atoi(os.Getenv("CLOSER_DESIGN_CROWD"))
 	if n < 3 {
 		t.Skip("set CLOSER_DESIGN_CROWD to a number of points to run a whole basis study through the store")

@@ -62,6 +62,7 @@ func runLandmarkCrowd(t *testing.T, name string, cfg collect.DesignConfig, n, m,
 // an uninterrupted run with the same seed and crowd (issue 12: this was
 // tested for the basis design only).
 func TestLandmarkDesignsSurviveRestarts(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{collect.DesignLandmarkK1, collect.DesignLandmarkK2} {
 		t.Run(name, func(t *testing.T) {
 			// 10 items, 3 landmarks, 2 repeats, 90 questions: k1 (24

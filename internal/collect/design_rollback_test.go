@@ -16,6 +16,7 @@ import (
 // process must notice (the rev differs) and reload, so the stored design
 // counts exactly the committed answers.
 func TestDesignCacheSurvivesRollback(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, schs := designStore(pool)

@@ -233,6 +233,7 @@ func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, 
 // (caches dropped, or a fresh Store as a restarted replica), finishes with
 // the same result as an uninterrupted run with the same seed and answers.
 func TestBasisSurvivesRestarts(t *testing.T) {
+	t.Parallel()
 	// 18 points in the plane: basis.Run with 4 annotators needs 312
 	// answers and finds d̂ = 2.
 	x := triplet.Gaussian(triplet.NewRand(7), 18, 2, 1)
@@ -275,6 +276,7 @@ func TestBasisSurvivesRestarts(t *testing.T) {
 // a landmark study at once: no comparison is handed out (leased) more often
 // than repeats allows, coverage completes, then random fallbacks continue.
 func TestLandmarkTwoReplicasConcurrent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	a, _ := designStore(pool)
@@ -376,6 +378,7 @@ func TestLandmarkTwoReplicasConcurrent(t *testing.T) {
 // An expired lease returns its comparison to the pool, and the late answer
 // to it is stored but not counted twice by the design.
 func TestExpiredLeaseReturnsToPool(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
@@ -443,6 +446,7 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 // comparisons first, counting the answers out on lease: with repeats 2,
 // every comparison has its first answer before any has its second.
 func TestLandmarkCoverageGrowsEvenly(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)

@@ -31,6 +31,7 @@ type exportRow struct {
 // labels with the items' labels, left and right with the order shown,
 // closer and farther with the choice, times within the calls' bounds.
 func TestExportColumnByColumn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 9, 5)
 	items, err := s.ListItems(ctx, st.ID)

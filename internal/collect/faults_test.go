@@ -24,6 +24,7 @@ import (
 // invalid UTF-8 in a text column (SQLSTATE 22021), and a NUL in jsonb
 // (22P05).
 func TestBadTextIsInvalid(t *testing.T) {
+	t.Parallel()
 	s, st := newStudy(t, 3, 5)
 	ctx := context.Background()
 	for _, bad := range []string{"a\x00b", "a\xffb"} {
@@ -50,6 +51,7 @@ func TestBadTextIsInvalid(t *testing.T) {
 // while a context's own deadline stays a deadline, not unavailability; and
 // only the wait for a connection is bounded, not the query.
 func TestAcquireTimeout(t *testing.T) {
+	t.Parallel()
 	_, dbURL := pgtest.NewDB(t)
 	pcfg, err := pgxpool.ParseConfig(dbURL)
 	if err != nil {
@@ -95,6 +97,7 @@ func TestAcquireTimeout(t *testing.T) {
 // server terminated, its connection closed, connections not allowed, and
 // the server's refusals (too many connections, shutting down, starting).
 func TestUnavailableErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

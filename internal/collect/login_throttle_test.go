@@ -14,6 +14,7 @@ import (
 var testLimit = collect.LoginLimit{Free: 5, Lockout: 10, LockoutFor: 15 * time.Minute, Window: 15 * time.Minute}
 
 func TestLoginLimitDelay(t *testing.T) {
+	t.Parallel()
 	want := map[int]time.Duration{0: 0, 4: 0, 5: 2 * time.Second, 6: 4 * time.Second, 9: 32 * time.Second, 10: 15 * time.Minute, 500: 15 * time.Minute}
 	for n, d := range want {
 		if got := testLimit.Delay(n); got != d {
@@ -33,6 +34,7 @@ func TestLoginLimitDelay(t *testing.T) {
 // checked: of 40 simultaneous attempts on one account exactly Free are
 // admitted, whichever connection each comes on.
 func TestAdmitLoginCountsSimultaneousAttempts(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -72,6 +74,7 @@ func TestAdmitLoginCountsSimultaneousAttempts(t *testing.T) {
 // A counter is forgotten Window after its last failure and block have
 // passed, and forgotten rows are deleted; the typed e-mail is not stored.
 func TestAdmitLoginForgets(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	ctx := context.Background()

@@ -29,6 +29,7 @@ func tablesPresent(t *testing.T, url string) int {
 
 // The migrations apply on an empty database, revert completely, and apply again.
 func TestMigrationsUpDown(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.EmptyDB(t)
 	if n := tablesPresent(t, url); n != 0 {

@@ -283,6 +283,7 @@ func purgeQueries(fx planFixture) []planCase {
 // lookup without a usable index took 73-80 ms per question, and deleting
 // the study never finished).
 func TestHotQueryPlans(t *testing.T) {
+	t.Parallel()
 	pool, fx := newPlanFixture(t)
 	for _, c := range append(hotQueries(fx), purgeQueries(fx)...) {
 		t.Run(c.name, func(t *testing.T) {
@@ -493,6 +494,7 @@ func planText(t *testing.T, pool *pgxpool.Pool, query string, args ...any) strin
 // columns; without such an index each deleted row scans the referencing
 // table, and deleting a study deletes every participant of it.
 func TestForeignKeysIndexed(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	missing := func() []string {
 		rows, err := pool.Query(context.Background(), fkWithoutIndexSQL)

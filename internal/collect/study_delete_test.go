@@ -14,6 +14,7 @@ import (
 // A study marked deleted is gone from every lookup at once, closed to its
 // participants, and its slug is free; its rows stay until the purge.
 func TestMarkedStudyHidden(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 5, 3)
 	p, _, err := s.CreateParticipant(ctx, st.ID, "")
@@ -105,6 +106,7 @@ func TestMarkedStudyHidden(t *testing.T) {
 // The mark waits for an upload that holds the study's row only so long,
 // then says the study is busy: the delete request never hangs.
 func TestMarkStudyDeletedBusy(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 3, 3)
 	tx, err := collect.PoolOf(s).Begin(ctx)
@@ -131,6 +133,7 @@ func TestMarkStudyDeletedBusy(t *testing.T) {
 // An upload that looked the study up before it was marked deleted stores
 // nothing: the items' insert locks only a study that is not marked.
 func TestUploadToMarkedStudyStoresNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 4, 3)
 	if err := s.MarkStudyDeleted(ctx, st.ID); err != nil {

@@ -114,6 +114,7 @@ func advance(t *testing.T, s *collect.Store, studyID int64, tally *dashboard.Tal
 // figures of a tally counted from scratch, and its counts and participants
 // page agree with StudyStats and with the table counted in SQL.
 func TestTallyAdvanceEqualsScratch(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)

@@ -44,6 +44,7 @@ func tableExists(t *testing.T, url, name string) bool {
 }
 
 func TestUpDownOnEmptyDatabase(t *testing.T) {
+	t.Parallel()
 	url := pgtest.EmptyDB(t)
 	ctx := context.Background()
 	if v, _, err := dbmigrate.Version(ctx, url); err != nil || v != 0 {
@@ -78,6 +79,7 @@ func TestUpDownOnEmptyDatabase(t *testing.T) {
 
 // Two replicas starting together must both succeed and leave one schema.
 func TestConcurrentUp(t *testing.T) {
+	t.Parallel()
 	url := pgtest.EmptyDB(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
@@ -100,6 +102,7 @@ func TestConcurrentUp(t *testing.T) {
 }
 
 func TestBadURL(t *testing.T) {
+	t.Parallel()
 	if err := dbmigrate.Up(context.Background(), "mysql://x"); err == nil {
 		t.Fatal("accepted a mysql URL")
 	}
@@ -110,6 +113,7 @@ func TestBadURL(t *testing.T) {
 // other designs and explicit settings alone; down removes only what it
 // could have written.
 func TestBasisCoordinatesMigration(t *testing.T) {
+	t.Parallel()
 	url := pgtest.EmptyDB(t)
 	ctx := context.Background()
 	if err := dbmigrate.MigrateTo(ctx, url, 4); err != nil {

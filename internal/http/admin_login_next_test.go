@@ -8,6 +8,7 @@ import (
 // safeNext refuses every redirect target a browser could take off-site and
 // keeps clean paths on this site.
 func TestSafeNext(t *testing.T) {
+	t.Parallel()
 	attacks := []string{
 		"/%09/evil.com", "/\t/evil.com", "/\tevil.com", "/\\evil.com", "/\\\\evil.com", "\\\\evil.com", "//evil.com",
 		"///evil.com", "https://evil.com", "http:evil.com", "/%2F%2Fevil.com", "/%2f/evil.com", "/%5Cevil.com",

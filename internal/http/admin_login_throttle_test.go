@@ -119,6 +119,7 @@ func wantStatus(t *testing.T, what string, res response, status int) {
 // for 15 minutes; a success resets the count. An unknown e-mail is
 // throttled exactly like a real one.
 func TestLoginThrottlePerAccount(t *testing.T) {
+	t.Parallel()
 	a := newThrottleApp(t)
 	c := a.client()
 	for _, email := range []string{"r@example.org", "nobody@example.org"} {
@@ -183,6 +184,7 @@ func TestLoginThrottlePerAccount(t *testing.T) {
 // An address may fail 20 times whatever the e-mails; then it waits too, and
 // X-Forwarded-For from an untrusted peer does not get it out.
 func TestLoginThrottlePerAddress(t *testing.T) {
+	t.Parallel()
 	a := newThrottleApp(t)
 	c := a.client()
 	for i := 1; i <= 20; i++ {
@@ -210,6 +212,7 @@ func TestLoginThrottlePerAddress(t *testing.T) {
 // Behind a trusted proxy the client is the address X-Forwarded-For names
 // (an IPv6 client counts by its /64); a hop the proxy did not add is not believed.
 func TestLoginThrottleBehindTrustedProxy(t *testing.T) {
+	t.Parallel()
 	a := newThrottleApp(t, "127.0.0.0/8")
 	c := a.client()
 	from := func(xff string) map[string]string { return map[string]string{"X-Forwarded-For": xff} }
@@ -232,6 +235,7 @@ func TestLoginThrottleBehindTrustedProxy(t *testing.T) {
 
 // Two routers on one database share the counters: failures on either count.
 func TestLoginThrottleSharedByReplicas(t *testing.T) {
+	t.Parallel()
 	a := newThrottleApp(t)
 	b := a.replica()
 	c := a.client()
@@ -256,6 +260,7 @@ func TestLoginThrottleSharedByReplicas(t *testing.T) {
 
 // Logging in revokes the session the browser presented, whoever's it was.
 func TestLoginRevokesPresentedSession(t *testing.T) {
+	t.Parallel()
 	a := newThrottleApp(t)
 	if _, err := a.store.CreateAdmin(context.Background(), "other@example.org", "other-password"); err != nil {
 		t.Fatal(err)
@@ -287,6 +292,7 @@ func TestLoginRevokesPresentedSession(t *testing.T) {
 // The account page lists the admin's sessions (browser, address, times) and
 // revokes one, or all but this one; another admin's session is not theirs.
 func TestAccountSessions(t *testing.T) {
+	t.Parallel()
 	a := newThrottleApp(t, "127.0.0.0/8")
 	if _, err := a.store.CreateAdmin(context.Background(), "other@example.org", "other-password"); err != nil {
 		t.Fatal(err)
@@ -353,6 +359,7 @@ func TestAccountSessions(t *testing.T) {
 // After login, next is followed only when it is a clean path on this site
 // (the full table of attacks is TestSafeNext).
 func TestLoginNextStaysOnSite(t *testing.T) {
+	t.Parallel()
 	a := newThrottleApp(t)
 	for next, want := range map[string]string{
 		"/%09/evil.com": "/admin", "/\tevil.com": "/admin", "//evil.com": "/admin", "/%2F%2Fevil.com": "/admin",

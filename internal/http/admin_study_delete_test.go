@@ -72,6 +72,7 @@ func (a *app) studyRows(studyID int64) map[string]int {
 // recompute is cancelled and its purge enqueued; the purge then deletes
 // every row of it and nothing of the other study.
 func TestDeleteStudyInBackground(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, jobs := newAppWithJobs(t)
 	c := a.admin()

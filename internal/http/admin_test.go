@@ -19,6 +19,7 @@ import (
 )
 
 func TestAdminLoginRequired(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("s", 3, 3, "open")
 	c := a.client()
@@ -62,6 +63,7 @@ func TestAdminLoginRequired(t *testing.T) {
 }
 
 func TestCrossOriginPostsRefused(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("x", 4, 3, "open")
 	c := a.admin()
@@ -94,6 +96,7 @@ func TestCrossOriginPostsRefused(t *testing.T) {
 }
 
 func TestStudyCRUD(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.admin()
 	form := url.Values{"title": {"Birds"}, "slug": {"birds"}, "instructions": {"Look *closely*."}, "debrief": {"bye"},
@@ -155,6 +158,7 @@ func upload(t *testing.T, a *app, c *http.Client, slug string, files [][2]string
 }
 
 func TestUploadKeepsGoodFilesAndNamesBadOnes(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	st := a.study("up", 0, 3, "draft")
 	c := a.admin()
@@ -213,6 +217,7 @@ func TestUploadKeepsGoodFilesAndNamesBadOnes(t *testing.T) {
 }
 
 func TestAPITokensOnAccountPage(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("t", 3, 3, "open")
 	c := a.admin()
@@ -238,6 +243,7 @@ func TestAPITokensOnAccountPage(t *testing.T) {
 
 // Behind HTTPS (BASE_URL https://...) the session cookie is Secure.
 func TestSecureCookieBehindHTTPS(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	if _, err := a.store.CreateAdmin(context.Background(), "r@example.org", "secret-password"); err != nil {
 		t.Fatal(err)

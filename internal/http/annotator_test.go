@@ -13,6 +13,7 @@ import (
 // landing, start, every question by form POST (one of them submitted twice),
 // debrief and completion code.
 func TestAnnotatorFlowHTML(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	st := a.study("flow", 6, 5, "open")
 	c := a.client()
@@ -101,6 +102,7 @@ func TestAnnotatorFlowHTML(t *testing.T) {
 }
 
 func TestAnswerConflictPageAndBadForm(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("c", 5, 3, "open")
 	c := a.client()
@@ -123,22 +125,25 @@ func TestAnswerConflictPageAndBadForm(t *testing.T) {
 }
 
 func TestPausedAndClosedStudiesShowFriendlyPages(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("p", 5, 3, "paused")
 	a.study("cl", 5, 3, "closed")
 	c := a.client()
 	for path, want := range map[string]string{"/s/p": "is paused", "/s/cl": "is closed", "/s/p/q": "Study p"} {
-		res := a.do(c, "GET", path, nil, nil)
-		if path == "/s/p/q" {
-			// no participant yet: back to the landing page
-			if res.StatusCode != http.StatusSeeOther {
-				t.Fatalf("%s: %d", path, res.StatusCode)
+		t.Run(path, func(t *testing.T) {
+			res := a.do(c, "GET", path, nil, nil)
+			if path == "/s/p/q" {
+				// no participant yet: back to the landing page
+				if res.StatusCode != http.StatusSeeOther {
+					t.Fatalf("%d", res.StatusCode)
+				}
+				return
 			}
-			continue
-		}
-		if res.StatusCode != 200 || !strings.Contains(res.body, want) {
-			t.Fatalf("%s: %d %s", path, res.StatusCode, res.body)
-		}
+			if res.StatusCode != 200 || !strings.Contains(res.body, want) {
+				t.Fatalf("%d %s", res.StatusCode, res.body)
+			}
+		})
 	}
 	if res := a.do(c, "GET", "/s/nope", nil, nil); res.StatusCode != 404 {
 		t.Fatalf("unknown study: %d", res.StatusCode)
@@ -146,6 +151,7 @@ func TestPausedAndClosedStudiesShowFriendlyPages(t *testing.T) {
 }
 
 func TestItemImageCaching(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	st := a.study("img", 3, 3, "open")
 	items, _ := a.store.ListItems(t.Context(), st.ID)
@@ -164,6 +170,7 @@ func TestItemImageCaching(t *testing.T) {
 }
 
 func TestUnknownRoutesAndHeaders(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	res := a.do(http.DefaultClient, "GET", "/nowhere", nil, nil)
 	if res.StatusCode != 404 || !strings.Contains(res.Header.Get("Content-Type"), "text/html") {

@@ -47,6 +47,7 @@ func (a *app) join(slug, body string) joinResp {
 // The whole flow through the JSON API, and the CSV export (by API token and
 // by admin session) equal to the answers given.
 func TestAPIFlowAndExport(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	st := a.study("api", 7, 6, "open")
 	var given []triplet.Triplet
@@ -134,6 +135,7 @@ func TestAPIFlowAndExport(t *testing.T) {
 // Forged and invalid answers are refused with the documented status and
 // store nothing; the same answer twice stores one row.
 func TestAPIAnswerRefusals(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("r", 6, 5, "open")
 	p1, p2 := a.join("r", ""), a.join("r", `{"external_id": ""}`)
@@ -165,13 +167,15 @@ func TestAPIAnswerRefusals(t *testing.T) {
 		{"unknown question", p1.Token, fmt.Sprintf(`{"question_id": "zzz", "closer": %d}`, n.Left.Index), 404},
 	}
 	for _, c := range cases {
-		res := a.api("POST", "/api/v1/answers", c.token, c.body, nil)
-		if res.StatusCode != c.status || !strings.Contains(res.body, `"error":`) {
-			t.Errorf("%s: %d %s, want %d and a JSON error", c.name, res.StatusCode, res.body, c.status)
-		}
-		if s := stored(); s != 0 {
-			t.Fatalf("%s stored something (%d)", c.name, s)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			res := a.api("POST", "/api/v1/answers", c.token, c.body, nil)
+			if res.StatusCode != c.status || !strings.Contains(res.body, `"error":`) {
+				t.Errorf("%d %s, want %d and a JSON error", res.StatusCode, res.body, c.status)
+			}
+			if s := stored(); s != 0 {
+				t.Fatalf("stored something (%d)", s)
+			}
+		})
 	}
 	ok := fmt.Sprintf(`{"question_id": %q, "closer": %d, "response_ms": 10}`, n.QuestionID, n.Right.Index)
 	if res := a.api("POST", "/api/v1/answers", p1.Token, ok, nil); res.StatusCode != 201 {
@@ -190,6 +194,7 @@ func TestAPIAnswerRefusals(t *testing.T) {
 }
 
 func TestAPINextErrors(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("one", 4, 3, "open")
 	a.study("two", 4, 3, "open")

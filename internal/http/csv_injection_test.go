@@ -59,6 +59,7 @@ func column(t *testing.T, name string, header []string, col string) int {
 // the changed cells read back to the original text with csvsafe.Unescape,
 // and numbers stay numbers.
 func TestCSVExportsNeutraliseFormulas(t *testing.T) {
+	t.Parallel()
 	a, jobs := newJobsApp(t, true)
 	admin := a.admin()
 	const perParticipant = 30

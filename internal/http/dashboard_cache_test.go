@@ -15,6 +15,7 @@ import (
 // counting them, with the figures of a tally counted from scratch) and counts it
 // again from scratch when a participant is excluded or included again.
 func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool)

@@ -128,6 +128,7 @@ func readCSV(t *testing.T, body string) [][]string {
 // through River, and checks the dashboard, the status JSON, the exports'
 // columns, the exclusion toggle and that a label-only study cannot open.
 func TestDashboardFlow(t *testing.T) {
+	t.Parallel()
 	a, jobs := newJobsApp(t, true)
 	admin := a.admin()
 	const n, m, p = 18, 1500, 6
@@ -251,6 +252,7 @@ func TestDashboardFlow(t *testing.T) {
 // TestRecomputeCancelByHTTP queues a recompute in a web-only app (no
 // worker) and cancels it from the dashboard.
 func TestRecomputeCancelByHTTP(t *testing.T) {
+	t.Parallel()
 	a, jobs := newJobsApp(t, false)
 	admin := a.admin()
 	if r := a.upload(admin, "/admin/import/triplets", map[string]string{"slug": "syn", "title": "S"}, synthTriplets(8, 100, 2, 1), "t.csv"); r.StatusCode != http.StatusSeeOther {
@@ -357,6 +359,7 @@ func voteRows(t *testing.T, a *app, studyID int64) []voteRow {
 // excluded participant) and its own settings as a bundle, imports it as a
 // new study, and compares answers, items and settings.
 func TestBundleRoundTrip(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	admin := a.admin()
 	ctx := context.Background()
@@ -451,6 +454,7 @@ func TestBundleRoundTrip(t *testing.T) {
 
 // TestImportStrangeFruit imports the real crowd file when it is present.
 func TestImportStrangeFruit(t *testing.T) {
+	t.Parallel()
 	data := strangeFruit(t)
 	a := newApp(t)
 	st, rep, err := studyfile.ImportTriplets(context.Background(), a.store, studyfile.TripletsInput{Slug: "fruit", Title: "Strange fruit", CSV: bytes.NewReader(data)})
@@ -515,6 +519,7 @@ func strangeFruit(t testing.TB) []byte {
 // the design's own coordinates and d̂, that the dashboard shows them with
 // the design's progress, and that a bundle keeps the design's settings.
 func TestBasisStudy(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	collect.RegisterDesigns(a.store)
 	admin := a.admin()
@@ -593,6 +598,7 @@ func sum(v []int) int {
 // TestDashboardEmptyStudy: a study without items or answers has a
 // dashboard, and its recompute fails with a reason shown there.
 func TestDashboardEmptyStudy(t *testing.T) {
+	t.Parallel()
 	a, _ := newJobsApp(t, true)
 	admin := a.admin()
 	st := a.study("empty", 0, 5, collect.StatusDraft)

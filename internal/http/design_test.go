@@ -16,6 +16,7 @@ import (
 // freezes the settings once questions were issued, and the study page
 // shows the progress.
 func TestDesignSettingsForm(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newApp(t)
 	collect.RegisterDesigns(a.store)
@@ -47,10 +48,12 @@ func TestDesignSettingsForm(t *testing.T) {
 		{"bad repeats", form("landmark-k1", "landmarks", "3", "repeats", "lots"), "repeats must be a whole number"},
 		{"repeats too large", form("landmark-k1", "landmarks", "3", "repeats", "300"), "repeats must be between 1 and 255"},
 	} {
-		res := a.do(c, "POST", "/admin/studies", tc.f, nil)
-		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, tc.msg) {
-			t.Errorf("%s: %d, want 422 with %q", tc.name, res.StatusCode, tc.msg)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			res := a.do(c, "POST", "/admin/studies", tc.f, nil)
+			if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, tc.msg) {
+				t.Errorf("%d, want 422 with %q", res.StatusCode, tc.msg)
+			}
+		})
 	}
 	if n := a.count(`SELECT count(*) FROM studies`); n != 0 {
 		t.Fatalf("%d studies stored from invalid forms", n)
@@ -136,6 +139,7 @@ func TestDesignSettingsForm(t *testing.T) {
 // for the paper's median rule; the edit form and the study page say which,
 // and a landmark study keeps no coordinate rule.
 func TestBasisCoordinateRuleSetting(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newApp(t)
 	collect.RegisterDesigns(a.store)
@@ -164,25 +168,27 @@ func TestBasisCoordinateRuleSetting(t *testing.T) {
 		{"paper", "basis", "median", "median", "coordinates by median index in the lens"},
 		{"marks", "landmark-k1", "median", "", ""},
 	} {
-		f := form(tc.slug, tc.design, "landmarks", "3")
-		if tc.field != "" {
-			f.Set("coordinates", tc.field)
-		}
-		if res := a.do(c, "POST", "/admin/studies", f, nil); res.StatusCode != http.StatusSeeOther {
-			t.Fatalf("%s: create: %d %s", tc.slug, res.StatusCode, res.body)
-		}
-		if got := rule(tc.slug); got != tc.want {
-			t.Errorf("%s: stored rule %q, want %q", tc.slug, got, tc.want)
-		}
-		if tc.page == "" {
-			continue
-		}
-		if res := a.do(c, "GET", "/admin/studies/"+tc.slug, nil, nil); !strings.Contains(res.body, tc.page) {
-			t.Errorf("%s: study page lacks %q", tc.slug, tc.page)
-		}
-		res := a.do(c, "GET", "/admin/studies/"+tc.slug+"/edit", nil, nil)
-		if !strings.Contains(res.body, `<option value="`+tc.want+`" selected`) {
-			t.Errorf("%s: edit form does not select %q", tc.slug, tc.want)
-		}
+		t.Run(tc.slug, func(t *testing.T) {
+			f := form(tc.slug, tc.design, "landmarks", "3")
+			if tc.field != "" {
+				f.Set("coordinates", tc.field)
+			}
+			if res := a.do(c, "POST", "/admin/studies", f, nil); res.StatusCode != http.StatusSeeOther {
+				t.Fatalf("create: %d %s", res.StatusCode, res.body)
+			}
+			if got := rule(tc.slug); got != tc.want {
+				t.Errorf("stored rule %q, want %q", got, tc.want)
+			}
+			if tc.page == "" {
+				return
+			}
+			if res := a.do(c, "GET", "/admin/studies/"+tc.slug, nil, nil); !strings.Contains(res.body, tc.page) {
+				t.Errorf("study page lacks %q", tc.page)
+			}
+			res := a.do(c, "GET", "/admin/studies/"+tc.slug+"/edit", nil, nil)
+			if !strings.Contains(res.body, `<option value="`+tc.want+`" selected`) {
+				t.Errorf("edit form does not select %q", tc.want)
+			}
+		})
 	}
 }

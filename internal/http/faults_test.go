@@ -59,6 +59,7 @@ func (a *app) outcome(method, path string, header map[string]string) outcome {
 // /healthz then says 503 too, and static files still come. When the lock
 // goes, the requests it held finish and everything works again.
 func TestShedsLoadWhenThePoolIsFull(t *testing.T) {
+	t.Parallel()
 	const n = 12 // requests at once
 	for _, c := range []struct {
 		name    string
@@ -219,6 +220,7 @@ func unavailableChecks(t *testing.T, a *app, when string, session *http.Cookie) 
 // Retry-After (JSON for the API, a page for browsers, text for /healthz),
 // and nothing is logged as an error.
 func TestDatabaseUnreachableIs503(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -240,6 +242,7 @@ func TestDatabaseUnreachableIs503(t *testing.T) {
 // restart): 503 with Retry-After everywhere while it lasts, and the app
 // works again, with nothing lost, once connections are allowed again.
 func TestDatabaseRestartIs503ThenRecovers(t *testing.T) {
+	t.Parallel()
 	_, dbURL := pgtest.NewDB(t)
 	u, err := url.Parse(dbURL)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // Strict-Transport-Security goes on every response when configured (the
 // server terminates TLS) and on none otherwise (a proxy decides).
 func TestHSTSOnlyWhenConfigured(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("h", 3, 2, "open")
 	withHSTS := httptest.NewServer(closerhttp.New(a.store, closerhttp.Config{BaseURL: a.srv.URL, HSTSMaxAge: 48 * time.Hour},

@@ -12,6 +12,7 @@ import (
 // any depth: the last would win), nesting beyond reason, a number no field
 // can hold. The same answer without the surprise is then taken.
 func TestJSONBodiesAreStrict(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	a.study("js", 3, 5, "open")
 	j := a.join("js", "")
@@ -40,14 +41,16 @@ func TestJSONBodiesAreStrict(t *testing.T) {
 		{"a NUL deep inside", "/api/v1/studies/js/participants",
 			`{"external_id": "w1", "x": [{"y": ["ok", "a\u0000"]}]}`, `the value of \"x[0].y[1]\" contains a NUL character`},
 	} {
-		before := a.count(stored)
-		res := a.api("POST", c.path, j.Token, c.body, nil)
-		if res.StatusCode != http.StatusBadRequest || !strings.Contains(res.body, c.want) {
-			t.Errorf("%s: %d %s, want 400 with %s", c.name, res.StatusCode, strings.TrimSpace(res.body), c.want)
-		}
-		if after := a.count(stored); after != before {
-			t.Errorf("%s: %d rows stored", c.name, after-before)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			before := a.count(stored)
+			res := a.api("POST", c.path, j.Token, c.body, nil)
+			if res.StatusCode != http.StatusBadRequest || !strings.Contains(res.body, c.want) {
+				t.Errorf("%d %s, want 400 with %s", res.StatusCode, strings.TrimSpace(res.body), c.want)
+			}
+			if after := a.count(stored); after != before {
+				t.Errorf("%d rows stored", after-before)
+			}
+		})
 	}
 	if res := a.api("POST", "/api/v1/studies/js/participants", "", `{"external_id": "\ud83d\ude00 \\ud800"}`, nil); res.StatusCode != http.StatusCreated {
 		t.Errorf("a surrogate pair and an escaped backslash: %d %s", res.StatusCode, res.body)

@@ -175,6 +175,7 @@ func isAdminRoute(r route) bool {
 // and one carrying a participant's credentials (their cookie, their bearer
 // token, or their token passed off as a session), and changes nothing.
 func TestEveryAdminRouteNeedsAnAdmin(t *testing.T) {
+	t.Parallel()
 	f := newSecurityFixture(t)
 	rs := routesOf(t, f.app)
 	before := f.fingerprint(t)
@@ -236,6 +237,7 @@ func TestEveryAdminRouteNeedsAnAdmin(t *testing.T) {
 // cross-origin browser request with 403 and changes nothing, even when the
 // browser holds an admin's session and a participant's cookie.
 func TestEveryStateChangeRefusesCrossOrigin(t *testing.T) {
+	t.Parallel()
 	f := newSecurityFixture(t)
 	rs := routesOf(t, f.app)
 	agnostic := anyMethod(rs)

@@ -38,6 +38,7 @@ const stored = `SELECT (SELECT count(*) FROM studies) + (SELECT count(*) FROM it
 // fields, JSON strings, multipart fields, uploaded file names and imported
 // CSV cells (the last three through the store's safety net).
 func TestBadTextIsRefused(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	a, logs := newAppOn(t, pool, closerhttp.Config{})
 	a.study("txt", 3, 5, "open")
@@ -183,32 +184,34 @@ func TestBadTextIsRefused(t *testing.T) {
 	}
 	for _, b := range badValues {
 		for _, c := range cases {
-			before := a.count(stored)
-			errorsBefore := len(logs.lines("ERROR"))
-			res := c.send(b)
-			_, viaStore := otherReasons[c.name]
-			viaStore = viaStore || strings.Contains(c.name, "import") || strings.Contains(c.name, "upload")
-			t.Logf("%s (%s): %d %s", c.name, b.name, res.StatusCode, noticeRE.FindString(res.body))
-			if res.StatusCode < 400 || res.StatusCode >= 500 || (!viaStore && res.StatusCode != http.StatusBadRequest) {
-				// Multipart bodies are their handlers' to read: what they
-				// miss, the store's safety net refuses (422); the rest is
-				// refused where it comes in (400).
-				t.Errorf("%s (%s): status %d, want 400 (4xx for multipart): %.300s", c.name, b.name, res.StatusCode, res.body)
-				continue
-			}
-			reason := reasonRE
-			if r, ok := otherReasons[c.name]; ok {
-				reason = r
-			}
-			if !reason.MatchString(res.body) {
-				t.Errorf("%s (%s): %d without the reason: %s", c.name, b.name, res.StatusCode, noticeRE.FindAllString(res.body, -1))
-			}
-			if after := a.count(stored); after != before {
-				t.Errorf("%s (%s): %d rows stored", c.name, b.name, after-before)
-			}
-			if l := logs.lines("ERROR"); len(l) > errorsBefore {
-				t.Errorf("%s (%s): logged %s", c.name, b.name, l[errorsBefore:])
-			}
+			t.Run(c.name+"/"+b.name, func(t *testing.T) {
+				before := a.count(stored)
+				errorsBefore := len(logs.lines("ERROR"))
+				res := c.send(b)
+				_, viaStore := otherReasons[c.name]
+				viaStore = viaStore || strings.Contains(c.name, "import") || strings.Contains(c.name, "upload")
+				t.Logf("%d %s", res.StatusCode, noticeRE.FindString(res.body))
+				if res.StatusCode < 400 || res.StatusCode >= 500 || (!viaStore && res.StatusCode != http.StatusBadRequest) {
+					// Multipart bodies are their handlers' to read: what they
+					// miss, the store's safety net refuses (422); the rest is
+					// refused where it comes in (400).
+					t.Errorf("status %d, want 400 (4xx for multipart): %.300s", res.StatusCode, res.body)
+					return
+				}
+				reason := reasonRE
+				if r, ok := otherReasons[c.name]; ok {
+					reason = r
+				}
+				if !reason.MatchString(res.body) {
+					t.Errorf("%d without the reason: %s", res.StatusCode, noticeRE.FindAllString(res.body, -1))
+				}
+				if after := a.count(stored); after != before {
+					t.Errorf("%d rows stored", after-before)
+				}
+				if l := logs.lines("ERROR"); len(l) > errorsBefore {
+					t.Errorf("logged %s", l[errorsBefore:])
+				}
+			})
 		}
 	}
 }

@@ -47,6 +47,7 @@ func sha(b []byte) string {
 // with small limits (8 MiB an upload, 1 MiB an image): each is named with
 // its reason, only the good image is stored.
 func TestUploadRefusals(t *testing.T) {
+	t.Parallel()
 	a := newAppWith(t, closerhttp.Config{MaxUploadBytes: 8 << 20, MaxImageBytes: 1 << 20})
 	st := a.study("up", 0, 3, "draft")
 	c := a.admin()
@@ -159,6 +160,7 @@ func editItem(t *testing.T, items []byte, edit func(rec []string)) ([]byte, stri
 // served; images are served with a type from their bytes, nosniff and an
 // inline disposition with a safe name.
 func TestBundleCannotServeAnythingButImages(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	admin := a.admin()
 	a.study("orig", 4, 3, collect.StatusOpen)
@@ -208,10 +210,12 @@ func TestBundleCannotServeAnythingButImages(t *testing.T) {
 		{"counts.zip", counts, "counts.zip: not a valid study bundle: items.csv has 4 rows, manifest.json counts 5"},
 		{"rows.zip", rows, "rows.zip: not a valid study bundle: manifest.json counts 5000001 answers; the limit is 5000000"},
 	} {
-		res := a.upload(admin, "/admin/import/bundle", map[string]string{"slug": "copy"}, c.data, c.name)
-		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, c.reason) {
-			t.Errorf("%s: %d, want 422 with %q in %.2000s", c.name, res.StatusCode, c.reason, res.body)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			res := a.upload(admin, "/admin/import/bundle", map[string]string{"slug": "copy"}, c.data, c.name)
+			if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, c.reason) {
+				t.Errorf("%d, want 422 with %q in %.2000s", res.StatusCode, c.reason, res.body)
+			}
+		})
 	}
 	if n := a.count(`SELECT count(*) FROM studies WHERE slug = 'copy'`); n != 0 {
 		t.Fatal("a refused bundle stored its study")
@@ -350,20 +354,23 @@ func TestUploadMemoryStaysFlat(t *testing.T) {
 		{"zlib-bomb PNG", "/admin/studies/up/items", "files", "bomb.png", mediatest.ZlibBombPNG(true), 200,
 			"<strong>bomb.png</strong>: too many pixels: 20000×20000"},
 	} {
-		body, ctype := multipartBody(c.field, c.file, c.data, map[string]string{"slug": "copy"})
-		var res response
-		grew := heapGrowth(func() {
-			req, _ := http.NewRequest("POST", a.srv.URL+c.path, body)
-			req.Header.Set("Content-Type", ctype)
-			res = a.send(admin, req)
+		// Subtests in sequence (never parallel): each measures the heap.
+		t.Run(c.name, func(t *testing.T) {
+			body, ctype := multipartBody(c.field, c.file, c.data, map[string]string{"slug": "copy"})
+			var res response
+			grew := heapGrowth(func() {
+				req, _ := http.NewRequest("POST", a.srv.URL+c.path, body)
+				req.Header.Set("Content-Type", ctype)
+				res = a.send(admin, req)
+			})
+			t.Logf("%d KiB: the heap grew by %.1f MiB", len(c.data)>>10, float64(grew)/(1<<20))
+			if res.StatusCode != c.status || !strings.Contains(res.body, c.reason) {
+				t.Errorf("%d, want %d with %q in %.3000s", res.StatusCode, c.status, c.reason, res.body)
+			}
+			if grew > limit {
+				t.Errorf("the heap grew by %d MiB (at most %d)", grew>>20, limit>>20)
+			}
 		})
-		t.Logf("%s (%d KiB): the heap grew by %.1f MiB", c.name, len(c.data)>>10, float64(grew)/(1<<20))
-		if res.StatusCode != c.status || !strings.Contains(res.body, c.reason) {
-			t.Errorf("%s: %d, want %d with %q in %.3000s", c.name, res.StatusCode, c.status, c.reason, res.body)
-		}
-		if grew > limit {
-			t.Errorf("%s: the heap grew by %d MiB (at most %d)", c.name, grew>>20, limit>>20)
-		}
 	}
 	if n := a.count(`SELECT count(*) FROM items WHERE study_id = $1`, st.ID); n != 0 {
 		t.Fatalf("%d items stored", n)

@@ -166,6 +166,7 @@ func total(m map[string]int) int {
 // The purge deletes every row of the deleted study in every table, by its
 // own batches (no cascade), and nothing of the other study.
 func TestPurgeDeletesEveryRow(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
 	doomed := fill(t, s, "doomed")
@@ -210,6 +211,7 @@ func TestPurgeDeletesEveryRow(t *testing.T) {
 // A purge stopped half way (some batches, then a crash) completes when run
 // again, and deletes nothing of the other study.
 func TestPurgeResumes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
 	doomed := fill(t, s, "doomed")
@@ -254,6 +256,7 @@ func TestPurgeResumes(t *testing.T) {
 // Neither the purge nor one batch deletes anything of a study that is not
 // marked deleted.
 func TestPurgeRefusesLiveStudy(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
 	live := fill(t, s, "live")
@@ -278,6 +281,7 @@ func TestPurgeRefusesLiveStudy(t *testing.T) {
 // enqueued (once, however often it was asked), and its periodic scan
 // purges a study marked deleted whose job was never enqueued.
 func TestPurgeJobs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
 	enqueued := fill(t, s, "enqueued")

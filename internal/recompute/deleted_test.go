@@ -12,6 +12,7 @@ import (
 // A recompute of a study deleted after it was enqueued computes nothing
 // and stores no run (the purge deletes the study's runs).
 func TestRunOfDeletedStudy(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool)
 	ctx := context.Background()

@@ -71,6 +71,7 @@ func waitRun(t *testing.T, store *collect.Store, studyID int64) *collect.Run {
 // PostgreSQL), checks that a second enqueue while the first is queued is a
 // duplicate, runs it with a worker client and checks the stored results.
 func TestJobEnqueueRunStore(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool)
 	ctx := context.Background()
@@ -173,6 +174,7 @@ func TestJobEnqueueRunStore(t *testing.T) {
 
 // TestCancelQueued cancels a queued recompute.
 func TestCancelQueued(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool)
 	ctx := context.Background()
@@ -198,6 +200,7 @@ func TestCancelQueued(t *testing.T) {
 // TestCancelRunning cancels a running recompute through River: the run
 // ends as cancelled and stores no result.
 func TestCancelRunning(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool)
 	ctx := context.Background()
@@ -267,6 +270,7 @@ func TestCancelRunning(t *testing.T) {
 // leaves them out, the CSV export too unless asked to include them, and
 // their quality figures are still computed.
 func TestExclusion(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool)
 	ctx := context.Background()
@@ -338,6 +342,7 @@ func TestExclusion(t *testing.T) {
 // TestDueStudies: an open study with answers and no run is due; right
 // after a run it is not.
 func TestDueStudies(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool)
 	ctx := context.Background()

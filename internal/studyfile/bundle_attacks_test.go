@@ -179,17 +179,20 @@ func spoiledBundles() map[string]struct {
 }
 
 func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	ctx := context.Background()
 	for name, c := range spoiledBundles() {
-		p := validParts()
-		c.parts(&p)
-		data := p.zip(t)
-		_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", BundleLimits{})
-		if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
-			t.Errorf("%s: got %v, want a 422 with %q", name, err, c.reason)
-		}
+		t.Run(name, func(t *testing.T) {
+			p := validParts()
+			c.parts(&p)
+			data := p.zip(t)
+			_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", BundleLimits{})
+			if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
+				t.Errorf("got %v, want a 422 with %q", err, c.reason)
+			}
+		})
 	}
 	var studies, items int
 	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM studies), (SELECT count(*) FROM items)`).Scan(&studies, &items); err != nil {
@@ -215,28 +218,32 @@ func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
 
 // TestImportBundleLimits: rows beyond a limit are refused as they are read.
 func TestImportBundleLimits(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	ctx := context.Background()
 	for _, c := range []struct {
+		name   string
 		lim    BundleLimits
 		parts  func(p *bundleParts)
 		reason string
 	}{
-		{BundleLimits{MaxAnswers: 1}, func(*bundleParts) {}, "manifest.json counts 2 answers; the limit is 1"},
-		{BundleLimits{MaxItems: 2}, func(*bundleParts) {}, "manifest.json counts 3 items; the limit is 2"},
-		{BundleLimits{MaxImageBytes: 50}, func(*bundleParts) {}, "items.csv line 2: images/0-a.png: too large"},
-		{BundleLimits{MaxCSVBytes: 300}, func(p *bundleParts) {
+		{"answers", BundleLimits{MaxAnswers: 1}, func(*bundleParts) {}, "manifest.json counts 2 answers; the limit is 1"},
+		{"items", BundleLimits{MaxItems: 2}, func(*bundleParts) {}, "manifest.json counts 3 items; the limit is 2"},
+		{"image bytes", BundleLimits{MaxImageBytes: 50}, func(*bundleParts) {}, "items.csv line 2: images/0-a.png: too large"},
+		{"CSV bytes", BundleLimits{MaxCSVBytes: 300}, func(p *bundleParts) {
 			p.answers += strings.Repeat("q3,p1,0,1,2,1,2,random,800,2026-01-01T00:00:00Z,2026-01-01T00:00:01Z\n", 3)
 		}, "answers.csv: larger than 300 bytes (the limit)"},
 	} {
-		p := validParts()
-		c.parts(&p)
-		data := p.zip(t)
-		_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", c.lim)
-		if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
-			t.Errorf("%+v: got %v, want %q", c.lim, err, c.reason)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			p := validParts()
+			c.parts(&p)
+			data := p.zip(t)
+			_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", c.lim)
+			if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
+				t.Errorf("%+v: got %v, want %q", c.lim, err, c.reason)
+			}
+		})
 	}
 }
 

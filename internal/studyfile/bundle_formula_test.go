@@ -17,6 +17,7 @@ import (
 // gives the text back exactly. A version 1 bundle, written before the rule,
 // keeps a leading quote as data.
 func TestBundleNeutralisesFormulasAndRoundTrips(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	ctx := context.Background()

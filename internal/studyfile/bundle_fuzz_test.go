@@ -110,5 +110,6 @@ func FuzzBundleReader(f *testing.F) {
 // TestFuzzSeedsCommitted keeps testdata/fuzz/FuzzBundleReader in step with
 // bundleSeeds (-update-corpus rewrites it).
 func TestFuzzSeedsCommitted(t *testing.T) {
+	t.Parallel()
 	fuzzcorpus.Check(t, "FuzzBundleReader", bundleSeeds(t))
 }

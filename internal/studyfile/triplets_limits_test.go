@@ -50,6 +50,7 @@ func (r *repeatReader) Seek(offset int64, whence int) (int64, error) {
 }
 
 func TestImportTripletsRefuses(t *testing.T) {
+	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	ctx := context.Background()
@@ -72,10 +73,12 @@ func TestImportTripletsRefuses(t *testing.T) {
 		{"rows", &repeatReader{header: "anchor,closer,farther\n", n: studyfile.MaxImportTriplets + 1,
 			row: func(int) string { return "1,2,3\n" }}, "more than 5,000,000 rows (the limit)"},
 	} {
-		_, _, err := studyfile.ImportTriplets(ctx, s, studyfile.TripletsInput{Slug: "imp", Title: "Imported", CSV: c.csv})
-		if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
-			t.Errorf("%s: got %v, want %q", c.name, err, c.reason)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := studyfile.ImportTriplets(ctx, s, studyfile.TripletsInput{Slug: "imp", Title: "Imported", CSV: c.csv})
+			if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
+				t.Errorf("got %v, want %q", err, c.reason)
+			}
+		})
 	}
 	if n := countRows(t, pool, `SELECT count(*) FROM studies`); n != 0 {
 		t.Fatalf("refused imports stored %d studies", n)

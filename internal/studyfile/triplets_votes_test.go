@@ -22,6 +22,7 @@ import (
 // every row of the file is one answer (anchor, closer, farther) of the
 // participant the row names. Item ids are numbers, so item i is index i.
 func TestImportTripletsVotesAndAnswers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
