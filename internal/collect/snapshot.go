@@ -23,14 +23,8 @@ type Snapshot struct {
 	tx    pgx.Tx
 }
 
-// SnapshotItem is an item with its image.
-type SnapshotItem struct {
-	Index               int
-	Label, FileName     string
-	ContentType, SHA256 string
-	Width, Height       int
-	Data                []byte // nil for a label-only item
-}
+// SnapshotItem is an item with its image: the row ImportStudy takes back.
+type SnapshotItem = ImportItem
 
 // SnapshotParticipant is a participant.
 type SnapshotParticipant struct {

@@ -13,25 +13,40 @@ func (s *Server) importForm(w http.ResponseWriter, r *http.Request) error {
 	return s.render(w, r, http.StatusOK, templates.ImportShowPage(templates.ImportPage{}))
 }
 
-// uploadedFile reads a multipart upload as a stream: its "file" field goes
-// to sp (one file; a second one is refused), its text fields are returned.
-func (s *Server) uploadedFile(w http.ResponseWriter, r *http.Request, sp *spool) (*io.SectionReader, string, map[string]string, error) {
-	var file *io.SectionReader
-	var name string
-	fields, err := s.readMultipart(w, r, sp, "file", func(n string, sec *io.SectionReader) error {
-		if file != nil {
-			return &httpError{status: http.StatusUnprocessableEntity, msg: "choose one file (this upload has " + name + " and " + n + ")"}
+// upload is the file of a one-file multipart upload, spooled to a
+// temporary file, with the form's text fields. Close removes the spool.
+type upload struct {
+	file   *io.SectionReader
+	name   string
+	fields map[string]string
+	sp     *spool
+}
+
+func (u *upload) Close() { u.sp.Close() }
+
+// receiveFile reads a multipart upload as a stream: its "file" field goes
+// to a spool (one file; a second one is refused), its text fields are kept.
+func (s *Server) receiveFile(w http.ResponseWriter, r *http.Request) (*upload, error) {
+	sp, err := newSpool()
+	if err != nil {
+		return nil, err
+	}
+	u := &upload{sp: sp}
+	u.fields, err = s.readMultipart(w, r, sp, "file", func(n string, sec *io.SectionReader) error {
+		if u.file != nil {
+			return &httpError{status: http.StatusUnprocessableEntity, msg: "choose one file (this upload has " + u.name + " and " + n + ")"}
 		}
-		file, name = sec, n
+		u.file, u.name = sec, n
 		return nil
 	})
+	if err == nil && u.file == nil {
+		err = &httpError{status: http.StatusUnprocessableEntity, msg: "choose a file"}
+	}
 	if err != nil {
-		return nil, "", nil, err
+		sp.Close()
+		return nil, err
 	}
-	if file == nil {
-		return nil, "", nil, &httpError{status: http.StatusUnprocessableEntity, msg: "choose a file"}
-	}
-	return file, name, fields, nil
+	return u, nil
 }
 
 // importFailed shows the import page again with the reason, or passes
@@ -48,19 +63,15 @@ func (s *Server) importFailed(w http.ResponseWriter, r *http.Request, err error)
 // The bundle is spooled to a temporary file and read from there: its CSVs
 // as streams, its images one at a time, each checked like an upload.
 func (s *Server) importBundle(w http.ResponseWriter, r *http.Request) error {
-	sp, err := newSpool()
-	if err != nil {
-		return err
-	}
-	defer sp.Close()
-	f, name, fields, err := s.uploadedFile(w, r, sp)
+	up, err := s.receiveFile(w, r)
 	if err != nil {
 		return s.importFailed(w, r, err)
 	}
-	st, _, err := studyfile.ImportBundle(r.Context(), s.store, f, f.Size(), fields["slug"],
+	defer up.Close()
+	st, _, err := studyfile.ImportBundle(r.Context(), s.store, up.file, up.file.Size(), up.fields["slug"],
 		studyfile.BundleLimits{MaxImageBytes: s.cfg.MaxImageBytes})
 	if err != nil {
-		return s.importFailed(w, r, named(name, err))
+		return s.importFailed(w, r, named(up.name, err))
 	}
 	return s.toDashboard(w, r, st.Slug, "imported", "")
 }
@@ -68,19 +79,15 @@ func (s *Server) importBundle(w http.ResponseWriter, r *http.Request) error {
 // importTriplets creates a label-only study from a triplet CSV
 // (POST /admin/import/triplets), read as a stream from a temporary file.
 func (s *Server) importTriplets(w http.ResponseWriter, r *http.Request) error {
-	sp, err := newSpool()
-	if err != nil {
-		return err
-	}
-	defer sp.Close()
-	f, name, fields, err := s.uploadedFile(w, r, sp)
+	up, err := s.receiveFile(w, r)
 	if err != nil {
 		return s.importFailed(w, r, err)
 	}
+	defer up.Close()
 	st, _, err := studyfile.ImportTriplets(r.Context(), s.store, studyfile.TripletsInput{
-		Slug: fields["slug"], Title: fields["title"], CSV: f})
+		Slug: up.fields["slug"], Title: up.fields["title"], CSV: up.file})
 	if err != nil {
-		return s.importFailed(w, r, named(name, err))
+		return s.importFailed(w, r, named(up.name, err))
 	}
 	return s.toDashboard(w, r, st.Slug, "imported", "")
 }

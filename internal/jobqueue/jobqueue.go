@@ -36,6 +36,18 @@ func UniqueWhileOpen(queue string, maxAttempts int) river.InsertOpts {
 	}
 }
 
+// Study is the argument of a job about one study, embedded in each job's
+// Args: it encodes as {"study_id": N}, what OpenJob looks up.
+type Study struct {
+	StudyID int64 `json:"study_id"`
+}
+
+// ScanOpts returns the insert options of a periodic scan on queue: one
+// attempt (the next period scans again).
+func ScanOpts(queue string) river.InsertOpts {
+	return river.InsertOpts{Queue: queue, MaxAttempts: 1}
+}
+
 // Scan returns a periodic job inserting args every period, first when the
 // client starts. River runs periodic jobs on the elected leader only, so
 // several worker replicas scan once per period.

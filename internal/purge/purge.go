@@ -36,9 +36,7 @@ const DefaultBatchRows = 10_000
 // study until it ends: enqueueing a study whose purge is pending is a
 // no-op. A failed attempt is retried (River's backoff); the batches it
 // deleted stay deleted.
-type Args struct {
-	StudyID int64 `json:"study_id"`
-}
+type Args struct{ jobqueue.Study }
 
 // Kind implements river.JobArgs.
 func (Args) Kind() string { return "study_purge" }
@@ -56,9 +54,7 @@ type ScanArgs struct{}
 func (ScanArgs) Kind() string { return "study_purge_scan" }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
-func (ScanArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: Queue, MaxAttempts: 1}
-}
+func (ScanArgs) InsertOpts() river.InsertOpts { return jobqueue.ScanOpts(Queue) }
 
 // ErrNotMarked is returned for a study that exists and is not marked
 // deleted: the purge deletes nothing of it.
@@ -217,7 +213,7 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
 	}
 	client := river.ClientFromContext[pgx.Tx](ctx)
 	for _, id := range ids {
-		if _, err := client.Insert(ctx, Args{StudyID: id}, nil); err != nil {
+		if _, err := client.Insert(ctx, Args{jobqueue.Study{StudyID: id}}, nil); err != nil {
 			return fmt.Errorf("enqueue purge: %w", err)
 		}
 	}
@@ -239,7 +235,7 @@ func NewEnqueuer(jobs Inserter) *Enqueuer { return &Enqueuer{jobs: jobs} }
 // Enqueue asks for the purge of a study marked deleted (a no-op when its
 // purge is pending already).
 func (e *Enqueuer) Enqueue(ctx context.Context, studyID int64) error {
-	if _, err := e.jobs.Insert(ctx, Args{StudyID: studyID}); err != nil {
+	if _, err := e.jobs.Insert(ctx, Args{jobqueue.Study{StudyID: studyID}}); err != nil {
 		return fmt.Errorf("enqueue purge: %w", err)
 	}
 	return nil

@@ -22,9 +22,7 @@ const Queue = "recompute"
 
 // Args asks for one recompute of a study. It is unique by study while
 // queued or running: enqueueing a study that has a run pending is a no-op.
-type Args struct {
-	StudyID int64 `json:"study_id"`
-}
+type Args struct{ jobqueue.Study }
 
 // Kind implements river.JobArgs.
 func (Args) Kind() string { return "recompute" }
@@ -42,9 +40,7 @@ type ScanArgs struct{}
 func (ScanArgs) Kind() string { return "recompute_scan" }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
-func (ScanArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: Queue, MaxAttempts: 1}
-}
+func (ScanArgs) InsertOpts() river.InsertOpts { return jobqueue.ScanOpts(Queue) }
 
 type worker struct {
 	river.WorkerDefaults[Args]
@@ -165,7 +161,7 @@ func (j *Jobs) Stop(ctx context.Context) error {
 // Enqueue asks for a recompute of the study. It returns the job's id and
 // whether a run was already queued or running (then nothing is added).
 func (j *Jobs) Enqueue(ctx context.Context, studyID int64) (int64, bool, error) {
-	res, err := j.client.Insert(ctx, Args{StudyID: studyID}, nil)
+	res, err := j.client.Insert(ctx, Args{jobqueue.Study{StudyID: studyID}}, nil)
 	if err != nil {
 		return 0, false, fmt.Errorf("enqueue recompute: %w", err)
 	}
