@@ -40,7 +40,6 @@ const (
 		SET j_closer = votes.j_closer + excluded.j_closer, k_closer = votes.k_closer + excluded.k_closer`
 	markAnsweredSQL  = `UPDATE questions SET answered_at = now() WHERE id = $1`
 	countAnsweredSQL = `SELECT count(*) FROM answers WHERE participant_id = $1`
-	votesSQL         = `SELECT anchor, j, k, j_closer, k_closer FROM votes WHERE study_id = $1`
 )
 
 // Answer records a participant's answer. In one transaction it locks the
@@ -140,30 +139,4 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 		return false, fmt.Errorf("answer: %w", err)
 	}
 	return created, nil
-}
-
-// Votes returns a study's vote table.
-func (s *Store) Votes(ctx context.Context, studyID int64) (*triplet.Votes, error) {
-	rows, err := s.pool.Query(ctx, votesSQL, studyID)
-	if err != nil {
-		return nil, fmt.Errorf("votes: %w", err)
-	}
-	defer rows.Close()
-	v := triplet.NewVotes()
-	for rows.Next() {
-		var a, j, k, jc, kc int
-		if err := rows.Scan(&a, &j, &k, &jc, &kc); err != nil {
-			return nil, fmt.Errorf("votes: %w", err)
-		}
-		for range jc {
-			v.Add(triplet.Triplet{Anchor: a, Closer: j, Farther: k})
-		}
-		for range kc {
-			v.Add(triplet.Triplet{Anchor: a, Closer: k, Farther: j})
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("votes: %w", err)
-	}
-	return v, nil
 }

@@ -39,7 +39,7 @@ const (
 		ORDER BY a.answered_at, a.question_id`
 )
 
-// ExportCSV writes the study's answers as triplets.csv to w, one row per
+// ExportCSVWith writes the study's answers as triplets.csv to w, one row per
 // answer in answer order. The rows come from a server-side cursor, fetched
 // in batches and written as they arrive, so the export starts at once and
 // its size does not bound memory; the cursor reads one snapshot, so the file
@@ -47,13 +47,7 @@ const (
 // UTC; response_ms and external_id are empty when unknown. Cells a
 // spreadsheet would run as formulas (labels and external ids are anyone's
 // text) get a leading single quote (package csvsafe).
-// Answers of excluded participants are left out (see ExportCSVWith).
-func (s *Store) ExportCSV(ctx context.Context, studyID int64, w io.Writer) error {
-	return s.ExportCSVWith(ctx, studyID, w, false)
-}
-
-// ExportCSVWith is ExportCSV, with the answers of excluded participants
-// when includeExcluded.
+// The answers of excluded participants are left out unless includeExcluded.
 func (s *Store) ExportCSVWith(ctx context.Context, studyID int64, w io.Writer, includeExcluded bool) error {
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		var slug string
