@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -27,7 +29,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "\nWrites CSV item,x1,...,xD (item ids as in the input). With --holdout F or")
 		fmt.Fprintln(stderr, "--holdout-column/--holdout-value it also prints the training and held-out")
 		fmt.Fprintln(stderr, "triplet error and the time. Zero-valued method parameters take the defaults")
-		fmt.Fprintln(stderr, "of internal/embed.Options.\n\nflags:")
+		fmt.Fprintln(stderr, "of the method (internal/embed, params.go); a flag of another\nmethod is refused.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	var (
@@ -43,14 +45,8 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		hval    = fs.String("holdout-value", "", "value of --holdout-column that marks held-out rows (e.g. Test)")
 		initF   = fs.String("init", "", "warm start: embedding CSV item,x1,...,xD with every item of the input")
 		startF  = fs.String("start", "", "start without --init: random or mds (classical MDS of the triplets; helps fits without a regulariser, --lambda -1); empty: random")
-		alpha   = fs.Float64("alpha", 0, "t-STE degrees of freedom (0: max(dim-1, 1))")
-		lambda  = fs.Float64("lambda", 0, "regularisation weight (0: the method's default, negative: none)")
-		mu      = fs.Float64("mu", 0, "CKL mu (0: 0.1)")
-		margin  = fs.Float64("margin", 0, "hinge margin (0: GNMDS 1, SOE 0.1, DMOE gamma0 1)")
-		inits   = fs.Int("inits", 0, "SOE random initialisations (0: 4)")
-		nu      = fs.Float64("nu", 0, "DMOE nu (0: 1)")
-		pstop   = fs.Bool("paper-stop", false, "DMOE: stop by Ma et al.'s rule (objective change per triplet below 0.001) instead of at convergence; with --dim equal to the number of items this is the paper's Table 1 protocol")
 		quiet   = fs.Bool("quiet", false, "no progress line on stderr")
+		mflags  = addMethodFlags(fs)
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -102,11 +98,11 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case *holdout > 0:
 		train, test = triplet.Split(set.Triplets, *holdout, *seed)
 	}
-	opt := embed.Options{
-		Method: m, Dim: *dim, Seed: *seed, MaxIter: *iters, Tol: *tol,
-		Alpha: *alpha, Lambda: *lambda, Mu: *mu, Margin: *margin, Inits: *inits, Nu: *nu,
-		Start: st, PaperStop: *pstop,
+	params, err := methodParams(fs, m, *mflags)
+	if err != nil {
+		return err
 	}
+	opt := embed.Options{Params: params, Dim: *dim, Seed: *seed, MaxIter: *iters, Tol: *tol, Start: st}
 	if *initF != "" {
 		x, err := readPointsFor(*initF, set.IDs)
 		if err != nil {
@@ -229,3 +225,59 @@ func (p *progress) done() {
 		fmt.Fprintln(p.w)
 	}
 }
+
+// methodFlags are the flags that set one method's own parameters.
+type methodFlags struct {
+	alpha, lambda, mu, margin, nu float64
+	inits                         int
+	paperStop                     bool
+}
+
+// addMethodFlags defines the flags of methodFlags on fs.
+func addMethodFlags(fs *flag.FlagSet) *methodFlags {
+	f := new(methodFlags)
+	fs.Float64Var(&f.alpha, "alpha", 0, "t-STE degrees of freedom (0: max(dim-1, 1))")
+	fs.Float64Var(&f.lambda, "lambda", 0, "regularisation weight of t-STE, STE, GNMDS, CKL and DMOE (0: the method's default, negative: none)")
+	fs.Float64Var(&f.mu, "mu", 0, "CKL mu (0: 0.1)")
+	fs.Float64Var(&f.margin, "margin", 0, "hinge margin of GNMDS, SOE and DMOE (0: GNMDS 1, SOE 0.1, DMOE gamma0 1)")
+	fs.IntVar(&f.inits, "inits", 0, "SOE random initialisations (0: 4)")
+	fs.Float64Var(&f.nu, "nu", 0, "DMOE nu (0: 1)")
+	fs.BoolVar(&f.paperStop, "paper-stop", false, "DMOE: stop by Ma et al.'s rule (objective change per triplet below 0.001) instead of at convergence; with --dim equal to the number of items this is the paper's Table 1 protocol")
+	return f
+}
+
+// methodParams builds m's parameters from the flags, refusing a flag that
+// was given but is not one of m's (it would otherwise be ignored silently).
+func methodParams(fs *flag.FlagSet, m embed.Method, f methodFlags) (embed.Params, error) {
+	var (
+		p    embed.Params
+		owns []string
+	)
+	switch m {
+	case embed.TSTE:
+		p, owns = embed.TSTEParams{Alpha: f.alpha, Lambda: f.lambda}, []string{"alpha", "lambda"}
+	case embed.STE:
+		p, owns = embed.STEParams{Lambda: f.lambda}, []string{"lambda"}
+	case embed.GNMDS:
+		p, owns = embed.GNMDSParams{Lambda: f.lambda, Margin: f.margin}, []string{"lambda", "margin"}
+	case embed.CKL:
+		p, owns = embed.CKLParams{Lambda: f.lambda, Mu: f.mu}, []string{"lambda", "mu"}
+	case embed.SOE:
+		p, owns = embed.SOEParams{Margin: f.margin, Inits: f.inits}, []string{"margin", "inits"}
+	case embed.DMOE:
+		p, owns = embed.DMOEParams{Lambda: f.lambda, Margin: f.margin, Nu: f.nu, PaperStop: f.paperStop}, []string{"lambda", "margin", "nu", "paper-stop"}
+	default:
+		return nil, fmt.Errorf("no parameters for method %s", m)
+	}
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		if err != nil || !methodFlagNames[fl.Name] || slices.Contains(owns, fl.Name) {
+			return
+		}
+		err = fmt.Errorf("--%s does not apply to --method %s (its parameters: --%s)", fl.Name, m, strings.Join(owns, ", --"))
+	})
+	return p, err
+}
+
+// methodFlagNames are the flags of methodFlags.
+var methodFlagNames = map[string]bool{"alpha": true, "lambda": true, "mu": true, "margin": true, "inits": true, "nu": true, "paper-stop": true}

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -118,6 +122,9 @@ func TestEmbedCLIErrors(t *testing.T) {
 		{"embed", "--in", in, "--out", "-", "--holdout-column", "part", "--holdout-value", "nope"},
 		{"embed", "--in", in, "--out", "-", "--holdout-column", "part"},
 		{"embed", "--in", in, "--out", "-", "--start", "spectral"},
+		{"embed", "--method", "ste", "--alpha", "2", "--in", in, "--out", "-"},
+		{"embed", "--method", "soe", "--lambda", "1", "--in", in, "--out", "-"},
+		{"embed", "--method", "tste", "--paper-stop", "--in", in, "--out", "-"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), args, &out, &errb); code != 1 {
@@ -125,6 +132,58 @@ func TestEmbedCLIErrors(t *testing.T) {
 		} else if !strings.HasPrefix(errb.String(), "closer embed: ") {
 			t.Errorf("%v: stderr %q", args, errb.String())
 		}
+	}
+}
+
+// TestEmbedMethodFlags: each method's flags reach its parameters, and a
+// flag of another method is refused by name.
+func TestEmbedMethodFlags(t *testing.T) {
+	t.Parallel()
+	all := []string{"--alpha", "1.5", "--lambda", "0.25", "--mu", "0.3", "--margin", "2", "--inits", "3", "--nu", "0.5", "--paper-stop"}
+	for _, c := range []struct {
+		method embed.Method
+		flags  []string
+		want   embed.Params
+	}{
+		{embed.TSTE, []string{"--alpha", "1.5", "--lambda", "0.25"}, embed.TSTEParams{Alpha: 1.5, Lambda: 0.25}},
+		{embed.STE, []string{"--lambda", "0.25"}, embed.STEParams{Lambda: 0.25}},
+		{embed.GNMDS, []string{"--lambda", "0.25", "--margin", "2"}, embed.GNMDSParams{Lambda: 0.25, Margin: 2}},
+		{embed.CKL, []string{"--lambda", "0.25", "--mu", "0.3"}, embed.CKLParams{Lambda: 0.25, Mu: 0.3}},
+		{embed.SOE, []string{"--margin", "2", "--inits", "3"}, embed.SOEParams{Margin: 2, Inits: 3}},
+		{embed.DMOE, []string{"--lambda", "0.25", "--margin", "2", "--nu", "0.5", "--paper-stop"}, embed.DMOEParams{Lambda: 0.25, Margin: 2, Nu: 0.5, PaperStop: true}},
+	} {
+		t.Run(string(c.method), func(t *testing.T) {
+			parse := func(args []string) (embed.Params, error) {
+				fs := flag.NewFlagSet("embed", flag.ContinueOnError)
+				fs.SetOutput(io.Discard)
+				f := addMethodFlags(fs)
+				if err := fs.Parse(args); err != nil {
+					t.Fatal(err)
+				}
+				return methodParams(fs, c.method, *f)
+			}
+			got, err := parse(c.flags)
+			if err != nil || got != c.want {
+				t.Errorf("params %+v, %v; want %+v", got, err, c.want)
+			}
+			if got, err := parse(nil); err != nil || got != c.method.Params() {
+				t.Errorf("no flags: %+v, %v; want the zero params", got, err)
+			}
+			// Every other method flag is refused, by its name.
+			for i := 0; i < len(all); i++ {
+				name, args := all[i], all[i:i+1]
+				if name != "--paper-stop" {
+					args = all[i : i+2]
+					i++
+				}
+				if slices.Contains(c.flags, name) {
+					continue
+				}
+				if _, err := parse(args); err == nil || !strings.Contains(err.Error(), name+" does not apply") {
+					t.Errorf("%s with %s: %v, want a refusal naming it", name, c.method, err)
+				}
+			}
+		})
 	}
 }
 

@@ -157,7 +157,7 @@ func TestTable1BayesBound(t *testing.T) {
 				agree := [2][]int{make([]int, len(test)), make([]int, len(test))}
 				samples := [2]int{}
 				for c := range 2 {
-					fit, err := Fit(context.Background(), 100, train, Options{Method: GNMDS, Dim: 10, Seed: uint64(5000 + 10*s + c), Lambda: -1})
+					fit, err := Fit(context.Background(), 100, train, Options{Params: GNMDSParams{Lambda: -1}, Dim: 10, Seed: uint64(5000 + 10*s + c)})
 					if err != nil {
 						panic(err)
 					}
@@ -217,7 +217,7 @@ func TestTable1BayesBound(t *testing.T) {
 				fit := func(meth Method, leak bool) float64 {
 					opt := Options{Method: meth, Dim: 10, Seed: uint64(1000 + s)}
 					if leak {
-						opt.Lambda = -1
+						opt.Params = paramsWith(meth, -1, 0, false)
 						opt.Init = table1Points(uint64(s + 1))
 						opt.Init.Scale(math.Sqrt(20)*opt.withDefaults().InitScale, opt.Init)
 					}

@@ -36,8 +36,8 @@ import (
 // ν weights the e2 term (the paper's (23) leaves it implicit; it is ν in
 // (15-16)). The embedding is the top-Dim eigenpairs of the final PSD G2
 // (Dim = n returns all of G2, the matrix the paper scores). It stops at
-// convergence, or by the paper's rule with Options.PaperStop.
-func fitDMOE(ctx context.Context, n int, ts []triplet.Triplet, opt Options) (*Result, error) {
+// convergence, or by the paper's rule with DMOEParams.PaperStop.
+func fitDMOE(ctx context.Context, n int, ts []triplet.Triplet, opt Options, p DMOEParams) (*Result, error) {
 	tr := flatten(ts)
 	m := len(ts)
 	nn := n * n
@@ -86,8 +86,8 @@ func fitDMOE(ctx context.Context, n int, ts []triplet.Triplet, opt Options) (*Re
 	if ew.failed {
 		return nil, errors.New("eigendecomposition failed")
 	}
-	g0, nu, lambda := opt.Margin, opt.Nu, opt.Lambda*lmax
-	mu := opt.Penalty
+	g0, nu, lambda := p.Margin, p.Nu, p.Lambda*lmax
+	mu := p.Penalty
 	const muMax = 1e5
 
 	op.apply(gam, G)
@@ -156,16 +156,16 @@ func fitDMOE(ctx context.Context, n int, ts []triplet.Triplet, opt Options) (*Re
 			gg += G[k] * G[k]
 		}
 		resid := math.Sqrt(math.Max(r1, r2) / math.Max(gg, 1))
-		mu = math.Min(mu*opt.Rho, muMax)
+		mu = math.Min(mu*p.Rho, muMax)
 
 		obj = objective(G2, trace2)
 		if opt.Progress != nil {
 			opt.Progress(it, obj)
 		}
-		if opt.PaperStop && math.Abs(prev-obj) < paperStopTol*float64(m) {
+		if p.PaperStop && math.Abs(prev-obj) < paperStopTol*float64(m) {
 			break
 		}
-		if !opt.PaperStop && it > 10 && resid <= math.Sqrt(opt.Tol)/10 && math.Abs(prev-obj) <= opt.Tol*math.Max(1, math.Abs(obj)) {
+		if !p.PaperStop && it > 10 && resid <= math.Sqrt(opt.Tol)/10 && math.Abs(prev-obj) <= opt.Tol*math.Max(1, math.Abs(obj)) {
 			break
 		}
 		prev = obj

@@ -17,7 +17,7 @@ import (
 //	f(G) = Σ_t max(γ̃0 − γ_t, 0) + ν·max(γ_t − γ̃0, 0) + λ·trace(G),  G ⪰ 0,
 //
 // with the margin γ_t = d_ac − d_ab of t = (a; b closer, c farther) (eq. 4
-// and the K_t of eq. 34) and λ = Options.Lambda·λ_max, λ_max the largest
+// and the K_t of eq. 34) and λ = DMOEParams.Lambda·λ_max, λ_max the largest
 // eigenvalue of Σ_t K_t (for PSD G the nuclear norm is the trace).
 
 // dmoeRef holds the problem of one test, built densely from eq. (34).
@@ -27,7 +27,7 @@ type dmoeRef struct {
 	g0, nu, la float64
 }
 
-func newDMOERef(n int, ts []triplet.Triplet, opt Options) *dmoeRef {
+func newDMOERef(n int, ts []triplet.Triplet, p DMOEParams) *dmoeRef {
 	// Σ_t K_t with K_t's entries of eq. (34) for t = (i; j, k): −1 at (i,j)
 	// and (j,i), +1 at (i,k) and (k,i), +1 at (j,j), −1 at (k,k); our
 	// orientation γ_t = d_ik − d_ij is −⟨K_t, G⟩ of the paper's labelling,
@@ -45,7 +45,7 @@ func newDMOERef(n int, ts []triplet.Triplet, opt Options) *dmoeRef {
 		panic("no eigenvalues")
 	}
 	vals := eig.Values(nil)
-	return &dmoeRef{n: n, ts: ts, g0: opt.Margin, nu: opt.Nu, la: opt.Lambda * vals[n-1]}
+	return &dmoeRef{n: n, ts: ts, g0: p.Margin, nu: p.Nu, la: p.Lambda * vals[n-1]}
 }
 
 // margin returns γ_t = d_ac − d_ab = g_cc − g_bb − 2g_ac + 2g_ab.
@@ -152,41 +152,42 @@ func scaledSym(a *mat.SymDense, s float64) *mat.SymDense {
 func TestDMOEOptimal(t *testing.T) {
 	const n = 8
 	_, ts := randomProblem(41, n, 2, 40)
-	for _, o := range []Options{{}, {Nu: 0.3, Margin: 2, Lambda: 0.1}} {
-		o.Method, o.Dim, o.Seed, o.Tol, o.MaxIter = DMOE, n, 3, 1e-10, 5000
+	for _, params := range []DMOEParams{{}, {Nu: 0.3, Margin: 2, Lambda: 0.1}} {
+		o := Options{Params: params, Dim: n, Seed: 3, Tol: 1e-10, MaxIter: 5000}
 		opt := o.withDefaults()
-		res, err := fitDMOE(context.Background(), n, ts, opt)
+		p := opt.Params.(DMOEParams)
+		res, err := fitDMOE(context.Background(), n, ts, opt, p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		G := mat.NewSymDense(n, nil)
 		G.SymOuterK(1, res.X)
-		ref := newDMOERef(n, ts, opt)
+		ref := newDMOERef(n, ts, p)
 		f := ref.f(G)
 		if res.Iterations >= o.MaxIter {
-			t.Errorf("ν=%g: ran to the cap of %d iterations; want a stop at convergence", opt.Nu, o.MaxIter)
+			t.Errorf("ν=%g: ran to the cap of %d iterations; want a stop at convergence", p.Nu, o.MaxIter)
 		}
 		if math.Abs(f-res.Loss) > 1e-9*math.Max(1, f) {
-			t.Errorf("ν=%g: reported loss %.12g, f(XXᵀ) %.12g", opt.Nu, res.Loss, f)
+			t.Errorf("ν=%g: reported loss %.12g, f(XXᵀ) %.12g", p.Nu, res.Loss, f)
 		}
 		sg := ref.subgradient(20000)
-		t.Logf("ν=%g γ̃0=%g λ=%g: ADMM f = %.6f in %d iterations, projected subgradient %.6f", opt.Nu, opt.Margin, opt.Lambda, f, res.Iterations, sg)
+		t.Logf("ν=%g γ̃0=%g λ=%g: ADMM f = %.6f in %d iterations, projected subgradient %.6f", p.Nu, p.Margin, p.Lambda, f, res.Iterations, sg)
 		if f > sg*(1+1e-3) {
-			t.Errorf("ν=%g: ADMM objective %.9g above the subgradient method's %.9g", opt.Nu, f, sg)
+			t.Errorf("ν=%g: ADMM objective %.9g above the subgradient method's %.9g", p.Nu, f, sg)
 		}
 		warm, cold := opt, opt
 		warm.MaxIter, cold.MaxIter = 1, 1
 		warm.Init = res.X
-		w, err := fitDMOE(context.Background(), n, ts, warm)
+		w, err := fitDMOE(context.Background(), n, ts, warm, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := fitDMOE(context.Background(), n, ts, cold)
+		c, err := fitDMOE(context.Background(), n, ts, cold, p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if w.Iterations != 1 || !(w.Loss < c.Loss) {
-			t.Errorf("ν=%g: one iteration (%d) from the solution ends at %g, from the default start at %g; want lower from the solution", opt.Nu, w.Iterations, w.Loss, c.Loss)
+			t.Errorf("ν=%g: one iteration (%d) from the solution ends at %g, from the default start at %g; want lower from the solution", p.Nu, w.Iterations, w.Loss, c.Loss)
 		}
 		rng := triplet.NewRand(42)
 		scale := mat.Norm(G, 2)
@@ -201,7 +202,7 @@ func TestDMOEOptimal(t *testing.T) {
 				P := mat.NewSymDense(n, nil)
 				P.AddSym(G, scaledSym(R, eps*scale/mat.Norm(R, 2)))
 				if fp := ref.f(psd(P)); fp < f-1e-7*math.Max(1, f) {
-					t.Errorf("ν=%g: a step of %g lowers f from %.10g to %.10g", opt.Nu, eps, f, fp)
+					t.Errorf("ν=%g: a step of %g lowers f from %.10g to %.10g", p.Nu, eps, f, fp)
 				}
 			}
 		}

@@ -31,7 +31,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"strings"
 
@@ -76,10 +75,14 @@ func MethodNames() []string {
 	return names
 }
 
-// Options configures Fit. Zero values select the defaults given per field.
+// Options configures Fit: the knobs every method shares, and the method's
+// own in Params. Zero values select the defaults given per field.
 type Options struct {
-	// Method is the algorithm (default TSTE).
+	// Method is the algorithm (default TSTE, or the method of Params).
 	Method Method
+	// Params holds the method's own knobs (nil: Method.Params(), the
+	// method's defaults). Its method must be Method when both are set.
+	Params Params
 	// Dim is the embedding dimension (default 2).
 	Dim int
 	// Seed makes the random initialisation reproducible.
@@ -102,44 +105,13 @@ type Options struct {
 	// Start chooses the start when Init is nil (default StartRandom). For
 	// SOE it is the first initialisation's; the others are random.
 	Start Start
-	// Progress, when set, is called once per iteration with the iteration
-	// number (counting from 1, across SOE's initialisations) and the loss.
-	Progress func(iter int, loss float64)
-
-	// Alpha is t-STE's degrees of freedom (default max(Dim-1, 1)).
-	Alpha float64
-	// Lambda weights the regulariser. STE, t-STE, CKL and GNMDS minimise
-	// (1/m)·(Σ_t ℓ_t + λ‖X‖²_F) over the m triplets (for GNMDS ‖X‖²_F =
-	// trace(K) and λ = 1/C of the paper's program); defaults 2 for STE, 1 for
-	// CKL, 0 for t-STE, 3 for GNMDS, chosen on the DMOE Table 1 setting.
-	// For DMOE λ weights the nuclear norm in (23) relative to λ_max, the
-	// largest eigenvalue of Σ_t K_t, above which G = 0 is optimal (default
-	// 0.3). SOE has no regulariser. A negative Lambda means λ = 0.
-	Lambda float64
-	// Mu is CKL's μ (default 0.1).
-	Mu float64
-	// Margin is the hinge margin: GNMDS 1, SOE 0.1, DMOE's target margin
-	// mean γ̃0 1 (the defaults).
-	Margin float64
-	// Inits is the number of SOE random initialisations (default 4).
-	Inits int
-	// Nu is DMOE's weight ν on margins above the target (eq. 16, default 1).
-	Nu float64
-	// PaperStop (DMOE only) stops the ADMM by Ma et al.'s rule instead of
-	// at convergence: as soon as the objective, per triplet as in (15),
-	// changes by less than 0.001 between two successive iterations
-	// (Algorithm 1 and the sentence after it). On the paper's synthetic
-	// setting this stops after 4–13 iterations, and the Gram matrix it
-	// leaves reproduces the paper's Table 1; on other data an embedding in
-	// few dimensions is better converged (docs/embeddings.md).
-	PaperStop bool
-	// Penalty is DMOE's initial ADMM penalty μ (default 0.1) and Rho its
-	// growth factor per iteration (default 1.05), capped at 1e5.
-	Penalty, Rho float64
 	// InitScale is the standard deviation of the seeded Gaussian start
 	// (default 1e-4 as in van der Maaten's code; 1 for CKL and SOE, whose
 	// μ and margin are absolute).
 	InitScale float64
+	// Progress, when set, is called once per iteration with the iteration
+	// number (counting from 1, across SOE's initialisations) and the loss.
+	Progress func(iter int, loss float64)
 	// Workers bounds the goroutines evaluating a loss (default GOMAXPROCS).
 	// It never changes the result.
 	Workers int
@@ -162,72 +134,32 @@ type Result struct {
 	Evaluations int
 }
 
-// withDefaults fills the zero fields of o.
+// withDefaults fills the zero fields of o and of its Params. An unknown
+// method is left for validate to report.
 func (o Options) withDefaults() Options {
-	if o.Method == "" {
+	switch {
+	case o.Params == nil && o.Method == "":
 		o.Method = TSTE
+		fallthrough
+	case o.Params == nil:
+		o.Params = o.Method.Params()
+	case o.Method == "":
+		o.Method = o.Params.Method()
 	}
 	if o.Dim == 0 {
 		o.Dim = 2
 	}
-	if o.MaxIter == 0 {
-		o.MaxIter = 1000
-		if o.Method == DMOE {
-			o.MaxIter = 300
+	if o.Params != nil {
+		o.Params = o.Params.withDefaults(o.Dim)
+		maxIter, tol, scale := o.Params.loopDefaults()
+		if o.MaxIter == 0 {
+			o.MaxIter = maxIter
 		}
-	}
-	if o.Tol == 0 {
-		o.Tol = 1e-6
-		if o.Method == DMOE {
-			o.Tol = 1e-4
+		if o.Tol == 0 {
+			o.Tol = tol
 		}
-	}
-	if o.Alpha == 0 {
-		o.Alpha = math.Max(float64(o.Dim-1), 1)
-	}
-	if o.Lambda < 0 {
-		o.Lambda = 0
-	} else if o.Lambda == 0 {
-		switch o.Method {
-		case STE:
-			o.Lambda = 2
-		case CKL:
-			o.Lambda = 1
-		case GNMDS:
-			o.Lambda = 3
-		case DMOE:
-			o.Lambda = 0.3
-		}
-	}
-	if o.Mu == 0 {
-		o.Mu = 0.1
-	}
-	if o.Margin == 0 {
-		switch o.Method {
-		case SOE:
-			o.Margin = 0.1
-		default:
-			o.Margin = 1
-		}
-	}
-	if o.Inits == 0 {
-		o.Inits = 4
-	}
-	if o.Nu == 0 {
-		o.Nu = 1
-	}
-	if o.Penalty == 0 {
-		o.Penalty = 0.1
-	}
-	if o.Rho == 0 {
-		o.Rho = 1.05
-	}
-	if o.InitScale == 0 {
-		switch o.Method {
-		case CKL, SOE:
-			o.InitScale = 1
-		default:
-			o.InitScale = 1e-4
+		if o.InitScale == 0 {
+			o.InitScale = scale
 		}
 	}
 	if o.Start == "" {
@@ -243,6 +175,12 @@ func (o Options) validate() error {
 	if _, err := ParseMethod(string(o.Method)); err != nil {
 		return err
 	}
+	if o.Params == nil {
+		return fmt.Errorf("no parameters for method %s", o.Method)
+	}
+	if m := o.Params.Method(); m != o.Method {
+		return fmt.Errorf("parameters of method %s given for method %s", m, o.Method)
+	}
 	if _, err := ParseStart(string(o.Start)); err != nil {
 		return err
 	}
@@ -253,24 +191,10 @@ func (o Options) validate() error {
 		return fmt.Errorf("iteration cap %d < 1", o.MaxIter)
 	case !(o.Tol > 0):
 		return fmt.Errorf("tolerance %g must be positive", o.Tol)
-	case !(o.Alpha > 0):
-		return fmt.Errorf("t-STE alpha %g must be positive", o.Alpha)
-	case o.Lambda < 0:
-		return fmt.Errorf("lambda %g must not be negative", o.Lambda)
-	case !(o.Mu > 0):
-		return fmt.Errorf("CKL mu %g must be positive", o.Mu)
-	case !(o.Margin > 0):
-		return fmt.Errorf("margin %g must be positive", o.Margin)
-	case o.Inits < 1:
-		return fmt.Errorf("SOE initialisations %d < 1", o.Inits)
-	case o.Nu < 0:
-		return fmt.Errorf("DMOE nu %g must not be negative", o.Nu)
-	case !(o.Penalty > 0) || !(o.Rho >= 1):
-		return fmt.Errorf("DMOE penalty %g must be positive and rho %g at least 1", o.Penalty, o.Rho)
 	case !(o.InitScale > 0):
 		return fmt.Errorf("initial scale %g must be positive", o.InitScale)
 	}
-	return nil
+	return o.Params.validate()
 }
 
 // Fit learns an embedding of n items from the triplets ts with the method
@@ -299,15 +223,7 @@ func Fit(ctx context.Context, n int, ts []triplet.Triplet, opt Options) (*Result
 			return nil, fmt.Errorf("embed %s: warm start is %d×%d, want %d×%d", opt.Method, r, c, n, opt.Dim)
 		}
 	}
-	var (
-		res *Result
-		err error
-	)
-	if opt.Method == DMOE {
-		res, err = fitDMOE(ctx, n, ts, opt)
-	} else {
-		res, err = fitPoints(ctx, n, ts, opt)
-	}
+	res, err := opt.Params.fit(ctx, n, ts, opt)
 	if err != nil {
 		return nil, fmt.Errorf("embed %s: %w", opt.Method, err)
 	}

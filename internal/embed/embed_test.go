@@ -182,8 +182,8 @@ func TestFitErrors(t *testing.T) {
 	if _, err := Fit(ctx, 4, ts, Options{Method: "mds"}); err == nil {
 		t.Error("unknown method: no error")
 	}
-	if o := (Options{Method: STE, Lambda: -1}).withDefaults(); o.Lambda != 0 {
-		t.Errorf("negative lambda gives %g, want 0", o.Lambda)
+	if o := (Options{Params: STEParams{Lambda: -1}}).withDefaults(); o.Params.(STEParams).Lambda != 0 {
+		t.Errorf("negative lambda gives %g, want 0", o.Params.(STEParams).Lambda)
 	}
 	if _, err := Fit(ctx, 4, ts, Options{Dim: 2, Init: mat.NewDense(4, 3, nil)}); err == nil {
 		t.Error("warm start of the wrong shape: no error")
@@ -303,7 +303,7 @@ func TestFitIndependentOfWorkers(t *testing.T) {
 func TestDMOEPaperStop(t *testing.T) {
 	_, ts := randomProblem(21, 40, 3, 800)
 	var objs []float64
-	res, err := Fit(context.Background(), 40, ts, Options{Method: DMOE, Dim: 40, Seed: 2, PaperStop: true,
+	res, err := Fit(context.Background(), 40, ts, Options{Params: DMOEParams{PaperStop: true}, Dim: 40, Seed: 2,
 		Progress: func(_ int, loss float64) { objs = append(objs, loss) }})
 	if err != nil {
 		t.Fatal(err)

@@ -20,22 +20,42 @@ import (
 
 // gradCases lists every point loss and branch; Dim is set per check.
 var gradCases = []Options{
-	{Method: STE, Lambda: 0.7},
-	{Method: STE, Lambda: -1},
-	{Method: TSTE, Alpha: 1},
-	{Method: TSTE, Alpha: 2, Lambda: 0.3},
-	{Method: TSTE, Alpha: 3.7},
-	{Method: GNMDS, Margin: 1, Lambda: 2},
-	{Method: GNMDS, Margin: 0.3, Lambda: -1},
-	{Method: CKL, Mu: 0.1, Lambda: 1},
-	{Method: CKL, Mu: 0.7, Lambda: -1},
-	{Method: SOE, Margin: 0.5},
-	{Method: SOE, Margin: 0.05},
+	{Params: STEParams{Lambda: 0.7}},
+	{Params: STEParams{Lambda: -1}},
+	{Params: TSTEParams{Alpha: 1}},
+	{Params: TSTEParams{Alpha: 2, Lambda: 0.3}},
+	{Params: TSTEParams{Alpha: 3.7}},
+	{Params: GNMDSParams{Margin: 1, Lambda: 2}},
+	{Params: GNMDSParams{Margin: 0.3, Lambda: -1}},
+	{Params: CKLParams{Mu: 0.1, Lambda: 1}},
+	{Params: CKLParams{Mu: 0.7, Lambda: -1}},
+	{Params: SOEParams{Margin: 0.5}},
+	{Params: SOEParams{Margin: 0.05}},
+}
+
+// chunkFor returns the loss and regulariser weight of a point method's
+// options (after withDefaults).
+func chunkFor(opt Options) (chunkFunc, float64) { return opt.Params.(pointParams).loss() }
+
+// lambdaOf is the regulariser weight the paper's objective gives p: its
+// Lambda, none for SOE.
+func lambdaOf(p Params) float64 {
+	switch p := p.(type) {
+	case STEParams:
+		return p.Lambda
+	case TSTEParams:
+		return p.Lambda
+	case GNMDSParams:
+		return p.Lambda
+	case CKLParams:
+		return p.Lambda
+	}
+	return 0
 }
 
 // caseName names a case for messages.
 func caseName(o Options) string {
-	return fmt.Sprintf("%s d=%d α=%g λ=%g margin=%g μ=%g", o.Method, o.Dim, o.Alpha, o.Lambda, o.Margin, o.Mu)
+	return fmt.Sprintf("%s d=%d %+v", o.Method, o.Dim, o.Params)
 }
 
 // fdGradient returns the central finite-difference gradient of ev at x, with
@@ -138,7 +158,7 @@ func TestGradientsSeveralChunks(t *testing.T) {
 		x[i] = rng.NormFloat64()
 	}
 	var worst float64
-	for _, c := range []Options{{Method: STE}, {Method: TSTE}, {Method: GNMDS}, {Method: CKL}, {Method: SOE, Margin: 0.5}} {
+	for _, c := range []Options{{Method: STE}, {Method: TSTE}, {Method: GNMDS}, {Method: CKL}, {Params: SOEParams{Margin: 0.5}}} {
 		c.Dim = d
 		opt := c.withDefaults()
 		f, lambda := chunkFor(opt)
@@ -210,18 +230,18 @@ func TestTSTEGradientFar(t *testing.T) {
 //	CKL   −log((d_il + μ)/(d_ij + d_il + 2μ))             (sec. 3, Tamuz et al.)
 //	SOE   max(0, ‖x_i − x_j‖ + margin − ‖x_i − x_l‖)²     (Terada & von Luxburg 2014, eq. 4)
 func refLoss(o Options, dij, dik float64) float64 {
-	switch o.Method {
-	case STE:
+	switch p := o.Params.(type) {
+	case STEParams:
 		return -math.Log(math.Exp(-dij) / (math.Exp(-dij) + math.Exp(-dik)))
-	case TSTE:
-		q := func(d float64) float64 { return math.Pow(1+d/o.Alpha, -(o.Alpha+1)/2) }
+	case TSTEParams:
+		q := func(d float64) float64 { return math.Pow(1+d/p.Alpha, -(p.Alpha+1)/2) }
 		return -math.Log(q(dij) / (q(dij) + q(dik)))
-	case GNMDS:
-		return math.Max(0, o.Margin+dij-dik)
-	case CKL:
-		return -math.Log((dik + o.Mu) / (dij + dik + 2*o.Mu))
-	case SOE:
-		h := math.Max(0, math.Sqrt(dij)+o.Margin-math.Sqrt(dik))
+	case GNMDSParams:
+		return math.Max(0, p.Margin+dij-dik)
+	case CKLParams:
+		return -math.Log((dik + p.Mu) / (dij + dik + 2*p.Mu))
+	case SOEParams:
+		h := math.Max(0, math.Sqrt(dij)+p.Margin-math.Sqrt(dik))
 		return h * h
 	}
 	panic("no reference loss")
@@ -252,11 +272,7 @@ func TestLossValues(t *testing.T) {
 		for _, v := range x {
 			norm += v * v
 		}
-		reg := opt.Lambda
-		if opt.Method == SOE {
-			reg = 0 // SOE has no regulariser, whatever Lambda says
-		}
-		want := (sum + reg*norm) / float64(len(ts))
+		want := (sum + lambdaOf(opt.Params)*norm) / float64(len(ts))
 		if math.Abs(got-want) > 1e-10*math.Max(1, math.Abs(want)) {
 			t.Errorf("%s: objective %.15g, from the paper's formula %.15g", name, got, want)
 		}
@@ -264,9 +280,8 @@ func TestLossValues(t *testing.T) {
 	const n, m = 7, 25
 	_, ts := randomProblem(35, n, 2, m)
 	rng := triplet.NewRand(36)
-	cases := append(slices.Clone(gradCases), Options{Method: SOE, Lambda: 5, Margin: 0.5})
 	for _, d := range []int{1, 2, 3} {
-		for _, c := range cases {
+		for _, c := range gradCases {
 			opt := c
 			opt.Dim = d
 			opt = opt.withDefaults()
@@ -398,7 +413,7 @@ func TestFitEvaluationsBounded(t *testing.T) {
 		}
 		starts := 1
 		if meth == SOE {
-			starts = opt.withDefaults().Inits
+			starts = opt.withDefaults().Params.(pointParams).starts()
 		}
 		if res.Evaluations < 1 || res.Evaluations > starts*evalsPerIter*opt.MaxIter {
 			t.Errorf("%s: %d evaluations, want 1..%d", meth, res.Evaluations, starts*evalsPerIter*opt.MaxIter)

@@ -340,20 +340,3 @@ func soeChunk(margin float64) chunkFunc {
 		return loss
 	}
 }
-
-// chunkFor returns the loss of a point method and its regulariser weight.
-func chunkFor(opt Options) (chunkFunc, float64) {
-	switch opt.Method {
-	case STE:
-		return steChunk, opt.Lambda
-	case TSTE:
-		return tsteChunk(opt.Alpha), opt.Lambda
-	case GNMDS:
-		return gnmdsChunk(opt.Margin), opt.Lambda
-	case CKL:
-		return cklChunk(opt.Mu), opt.Lambda
-	case SOE:
-		return soeChunk(opt.Margin), 0
-	}
-	panic("embed: no point loss for method " + string(opt.Method))
-}

@@ -10,46 +10,66 @@ import (
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
-// TestDefaults checks withDefaults against the defaults documented on each
-// field of Options (embed.go), per method, and that set fields are kept.
+// TestDefaults checks withDefaults against the defaults documented on the
+// fields of Options (embed.go) and of each method's Params (params.go), and
+// that set fields are kept.
 func TestDefaults(t *testing.T) {
-	type want struct {
-		maxIter                    int
-		tol, alpha, lambda, margin float64
-		initScale                  float64
+	type loop struct {
+		maxIter        int
+		tol, initScale float64
 	}
-	// From the field comments: MaxIter 1000 (DMOE 300), Tol 1e-6 (DMOE
-	// 1e-4), Alpha max(Dim−1, 1), Lambda 2 STE / 1 CKL / 0 t-STE / 3 GNMDS /
-	// 0.3 DMOE, Margin 1 (SOE 0.1), InitScale 1e-4 (CKL and SOE 1).
-	for meth, w := range map[Method]want{
-		TSTE:  {1000, 1e-6, 1, 0, 1, 1e-4},
-		STE:   {1000, 1e-6, 1, 2, 1, 1e-4},
-		GNMDS: {1000, 1e-6, 1, 3, 1, 1e-4},
-		CKL:   {1000, 1e-6, 1, 1, 1, 1},
-		SOE:   {1000, 1e-6, 1, 0, 0.1, 1},
-		DMOE:  {300, 1e-4, 1, 0.3, 1, 1e-4},
+	// From the comments: MaxIter 1000 (DMOE 300), Tol 1e-6 (DMOE 1e-4),
+	// InitScale 1e-4 (CKL and SOE 1); t-STE α max(Dim−1, 1), λ 0; STE λ 2;
+	// GNMDS λ 3, margin 1; CKL λ 1, μ 0.1; SOE margin 0.1, 4 starts; DMOE
+	// λ 0.3, margin 1, ν 1, penalty 0.1, ρ 1.05.
+	for _, c := range []struct {
+		method Method
+		loop   loop
+		params Params
+	}{
+		{TSTE, loop{1000, 1e-6, 1e-4}, TSTEParams{Alpha: 1, Lambda: 0}},
+		{STE, loop{1000, 1e-6, 1e-4}, STEParams{Lambda: 2}},
+		{GNMDS, loop{1000, 1e-6, 1e-4}, GNMDSParams{Lambda: 3, Margin: 1}},
+		{CKL, loop{1000, 1e-6, 1}, CKLParams{Lambda: 1, Mu: 0.1}},
+		{SOE, loop{1000, 1e-6, 1}, SOEParams{Margin: 0.1, Inits: 4}},
+		{DMOE, loop{300, 1e-4, 1e-4}, DMOEParams{Lambda: 0.3, Margin: 1, Nu: 1, Penalty: 0.1, Rho: 1.05}},
 	} {
-		o := Options{Method: meth}.withDefaults()
-		got := want{o.MaxIter, o.Tol, o.Alpha, o.Lambda, o.Margin, o.InitScale}
-		if got != w {
-			t.Errorf("%s defaults %+v, want %+v", meth, got, w)
-		}
-		if o.Dim != 2 || o.Mu != 0.1 || o.Inits != 4 || o.Nu != 1 || o.Penalty != 0.1 || o.Rho != 1.05 || o.Start != StartRandom || o.Workers != runtime.GOMAXPROCS(0) {
-			t.Errorf("%s: Dim %d Mu %g Inits %d Nu %g Penalty %g Rho %g Start %q Workers %d; want 2, 0.1, 4, 1, 0.1, 1.05, random, GOMAXPROCS",
-				meth, o.Dim, o.Mu, o.Inits, o.Nu, o.Penalty, o.Rho, o.Start, o.Workers)
-		}
+		t.Run(string(c.method), func(t *testing.T) {
+			// By method, and by an empty Params of the method's type.
+			for _, o := range []Options{{Method: c.method}, {Params: c.method.Params()}} {
+				o = o.withDefaults()
+				if o.Method != c.method {
+					t.Errorf("method %q, want %q", o.Method, c.method)
+				}
+				if got := (loop{o.MaxIter, o.Tol, o.InitScale}); got != c.loop {
+					t.Errorf("loop defaults %+v, want %+v", got, c.loop)
+				}
+				if o.Params != c.params {
+					t.Errorf("params %+v, want %+v", o.Params, c.params)
+				}
+				if o.Dim != 2 || o.Start != StartRandom || o.Workers != runtime.GOMAXPROCS(0) {
+					t.Errorf("Dim %d Start %q Workers %d; want 2, random, GOMAXPROCS", o.Dim, o.Start, o.Workers)
+				}
+			}
+		})
 	}
-	if o := (Options{}).withDefaults(); o.Method != TSTE {
-		t.Errorf("default method %q, want tste", o.Method)
+	if o := (Options{}).withDefaults(); o.Method != TSTE || o.Params != (TSTEParams{Alpha: 1}) {
+		t.Errorf("default method %q params %+v, want tste with α 1", o.Method, o.Params)
 	}
-	if o := (Options{Dim: 5}).withDefaults(); o.Alpha != 4 {
-		t.Errorf("t-STE α in 5-D %g, want Dim − 1 = 4", o.Alpha)
+	if o := (Options{Dim: 5}).withDefaults(); o.Params.(TSTEParams).Alpha != 4 {
+		t.Errorf("t-STE α in 5-D %g, want Dim − 1 = 4", o.Params.(TSTEParams).Alpha)
 	}
-	set := Options{Method: DMOE, Dim: 3, MaxIter: 7, Tol: 0.5, Alpha: 2.5, Lambda: 0.7, Mu: 0.2, Margin: 3, Inits: 2, Nu: 0.4,
-		Penalty: 0.3, Rho: 1.2, InitScale: 0.01, Start: StartMDS, Workers: 1}
+	set := Options{Method: DMOE, Params: DMOEParams{Lambda: 0.7, Margin: 3, Nu: 0.4, Penalty: 0.3, Rho: 1.2, PaperStop: true},
+		Dim: 3, MaxIter: 7, Tol: 0.5, InitScale: 0.01, Start: StartMDS, Workers: 1}
 	// (DeepEqual: Options holds a func, nil in both.)
 	if o := set.withDefaults(); !reflect.DeepEqual(o, set) {
 		t.Errorf("set fields changed: %+v, want %+v", o, set)
+	}
+	for _, p := range []Params{TSTEParams{Alpha: 2.5, Lambda: 0.7}, STEParams{Lambda: 0.5}, GNMDSParams{Lambda: 1, Margin: 2},
+		CKLParams{Lambda: 2, Mu: 0.2}, SOEParams{Margin: 0.3, Inits: 2}} {
+		if o := (Options{Params: p}).withDefaults(); o.Params != p {
+			t.Errorf("set params changed: %+v, want %+v", o.Params, p)
+		}
 	}
 }
 
@@ -58,8 +78,7 @@ func TestDefaults(t *testing.T) {
 // accepts the value on it.
 func TestValidate(t *testing.T) {
 	nan := math.NaN()
-	base := Options{Method: DMOE}.withDefaults()
-	for _, c := range []struct {
+	shared := []struct {
 		name string
 		set  func(*Options)
 		ok   bool
@@ -71,33 +90,65 @@ func TestValidate(t *testing.T) {
 		{"Tol 0", func(o *Options) { o.Tol = 0 }, false},
 		{"Tol NaN", func(o *Options) { o.Tol = nan }, false},
 		{"Tol 1e-300", func(o *Options) { o.Tol = 1e-300 }, true},
-		{"Alpha 0", func(o *Options) { o.Alpha = 0 }, false},
-		{"Alpha NaN", func(o *Options) { o.Alpha = nan }, false},
-		{"Lambda −1e-9", func(o *Options) { o.Lambda = -1e-9 }, false},
-		{"Lambda 0", func(o *Options) { o.Lambda = 0 }, true},
-		{"Mu 0", func(o *Options) { o.Mu = 0 }, false},
-		{"Mu NaN", func(o *Options) { o.Mu = nan }, false},
-		{"Margin 0", func(o *Options) { o.Margin = 0 }, false},
-		{"Margin NaN", func(o *Options) { o.Margin = nan }, false},
-		{"Inits 0", func(o *Options) { o.Inits = 0 }, false},
-		{"Inits 1", func(o *Options) { o.Inits = 1 }, true},
-		{"Nu −1e-9", func(o *Options) { o.Nu = -1e-9 }, false},
-		{"Nu 0", func(o *Options) { o.Nu = 0 }, true},
-		{"Penalty 0", func(o *Options) { o.Penalty = 0 }, false},
-		{"Penalty NaN", func(o *Options) { o.Penalty = nan }, false},
-		{"Rho 0.999", func(o *Options) { o.Rho = 0.999 }, false},
-		{"Rho NaN", func(o *Options) { o.Rho = nan }, false},
-		{"Rho 1", func(o *Options) { o.Rho = 1 }, true},
 		{"InitScale 0", func(o *Options) { o.InitScale = 0 }, false},
 		{"InitScale NaN", func(o *Options) { o.InitScale = nan }, false},
 		{"Start spectral", func(o *Options) { o.Start = "spectral" }, false},
 		{"Method mds", func(o *Options) { o.Method = "mds" }, false},
+		{"Params of another method", func(o *Options) { o.Params = STEParams{Lambda: 1} }, false},
+		{"Params nil", func(o *Options) { o.Params = nil }, false},
+	}
+	for _, c := range shared {
+		t.Run(c.name, func(t *testing.T) {
+			o := Options{Method: DMOE}.withDefaults()
+			c.set(&o)
+			if err := o.validate(); (err == nil) != c.ok {
+				t.Errorf("validate() = %v, want ok = %v", err, c.ok)
+			}
+		})
+	}
+	for _, c := range []struct {
+		name   string
+		params Params
+		ok     bool
+	}{
+		{"t-STE Alpha 0", TSTEParams{Alpha: 0, Lambda: 0}, false},
+		{"t-STE Alpha NaN", TSTEParams{Alpha: nan}, false},
+		{"t-STE Lambda −1e-9", TSTEParams{Alpha: 1, Lambda: -1e-9}, false},
+		{"t-STE Lambda 0", TSTEParams{Alpha: 1, Lambda: 0}, true},
+		{"STE Lambda −1e-9", STEParams{Lambda: -1e-9}, false},
+		{"STE Lambda NaN", STEParams{Lambda: nan}, false},
+		{"STE Lambda 0", STEParams{Lambda: 0}, true},
+		{"GNMDS Margin 0", GNMDSParams{Margin: 0}, false},
+		{"GNMDS Margin NaN", GNMDSParams{Margin: nan}, false},
+		{"GNMDS Lambda −1e-9", GNMDSParams{Margin: 1, Lambda: -1e-9}, false},
+		{"GNMDS Margin 1e-300", GNMDSParams{Margin: 1e-300}, true},
+		{"CKL Mu 0", CKLParams{Mu: 0}, false},
+		{"CKL Mu NaN", CKLParams{Mu: nan}, false},
+		{"CKL Lambda −1e-9", CKLParams{Mu: 0.1, Lambda: -1e-9}, false},
+		{"CKL Mu 1e-300", CKLParams{Mu: 1e-300}, true},
+		{"SOE Inits 0", SOEParams{Margin: 0.1, Inits: 0}, false},
+		{"SOE Inits 1", SOEParams{Margin: 0.1, Inits: 1}, true},
+		{"SOE Margin 0", SOEParams{Margin: 0, Inits: 1}, false},
+		{"SOE Margin NaN", SOEParams{Margin: nan, Inits: 1}, false},
+		{"DMOE Nu −1e-9", DMOEParams{Lambda: 0.3, Margin: 1, Nu: -1e-9, Penalty: 0.1, Rho: 1.05}, false},
+		{"DMOE Nu 0", DMOEParams{Lambda: 0.3, Margin: 1, Nu: 0, Penalty: 0.1, Rho: 1.05}, true},
+		{"DMOE Penalty 0", DMOEParams{Lambda: 0.3, Margin: 1, Nu: 1, Penalty: 0, Rho: 1.05}, false},
+		{"DMOE Penalty NaN", DMOEParams{Lambda: 0.3, Margin: 1, Nu: 1, Penalty: nan, Rho: 1.05}, false},
+		{"DMOE Rho 0.999", DMOEParams{Lambda: 0.3, Margin: 1, Nu: 1, Penalty: 0.1, Rho: 0.999}, false},
+		{"DMOE Rho NaN", DMOEParams{Lambda: 0.3, Margin: 1, Nu: 1, Penalty: 0.1, Rho: nan}, false},
+		{"DMOE Rho 1", DMOEParams{Lambda: 0.3, Margin: 1, Nu: 1, Penalty: 0.1, Rho: 1}, true},
+		{"DMOE Margin 0", DMOEParams{Lambda: 0.3, Margin: 0, Nu: 1, Penalty: 0.1, Rho: 1}, false},
+		{"DMOE Lambda −1e-9", DMOEParams{Lambda: -1e-9, Margin: 1, Nu: 1, Penalty: 0.1, Rho: 1}, false},
 	} {
-		o := base
-		c.set(&o)
-		if err := o.validate(); (err == nil) != c.ok {
-			t.Errorf("%s: validate() = %v, want ok = %v", c.name, err, c.ok)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			// validate sees the params as given (withDefaults would fill
+			// the zeros the cases are about).
+			o := Options{Method: c.params.Method()}.withDefaults()
+			o.Params = c.params
+			if err := o.validate(); (err == nil) != c.ok {
+				t.Errorf("validate() = %v, want ok = %v", err, c.ok)
+			}
+		})
 	}
 }
 
@@ -107,7 +158,7 @@ func TestValidate(t *testing.T) {
 func TestFitSmallest(t *testing.T) {
 	ts := []triplet.Triplet{{Anchor: 0, Closer: 1, Farther: 2}}
 	for _, meth := range Methods {
-		res, err := Fit(context.Background(), 3, ts, Options{Method: meth, Dim: 1, MaxIter: 1, Inits: 1, Seed: 1})
+		res, err := Fit(context.Background(), 3, ts, Options{Params: oneStart(meth), Dim: 1, MaxIter: 1, Seed: 1})
 		if err != nil {
 			t.Errorf("%s: 3 items, 1 triplet: %v", meth, err)
 			continue

@@ -24,14 +24,14 @@ const patience = 10
 // but endless; the bound turns that into a stop at the best point seen.
 const evalsPerIter = 10
 
-// fitPoints runs a point method: L-BFGS on X from one start, or for SOE the
-// best of opt.Inits starts.
-func fitPoints(ctx context.Context, n int, ts []triplet.Triplet, opt Options) (*Result, error) {
-	f, lambda := chunkFor(opt)
+// fitPoints runs a point method: L-BFGS on X from one start, or the best of
+// p.starts() (one with a warm start).
+func fitPoints(ctx context.Context, n int, ts []triplet.Triplet, opt Options, p pointParams) (*Result, error) {
+	f, lambda := p.loss()
 	ev := newEvaluator(n, opt.Dim, flatten(ts), f, lambda, opt.Workers)
 	inits := 1
-	if opt.Method == SOE && opt.Init == nil {
-		inits = opt.Inits
+	if opt.Init == nil {
+		inits = p.starts()
 	}
 	seeds := triplet.NewRand(opt.Seed)
 	var best *Result

@@ -27,7 +27,7 @@ var (
 	repNu        = flag.Float64("nu", 0, "DMOE nu (0: the default)")
 	repDim       = flag.Int("dim", 10, "embedding dimension of the Table 1 reproduction (diagnostic; 100 scores DMOE's whole Gram matrix)")
 	repStart     = flag.String("start", "", "start of the fits without a warm start (random or mds; empty: the default, random)")
-	repPaperStop = flag.Bool("paperstop", true, "run DMOE with Ma et al.'s stopping rule (Options.PaperStop), as the paper does")
+	repPaperStop = flag.Bool("paperstop", true, "run DMOE with Ma et al.'s stopping rule (DMOEParams.PaperStop), as the paper does")
 	repLeak      = flag.Bool("datastart", false, "diagnostic, leaks the truth: start the point methods at initscale × the standard normals the data were drawn from")
 )
 
@@ -134,7 +134,7 @@ func TestReproduceTable1(t *testing.T) {
 				errs := make([]float64, *repSeeds)
 				start := time.Now()
 				for s := range data {
-					opt := Options{Method: meth, Dim: dim, Seed: uint64(1000 + s), InitScale: *repScale, Lambda: *repLambda, MaxIter: *repIter, Tol: *repTol, Nu: *repNu, Start: Start(*repStart), PaperStop: *repPaperStop}
+					opt := Options{Params: paramsWith(meth, *repLambda, *repNu, *repPaperStop), Dim: dim, Seed: uint64(1000 + s), InitScale: *repScale, MaxIter: *repIter, Tol: *repTol, Start: Start(*repStart)}
 					if *repLeak && meth != DMOE && dim == 10 {
 						// The start a script gets when it seeds the generator of
 						// its start as it seeded the data's: the data's standard
@@ -215,7 +215,7 @@ func TestTable1Smoke(t *testing.T) {
 	for _, meth := range []Method{GNMDS, STE, TSTE, DMOE} {
 		opt := Options{Method: meth, Dim: 10, Seed: 1002}
 		if meth == DMOE {
-			opt.Dim, opt.PaperStop = 100, true
+			opt.Dim, opt.Params = 100, DMOEParams{PaperStop: true}
 		}
 		res, err := Fit(context.Background(), 100, train, opt)
 		if err != nil {
@@ -264,4 +264,23 @@ func TestTable1Data(t *testing.T) {
 	if e := TripletError(x, test); e != 0 {
 		t.Errorf("the true points miss %.4f of the test set", e)
 	}
+}
+
+// paramsWith returns m's parameters with the regulariser weight λ (where m
+// has one), and DMOE's ν and paper stop; zero values keep the defaults. The
+// reproduction's flags set these for every method at once.
+func paramsWith(m Method, lambda, nu float64, paperStop bool) Params {
+	switch m {
+	case TSTE:
+		return TSTEParams{Lambda: lambda}
+	case STE:
+		return STEParams{Lambda: lambda}
+	case GNMDS:
+		return GNMDSParams{Lambda: lambda}
+	case CKL:
+		return CKLParams{Lambda: lambda}
+	case DMOE:
+		return DMOEParams{Lambda: lambda, Nu: nu, PaperStop: paperStop}
+	}
+	return m.Params()
 }

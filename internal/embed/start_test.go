@@ -99,10 +99,10 @@ func TestStartOption(t *testing.T) {
 		}
 		return res
 	}
-	def := fit(Options{Method: GNMDS, Lambda: -1, Seed: 3})
-	rnd := fit(Options{Method: GNMDS, Lambda: -1, Seed: 3, Start: StartRandom})
-	m1 := fit(Options{Method: GNMDS, Lambda: -1, Seed: 3, Start: StartMDS})
-	m2 := fit(Options{Method: GNMDS, Lambda: -1, Seed: 3, Start: StartMDS})
+	def := fit(Options{Params: GNMDSParams{Lambda: -1}, Seed: 3})
+	rnd := fit(Options{Params: GNMDSParams{Lambda: -1}, Seed: 3, Start: StartRandom})
+	m1 := fit(Options{Params: GNMDSParams{Lambda: -1}, Seed: 3, Start: StartMDS})
+	m2 := fit(Options{Params: GNMDSParams{Lambda: -1}, Seed: 3, Start: StartMDS})
 	if !mat.Equal(def.X, rnd.X) {
 		t.Error("the default start is not StartRandom")
 	}
@@ -116,7 +116,7 @@ func TestStartOption(t *testing.T) {
 	if e := TripletError(m1.X, test); e > 0.1 {
 		t.Errorf("GNMDS from the MDS start: held-out error %.3f", e)
 	}
-	soe := fit(Options{Method: SOE, Seed: 3, Start: StartMDS, Inits: 2})
+	soe := fit(Options{Params: SOEParams{Inits: 2}, Seed: 3, Start: StartMDS})
 	t.Logf("SOE from MDS %.4f", TripletError(soe.X, test))
 	if e := TripletError(soe.X, test); e > 0.1 {
 		t.Errorf("SOE from the MDS start: held-out error %.3f", e)

@@ -160,7 +160,7 @@ func TestStartVariants(t *testing.T) {
 					x0 = trueNormStart(table1Points(uint64(s+1)), 1e-4*math.Sqrt(20), uint64(1000+s))
 				}
 				cols[0] = append(cols[0], TripletError(mat.NewDense(100, 10, x0), data[s][1]))
-				for k, o := range []Options{{Method: GNMDS}, {Method: GNMDS, Lambda: -1}, {Method: STE}, {Method: STE, Lambda: -1}} {
+				for k, o := range []Options{{Method: GNMDS}, {Params: GNMDSParams{Lambda: -1}}, {Method: STE}, {Params: STEParams{Lambda: -1}}} {
 					o.Dim, o.Seed, o.Init = 10, uint64(1000+s), mat.NewDense(100, 10, slices.Clone(x0))
 					res, err := Fit(context.Background(), 100, data[s][0], o)
 					if err != nil {
