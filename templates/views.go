@@ -92,8 +92,12 @@ type Account struct {
 	Admin    collect.Admin
 	Tokens   []collect.APIToken
 	Sessions []collect.Session
+	Admins   []collect.Admin // every admin, oldest first
 	NewToken string
-	Error    string
+	// AddedAdmin is the e-mail of the admin just added; AdminEmail what was
+	// typed into the add-admin form when it was refused.
+	AddedAdmin, AdminEmail string
+	Error                  string
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }

@@ -40,27 +40,57 @@ func checkAdminInput(email, password string) (string, error) {
 	return email, nil
 }
 
-// CreateAdmin creates an admin with a bcrypt hash of password.
+// CreateAdmin creates an admin with a bcrypt hash of password: an admin
+// adding a colleague from the account page. An e-mail that is taken is a
+// KindConflict error, a bad e-mail or password KindInvalid.
 func (s *Store) CreateAdmin(ctx context.Context, email, password string) (Admin, error) {
-	email, err := checkAdminInput(email, password)
-	if err != nil {
-		return Admin{}, fmt.Errorf("create admin: %w", err)
-	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
-	if err != nil {
-		return Admin{}, fmt.Errorf("create admin: %w", err)
-	}
-	a := Admin{Email: email}
-	err = s.pool.QueryRow(ctx,
-		`INSERT INTO admins (email, password_hash) VALUES ($1, $2) RETURNING id, created_at`,
-		email, string(hash)).Scan(&a.ID, &a.CreatedAt)
-	if isUnique(err, "") {
-		return Admin{}, fmt.Errorf("create admin: %w", userErr(KindConflict, "an admin with e-mail %s exists", email))
-	}
+	var a Admin
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		a, err = insertAdmin(ctx, tx, email, password)
+		return err
+	})
 	if err != nil {
 		return Admin{}, fmt.Errorf("create admin: %w", err)
 	}
 	return a, nil
+}
+
+// insertAdmin checks the e-mail and password and stores the admin.
+func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string) (Admin, error) {
+	email, err := checkAdminInput(email, password)
+	if err != nil {
+		return Admin{}, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return Admin{}, err
+	}
+	a := Admin{Email: email}
+	err = tx.QueryRow(ctx,
+		`INSERT INTO admins (email, password_hash) VALUES ($1, $2) RETURNING id, created_at`,
+		email, string(hash)).Scan(&a.ID, &a.CreatedAt)
+	if isUnique(err, "") {
+		return Admin{}, userErr(KindConflict, "an admin with e-mail %s exists", email)
+	}
+	return a, err
+}
+
+// ListAdmins returns every admin, oldest first.
+func (s *Store) ListAdmins(ctx context.Context) ([]Admin, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, email, created_at FROM admins ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list admins: %w", err)
+	}
+	admins, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Admin, error) {
+		var a Admin
+		err := r.Scan(&a.ID, &a.Email, &a.CreatedAt)
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list admins: %w", err)
+	}
+	return admins, nil
 }
 
 // BootstrapAdmin creates the first admin when no admin exists yet. It
@@ -79,15 +109,7 @@ func (s *Store) BootstrapAdmin(ctx context.Context, email, password string) (boo
 		if n > 0 {
 			return nil
 		}
-		email, err := checkAdminInput(email, password)
-		if err != nil {
-			return err
-		}
-		hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO admins (email, password_hash) VALUES ($1, $2)`, email, string(hash)); err != nil {
+		if _, err := insertAdmin(ctx, tx, email, password); err != nil {
 			return err
 		}
 		created = true

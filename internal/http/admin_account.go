@@ -25,10 +25,15 @@ func (s *Server) accountView(r *http.Request) (templates.Account, error) {
 	if err != nil {
 		return templates.Account{}, err
 	}
-	return templates.Account{Admin: a, Tokens: tokens, Sessions: sessions}, nil
+	admins, err := s.store.ListAdmins(r.Context())
+	if err != nil {
+		return templates.Account{}, err
+	}
+	return templates.Account{Admin: a, Tokens: tokens, Sessions: sessions, Admins: admins}, nil
 }
 
-// account shows the admin's API tokens and sessions (GET /admin/account).
+// account shows the admin's API tokens and sessions, and every admin
+// (GET /admin/account).
 func (s *Server) account(w http.ResponseWriter, r *http.Request) error {
 	v, err := s.accountView(r)
 	if err != nil {

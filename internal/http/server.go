@@ -147,6 +147,7 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 			r.Get("/admin/studies/{slug}/triplets.csv", s.handle(s.exportCSV)) // streamed: no timeout
 			r.With(timeout).Get("/admin/account", s.handle(s.account))
 			r.With(timeout).Post("/admin/account/tokens", s.handle(s.createToken))
+			r.With(timeout).Post("/admin/account/admins", s.handle(s.addAdmin))
 			r.With(timeout).Post("/admin/account/tokens/{id}/revoke", s.handle(s.revokeToken))
 			r.With(timeout).Post("/admin/account/sessions/{id}/revoke", s.handle(s.revokeSession))
 			r.With(timeout).Post("/admin/account/sessions/revoke-others", s.handle(s.revokeOtherSessions))
