@@ -541,7 +541,7 @@ func StudyFormPage(v StudyForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = designSettings(v.Input.DesignConfig).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = designSettings(v.Input.DesignConfig, v.LandmarkPicks).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

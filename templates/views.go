@@ -60,12 +60,15 @@ type Notice struct {
 
 // StudyForm is the create/edit form of a study.
 type StudyForm struct {
-	New      bool
-	Action   string
-	Input    collect.StudyInput
-	Designs  []string
-	Statuses []string
-	Error    string
+	New    bool
+	Action string
+	Input  collect.StudyInput
+	// LandmarkPicks is the landmark_picks field: the picked landmarks'
+	// labels, or the text typed in when the form is shown again.
+	LandmarkPicks string
+	Designs       []string
+	Statuses      []string
+	Error         string
 }
 
 // UploadReport lists what an upload kept and what it refused.

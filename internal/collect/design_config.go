@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -50,14 +48,6 @@ type DesignConfig struct {
 	// without one gets rank-difference; those saved before the setting
 	// existed were given the median rule they ran with by migration 000005.
 	Coordinates string `json:"coordinates,omitempty"`
-	// LandmarkPicks is the form's text: item labels or indices separated by
-	// commas or spaces. When not empty the store resolves it into
-	// LandmarkItems on save (it needs the study's items). DesignConfigOf
-	// fills it with the labels of LandmarkItems.
-	LandmarkPicks string `json:"-"`
-	// FormError is set by a form parser that could not read a field; the
-	// store reports it as the settings' error.
-	FormError string `json:"-"`
 }
 
 // IsStateful reports whether design keeps state in design_states (the
@@ -118,14 +108,10 @@ func itemLabels(ctx context.Context, q querier, studyID int64) ([]string, error)
 }
 
 // checkDesignConfig normalises and checks in's design settings for a study
-// with the given item labels (nil for a study without items yet): it
-// resolves LandmarkPicks into LandmarkItems and returns a user-facing error
-// naming the first rule the settings break.
+// with the given item labels (nil for a study without items yet) and
+// returns a user-facing error naming the first rule the settings break.
 func checkDesignConfig(in *StudyInput, labels []string) error {
 	c := &in.DesignConfig
-	if c.FormError != "" {
-		return userErr(KindInvalid, "%s", c.FormError)
-	}
 	if in.Design == DesignRandom || !IsStateful(in.Design) {
 		// Other designs take no settings; keep the seed for later.
 		*c = DesignConfig{Seed: c.Seed}
@@ -141,7 +127,7 @@ func checkDesignConfig(in *StudyInput, labels []string) error {
 		c.Repeats = 1
 	}
 	if in.Design == DesignBasis {
-		c.Landmarks, c.LandmarkItems, c.LandmarkPicks = 0, nil, ""
+		c.Landmarks, c.LandmarkItems = 0, nil
 		if c.Coordinates == "" {
 			c.Coordinates = basis.CoordRankDifference
 		}
@@ -151,18 +137,21 @@ func checkDesignConfig(in *StudyInput, labels []string) error {
 		return nil
 	}
 	c.Extra, c.Coordinates = false, ""
-	if strings.TrimSpace(c.LandmarkPicks) != "" {
+	if len(c.LandmarkItems) > 0 {
 		if labels == nil {
 			return userErr(KindInvalid, "upload the items before picking landmarks by label or index (or give a number of landmarks to draw at random)")
 		}
-		items, err := resolvePicks(c.LandmarkPicks, labels)
-		if err != nil {
-			return err
+		seen := map[int]bool{}
+		for _, idx := range c.LandmarkItems {
+			if idx < 0 || idx >= len(labels) {
+				return userErr(KindInvalid, "landmark %d is not an item index 0..%d", idx, len(labels)-1)
+			}
+			if seen[idx] {
+				return userErr(KindInvalid, "landmark %d is picked twice", idx)
+			}
+			seen[idx] = true
 		}
-		c.LandmarkItems = items
 		c.Landmarks = 0
-	} else {
-		c.LandmarkItems = nil
 	}
 	if len(c.LandmarkItems) == 0 {
 		switch {
@@ -184,51 +173,7 @@ func checkDesignConfig(in *StudyInput, labels []string) error {
 	return nil
 }
 
-// resolvePicks turns "label, label, 7" into item indices: each token is an
-// item's label (exact; it must name one item) or else an index 0..n-1.
-func resolvePicks(text string, labels []string) ([]int, error) {
-	byLabel := map[string][]int{}
-	for i, l := range labels {
-		byLabel[l] = append(byLabel[l], i)
-	}
-	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ';' || r == '\n' || r == '\r' || r == '\t' })
-	var toks []string
-	for _, f := range fields {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if _, ok := byLabel[f]; ok {
-			toks = append(toks, f)
-			continue
-		}
-		// Not a label: allow space-separated labels and indices too.
-		toks = append(toks, strings.Fields(f)...)
-	}
-	seen := map[int]bool{}
-	var out []int
-	for _, tok := range toks {
-		idx := -1
-		if ids := byLabel[tok]; len(ids) == 1 {
-			idx = ids[0]
-		} else if len(ids) > 1 {
-			return nil, userErr(KindInvalid, "the label %q names %d items; pick them by index", tok, len(ids))
-		} else if v, err := strconv.Atoi(tok); err == nil && v >= 0 && v < len(labels) {
-			idx = v
-		} else {
-			return nil, userErr(KindInvalid, "unknown landmark %q: not an item label nor an index 0..%d", tok, len(labels)-1)
-		}
-		if seen[idx] {
-			return nil, userErr(KindInvalid, "landmark %q is picked twice", tok)
-		}
-		seen[idx] = true
-		out = append(out, idx)
-	}
-	return out, nil
-}
-
-// DesignConfigOf returns a study's design settings, with LandmarkPicks
-// holding the labels of the picked landmarks.
+// DesignConfigOf returns a study's design settings.
 func (s *Store) DesignConfigOf(ctx context.Context, studyID int64) (DesignConfig, error) {
 	var raw []byte
 	err := s.pool.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, studyID).Scan(&raw)
@@ -241,21 +186,6 @@ func (s *Store) DesignConfigOf(ctx context.Context, studyID int64) (DesignConfig
 	var c DesignConfig
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return DesignConfig{}, fmt.Errorf("design config: %w", err)
-	}
-	if len(c.LandmarkItems) > 0 {
-		labels, err := itemLabels(ctx, s.pool, studyID)
-		if err != nil {
-			return DesignConfig{}, fmt.Errorf("design config: %w", err)
-		}
-		picks := make([]string, len(c.LandmarkItems))
-		for i, idx := range c.LandmarkItems {
-			if idx >= 0 && idx < len(labels) && !strings.ContainsAny(labels[idx], ",;") {
-				picks[i] = labels[idx]
-			} else {
-				picks[i] = strconv.Itoa(idx)
-			}
-		}
-		c.LandmarkPicks = strings.Join(picks, ", ")
 	}
 	return c, nil
 }

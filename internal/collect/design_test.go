@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -382,10 +383,10 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
-	// 4 items, landmarks {0, 1} picked by label: k1 asks (2; 0, 1) and (3; 0, 1).
+	// 4 items, landmarks {0, 1} picked: k1 asks (2; 0, 1) and (3; 0, 1).
 	st := designStudy(t, s, "lease", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
 	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: collect.StatusOpen,
-		Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 1, LandmarkPicks: "item0, 1"}}
+		Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 1, LandmarkItems: []int{0, 1}}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -483,5 +484,45 @@ func TestLandmarkCoverageGrowsEvenly(t *testing.T) {
 		if wantCovered := max(0, answered-30); p.Covered != wantCovered || p.Answered != answered {
 			t.Fatalf("after %d answers: %d comparisons covered, %d answers accepted; want %d and %d", answered, p.Covered, p.Answered, wantCovered, answered)
 		}
+	}
+}
+
+// TestLandmarkItemsChecked: picked landmarks are item indices the store
+// checks against the study's items: none before items exist, each in range,
+// none twice; a valid pick is stored and replaces the number.
+func TestLandmarkItemsChecked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s, _ := designStore(pool)
+	if _, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "early", Title: "early", QuestionsPerParticipant: 3,
+		Status: collect.StatusDraft, Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{LandmarkItems: []int{0, 1}}}); collect.KindOf(err) != collect.KindInvalid ||
+		!strings.Contains(err.Error(), "upload the items before picking landmarks") {
+		t.Errorf("picks before items: %v", err)
+	}
+	st := designStudy(t, s, "picks", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
+	update := func(items ...int) error {
+		_, err := s.UpdateStudy(ctx, st.ID, collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3,
+			Status: collect.StatusDraft, Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 1, Landmarks: 3, LandmarkItems: items}})
+		return err
+	}
+	for _, c := range []struct {
+		items []int
+		want  string
+	}{
+		{[]int{0, 4}, "landmark 4 is not an item index 0..3"},
+		{[]int{-1, 2}, "landmark -1 is not an item index 0..3"},
+		{[]int{2, 2}, "landmark 2 is picked twice"},
+	} {
+		if err := update(c.items...); collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.items, err, c.want)
+		}
+	}
+	if err := update(3, 1); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.DesignConfigOf(ctx, st.ID)
+	if err != nil || !slices.Equal(c.LandmarkItems, []int{3, 1}) || c.Landmarks != 0 {
+		t.Errorf("stored %+v, %v; want items [3 1] and no number", c, err)
 	}
 }

@@ -18,7 +18,19 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	if in.DesignConfig, err = s.store.DesignConfigOf(r.Context(), st.ID); err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, "")))
+	picks := ""
+	if len(in.DesignConfig.LandmarkItems) > 0 {
+		items, err := s.store.ListItems(r.Context(), st.ID)
+		if err != nil {
+			return err
+		}
+		labels := make([]string, len(items))
+		for i, it := range items {
+			labels[i] = it.Label
+		}
+		picks = pickedLabels(in.DesignConfig.LandmarkItems, labels)
+	}
+	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, picks, "")))
 }
 
 // updateStudy saves the study's form (POST /admin/studies/{slug}).
@@ -27,14 +39,18 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in, err := studyInput(r)
+	in, d, err := studyInput(r)
 	if err != nil {
 		return err
 	}
-	updated, err := s.store.UpdateStudy(r.Context(), st.ID, in)
+	var updated collect.Study
+	in.DesignConfig, err = s.designConfig(r.Context(), st.ID, in.Design, d)
+	if err == nil {
+		updated, err = s.store.UpdateStudy(r.Context(), st.ID, in)
+	}
 	if formError(err) {
 		return s.render(w, r, http.StatusUnprocessableEntity,
-			templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, userMessage(err))))
+			templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, d.picks, userMessage(err))))
 	}
 	if err != nil {
 		return err

@@ -9,29 +9,31 @@ import (
 	"github.com/closer-lab/closer/templates"
 )
 
-// studyInput reads the study form.
-func studyInput(r *http.Request) (collect.StudyInput, error) {
+// studyInput reads the study form: the study's fields, and its design
+// settings as typed (designConfig turns them into the stored settings).
+func studyInput(r *http.Request) (collect.StudyInput, designForm, error) {
 	if err := r.ParseForm(); err != nil {
-		return collect.StudyInput{}, badRequest("unreadable form")
+		return collect.StudyInput{}, designForm{}, badRequest("unreadable form")
 	}
 	f := r.PostForm
 	in := collect.StudyInput{
 		Slug: strings.TrimSpace(f.Get("slug")), Title: f.Get("title"),
 		Instructions: f.Get("instructions"), Debrief: f.Get("debrief"),
 		Status: f.Get("status"), Design: f.Get("design"),
-		DesignConfig: designConfigInput(f),
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(f.Get("questions_per_participant")))
 	if err != nil {
 		n = 0 // reported by the store's check
 	}
 	in.QuestionsPerParticipant = n
-	return in, nil
+	d := parseDesignForm(f)
+	in.DesignConfig = d.config
+	return in, d, nil
 }
 
-// studyForm fills the form's view.
-func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, errMsg string) templates.StudyForm {
-	return templates.StudyForm{New: isNew, Action: action, Input: in, Designs: s.store.Designs(),
+// studyForm fills the form's view; picks is the landmark_picks text.
+func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, picks, errMsg string) templates.StudyForm {
+	return templates.StudyForm{New: isNew, Action: action, Input: in, LandmarkPicks: picks, Designs: s.store.Designs(),
 		Statuses: collect.Statuses, Error: errMsg}
 }
 

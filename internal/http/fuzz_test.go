@@ -153,11 +153,14 @@ func FuzzFormText(f *testing.F) {
 					}
 				}
 			}
-			got, err := studyInput(r)
+			got, d, err := studyInput(r)
 			if err != nil {
 				t.Fatalf("studyInput after the form was parsed: %v", err)
 			}
-			in = got
+			in = struct {
+				In             any
+				Picks, Problem string
+			}{got, d.picks, d.problem}
 		}))
 		r := (&http.Request{
 			Method: http.MethodPost, URL: &url.URL{Path: "/" + path, RawQuery: query}, Host: "closer.test",
