@@ -44,6 +44,10 @@ type config struct {
 	DBMaxRequests    int
 	DBQueueWait      time.Duration
 	DBAcquireTimeout time.Duration
+	// DebugAddr, when set, serves Go's profiler (net/http/pprof) on its
+	// own listener, never on the public one: a loopback address such as
+	// 127.0.0.1:6060 for profiling a running server.
+	DebugAddr string
 }
 
 // Defaults of the load-shedding settings.
@@ -78,6 +82,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		LogFormat:     strings.ToLower(strings.TrimSpace(getenv("LOG_FORMAT"))),
 		TLSCertFile:   strings.TrimSpace(getenv("TLS_CERT_FILE")),
 		TLSKeyFile:    strings.TrimSpace(getenv("TLS_KEY_FILE")),
+		DebugAddr:     strings.TrimSpace(getenv("DEBUG_ADDR")),
 	}
 	var errs []error
 	if c.DatabaseURL == "" {
@@ -103,6 +108,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("ADDR %q is not host:port (e.g. :8080): %v", c.Addr, err))
+	}
+	if c.DebugAddr != "" {
+		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
+			errs = append(errs, fmt.Errorf("DEBUG_ADDR %q is not host:port (e.g. 127.0.0.1:6060): %v", c.DebugAddr, err))
+		} else if c.DebugAddr == c.Addr {
+			errs = append(errs, fmt.Errorf("DEBUG_ADDR %q must differ from ADDR: the profiler is never served on the public listener", c.DebugAddr))
+		}
 	}
 	if c.BaseURL == "" && err == nil {
 		if host == "" || host == "0.0.0.0" || host == "::" {

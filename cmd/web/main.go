@@ -103,6 +103,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		// next ones wait; beyond that, waiting only adds latency.
 		maxDBRequests = 4 * int(pcfg.MaxConns)
 	}
+	if cfg.DebugAddr != "" {
+		addr, err := startDebug(ctx, cfg.DebugAddr, log)
+		if err != nil {
+			return fmt.Errorf("DEBUG_ADDR: %w", err)
+		}
+		log.Info("profiler listening", "addr", addr)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
