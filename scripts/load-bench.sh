@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# The collection benchmark of docs/benchmarks.md ("Collection under load"):
+# simulated annotators (`closer load`) on one or more `web` replicas, side by
+# side in the same window with `pgbench` running the write one answer makes
+# (scripts/pgbench-answer.sql), on a private PostgreSQL cluster of its own
+# (.data/bench, port 54339, fsync on, pg_stat_statements loaded) so that
+# nothing else shares the database. It prints both rates, their ratio, the
+# latency percentiles, the servers' peak RSS and the statements PostgreSQL
+# spent its time on; everything lands in --out.
+#
+#   scripts/load-bench.sh                                   # random design, 200 annotators, 30 s
+#   scripts/load-bench.sh --design landmark-k1 --repeats 40
+#   scripts/load-bench.sh --design basis
+#   scripts/load-bench.sh --concurrency 2000 --think exp:2s --pgbench 0
+#   scripts/load-bench.sh --replicas 2 --design landmark-k1  # two web replicas and a worker
+#   scripts/load-bench.sh --profile                          # also a 20 s CPU profile of replica 1
+#
+# The study is a fresh copy of the demo study's 40 items ("bench", 50
+# questions per participant) with the chosen design.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+
+design=random concurrency=200 duration=30s think=0 replicas=1 pgclients=32 repeats=40 landmarks=10
+out=""
+profile=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--design) design="$2"; shift 2 ;;
+	--concurrency) concurrency="$2"; shift 2 ;;
+	--duration) duration="$2"; shift 2 ;;
+	--think) think="$2"; shift 2 ;;
+	--replicas) replicas="$2"; shift 2 ;;
+	--pgbench) pgclients="$2"; shift 2 ;;
+	--repeats) repeats="$2"; shift 2 ;;
+	--landmarks) landmarks="$2"; shift 2 ;;
+	--out) out="$2"; shift 2 ;;
+	--profile) profile=1; shift ;;
+	*) echo "load-bench: unknown flag $1" >&2; exit 2 ;;
+	esac
+done
+out="${out:-$root/.data/bench-out/$(date +%Y%m%d-%H%M%S)-$design-c$concurrency}"
+mkdir -p "$out"
+
+# --- the private cluster
+port=54339
+data="$root/.data/bench/pg"
+bindir="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+if [ ! -f "$data/PG_VERSION" ]; then
+	mkdir -p "$data"
+	[ "$(id -u)" = 0 ] && chown -R postgres: "$root/.data/bench"
+	chmod 700 "$data"
+	as_pg "$bindir/initdb" -D "$data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+fi
+if ! as_pg "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+	as_pg "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 -o "-p $port -k $data -c listen_addresses=127.0.0.1 \
+		-c max_connections=400 -c shared_buffers=512MB -c shared_preload_libraries=pg_stat_statements \
+		-c fsync=on -c synchronous_commit=on -c full_page_writes=on" start >/dev/null
+fi
+psqlc() { "$bindir/psql" -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 -qtA "$@"; }
+url() { echo "postgres://postgres@127.0.0.1:$port/$1?sslmode=disable"; }
+
+# --- binaries
+go build -o bin/web ./cmd/web
+go build -o bin/closer ./cmd/closer
+
+# --- databases: the app's, fresh; pgbench's, set up once and emptied
+psqlc -d postgres -c "DROP DATABASE IF EXISTS closer_load WITH (FORCE)" -c "CREATE DATABASE closer_load"
+if [ "$pgclients" != 0 ]; then
+	if ! psqlc -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'closer_pgbench'" | grep -q 1; then
+		psqlc -d postgres -c "CREATE DATABASE closer_pgbench"
+		DATABASE_URL="$(url closer_pgbench)" bin/web migrate up >/dev/null
+		psqlc -d closer_pgbench -f scripts/pgbench-answer-setup.sql >/dev/null
+	fi
+	psqlc -d closer_pgbench -c "TRUNCATE answers, votes" -c "ALTER SEQUENCE pgbench_question RESTART" -c "VACUUM ANALYZE answers, votes"
+fi
+
+# --- the servers
+token="bench-token-0123456789"
+pids=()
+bases=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+}
+trap cleanup EXIT
+start_web() { # name role addr [debug]
+	local name="$1" role="$2" addr="$3" debug="${4:-}"
+	DATABASE_URL="$(url closer_load)" ADDR="$addr" ROLE="$role" DEBUG_ADDR="$debug" \
+		ADMIN_EMAIL=admin@example.com ADMIN_PASSWORD=closer-demo ADMIN_API_TOKEN="$token" \
+		LOG_LEVEL=warn bin/web >"$out/$name.log" 2>&1 &
+	pids+=($!)
+	echo $! >"$out/$name.pid"
+}
+wait_up() {
+	for _ in $(seq 1 100); do
+		curl -fsS "$1/healthz" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	echo "load-bench: $1 did not come up" >&2
+	exit 1
+}
+role=all
+[ "$replicas" -gt 1 ] && role=web
+start_web web1 "$role" 127.0.0.1:18080 127.0.0.1:16060
+wait_up http://127.0.0.1:18080
+bases+=(http://127.0.0.1:18080)
+for i in $(seq 2 "$replicas"); do
+	start_web "web$i" web "127.0.0.1:$((18079 + i))"
+	wait_up "http://127.0.0.1:$((18079 + i))"
+	bases+=("http://127.0.0.1:$((18079 + i))")
+done
+if [ "$replicas" -gt 1 ]; then
+	start_web worker worker 127.0.0.1:18099
+fi
+
+# --- the study: the demo's 40 items under the chosen design
+case "$design" in
+random) cfg='{}' ;;
+landmark-k1 | landmark-k2) cfg="{\"seed\": 1, \"repeats\": $repeats, \"landmarks\": $landmarks}" ;;
+basis) cfg='{"seed": 1, "repeats": 1, "coordinates": "rank-difference"}' ;;
+*) echo "load-bench: unknown design $design" >&2; exit 2 ;;
+esac
+psqlc -d closer_load >/dev/null <<SQL
+INSERT INTO studies (slug, title, questions_per_participant, status, design, design_config)
+VALUES ('bench', 'Bench', 50, 'open', '$design', '$cfg');
+INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
+SELECT (SELECT id FROM studies WHERE slug = 'bench'), idx, label, file_name, content_type, sha256, width, height, data
+FROM items WHERE study_id = (SELECT id FROM studies WHERE slug = 'demo');
+SELECT pg_stat_statements_reset();
+SQL
+
+# --- the run: closer load and pgbench in the same window
+basearg="$(IFS=,; echo "${bases[*]}")"
+bin/closer load --base "$basearg" --study bench --concurrency "$concurrency" --duration "$duration" --think "$think" \
+	--admin-token "$token" --json >"$out/load.json" 2>"$out/load.err" &
+loadpid=$!
+secs="${duration%s}"
+pgpid=""
+if [ "$pgclients" != 0 ]; then
+	"$bindir/pgbench" -h 127.0.0.1 -p "$port" -U postgres -n -c "$pgclients" -j 2 -T "$secs" \
+		-f scripts/pgbench-answer.sql closer_pgbench >"$out/pgbench.txt" 2>&1 &
+	pgpid=$!
+fi
+if [ "$profile" = 1 ]; then
+	sleep 3
+	curl -fsS -o "$out/cpu.pprof" "http://127.0.0.1:16060/debug/pprof/profile?seconds=20" || true
+fi
+# peak RSS of the servers while the load runs
+peak=0
+while kill -0 "$loadpid" 2>/dev/null; do
+	rss=0
+	for f in "$out"/web*.pid; do
+		r="$(ps -o rss= -p "$(cat "$f")" 2>/dev/null || echo 0)"
+		rss=$((rss > r ? rss : r))
+	done
+	peak=$((peak > rss ? peak : rss))
+	sleep 0.5
+done
+loadrc=0
+wait "$loadpid" || loadrc=$?
+[ -n "$pgpid" ] && wait "$pgpid"
+
+psqlc -d closer_load -F $'\t' -c "
+	SELECT calls, round(total_exec_time)::bigint AS ms, round(mean_exec_time::numeric, 3) AS mean_ms,
+		regexp_replace(left(query, 110), '\s+', ' ', 'g')
+	FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'closer_load')
+	ORDER BY total_exec_time DESC LIMIT 20" >"$out/statements.tsv"
+
+# --- the summary
+aps="$(jq -r '.answers_per_s' "$out/load.json")"
+tps=0
+[ -f "$out/pgbench.txt" ] && tps="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out/pgbench.txt" | head -1)"
+{
+	echo "design $design, $concurrency annotators, think $think, $duration, $replicas web replica(s)"
+	jq -r '"closer load: \(.answers) answers, \(.answers_per_s | floor) answers/s; check ok: \(.check.ok), lost \(.check.lost), duplicated \(.check.duplicated)"' "$out/load.json"
+	jq -r '.endpoints | to_entries[] | "  \(.key): p50 \(.value.p50_ms) ms, p95 \(.value.p95_ms) ms, p99 \(.value.p99_ms) ms, errors \(.value.errors)"' "$out/load.json"
+	[ "$pgclients" != 0 ] && echo "pgbench ($pgclients clients): $tps transactions/s; ratio $(echo "scale=3; $aps / $tps" | bc)"
+	echo "peak RSS of a web replica: $((peak / 1024)) MB"
+	echo "load exit status: $loadrc"
+} | tee "$out/summary.txt"
+echo "results in $out"
