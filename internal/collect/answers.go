@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -21,15 +20,18 @@ type AnswerInput struct {
 	ResponseMS *int // optional: how long the participant took
 }
 
-// The SQL of Answer and Votes, by name so that TestHotQueryPlans explains
-// these very strings on a large study.
+// The SQL of Answer, by name so that TestHotQueryPlans explains these very
+// strings on a large study.
 const (
-	// lockQuestionSQL locks the question and reads its study.
-	lockQuestionSQL = `
-		SELECT q.participant_id, q.anchor, q.left_idx, q.right_idx, q.answered_at,
-			s.id, s.slug, s.status, s.design, s.questions_per_participant
-		FROM questions q JOIN studies s ON s.id = q.study_id
-		WHERE q.id = $1 FOR UPDATE OF q`
+	// lockAnswerSQL reads the question and its study and locks the row of
+	// the participant it was issued to; the question is unanswered when
+	// the participant holds it.
+	lockAnswerSQL = `
+		SELECT q.participant_id, q.anchor, q.left_idx, q.right_idx, q.design,
+			s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version,
+			p.open_question IS NOT DISTINCT FROM q.id, p.answered
+		FROM questions q JOIN participants p ON p.id = q.participant_id JOIN studies s ON s.id = q.study_id
+		WHERE q.id = $1 FOR UPDATE OF p`
 	previousAnswerSQL = `SELECT closer FROM answers WHERE question_id = $1`
 	insertAnswerSQL   = `
 		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms)
@@ -38,40 +40,77 @@ const (
 		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (study_id, anchor, j, k) DO UPDATE
 		SET j_closer = votes.j_closer + excluded.j_closer, k_closer = votes.k_closer + excluded.k_closer`
-	markAnsweredSQL  = `UPDATE questions SET answered_at = now() WHERE id = $1`
-	countAnsweredSQL = `SELECT count(*) FROM answers WHERE participant_id = $1`
+	// inboxSQL hands an answer to a design question to the design's writer.
+	inboxSQL = `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther) VALUES ($1, $2, $3, $4, $5)`
+	// answeredSQL counts the answer on the participant, makes them hold
+	// their next question ($2, if it was issued) and, when it was their
+	// last ($3 questions), gives them a completion code once ($4 if they
+	// hold none).
+	answeredSQL = `
+		UPDATE participants SET answered = answered + 1,
+			open_question = (SELECT id FROM questions WHERE id = $2),
+			completion_code = CASE WHEN answered + 1 >= $3 THEN coalesce(completion_code, $4) ELSE completion_code END,
+			completed_at = CASE WHEN answered + 1 >= $3 THEN coalesce(completed_at, now()) ELSE completed_at END
+		WHERE id = $1 RETURNING answered, completion_code`
 )
 
 // Answer records a participant's answer. In one transaction it locks the
-// question, checks that it was issued to this participant and that Closer is
-// one of its two options, stores the answer (one per question), adds the
-// vote, marks the question answered and lets the study's design record it;
-// the transaction commits before Answer returns. Answering an answered
-// question again with the same choice stores nothing and reports
-// created=false; with the other choice it is a KindConflict error. A
-// question issued to someone else is KindForbidden, an unknown question
-// KindNotFound, a choice that is not an option KindInvalid; nothing is
-// stored on any error.
+// participant the question was issued to, checks that this is them and
+// that Closer is one of the question's two options, stores the answer (one
+// per question), adds the vote, counts it on the participant (completing
+// them with their last) and, for a question of a stateful design, hands it
+// to the design; the transaction commits before Answer returns, and so has
+// the design recorded it. Answering an answered question again with the
+// same choice stores nothing and reports created=false; with the other
+// choice it is a KindConflict error. A question issued to someone else is
+// KindForbidden, an unknown question KindNotFound, a choice that is not an
+// option KindInvalid; nothing is stored on any error.
 func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput) (created bool, err error) {
-	if in.ResponseMS != nil && (*in.ResponseMS < 0 || *in.ResponseMS > MaxResponseMS) {
-		return false, fmt.Errorf("answer: %w", userErr(KindInvalid, "response_ms must be between 0 and %d", MaxResponseMS))
+	created, _, err = s.answer(ctx, participantID, in, false)
+	if err != nil {
+		return false, fmt.Errorf("answer: %w", err)
 	}
+	return created, nil
+}
+
+// AnswerNext is Answer followed by Next in the same transaction: one round
+// trip from the annotator's page or client per answer. The progress is the
+// participant's after the answer: their next question, or Done with their
+// code; with the study no longer open it has neither, and Status says why.
+// A repeated answer (created=false) returns the progress as Next would.
+func (s *Store) AnswerNext(ctx context.Context, participantID int64, in AnswerInput) (created bool, pr Progress, err error) {
+	created, pr, err = s.answer(ctx, participantID, in, true)
+	if err != nil {
+		return false, Progress{}, fmt.Errorf("answer: %w", err)
+	}
+	return created, pr, nil
+}
+
+func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput, next bool) (created bool, pr Progress, err error) {
+	if in.ResponseMS != nil && (*in.ResponseMS < 0 || *in.ResponseMS > MaxResponseMS) {
+		return false, pr, userErr(KindInvalid, "response_ms must be between 0 and %d", MaxResponseMS)
+	}
+	var record *DesignScheduler // the design to record the answer in, after the commit
+	var studyID int64
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		created = false
-		var owner int64
-		var anchor, left, right int
-		var answeredAt *time.Time
-		var status string
-		var st Study
-		err := tx.QueryRow(ctx, lockQuestionSQL, in.QuestionID).
-			Scan(&owner, &anchor, &left, &right, &answeredAt, &st.ID, &st.Slug, &status, &st.Design, &st.QuestionsPerParticipant)
+		created, pr, record = false, Progress{}, nil
+		var (
+			owner               int64
+			anchor, left, right int
+			qDesign             string
+			st                  studyState
+			open                bool
+			answered            int
+		)
+		err := tx.QueryRow(ctx, lockAnswerSQL, in.QuestionID).Scan(&owner, &anchor, &left, &right, &qDesign,
+			&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version, &open, &answered)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("question")
 		}
 		if err != nil {
 			return err
 		}
-		st.Status = status
+		studyID = st.ID
 		if owner != participantID {
 			return userErr(KindForbidden, "this question was issued to another participant")
 		}
@@ -82,22 +121,30 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 		if in.Closer == right {
 			farther = left
 		}
-		if answeredAt != nil {
+		if !open {
+			// Every question is held until it is answered: this one was.
 			var prev int
-			if err := tx.QueryRow(ctx, previousAnswerSQL, in.QuestionID).Scan(&prev); err != nil {
+			err := tx.QueryRow(ctx, previousAnswerSQL, in.QuestionID).Scan(&prev)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return userErr(KindConflict, "this question is no longer open")
+			}
+			if err != nil {
 				return err
 			}
 			if prev != in.Closer {
 				return userErr(KindConflict, "this question was already answered with %d", prev)
 			}
-			return nil // the same answer again: nothing to do
+			if next { // the same answer again: where the participant is now
+				pr, err = s.next(ctx, tx, participantID)
+				if KindOf(err) == KindNotOpen {
+					pr, err = Progress{Answered: answered, Total: st.PerParticipant, Status: st.Status}, nil
+				}
+				return err
+			}
+			return nil
 		}
-		if status == StatusClosed {
+		if st.Status == StatusClosed {
 			return userErr(KindNotOpen, "the study is closed")
-		}
-		if _, err := tx.Exec(ctx, insertAnswerSQL,
-			in.QuestionID, st.ID, participantID, anchor, in.Closer, farther, in.ResponseMS); err != nil {
-			return err
 		}
 		t := triplet.Triplet{Anchor: anchor, Closer: in.Closer, Farther: farther}
 		k := triplet.KeyOf(t)
@@ -107,36 +154,94 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 		} else {
 			kc = 1
 		}
-		if _, err := tx.Exec(ctx, addVoteSQL,
-			st.ID, k.Anchor, k.J, k.K, jc, kc); err != nil {
-			return err
+		if ds, ok := s.designs[st.Design]; ok && qDesign == st.Design {
+			record = ds
 		}
-		if _, err := tx.Exec(ctx, markAnsweredSQL, in.QuestionID); err != nil {
-			return err
+		pre := &batchPart{
+			queue: func(b *pgx.Batch, _ string) {
+				b.Queue(insertAnswerSQL, in.QuestionID, st.ID, participantID, anchor, in.Closer, farther, in.ResponseMS)
+				b.Queue(addVoteSQL, st.ID, k.Anchor, k.J, k.K, jc, kc)
+				if record != nil {
+					b.Queue(inboxSQL, st.ID, participantID, t.Anchor, t.Closer, t.Farther)
+				}
+			},
+			read: func(br pgx.BatchResults) error {
+				n := 2
+				if record != nil {
+					n = 3
+				}
+				for range n {
+					if _, err := br.Exec(); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
 		}
-		sch, ok := s.schedulers[st.Design]
-		if !ok {
-			return fmt.Errorf("study %s has unknown design %q", st.Slug, st.Design)
+		var code *string
+		post := &batchPart{
+			queue: func(b *pgx.Batch, nextID string) {
+				var hold any // NULL: no next question yet
+				if nextID != "" {
+					hold = nextID
+				}
+				b.Queue(answeredSQL, participantID, hold, st.PerParticipant, newCompletionCode())
+			},
+			read: func(br pgx.BatchResults) error { return br.QueryRow().Scan(&pr.Answered, &code) },
 		}
-		if err := sch.Record(ctx, tx, st, t); err != nil {
-			return err
-		}
-		// The last answer completes the participant at once, so the study's
-		// counts are right even if they never ask for the next question.
-		var answered int
-		if err := tx.QueryRow(ctx, countAnsweredSQL, participantID).Scan(&answered); err != nil {
-			return err
-		}
-		if answered >= st.QuestionsPerParticipant {
-			if _, err := completeParticipant(ctx, tx, participantID); err != nil {
+		pr.Total, pr.Status = st.PerParticipant, st.Status
+		if !next || answered+1 >= st.PerParticipant || st.Status != StatusOpen {
+			if err := sendParts(ctx, tx, pre, post); err != nil {
 				return err
 			}
+		} else {
+			items, err := s.items.get(ctx, tx, st.ID, st.Version)
+			if err != nil {
+				return err
+			}
+			pr.Question, err = s.issue(ctx, tx, st, participantID, answered+1, items, pre, post)
+			if errors.Is(err, ErrExhausted) {
+				pr.Question = nil
+				if err := s.complete(ctx, tx, participantID, &pr); err != nil {
+					return err
+				}
+				code = &pr.CompletionCode
+			} else if err != nil {
+				return err
+			}
+		}
+		if code != nil {
+			pr.Done, pr.CompletionCode = true, *code
 		}
 		created = true
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("answer: %w", err)
+		return false, Progress{}, err
 	}
-	return created, nil
+	if record != nil {
+		// The answer is durable; the design records it in a transaction of
+		// its own, one writer per study at a time (design_scheduler.go).
+		record.recordPending(ctx, studyID)
+	}
+	return created, pr, nil
+}
+
+// sendParts sends pre's and post's statements in one batch and reads them.
+func sendParts(ctx context.Context, tx pgx.Tx, parts ...*batchPart) error {
+	b := &pgx.Batch{}
+	for _, p := range parts {
+		p.queue(b, "")
+	}
+	br := tx.SendBatch(ctx, b)
+	var err error
+	for _, p := range parts {
+		if err = p.read(br); err != nil {
+			break
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -255,7 +255,7 @@ func TestExportManyRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = collect.PoolOf(s).Exec(ctx, `
-		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, answered_at)
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, issued_at)
 		SELECT 'q' || p.id || '-' || i, $1, p.id, i % 40, (i + 1) % 40, (i + 2 + i / 40) % 40, 'random',
 			timestamptz '2026-01-01' + make_interval(secs => p.id * 100 + i)
 		FROM participants p, generate_series(0, $2::int - 1) i WHERE p.study_id = $1`, st.ID, per)
@@ -264,7 +264,7 @@ func TestExportManyRows(t *testing.T) {
 	}
 	_, err = collect.PoolOf(s).Exec(ctx, `
 		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, answered_at)
-		SELECT id, study_id, participant_id, anchor, left_idx, right_idx, answered_at FROM questions WHERE study_id = $1`, st.ID)
+		SELECT id, study_id, participant_id, anchor, left_idx, right_idx, issued_at FROM questions WHERE study_id = $1`, st.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
-// A transaction that records an answer in the design and then rolls back
-// leaves the process's cached state ahead of the database. Another replica
+// A writer transaction that records an answer in the design and then rolls
+// back leaves the process's cached state ahead of the database. Another replica
 // then commits a different answer as the same version number; the first
 // process must notice (the rev differs) and reload, so the stored design
 // counts exactly the committed answers.
@@ -36,19 +36,16 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	}
 	p1, q1 := newQuestion()
 	p2, q2 := newQuestion()
-	// Record q1's answer in a transaction that then rolls back.
-	tx, err := pool.Begin(ctx)
-	if err != nil {
+	// q1's answer waits in the inbox, and a writer records it in a
+	// transaction that then rolls back.
+	if _, err := pool.Exec(ctx, `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther) VALUES ($1, $2, $3, $4, $5)`,
+		st.ID, p1, q1.Anchor.Index, q1.Left.Index, q1.Right.Index); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(ctx, `UPDATE questions SET answered_at = now() WHERE id = $1`, q1.ID); err != nil {
+	if err := ds.RecordThenRollBack(ctx, st.ID); err != nil {
 		t.Fatal(err)
 	}
-	tr := triplet.Triplet{Anchor: q1.Anchor.Index, Closer: q1.Left.Index, Farther: q1.Right.Index}
-	if err := ds.Record(ctx, tx, st, tr); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Rollback(ctx); err != nil {
+	if _, err := pool.Exec(ctx, `DELETE FROM design_inbox WHERE study_id = $1`, st.ID); err != nil {
 		t.Fatal(err)
 	}
 	before := ds.CacheStats().Restores

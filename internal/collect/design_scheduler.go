@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -10,8 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -19,48 +20,73 @@ import (
 const (
 	DefaultLeaseTTL      = 2 * time.Minute
 	DefaultSnapshotEvery = 500
+	// DefaultPoolWindow is how many of a landmark design's open
+	// comparisons (its most wanted) stand in design_pool at a time.
+	DefaultPoolWindow = 4096
 )
 
 // DesignScheduler drives a stateful question design (internal/landmark,
-// internal/basis) from the store. The design's state lives in PostgreSQL
-// (design_states, design_events, design_leases; migration 000002) and every
-// question and answer of the study locks the study's design_states row, so
-// any number of processes can serve one study: they take turns per study.
+// internal/basis) from the store, without making a study's questions and
+// answers wait for one another (migration 000009):
 //
-// Next restores the state (from the process's cache when it is current),
-// takes the design's open comparisons most wanted first, leaves out those
-// whose remaining answers are all out on active leases and those the
-// participant was already asked, and leases the first one to the participant
-// for LeaseTTL. With nothing open (a basis scheme waiting on answers it
-// depends on, a covered landmark design) it serves a random question,
-// recorded as DesignFallback. Record releases the answered question's lease
-// and records the answer in the design when the question was a design
-// question, appending it to design_events and bumping the version; every
-// SnapshotEvery events the full state is saved as the new snapshot.
+//   - A question takes a free slot of an open comparison from the study's
+//     design_pool: one statement claims the first row in the pool's order
+//     (the design's; least answered and leased first for the landmark
+//     designs) whose taken < wanted and whose comparison the participant
+//     was never asked, skipping rows other questions hold locked, and
+//     inserts the question and its lease (design_leases) for LeaseTTL.
+//     With no free slot it takes over an expired lease, and with none of
+//     those either the store serves a random question recorded as
+//     DesignFallback.
+//   - An answer to a design question is stored with a row in design_inbox
+//     and committed; then the answer's request waits for the study's
+//     writer to record it.
+//   - The writer, one per study at a time across processes (it alone
+//     locks the study's design_states row), records the inbox in order in
+//     the design, appends the answers it accepted to design_events (every
+//     SnapshotEvery of them it saves a snapshot), releases their leases and
+//     writes the pool rows the new state changed, in one transaction that
+//     commits without waiting for its WAL flush: it holds the lock only
+//     for the work itself. If that transaction is lost in a crash, so is
+//     all of it, and the inbox rows it deleted are recorded again; a
+//     later question that saw its pool rows committed after it, so with it.
+//
+// The design's state lives in PostgreSQL (design_states, design_events);
+// each process caches it and checks its (version, rev) under the lock.
 type DesignScheduler struct {
 	// LeaseTTL is how long a comparison stays handed to a question; after
-	// it the comparison returns to the pool (the question stays open and
-	// its late answer still counts if the design still wants it).
+	// it another question may take the lease over (the first question
+	// stays open and its late answer still counts if the design still
+	// wants it).
 	LeaseTTL time.Duration
 	// SnapshotEvery is how many recorded answers pass between snapshots;
 	// a process without the state in memory replays at most that many.
 	SnapshotEvery int
+	// PoolWindow bounds the open comparisons kept in design_pool, the
+	// design's most wanted first (0: all; the basis design keeps all).
+	PoolWindow int
+	// OnError is told when the writer fails (its answers stay in the inbox
+	// and the next writer records them); nil ignores it.
+	OnError func(studyID int64, err error)
 
-	name  string
-	kind  designKind
-	mu    sync.Mutex
-	cache map[int64]*cachedState
-	stats struct{ hits, replays, restores atomic.Int64 }
+	name    string
+	kind    designKind
+	db      *pgxpool.Pool
+	mu      sync.Mutex
+	cache   map[int64]*cachedState
+	started map[int64]bool // studies whose design state is known to exist
+	writers map[int64]*writer
+	stats   struct{ hits, replays, restores, steps, failures atomic.Int64 }
 }
 
 // NewDesignScheduler returns the scheduler of one of the stateful designs
 // (DesignLandmarkK1, DesignLandmarkK2, DesignBasis).
 func NewDesignScheduler(name string) (*DesignScheduler, error) {
-	ds := &DesignScheduler{LeaseTTL: DefaultLeaseTTL, SnapshotEvery: DefaultSnapshotEvery,
-		name: name, cache: map[int64]*cachedState{}}
+	ds := &DesignScheduler{LeaseTTL: DefaultLeaseTTL, SnapshotEvery: DefaultSnapshotEvery, name: name,
+		cache: map[int64]*cachedState{}, started: map[int64]bool{}, writers: map[int64]*writer{}}
 	switch name {
 	case DesignLandmarkK1, DesignLandmarkK2:
-		ds.kind = landmarkKind
+		ds.kind, ds.PoolWindow = landmarkKind, DefaultPoolWindow
 	case DesignBasis:
 		ds.kind = basisKind
 	default:
@@ -78,42 +104,270 @@ func RegisterDesigns(s *Store) map[string]*DesignScheduler {
 		if err != nil {
 			panic(err) // the names above are known
 		}
-		s.RegisterDesign(name, ds)
+		s.registerDesign(ds)
 		out[name] = ds
 	}
 	return out
 }
 
-// CacheStats counts how the scheduler found the states it needed: current
-// in memory, brought up to date by replaying events, or restored from the
-// snapshot.
-type CacheStats struct{ Hits, Replays, Restores int64 }
+// CacheStats counts how the scheduler's writers found the states they
+// needed (current in memory, brought up to date by replaying events, or
+// restored from the snapshot), the writer's transactions and its failures.
+type CacheStats struct{ Hits, Replays, Restores, Steps, Failures int64 }
 
-// CacheStats returns the scheduler's cache counters.
+// CacheStats returns the scheduler's counters.
 func (ds *DesignScheduler) CacheStats() CacheStats {
-	return CacheStats{Hits: ds.stats.hits.Load(), Replays: ds.stats.replays.Load(), Restores: ds.stats.restores.Load()}
+	return CacheStats{Hits: ds.stats.hits.Load(), Replays: ds.stats.replays.Load(), Restores: ds.stats.restores.Load(),
+		Steps: ds.stats.steps.Load(), Failures: ds.stats.failures.Load()}
 }
 
-// The SQL of the design scheduler's leases and events, by name so that
-// TestHotQueryPlans explains these very strings on a large study.
+// prioStep is what one lease adds to a pool row's prio in a design that
+// spreads its answers (the landmark designs): prio = (taken − wanted) ·
+// prioStep + ord orders the least answered and leased first, then the
+// design's own order.
+const prioStep = 1 << 32
+
+// step returns the claim's prio increment: prioStep for the spreading
+// designs, 0 for basis (the design's order alone).
+func (ds *DesignScheduler) step() int64 {
+	if ds.kind.spread {
+		return prioStep
+	}
+	return 0
+}
+
+// The SQL of the design's questions, by name so that TestHotQueryPlans
+// explains these very strings on a large study.
 const (
-	insertLeaseSQL = `
-		INSERT INTO design_leases (participant_id, anchor, j, k, study_id, expires_at)
-		VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`
-	activeLeasesSQL = `
-		SELECT anchor, j, k, count(*) FROM design_leases
-		WHERE study_id = $1 AND expires_at > now() GROUP BY anchor, j, k`
-	// releaseLeaseSQL deletes the lease of the answered question of a
-	// comparison (see record).
-	releaseLeaseSQL = `
-		DELETE FROM design_leases l USING questions q
-		WHERE l.study_id = $1 AND l.anchor = $2 AND l.j = $3 AND l.k = $4
-			AND q.participant_id = l.participant_id AND q.anchor = l.anchor
-			AND least(q.left_idx, q.right_idx) = l.j AND greatest(q.left_idx, q.right_idx) = l.k
-			AND q.answered_at IS NOT NULL`
-	insertEventSQL = `
+	// claimSQL takes a free slot for participant $2 of study $1 and issues
+	// question $4 on it (left and right swapped when $5, recorded as design
+	// $6) with a lease of $3 seconds; $7 is the prio step. No row: no slot.
+	claimSQL = `
+		WITH slot AS (
+			SELECT x.anchor, x.j, x.k FROM design_pool x
+			WHERE x.study_id = $1 AND x.taken < x.wanted
+				AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $2 AND q.anchor = x.anchor
+					AND least(q.left_idx, q.right_idx) = x.j AND greatest(q.left_idx, q.right_idx) = x.k
+					AND q.design <> 'import')
+			ORDER BY x.prio LIMIT 1 FOR UPDATE SKIP LOCKED),
+		c AS (
+			UPDATE design_pool p SET taken = p.taken + 1, prio = p.prio + $7::bigint
+			FROM slot WHERE p.study_id = $1 AND p.anchor = slot.anchor AND p.j = slot.j AND p.k = slot.k
+			RETURNING p.anchor, p.j, p.k),
+		l AS (
+			INSERT INTO design_leases (participant_id, anchor, j, k, study_id, expires_at)
+			SELECT $2, anchor, j, k, $1, now() + make_interval(secs => $3) FROM c)
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
+		SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6 FROM c
+		RETURNING anchor, left_idx, right_idx, issued_at`
+	// takeOverSQL hands participant $2 the oldest expired lease of study
+	// $1 on a comparison the design still wants and they were never asked,
+	// and issues question $4 on it as claimSQL does.
+	takeOverSQL = `
+		WITH slot AS (
+			SELECT x.participant_id, x.anchor, x.j, x.k FROM design_leases x
+			WHERE x.study_id = $1 AND x.expires_at <= now()
+				AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $2 AND q.anchor = x.anchor
+					AND least(q.left_idx, q.right_idx) = x.j AND greatest(q.left_idx, q.right_idx) = x.k
+					AND q.design <> 'import')
+				AND (SELECT p.wanted FROM design_pool p WHERE p.study_id = $1 AND p.anchor = x.anchor
+					AND p.j = x.j AND p.k = x.k) > 0
+			ORDER BY x.expires_at LIMIT 1 FOR UPDATE OF x SKIP LOCKED),
+		c AS (
+			UPDATE design_leases d SET participant_id = $2, leased_at = now(), expires_at = now() + make_interval(secs => $3)
+			FROM slot WHERE d.participant_id = slot.participant_id AND d.anchor = slot.anchor AND d.j = slot.j AND d.k = slot.k
+			RETURNING d.anchor, d.j, d.k)
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
+		SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6 FROM c
+		RETURNING anchor, left_idx, right_idx, issued_at`
+	stateExistsSQL = `SELECT EXISTS (SELECT 1 FROM design_states WHERE study_id = $1)`
+)
+
+// claimStatement returns the statement and arguments that claim a slot
+// for participantID's question id in the study (claimSQL).
+func (ds *DesignScheduler) claimStatement(studyID, participantID int64, id string) (string, []any) {
+	return claimSQL, []any{studyID, participantID, ds.LeaseTTL.Seconds(), id, rand.IntN(2) == 1, ds.name, ds.step()}
+}
+
+// scanIssued reads the comparison a claim or takeover issued.
+func scanIssued(r pgx.Row, design string) (Comparison, time.Time, bool, error) {
+	c := Comparison{Design: design}
+	var issued time.Time
+	err := r.Scan(&c.Anchor, &c.Left, &c.Right, &issued)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Comparison{}, time.Time{}, false, nil
+	}
+	return c, issued, err == nil, err
+}
+
+// takeOver issues question id when the claim found no free slot: first,
+// on the study's first design question, it creates the design's state and
+// pool and claims again; then it tries an expired lease. It makes the
+// participant hold the question it issued; ok = false: none.
+func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, n int, id string) (Comparison, time.Time, bool, error) {
+	c, issued, ok, err := ds.startAndClaim(ctx, tx, st, participantID, n, id)
+	if err == nil && !ok {
+		c, issued, ok, err = scanIssued(tx.QueryRow(ctx, takeOverSQL,
+			st.ID, participantID, ds.LeaseTTL.Seconds(), id, rand.IntN(2) == 1, ds.name), ds.name)
+	}
+	if err != nil || !ok {
+		return Comparison{}, time.Time{}, false, err
+	}
+	if _, err := tx.Exec(ctx, holdQuestionSQL, participantID, id); err != nil {
+		return Comparison{}, time.Time{}, false, err
+	}
+	return c, issued, true, nil
+}
+
+// startAndClaim creates the study's design state if it has none yet and
+// then claims a slot; ok = false when the state existed already (the
+// claim that just failed stands) or the new pool has nothing for them.
+func (ds *DesignScheduler) startAndClaim(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, n int, id string) (Comparison, time.Time, bool, error) {
+	ds.mu.Lock()
+	started := ds.started[st.ID]
+	ds.mu.Unlock()
+	if started {
+		return Comparison{}, time.Time{}, false, nil
+	}
+	var exists bool
+	if err := tx.QueryRow(ctx, stateExistsSQL, st.ID).Scan(&exists); err != nil {
+		return Comparison{}, time.Time{}, false, err
+	}
+	if exists {
+		// Known from committed data; a state this transaction creates is
+		// known only once the next question sees it.
+		ds.mu.Lock()
+		ds.started[st.ID] = true
+		ds.mu.Unlock()
+		return Comparison{}, time.Time{}, false, nil
+	}
+	if err := ds.ensureState(ctx, tx, st, n); err != nil {
+		return Comparison{}, time.Time{}, false, err
+	}
+	sql, args := ds.claimStatement(st.ID, participantID, id)
+	return scanIssued(tx.QueryRow(ctx, sql, args...), ds.name)
+}
+
+// writer coalesces this process's requests to record a study's inbox: an
+// answer's request asks for a writer pass that starts after its commit and
+// waits for it; passes run one at a time, each recording everything the
+// inbox holds.
+type writer struct {
+	mu      sync.Mutex
+	running bool
+	asked   uint64 // passes asked for
+	done    uint64 // passes asked for up to this one are done
+	wake    chan struct{}
+}
+
+// recordPending records the study's inbox in its design before it returns
+// (or ctx ends): the answers its caller committed are in the design then,
+// unless the writer failed (OnError is told; the answers stay in the inbox
+// for the next pass).
+func (ds *DesignScheduler) recordPending(ctx context.Context, studyID int64) {
+	ds.mu.Lock()
+	w, ok := ds.writers[studyID]
+	if !ok {
+		w = &writer{wake: make(chan struct{})}
+		ds.writers[studyID] = w
+	}
+	ds.mu.Unlock()
+	w.mu.Lock()
+	w.asked++
+	mine := w.asked
+	if !w.running {
+		w.running = true
+		go ds.runWriter(studyID, w)
+	}
+	for w.done < mine {
+		wake := w.wake
+		w.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return
+		}
+		w.mu.Lock()
+	}
+	w.mu.Unlock()
+}
+
+// inboxBatch bounds the answers one writer transaction records.
+const inboxBatch = 1000
+
+// runWriter runs writer passes while any is asked for.
+func (ds *DesignScheduler) runWriter(studyID int64, w *writer) {
+	for {
+		w.mu.Lock()
+		if w.done >= w.asked {
+			w.running = false
+			w.mu.Unlock()
+			return
+		}
+		target := w.asked
+		w.mu.Unlock()
+		// Not the request's context: the pass serves every waiting answer.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		for {
+			n, err := ds.recordInbox(ctx, studyID)
+			if err != nil {
+				ds.stats.failures.Add(1)
+				if ds.OnError != nil {
+					ds.OnError(studyID, err)
+				}
+				break
+			}
+			if n < inboxBatch {
+				break
+			}
+		}
+		cancel()
+		w.mu.Lock()
+		w.done = target
+		close(w.wake)
+		w.wake = make(chan struct{})
+		w.mu.Unlock()
+	}
+}
+
+// The SQL of the writer, by name so that TestHotQueryPlans explains these
+// very strings on a large study.
+const (
+	asyncCommitSQL = `SET LOCAL synchronous_commit = off`
+	readInboxSQL   = `
+		SELECT id, participant_id, anchor, closer, farther FROM design_inbox
+		WHERE study_id = $1 ORDER BY id LIMIT $2`
+	deleteInboxSQL   = `DELETE FROM design_inbox WHERE id = ANY ($1)`
+	releaseLeasesSQL = `
+		DELETE FROM design_leases l USING unnest($2::bigint[], $3::int[], $4::int[], $5::int[]) AS u(p, a, j, k)
+		WHERE l.study_id = $1 AND l.participant_id = u.p AND l.anchor = u.a AND l.j = u.j AND l.k = u.k
+		RETURNING l.anchor, l.j, l.k`
+	// poolReleaseSQL takes released leases off their rows' taken.
+	poolReleaseSQL = `
+		UPDATE design_pool p SET taken = p.taken - u.n, prio = p.prio - u.n::bigint * $6::bigint
+		FROM unnest($2::int[], $3::int[], $4::int[], $5::int[]) AS u(a, j, k, n)
+		WHERE p.study_id = $1 AND p.anchor = u.a AND p.j = u.j AND p.k = u.k`
+	// poolWriteSQL sets the rows whose wanted or order the state changed; a
+	// new row counts the leases its comparison has (none, but for leases
+	// taken before migration 000009). $7: the design spreads.
+	poolWriteSQL = `
+		INSERT INTO design_pool AS p (study_id, anchor, j, k, wanted, taken, ord, prio)
+		SELECT $1, u.a, u.j, u.k, u.wanted, l.n, u.ord,
+			CASE WHEN $7 THEN (l.n - u.wanted)::bigint * 4294967296 + u.ord ELSE u.ord END
+		FROM unnest($2::int[], $3::int[], $4::int[], $5::int[], $6::bigint[]) AS u(a, j, k, wanted, ord),
+			LATERAL (SELECT count(*)::int AS n FROM design_leases d
+				WHERE d.study_id = $1 AND d.anchor = u.a AND d.j = u.j AND d.k = u.k) l
+		ON CONFLICT (study_id, anchor, j, k) DO UPDATE SET wanted = excluded.wanted, ord = excluded.ord,
+			prio = CASE WHEN $7 THEN (p.taken - excluded.wanted)::bigint * 4294967296 + excluded.ord ELSE excluded.ord END`
+	// poolDropSQL deletes the rows of the given comparisons that are no
+	// longer wanted and have no lease out.
+	poolDropSQL = `
+		DELETE FROM design_pool p USING unnest($2::int[], $3::int[], $4::int[]) AS u(a, j, k)
+		WHERE p.study_id = $1 AND p.anchor = u.a AND p.j = u.j AND p.k = u.k AND p.wanted = 0 AND p.taken = 0
+		RETURNING p.anchor, p.j, p.k`
+	insertEventsSQL = `
 		INSERT INTO design_events (study_id, version, rev, anchor, closer, farther)
-		VALUES ($1, $2, $3, $4, $5, $6)`
+		SELECT $1, u.v, u.rev, u.a, u.c, u.f FROM unnest($2::bigint[], $3::text[], $4::int[], $5::int[], $6::int[]) AS u(v, rev, a, c, f)`
 	saveSnapshotSQL = `
 		UPDATE design_states SET version = $2, rev = $3, progress = $4, snapshot = $5,
 			snapshot_version = $2, snapshot_rev = $3, updated_at = now()
@@ -123,143 +377,307 @@ const (
 		WHERE study_id = $1`
 )
 
-// Next implements Scheduler.
-func (ds *DesignScheduler) Next(ctx context.Context, tx pgx.Tx, ask Ask) (Comparison, error) {
-	c, err := ds.next(ctx, tx, ask)
-	if err != nil {
-		return Comparison{}, fmt.Errorf("%s design: %w", ds.name, err)
-	}
-	return c, nil
+// inboxEntry is an answer waiting in design_inbox.
+type inboxEntry struct {
+	id          int64
+	participant int64
+	t           triplet.Triplet
 }
 
-func (ds *DesignScheduler) next(ctx context.Context, tx pgx.Tx, ask Ask) (Comparison, error) {
-	_, e, unlock, err := ds.lockState(ctx, tx, ask.Study, ask.Items, true)
+// recordInbox is one writer transaction: it records up to inboxBatch
+// answers of the study's inbox and returns how many.
+func (ds *DesignScheduler) recordInbox(ctx context.Context, studyID int64) (int, error) {
+	ds.stats.steps.Add(1)
+	tx, err := ds.db.Begin(ctx)
 	if err != nil {
-		return Comparison{}, err
+		return 0, err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, asyncCommitSQL); err != nil {
+		return 0, err
+	}
+	row, e, unlock, err := ds.lockState(ctx, tx, studyID)
+	if errors.Is(err, errNoState) {
+		return 0, nil // answers come after the state's creation: nothing to record
+	}
+	if err != nil {
+		return 0, err
 	}
 	defer unlock()
-	leased, err := activeLeases(ctx, tx, ask.Study.ID)
+	rows, err := tx.Query(ctx, readInboxSQL, studyID, inboxBatch)
 	if err != nil {
-		return Comparison{}, err
+		return 0, err
 	}
-	asked, err := askedKeys(ctx, tx, ask.ParticipantID)
-	if err != nil {
-		return Comparison{}, err
+	entries, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (inboxEntry, error) {
+		var en inboxEntry
+		err := r.Scan(&en.id, &en.participant, &en.t.Anchor, &en.t.Closer, &en.t.Farther)
+		return en, err
+	})
+	if err != nil || len(entries) == 0 {
+		return 0, err
 	}
-	// Each leased or asked comparison hides at most one of the open ones,
-	// so this many hold one that is neither, if the design has one.
-	limit := len(leased) + len(asked) + 1
-	var pick *design.Need
-	bestFree := 0
-	for _, nd := range e.d.Open(make([]design.Need, 0, min(limit, 1024)), limit) {
-		free := nd.Answers - leased[nd.Key]
-		if _, dup := asked[nd.Key]; dup || free <= 0 {
-			continue
-		}
-		if !ds.kind.spread {
-			pick = &nd // the design's order: most wanted first
-			break
-		}
-		// Least answered first counting the answers out on lease, so
-		// coverage grows evenly under concurrency. Open lists the
-		// comparisons by decreasing Answers and the list holds one
-		// without a lease, so the best here is the best of all.
-		if free > bestFree {
-			pick, bestFree = &nd, free
+	// From here the cached state runs ahead of the database until the
+	// commit; on any failure it is dropped and the next writer reloads.
+	if err := ds.record(ctx, tx, studyID, row, e, entries); err != nil {
+		e.d, e.pool = nil, nil
+		return 0, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		e.d, e.pool = nil, nil
+		return 0, err
+	}
+	return len(entries), nil
+}
+
+// record records entries in e's design and writes what changed: the inbox
+// rows deleted, their leases released, the accepted answers appended to
+// design_events, the pool rows the new state changed, the state's version
+// and progress (and a snapshot every SnapshotEvery events).
+func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64, row stateRow, e *cachedState, entries []inboxEntry) error {
+	ids := make([]int64, len(entries))
+	var lp []int64
+	var la, lj, lk []int32
+	var ev struct {
+		v       []int64
+		rev     []string
+		a, c, f []int32
+	}
+	v, rev := row.version, row.rev
+	for i, en := range entries {
+		ids[i] = en.id
+		k := triplet.KeyOf(en.t)
+		lp, la, lj, lk = append(lp, en.participant), append(la, int32(k.Anchor)), append(lj, int32(k.J)), append(lk, int32(k.K))
+		if e.d.Record(en.t) {
+			v, rev = v+1, newID()
+			ev.v, ev.rev = append(ev.v, v), append(ev.rev, rev)
+			ev.a, ev.c, ev.f = append(ev.a, int32(en.t.Anchor)), append(ev.c, int32(en.t.Closer)), append(ev.f, int32(en.t.Farther))
 		}
 	}
-	if pick == nil {
-		c, err := RandomScheduler{}.Next(ctx, tx, ask)
+	b := &pgx.Batch{}
+	b.Queue(deleteInboxSQL, ids)
+	b.Queue(releaseLeasesSQL, studyID, lp, la, lj, lk)
+	br := tx.SendBatch(ctx, b)
+	released := map[triplet.Key]int32{}
+	err := func() error {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		rows, err := br.Query()
 		if err != nil {
-			return Comparison{}, err
+			return err
 		}
-		c.Design = DesignFallback
-		return c, nil
-	}
-	k := pick.Key
-	if _, err := tx.Exec(ctx, insertLeaseSQL,
-		ask.ParticipantID, k.Anchor, k.J, k.K, ask.Study.ID, ds.LeaseTTL.Seconds()); err != nil {
-		return Comparison{}, err
-	}
-	c := Comparison{Anchor: k.Anchor, Left: k.J, Right: k.K}
-	if rand.IntN(2) == 1 {
-		c.Left, c.Right = c.Right, c.Left
-	}
-	return c, nil
-}
-
-// activeLeases counts the unexpired leases of a study per comparison.
-func activeLeases(ctx context.Context, tx pgx.Tx, studyID int64) (map[triplet.Key]int, error) {
-	rows, err := tx.Query(ctx, activeLeasesSQL, studyID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	m := map[triplet.Key]int{}
-	for rows.Next() {
-		var k triplet.Key
-		var n int
-		if err := rows.Scan(&k.Anchor, &k.J, &k.K, &n); err != nil {
-			return nil, err
+		defer rows.Close()
+		for rows.Next() {
+			var k triplet.Key
+			if err := rows.Scan(&k.Anchor, &k.J, &k.K); err != nil {
+				return err
+			}
+			released[k]++
 		}
-		m[k] = n
+		return rows.Err()
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
 	}
-	return m, rows.Err()
-}
-
-// Record implements Scheduler.
-func (ds *DesignScheduler) Record(ctx context.Context, tx pgx.Tx, st Study, t triplet.Triplet) error {
-	if err := ds.record(ctx, tx, st, t); err != nil {
-		return fmt.Errorf("%s design: %w", ds.name, err)
-	}
-	return nil
-}
-
-func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, st Study, t triplet.Triplet) error {
-	k := triplet.KeyOf(t)
-	// The question being answered is the only one of its comparison that
-	// is answered and still holds a lease: the others released theirs in
-	// the transactions that answered them. No lease: a fallback question.
-	tag, err := tx.Exec(ctx, releaseLeaseSQL, st.ID, k.Anchor, k.J, k.K)
 	if err != nil {
 		return err
 	}
-	if tag.RowsAffected() == 0 {
+
+	write, drop := ds.poolChanges(e, released)
+	b = &pgx.Batch{}
+	if len(released) > 0 {
+		var a, j, k, n []int32
+		for key, c := range released {
+			a, j, k, n = append(a, int32(key.Anchor)), append(j, int32(key.J)), append(k, int32(key.K)), append(n, c)
+		}
+		b.Queue(poolReleaseSQL, studyID, a, j, k, n, ds.step())
+	}
+	if len(write) > 0 {
+		var a, j, k, wanted []int32
+		var ord []int64
+		for _, w := range write {
+			a, j, k = append(a, int32(w.key.Anchor)), append(j, int32(w.key.J)), append(k, int32(w.key.K))
+			wanted, ord = append(wanted, int32(w.wanted)), append(ord, w.ord)
+		}
+		b.Queue(poolWriteSQL, studyID, a, j, k, wanted, ord, ds.kind.spread)
+	}
+	if len(drop) > 0 {
+		var a, j, k []int32
+		for _, key := range drop {
+			a, j, k = append(a, int32(key.Anchor)), append(j, int32(key.J)), append(k, int32(key.K))
+		}
+		b.Queue(poolDropSQL, studyID, a, j, k)
+	}
+	accepted := len(ev.v) > 0
+	if accepted {
+		b.Queue(insertEventsSQL, studyID, ev.v, ev.rev, ev.a, ev.c, ev.f)
+		prog, err := json.Marshal(progressOf(e.d))
+		if err != nil {
+			return err
+		}
+		every := int64(max(ds.SnapshotEvery, 1))
+		if v-row.snapVersion >= every || e.d.Done() {
+			snap, err := e.d.MarshalState()
+			if err != nil {
+				return fmt.Errorf("snapshot: %w", err)
+			}
+			b.Queue(saveSnapshotSQL, studyID, v, rev, prog, snap)
+		} else {
+			b.Queue(advanceStateSQL, studyID, v, rev, prog)
+		}
+	}
+	if b.Len() == 0 {
 		return nil
 	}
-	row, e, unlock, err := ds.lockState(ctx, tx, st, 0, false)
+	deleted := map[triplet.Key]bool{}
+	br = tx.SendBatch(ctx, b)
+	err = func() error {
+		if len(released) > 0 {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if len(write) > 0 {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if len(drop) > 0 {
+			rows, err := br.Query()
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var k triplet.Key
+				if err := rows.Scan(&k.Anchor, &k.J, &k.K); err != nil {
+					return err
+				}
+				deleted[k] = true
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			rows.Close()
+		}
+		if accepted {
+			for range 2 {
+				if _, err := br.Exec(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	if !e.d.Record(t) {
-		return nil // a surplus answer (its lease had expired): stored, not needed
+	for _, w := range write {
+		e.pool[w.key] = poolRow{wanted: w.wanted, ord: w.ord}
 	}
-	// From here the cached state is ahead of the database until the
-	// transaction commits; if anything fails it is dropped, and if the
-	// transaction rolls back later the (version, rev) check reloads it.
-	fail := func(err error) error { e.d = nil; return err }
-	v, rev := row.version+1, newID()
-	if _, err := tx.Exec(ctx, insertEventSQL, st.ID, v, rev, t.Anchor, t.Closer, t.Farther); err != nil {
-		return fail(err)
-	}
-	prog, err := json.Marshal(progressOf(e.d))
-	if err != nil {
-		return fail(err)
-	}
-	every := int64(max(ds.SnapshotEvery, 1))
-	if v-row.snapVersion >= every || e.d.Done() {
-		snap, err := e.d.MarshalState()
-		if err != nil {
-			return fail(fmt.Errorf("snapshot: %w", err))
-		}
-		_, err = tx.Exec(ctx, saveSnapshotSQL, st.ID, v, rev, prog, snap)
-		if err != nil {
-			return fail(err)
-		}
-	} else if _, err := tx.Exec(ctx, advanceStateSQL, st.ID, v, rev, prog); err != nil {
-		return fail(err)
+	for k := range deleted {
+		delete(e.pool, k)
 	}
 	e.version, e.rev = v, rev
 	return nil
+}
+
+// poolWrite is a pool row to write: its comparison's new wanted and ord.
+type poolWrite struct {
+	key    triplet.Key
+	wanted int
+	ord    int64
+}
+
+// poolChanges compares the pool rows e holds with the window of the
+// design's open comparisons now: it returns the rows to write (new, wanted
+// changed, or for basis every open one: its order is its place in the
+// list) and the comparisons whose rows may go (wanted 0, or a lease
+// released on a row no longer wanted).
+func (ds *DesignScheduler) poolChanges(e *cachedState, released map[triplet.Key]int32) (write []poolWrite, drop []triplet.Key) {
+	needs := e.d.Open(nil, ds.PoolWindow)
+	open := make(map[triplet.Key]bool, len(needs))
+	for i, nd := range needs {
+		open[nd.Key] = true
+		old, had := e.pool[nd.Key]
+		ord := int64(i)
+		if ds.kind.spread {
+			if had {
+				ord = old.ord
+			} else {
+				ord = e.nextOrd
+				e.nextOrd++
+			}
+		}
+		if !had || old.wanted != nd.Answers || old.ord != ord {
+			write = append(write, poolWrite{key: nd.Key, wanted: nd.Answers, ord: ord})
+		}
+	}
+	for k, old := range e.pool {
+		if open[k] {
+			continue
+		}
+		if old.wanted != 0 {
+			write = append(write, poolWrite{key: k, wanted: 0, ord: old.ord})
+			drop = append(drop, k)
+		} else if released[k] > 0 {
+			drop = append(drop, k)
+		}
+	}
+	return write, drop
+}
+
+// writePool writes the first pool of a new state e (a design just built).
+func (ds *DesignScheduler) writePool(ctx context.Context, tx pgx.Tx, studyID int64, e *cachedState) error {
+	write, _ := ds.poolChanges(e, nil)
+	if len(write) == 0 {
+		return nil
+	}
+	var a, j, k, wanted []int32
+	var ord []int64
+	for _, w := range write {
+		a, j, k = append(a, int32(w.key.Anchor)), append(j, int32(w.key.J)), append(k, int32(w.key.K))
+		wanted, ord = append(wanted, int32(w.wanted)), append(ord, w.ord)
+		e.pool[w.key] = poolRow{wanted: w.wanted, ord: w.ord}
+	}
+	_, err := tx.Exec(ctx, poolWriteSQL, studyID, a, j, k, wanted, ord, ds.kind.spread)
+	return err
+}
+
+// pendingStudiesSQL lists the studies with answers their design has not
+// recorded.
+const pendingStudiesSQL = `
+	SELECT s.id, s.design FROM studies s
+	WHERE EXISTS (SELECT 1 FROM design_inbox i WHERE i.study_id = s.id)`
+
+// RecordPending records in their designs the answers left in the inbox by
+// a writer that failed or a process that stopped between an answer's
+// commit and its recording. The server calls it at start-up and then
+// periodically; it returns when they are recorded.
+func (s *Store) RecordPending(ctx context.Context) error {
+	rows, err := s.pool.Query(ctx, pendingStudiesSQL)
+	if err != nil {
+		return fmt.Errorf("record pending answers: %w", err)
+	}
+	type pending struct {
+		id     int64
+		design string
+	}
+	studies, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pending, error) {
+		var p pending
+		err := r.Scan(&p.id, &p.design)
+		return p, err
+	})
+	if err != nil {
+		return fmt.Errorf("record pending answers: %w", err)
+	}
+	for _, p := range studies {
+		if ds, ok := s.designs[p.design]; ok {
+			ds.recordPending(ctx, p.id)
+		}
+	}
+	return ctx.Err()
 }

@@ -71,16 +71,27 @@ func progressOf(d design.Design) DesignProgress {
 }
 
 // cachedState is one study's design as a process last saw it: the state at
-// (version, rev). mu serialises its use inside the process; across
-// processes the design_states row lock does.
+// (version, rev), and the pool rows as that state left them. mu serialises
+// its use inside the process; across processes the design_states row lock
+// does (only the writer takes it).
 type cachedState struct {
 	mu      sync.Mutex
 	version int64
 	rev     string
 	d       design.Design // nil: must be loaded
+	// pool is the design_pool rows of the study (key → wanted and ord) at
+	// (version, rev); nil: must be read. nextOrd is the ord a new row gets.
+	pool    map[triplet.Key]poolRow
+	nextOrd int64
 }
 
-// stateRow is a locked design_states row.
+// poolRow is what the writer keeps of a design_pool row.
+type poolRow struct {
+	wanted int
+	ord    int64
+}
+
+// stateRow is a design_states row.
 type stateRow struct {
 	design               string
 	items                int
@@ -101,69 +112,94 @@ func (ds *DesignScheduler) entry(studyID int64) *cachedState {
 }
 
 // DropCache forgets every cached design state, as a restarted process
-// would; the next question or answer of each study restores its state from
-// PostgreSQL.
+// would; the next writer of each study restores its state from PostgreSQL.
 func (ds *DesignScheduler) DropCache() {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	ds.cache = map[int64]*cachedState{}
+	ds.started = map[int64]bool{}
 }
-
-// errNoState means a study has no design state yet.
-var errNoState = errors.New("no design state")
 
 // The SQL that reads a design's state, by name so that TestHotQueryPlans
 // explains these very strings on a large study.
 const (
-	lockDesignStateSQL = `
+	stateRowSQL = `
 		SELECT design, items, version, rev, snapshot_version, snapshot_rev
-		FROM design_states WHERE study_id = $1 FOR UPDATE`
-	eventRevSQL     = `SELECT rev FROM design_events WHERE study_id = $1 AND version = $2`
-	snapshotSQL     = `SELECT snapshot FROM design_states WHERE study_id = $1`
-	replayEventsSQL = `
+		FROM design_states WHERE study_id = $1`
+	lockDesignStateSQL = stateRowSQL + ` FOR UPDATE`
+	eventRevSQL        = `SELECT rev FROM design_events WHERE study_id = $1 AND version = $2`
+	snapshotSQL        = `SELECT snapshot FROM design_states WHERE study_id = $1`
+	replayEventsSQL    = `
 		SELECT version, rev, anchor, closer, farther FROM design_events
 		WHERE study_id = $1 AND version > $2 ORDER BY version`
+	poolRowsSQL = `SELECT anchor, j, k, wanted, ord FROM design_pool WHERE study_id = $1`
 )
 
-// lockState locks the study's design_states row for the transaction
-// (creating it from the study's settings over n items when create is set
-// and it does not exist) and returns the study's cached state brought up to
-// the row's version, with its mutex held: the caller must call unlock.
-func (ds *DesignScheduler) lockState(ctx context.Context, tx pgx.Tx, st Study, n int, create bool) (row stateRow, e *cachedState, unlock func(), err error) {
-	sel := func() error {
-		return tx.QueryRow(ctx, lockDesignStateSQL, st.ID).
-			Scan(&row.design, &row.items, &row.version, &row.rev, &row.snapVersion, &row.snapRev)
-	}
-	err = sel()
+// scanStateRow reads a design_states row.
+func scanStateRow(r pgx.Row) (stateRow, error) {
+	var row stateRow
+	err := r.Scan(&row.design, &row.items, &row.version, &row.rev, &row.snapVersion, &row.snapRev)
+	return row, err
+}
+
+// lockState locks the study's design_states row for the transaction (the
+// writer's lock) and returns the study's cached state brought up to the
+// row's version with its pool rows read, with its mutex held: the caller
+// must call unlock. A study without a state is errNoState.
+func (ds *DesignScheduler) lockState(ctx context.Context, tx pgx.Tx, studyID int64) (row stateRow, e *cachedState, unlock func(), err error) {
+	row, err = scanStateRow(tx.QueryRow(ctx, lockDesignStateSQL, studyID))
 	if errors.Is(err, pgx.ErrNoRows) {
-		if !create {
-			return row, nil, nil, errNoState
-		}
-		if err = ds.createState(ctx, tx, st, n); err != nil {
-			return row, nil, nil, err
-		}
-		err = sel()
+		return row, nil, nil, errNoState
 	}
 	if err != nil {
 		return row, nil, nil, err
 	}
 	if row.design != ds.name {
-		return row, nil, nil, fmt.Errorf("study %s: design state is %q, scheduler is %q", st.Slug, row.design, ds.name)
+		return row, nil, nil, fmt.Errorf("study %d: design state is %q, scheduler is %q", studyID, row.design, ds.name)
 	}
-	e = ds.entry(st.ID)
+	e = ds.entry(studyID)
 	e.mu.Lock()
-	if err := ds.sync(ctx, tx, st.ID, row, e); err != nil {
-		e.d = nil
+	if err := ds.sync(ctx, tx, studyID, row, e); err != nil {
+		e.d, e.pool = nil, nil
 		e.mu.Unlock()
 		return row, nil, nil, err
+	}
+	if e.pool == nil {
+		if err := e.readPool(ctx, tx, studyID); err != nil {
+			e.d, e.pool = nil, nil
+			e.mu.Unlock()
+			return row, nil, nil, err
+		}
 	}
 	return row, e, e.mu.Unlock, nil
 }
 
-// createState builds the study's design from its settings over n items and
-// inserts its state at version 0 (a concurrent creator wins harmlessly: ON
-// CONFLICT DO NOTHING waits for it and keeps its row).
-func (ds *DesignScheduler) createState(ctx context.Context, tx pgx.Tx, st Study, n int) error {
+// readPool reads the study's pool rows into e.
+func (e *cachedState) readPool(ctx context.Context, tx pgx.Tx, studyID int64) error {
+	rows, err := tx.Query(ctx, poolRowsSQL, studyID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	e.pool, e.nextOrd = map[triplet.Key]poolRow{}, 0
+	for rows.Next() {
+		var k triplet.Key
+		var r poolRow
+		if err := rows.Scan(&k.Anchor, &k.J, &k.K, &r.wanted, &r.ord); err != nil {
+			return err
+		}
+		e.pool[k] = r
+		e.nextOrd = max(e.nextOrd, r.ord+1)
+	}
+	return rows.Err()
+}
+
+// ensureState creates the study's design state and its first pool, from
+// its settings over n items, in the transaction of the question that needs
+// them (the study's first design question). A concurrent creator wins
+// harmlessly: ON CONFLICT DO NOTHING waits for it and keeps its rows, which
+// are the same (the design is deterministic).
+func (ds *DesignScheduler) ensureState(ctx context.Context, tx pgx.Tx, st studyState, n int) error {
 	var raw []byte
 	if err := tx.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, st.ID).Scan(&raw); err != nil {
 		return err
@@ -185,22 +221,36 @@ func (ds *DesignScheduler) createState(ctx context.Context, tx pgx.Tx, st Study,
 		return err
 	}
 	rev := newID()
-	_, err = tx.Exec(ctx, `
+	tag, err := tx.Exec(ctx, `
 		INSERT INTO design_states (study_id, design, config, items, version, rev, snapshot, snapshot_version, snapshot_rev, progress)
 		VALUES ($1, $2, $3, $4, 0, $5, $6, 0, $5, $7) ON CONFLICT (study_id) DO NOTHING`,
 		st.ID, ds.name, raw, n, rev, snap, prog)
-	return err
+	if err != nil || tag.RowsAffected() == 0 {
+		return err // created by another question meanwhile
+	}
+	e := &cachedState{d: d, version: 0, rev: rev, pool: map[triplet.Key]poolRow{}}
+	if err := ds.writePool(ctx, tx, st.ID, e); err != nil {
+		return err
+	}
+	// Cached only now: if this transaction rolls back, another creator's
+	// rev differs and the next writer reloads.
+	ds.mu.Lock()
+	ds.cache[st.ID] = e
+	ds.mu.Unlock()
+	return nil
 }
 
 // sync brings e to the row's (version, rev): nothing to do on the common
 // path (this process wrote the last version); replaying the events this
 // process missed when its state lies on the stored history; else restoring
-// the snapshot and replaying the events after it.
+// the snapshot and replaying the events after it. The pool rows are read
+// again unless the state was current (another writer changed them).
 func (ds *DesignScheduler) sync(ctx context.Context, tx pgx.Tx, studyID int64, row stateRow, e *cachedState) error {
 	if e.d != nil && e.version == row.version && e.rev == row.rev {
 		ds.stats.hits.Add(1)
 		return nil
 	}
+	e.pool = nil
 	if e.d != nil && e.version >= row.snapVersion && e.version < row.version {
 		rev := row.snapRev
 		if e.version > row.snapVersion {
@@ -253,20 +303,19 @@ func (ds *DesignScheduler) replay(ctx context.Context, tx pgx.Tx, studyID int64,
 
 // DesignState returns a study's design as stored (the snapshot with the
 // later events replayed), independent of any cache: a *landmark.Design or a
-// *basis.Scheme. It reads in a transaction holding the design's row lock.
+// *basis.Scheme. It reads one snapshot of the database (a read-only
+// repeatable-read transaction) and takes no lock.
 func (s *Store) DesignState(ctx context.Context, studyID int64) (design.Design, error) {
 	var d design.Design
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var row stateRow
-		err := tx.QueryRow(ctx, lockDesignStateSQL, studyID).
-			Scan(&row.design, &row.items, &row.version, &row.rev, &row.snapVersion, &row.snapRev)
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		row, err := scanStateRow(tx.QueryRow(ctx, stateRowSQL, studyID))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("design state")
 		}
 		if err != nil {
 			return err
 		}
-		ds, ok := s.schedulers[row.design].(*DesignScheduler)
+		ds, ok := s.designs[row.design]
 		if !ok {
 			return fmt.Errorf("design %q is not registered", row.design)
 		}
@@ -282,3 +331,6 @@ func (s *Store) DesignState(ctx context.Context, studyID int64) (design.Design, 
 	}
 	return d, nil
 }
+
+// errNoState means a study has no design state yet.
+var errNoState = errors.New("no design state")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/closer-lab/closer/internal/triplet"
@@ -49,4 +50,34 @@ func (s *Store) Votes(ctx context.Context, studyID int64) (*triplet.Votes, error
 		return nil, fmt.Errorf("votes: %w", err)
 	}
 	return v, nil
+}
+
+// RecordThenRollBack runs the design writer's recording of the study's
+// inbox in a transaction that then rolls back, as a writer whose commit
+// failed would: the scheduler's cached state is left ahead of the
+// database.
+func (ds *DesignScheduler) RecordThenRollBack(ctx context.Context, studyID int64) error {
+	tx, err := ds.db.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	row, e, unlock, err := ds.lockState(ctx, tx, studyID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	rows, err := tx.Query(ctx, readInboxSQL, studyID, inboxBatch)
+	if err != nil {
+		return err
+	}
+	entries, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (inboxEntry, error) {
+		var en inboxEntry
+		err := r.Scan(&en.id, &en.participant, &en.t.Anchor, &en.t.Closer, &en.t.Farther)
+		return en, err
+	})
+	if err != nil {
+		return err
+	}
+	return ds.record(ctx, tx, studyID, row, e, entries)
 }

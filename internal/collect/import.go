@@ -156,7 +156,7 @@ func (imp *ImportTx) SetDesignConfig(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	_, err = imp.tx.Exec(imp.ctx, `UPDATE studies SET design_config = $2 WHERE id = $1`, id, raw)
+	_, err = imp.tx.Exec(imp.ctx, `UPDATE studies SET design_config = $2, version = version + 1 WHERE id = $1`, id, raw)
 	return err
 }
 
@@ -278,8 +278,8 @@ func (imp *ImportTx) CopyAnswers(rows RowSource[ImportAnswer]) (int, error) {
 		return 0, err
 	}
 	if _, err := tx.Exec(ctx, `
-		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, issued_at, answered_at)
-		SELECT a.qid, $1, p.participant_id, a.anchor, a.left_idx, a.right_idx, a.design, a.asked_at, a.answered_at
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, issued_at)
+		SELECT a.qid, $1, p.participant_id, a.anchor, a.left_idx, a.right_idx, a.design, a.asked_at
 		FROM import_answers a JOIN import_participants p ON p.key = a.participant ORDER BY a.line`, studyID); err != nil {
 		if isUnique(err, "") {
 			return 0, repeated("questions", err)
@@ -291,6 +291,12 @@ func (imp *ImportTx) CopyAnswers(rows RowSource[ImportAnswer]) (int, error) {
 		SELECT a.qid, $1, p.participant_id, a.anchor, a.closer, a.farther, a.response_ms, a.answered_at
 		FROM import_answers a JOIN import_participants p ON p.key = a.participant ORDER BY a.line`, studyID); err != nil {
 		return 0, fmt.Errorf("answers: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `
+		UPDATE participants p SET answered = c.n
+		FROM (SELECT participant_id, count(*)::int AS n FROM answers WHERE study_id = $1 GROUP BY participant_id) c
+		WHERE p.id = c.participant_id`, studyID); err != nil {
+		return 0, fmt.Errorf("participants' answers: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `
 		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer)

@@ -118,6 +118,10 @@ func (s *Store) AddItems(ctx context.Context, studyID int64, imgs []media.Image)
 		if len(added) == 0 {
 			return nil
 		}
+		// Servers keep a study's items in memory by version (items_cache.go).
+		if _, err := tx.Exec(ctx, `UPDATE studies SET version = version + 1 WHERE id = $1`, studyID); err != nil {
+			return err
+		}
 		if asked || len(old) == 0 {
 			// Append: the new items take indices len(old).. in natural order.
 			_, err = tx.Exec(ctx, `UPDATE items SET idx = idx - 1000000000 WHERE study_id = $1 AND idx >= 1000000000`, studyID)

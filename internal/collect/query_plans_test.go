@@ -16,7 +16,9 @@ import (
 
 // largeTables are the tables that grow with a study's answers or
 // participants: a hot query must never read one of them whole.
-var largeTables = []string{"questions", "answers", "votes", "participants", "design_leases", "design_events", "items"}
+// (design_inbox is not one: the writer empties it within milliseconds of
+// each answer.)
+var largeTables = []string{"questions", "answers", "votes", "participants", "design_leases", "design_events", "design_pool", "items"}
 
 // planFixture is a database holding one large study next to a small one,
 // and the ids a request would carry.
@@ -91,13 +93,12 @@ func newPlanFixture(t *testing.T) (*pgxpool.Pool, planFixture) {
 		// Question g of a participant compares anchor a = g + o mod n with
 		// a + d and a + d + 1 + g / n (o and d vary with the participant),
 		// so a participant is never asked one comparison twice (for each
-		// up to 2n). The last one is open.
+		// up to 2n). The last one is open, the others answered.
 		exec(`
-			INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, issued_at, answered_at)
+			INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, issued_at)
 			SELECT substr(md5(p.id || '/' || g), 1, 26), p.study_id, p.id,
 				(g + o) % n, (g + o + d) % n, (g + o + d + 1 + g / n) % n, 'landmark-k1',
-				p.created_at + g * interval '10 seconds',
-				CASE WHEN g < m - 1 THEN p.created_at + g * interval '10 seconds' + interval '3 seconds' END
+				p.created_at + g * interval '10 seconds'
 			FROM (SELECT $2::int AS n, $3::int AS m) c, participants p,
 				LATERAL (SELECT (p.id * 7919) % c.n AS o, 1 + (p.id * 13) % (c.n - 3) AS d) v,
 				generate_series(0, c.m - 1) g
@@ -105,9 +106,15 @@ func newPlanFixture(t *testing.T) (*pgxpool.Pool, planFixture) {
 			id, items, each, asked)
 		exec(`
 			INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms, answered_at)
-			SELECT id, study_id, participant_id, anchor, left_idx, right_idx, 300 + (hashtext(id) & 4095), answered_at
-			FROM questions WHERE study_id = $1::bigint AND answered_at IS NOT NULL
-			ORDER BY answered_at`, id)
+			SELECT q.id, q.study_id, q.participant_id, q.anchor, q.left_idx, q.right_idx, 300 + (hashtext(q.id) & 4095),
+				q.issued_at + interval '3 seconds'
+			FROM questions q JOIN participants p ON p.id = q.participant_id
+			WHERE q.study_id = $1::bigint AND q.issued_at < p.created_at + ($2::int - 1) * interval '10 seconds'
+			ORDER BY q.issued_at`, id, each)
+		exec(`
+			UPDATE participants p SET answered = $2::int - 1, open_question = q.id
+			FROM questions q WHERE q.participant_id = p.id AND p.study_id = $1::bigint
+				AND q.issued_at = p.created_at + ($2::int - 1) * interval '10 seconds'`, id, each)
 		exec(`
 			INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer)
 			SELECT $1::bigint, anchor, least(closer, farther), greatest(closer, farther),
@@ -126,9 +133,27 @@ func newPlanFixture(t *testing.T) (*pgxpool.Pool, planFixture) {
 		// long ago, the small study's are active.
 		exec(`
 			INSERT INTO design_leases (participant_id, anchor, j, k, study_id, leased_at, expires_at)
-			SELECT participant_id, anchor, least(left_idx, right_idx), greatest(left_idx, right_idx), study_id,
-				issued_at, CASE WHEN issued_at > now() - interval '1 day' THEN now() ELSE issued_at END + interval '2 minutes'
-			FROM questions WHERE study_id = $1::bigint AND answered_at IS NULL`, id)
+			SELECT q.participant_id, q.anchor, least(q.left_idx, q.right_idx), greatest(q.left_idx, q.right_idx), q.study_id,
+				q.issued_at, CASE WHEN q.issued_at > now() - interval '1 day' THEN now() ELSE q.issued_at END + interval '2 minutes'
+			FROM questions q JOIN participants p ON p.open_question = q.id WHERE q.study_id = $1::bigint`, id)
+		// A full window of open comparisons in the pool (a landmark design
+		// of this size has far more), the leased ones taken, and a few
+		// answers waiting for the writer.
+		exec(`
+			INSERT INTO design_pool (study_id, anchor, j, k, wanted, taken, ord, prio)
+			SELECT $1::bigint, a, j, j + 1 + (g % 7), 1, 0, g, (0 - 1) * 4294967296 + g
+			FROM generate_series(0, $2::int - 1) g,
+				LATERAL (SELECT g % ($3::int - 9) AS a, (g / ($3::int - 9)) % ($3::int - 9) AS j) x
+			ON CONFLICT DO NOTHING`, id, 4096, items)
+		exec(`
+			INSERT INTO design_pool (study_id, anchor, j, k, wanted, taken, ord, prio)
+			SELECT study_id, anchor, j, k, 1, count(*), 1000000, (count(*) - 1) * 4294967296 + 1000000
+			FROM design_leases WHERE study_id = $1::bigint GROUP BY study_id, anchor, j, k
+			ON CONFLICT (study_id, anchor, j, k) DO UPDATE SET taken = excluded.taken`, id)
+		exec(`
+			INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther)
+			SELECT $1::bigint, participant_id, anchor, closer, farther FROM answers WHERE study_id = $1::bigint
+			ORDER BY seq DESC LIMIT 20`, id)
 		exec(`
 			INSERT INTO recompute_runs (study_id, status, started_at, finished_at, answers, items)
 			SELECT $1::bigint, 'done', $2::timestamptz + i * interval '1 hour', $2::timestamptz + i * interval '1 hour', i * 100, $3::int
@@ -146,9 +171,8 @@ func newPlanFixture(t *testing.T) (*pgxpool.Pool, planFixture) {
 	pick := func(studyID int64, part *int64, open, answered *string) {
 		t.Helper()
 		if err := pool.QueryRow(ctx, `
-			SELECT q.participant_id, q.id,
-				(SELECT id FROM questions WHERE participant_id = q.participant_id AND answered_at IS NOT NULL LIMIT 1)
-			FROM questions q WHERE q.study_id = $1 AND q.answered_at IS NULL ORDER BY q.participant_id DESC LIMIT 1`,
+			SELECT p.id, p.open_question, (SELECT question_id FROM answers WHERE participant_id = p.id LIMIT 1)
+			FROM participants p WHERE p.study_id = $1 AND p.open_question IS NOT NULL ORDER BY p.id DESC LIMIT 1`,
 			studyID).Scan(part, open, answered); err != nil {
 			t.Fatal(err)
 		}
@@ -193,36 +217,44 @@ func hotQueries(fx planFixture) []planCase {
 	return []planCase{
 		// Next and Answer, both studies.
 		{"lockParticipant/large", lockParticipantSQL, []any{fx.largePart}},
-		{"participantProgress/large", participantProgressSQL, []any{fx.largePart}},
-		{"participantProgress/live", participantProgressSQL, []any{fx.livePart}},
-		{"openQuestion/large", openQuestionSQL, []any{fx.largePart}},
-		{"openQuestion/live", openQuestionSQL, []any{fx.livePart}},
-		{"countItems/live", countItemsSQL, []any{live}},
+		{"lockParticipant/live", lockParticipantSQL, []any{fx.livePart}},
+		{"itemsAtVersion/live", itemsAtVersionSQL, []any{live}},
 		{"askedKeys/large", askedKeysSQL, []any{fx.largePart}},
 		{"askedKeys/live", askedKeysSQL, []any{fx.livePart}},
 		{"insertQuestion/live", insertQuestionSQL, []any{"q-new", live, fx.livePart, 0, 1, 2, "random"}},
+		{"holdQuestion/large", holdQuestionSQL, []any{fx.largePart, "q-new"}},
 		{"complete/live", completeSQL, []any{fx.livePart, "CODE"}},
-		{"lockQuestion/large", lockQuestionSQL, []any{fx.largeOpen}},
+		{"lockAnswer/large", lockAnswerSQL, []any{fx.largeOpen}},
 		{"previousAnswer/large", previousAnswerSQL, []any{fx.largeAnswered}},
 		{"insertAnswer/live", insertAnswerSQL, []any{fx.liveOpen, live, fx.livePart, 0, 1, 2, 900}},
 		{"addVote/live", addVoteSQL, []any{live, fx.liveAnchor, fx.liveJ, fx.liveK, 1, 0}},
-		{"markAnswered/large", markAnsweredSQL, []any{fx.largeOpen}},
-		{"countAnswered/large", countAnsweredSQL, []any{fx.largePart}},
+		{"inbox/live", inboxSQL, []any{live, fx.livePart, 0, 1, 2}},
+		{"answered/large", answeredSQL, []any{fx.largePart, "q-new", 100, "CODE"}},
 		{"complete/large", completeSQL, []any{fx.largePart, "CODE"}},
 		{"votes/live", votesSQL, []any{live}},
-		// Stateful designs.
+		// Stateful designs: the questions' claims and takeovers.
+		{"claim/live", claimSQL, []any{live, fx.livePart, 120.0, "q-new", true, "landmark-k1", int64(prioStep)}},
+		{"claim/large", claimSQL, []any{large, fx.largePart, 120.0, "q-new", false, "landmark-k1", int64(prioStep)}},
+		{"takeOver/live", takeOverSQL, []any{live, fx.livePart, 120.0, "q-new", true, "landmark-k1"}},
+		{"takeOver/large", takeOverSQL, []any{large, fx.largePart, 120.0, "q-new", true, "landmark-k1"}},
+		{"stateExists/large", stateExistsSQL, []any{large}},
+		// The writer.
 		{"lockDesignState/large", lockDesignStateSQL, []any{large}},
 		{"eventRev/large", eventRevSQL, []any{large, int64(1000)}},
 		{"snapshot/large", snapshotSQL, []any{large}},
 		{"replayEvents/large", replayEventsSQL, []any{large, int64(planLargeAsked*(planLargeEach-1) - 400)}},
-		{"activeLeases/live", activeLeasesSQL, []any{live}},
-		{"activeLeases/large", activeLeasesSQL, []any{large}},
-		{"insertLease/live", insertLeaseSQL, []any{fx.livePart, fx.liveAnchor, fx.liveJ, fx.liveK, live, 120.0}},
-		{"releaseLease/live", releaseLeaseSQL, []any{live, fx.liveAnchor, fx.liveJ, fx.liveK}},
-		{"releaseLease/large", releaseLeaseSQL, []any{large, 5, 6, 7}},
-		{"insertEvent/live", insertEventSQL, []any{live, int64(1 << 40), "rev", 0, 1, 2}},
+		{"poolRows/live", poolRowsSQL, []any{live}},
+		{"readInbox/live", readInboxSQL, []any{live, inboxBatch}},
+		{"deleteInbox", deleteInboxSQL, []any{[]int64{1, 2, 3}}},
+		{"releaseLeases/live", releaseLeasesSQL, []any{live, []int64{fx.livePart}, []int32{int32(fx.liveAnchor)}, []int32{int32(fx.liveJ)}, []int32{int32(fx.liveK)}}},
+		{"releaseLeases/large", releaseLeasesSQL, []any{large, []int64{fx.largePart}, []int32{5}, []int32{6}, []int32{7}}},
+		{"poolRelease/large", poolReleaseSQL, []any{large, []int32{5}, []int32{6}, []int32{7}, []int32{1}, int64(prioStep)}},
+		{"poolWrite/large", poolWriteSQL, []any{large, []int32{5}, []int32{6}, []int32{7}, []int32{1}, []int64{9}, true}},
+		{"poolDrop/large", poolDropSQL, []any{large, []int32{5}, []int32{6}, []int32{7}}},
+		{"insertEvents/live", insertEventsSQL, []any{live, []int64{1 << 40}, []string{"rev"}, []int32{0}, []int32{1}, []int32{2}}},
 		{"saveSnapshot/live", saveSnapshotSQL, []any{live, int64(10), "rev", []byte("{}"), []byte{0}}},
 		{"advanceState/live", advanceStateSQL, []any{live, int64(10), "rev", []byte("{}")}},
+		{"openQuestion/large", openQuestionSQL, []any{fx.largeOpen}},
 		{"designAnswerCounts/live", designAnswerCountsSQL, []any{live, DesignFallback}},
 		{"designProgress/large", designProgressSQL, []any{large}},
 		// Participants, exclusion, study page.
@@ -261,7 +293,7 @@ func hotQueries(fx planFixture) []planCase {
 // run once per study reads the whole table as many times as there are
 // studies.
 func listQueries() []planCase {
-	return []planCase{{"listStudies", listStudiesSQL, nil}}
+	return []planCase{{"listStudies", listStudiesSQL, nil}, {"pendingStudies", pendingStudiesSQL, nil}}
 }
 
 // purgeQueries are the purge's batches of the large study, one per table

@@ -29,119 +29,120 @@ type Progress struct {
 	Total          int
 	Done           bool
 	CompletionCode string
+	// Status is the study's status. An answer taken while the study is
+	// paused leaves the participant without a next question, and not
+	// done: AnswerNext then returns neither.
+	Status string
+}
+
+// studyState is what issuing a question needs of a study.
+type studyState struct {
+	ID             int64
+	Slug           string
+	Status         string
+	Design         string
+	PerParticipant int
+	Version        int64 // studies.version: the items in memory are current at it
 }
 
 // The SQL of Next, by name so that TestHotQueryPlans explains these very
 // strings on a large study.
 const (
-	// lockParticipantSQL locks the participant's row and reads their study.
+	// lockParticipantSQL locks the participant's row and reads their
+	// progress, their study and the question they hold, if any.
 	lockParticipantSQL = `
-		SELECT s.id, s.slug, s.title, s.instructions, s.debrief, s.questions_per_participant,
-			s.status, s.design, s.created_at, s.updated_at
+		SELECT s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version,
+			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at
 		FROM participants p JOIN studies s ON s.id = p.study_id
+		LEFT JOIN questions q ON q.id = p.open_question
 		WHERE p.id = $1 FOR UPDATE OF p`
-	participantProgressSQL = `
-		SELECT (SELECT count(*) FROM answers WHERE participant_id = $1),
-			(SELECT completion_code FROM participants WHERE id = $1)`
-	countItemsSQL     = `SELECT count(*) FROM items WHERE study_id = $1`
+	// insertQuestionSQL issues a question unless the participant was asked
+	// its comparison before (questions_comparison_once; the id is new).
 	insertQuestionSQL = `
 		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	openQuestionSQL = `
-		SELECT q.id, q.study_id, q.design, q.issued_at,
-			q.anchor, a.label, a.sha256, q.left_idx, l.label, l.sha256, q.right_idx, r.label, r.sha256
-		FROM questions q
-		JOIN items a ON a.study_id = q.study_id AND a.idx = q.anchor
-		JOIN items l ON l.study_id = q.study_id AND l.idx = q.left_idx
-		JOIN items r ON r.study_id = q.study_id AND r.idx = q.right_idx
-		WHERE q.participant_id = $1 AND q.answered_at IS NULL`
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING issued_at`
+	// openQuestionSQL reads the question a participant holds.
+	openQuestionSQL = `SELECT anchor, left_idx, right_idx, design, issued_at FROM questions WHERE id = $1`
+	// holdQuestionSQL makes question $2 the participant's open question
+	// (none if it was not inserted).
+	holdQuestionSQL = `UPDATE participants SET open_question = (SELECT id FROM questions WHERE id = $2) WHERE id = $1`
 )
 
 // Next returns the participant's open question, issuing one when they have
 // none. Asking again before answering returns the same question: the
-// participant's row is locked for the transaction and a partial unique index
-// keeps at most one open question per participant. The comparison comes
-// from the study's design. When the participant has answered
-// questions_per_participant questions, or the design has nothing left for
-// them, they are marked complete and receive a completion code.
+// participant's row is locked for the transaction and holds their one open
+// question. The comparison comes from the study's design. When the
+// participant has answered questions_per_participant questions, or the
+// design has nothing left for them, they are marked complete and receive a
+// completion code.
 func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error) {
 	var pr Progress
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		pr = Progress{}
-		st, err := scanStudy(tx.QueryRow(ctx, lockParticipantSQL, participantID))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("participant")
-		}
-		if err != nil {
-			return err
-		}
-		pr.Total = st.QuestionsPerParticipant
-		var code *string
-		if err := tx.QueryRow(ctx, participantProgressSQL, participantID).Scan(&pr.Answered, &code); err != nil {
-			return err
-		}
-		if code != nil {
-			pr.Done, pr.CompletionCode = true, *code
-			return nil
-		}
-		if st.Status != StatusOpen {
-			return userErr(KindNotOpen, "the study is %s", st.Status)
-		}
-		q, err := openQuestion(ctx, tx, participantID)
-		if err != nil {
-			return err
-		}
-		if q != nil {
-			pr.Question = q
-			return nil
-		}
-		if pr.Answered >= pr.Total {
-			return s.complete(ctx, tx, participantID, &pr)
-		}
-		sch, ok := s.schedulers[st.Design]
-		if !ok {
-			return fmt.Errorf("study %s has unknown design %q", st.Slug, st.Design)
-		}
-		var n int
-		if err := tx.QueryRow(ctx, countItemsSQL, st.ID).Scan(&n); err != nil {
-			return err
-		}
-		if n < 3 {
-			return userErr(KindNotOpen, "the study has fewer than three items")
-		}
-		c, err := sch.Next(ctx, tx, Ask{Study: st, ParticipantID: participantID, Items: n})
-		if errors.Is(err, ErrExhausted) {
-			return s.complete(ctx, tx, participantID, &pr)
-		}
-		if err != nil {
-			return err
-		}
-		if c.Anchor == c.Left || c.Anchor == c.Right || c.Left == c.Right ||
-			min(c.Anchor, c.Left, c.Right) < 0 || max(c.Anchor, c.Left, c.Right) >= n {
-			return fmt.Errorf("design %s returned an invalid comparison %+v for %d items", st.Design, c, n)
-		}
-		id := newID()
-		designName := st.Design
-		if c.Design != "" {
-			designName = c.Design
-		}
-		if _, err := tx.Exec(ctx, insertQuestionSQL,
-			id, st.ID, participantID, c.Anchor, c.Left, c.Right, designName); err != nil {
-			return err
-		}
-		q, err = openQuestion(ctx, tx, participantID)
-		if err != nil {
-			return err
-		}
-		if q == nil {
-			return fmt.Errorf("question %s vanished", id)
-		}
-		pr.Question = q
-		return nil
+		var err error
+		pr, err = s.next(ctx, tx, participantID)
+		return err
 	})
 	if err != nil {
 		return Progress{}, fmt.Errorf("next question: %w", err)
 	}
+	return pr, nil
+}
+
+// next is Next inside tx.
+func (s *Store) next(ctx context.Context, tx pgx.Tx, participantID int64) (Progress, error) {
+	var (
+		st                     studyState
+		pr                     Progress
+		code, open, qDesign    *string
+		qAnchor, qLeft, qRight *int
+		qIssued                *time.Time
+	)
+	err := tx.QueryRow(ctx, lockParticipantSQL, participantID).Scan(
+		&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version,
+		&pr.Answered, &code, &open, &qAnchor, &qLeft, &qRight, &qDesign, &qIssued)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return pr, notFound("participant")
+	}
+	if err != nil {
+		return pr, err
+	}
+	pr.Total, pr.Status = st.PerParticipant, st.Status
+	if code != nil {
+		pr.Done, pr.CompletionCode = true, *code
+		return pr, nil
+	}
+	if st.Status != StatusOpen {
+		return pr, userErr(KindNotOpen, "the study is %s", st.Status)
+	}
+	items, err := s.items.get(ctx, tx, st.ID, st.Version)
+	if err != nil {
+		return pr, err
+	}
+	if open != nil {
+		c := Comparison{}
+		var issued time.Time
+		if qAnchor != nil {
+			c, issued = Comparison{Anchor: *qAnchor, Left: *qLeft, Right: *qRight, Design: *qDesign}, *qIssued
+		} else if err := tx.QueryRow(ctx, openQuestionSQL, *open).Scan(&c.Anchor, &c.Left, &c.Right, &c.Design, &issued); err != nil {
+			// The row lock waited for the transaction that issued the
+			// question: the join above, from the statement's snapshot,
+			// could not see it; this statement can.
+			return pr, fmt.Errorf("the question held: %w", err)
+		}
+		pr.Question = items.question(*open, st.ID, participantID, c, issued)
+		return pr, nil
+	}
+	if pr.Answered >= pr.Total {
+		return pr, s.complete(ctx, tx, participantID, &pr)
+	}
+	q, err := s.issue(ctx, tx, st, participantID, pr.Answered, items, nil, nil)
+	if errors.Is(err, ErrExhausted) {
+		return pr, s.complete(ctx, tx, participantID, &pr)
+	}
+	if err != nil {
+		return pr, err
+	}
+	pr.Question = q
 	return pr, nil
 }
 
@@ -155,19 +156,170 @@ func (s *Store) complete(ctx context.Context, tx pgx.Tx, participantID int64, pr
 	return nil
 }
 
-// openQuestion returns the participant's unanswered question, or nil.
-func openQuestion(ctx context.Context, tx pgx.Tx, participantID int64) (*Question, error) {
-	q := Question{ParticipantID: participantID}
-	err := tx.QueryRow(ctx, openQuestionSQL, participantID).
-		Scan(&q.ID, &q.StudyID, &q.Design, &q.IssuedAt,
-			&q.Anchor.Index, &q.Anchor.Label, &q.Anchor.SHA256,
-			&q.Left.Index, &q.Left.Label, &q.Left.SHA256,
-			&q.Right.Index, &q.Right.Label, &q.Right.SHA256)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
+// question is the Question of comparison c issued as id.
+func (it *studyItems) question(id string, studyID, participantID int64, c Comparison, issued time.Time) *Question {
+	return &Question{ID: id, StudyID: studyID, ParticipantID: participantID,
+		Anchor: it.ref(c.Anchor), Left: it.ref(c.Left), Right: it.ref(c.Right), Design: c.Design, IssuedAt: issued}
+}
+
+// issuePlan is the one statement that issues a participant's next question
+// on the likely path, sent in the same batch as the writes before it: a
+// blind random draw the unique index may refuse, or a design's claim of a
+// free slot that may find none. Either way the question's row and the
+// participant's hold on it come out of one round trip.
+type issuePlan struct {
+	id     string
+	random Comparison // the drawn comparison (random design)
+	claim  bool       // a design's claim (its statement returns the comparison)
+	sql    string
+	args   []any
+}
+
+// planIssue returns the likely-path statement for the next question of a
+// participant who answered `answered` questions, or nil when there is none
+// (a random study whose participant was asked most comparisons).
+func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *issuePlan {
+	id := newID()
+	if ds, ok := s.designs[st.Design]; ok {
+		sql, args := ds.claimStatement(st.ID, participantID, id)
+		return &issuePlan{id: id, claim: true, sql: sql, args: args}
 	}
+	c, ok := blindRandom(n, answered)
+	if !ok {
+		return nil
+	}
+	return &issuePlan{id: id, random: c, sql: insertQuestionSQL,
+		args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, DesignRandom}}
+}
+
+// read reads the plan's result from the batch: the comparison and when it
+// was issued, or ok = false when the draw was refused or the claim found
+// nothing.
+func (p *issuePlan) read(br pgx.BatchResults, design string) (c Comparison, issued time.Time, ok bool, err error) {
+	if p.claim {
+		err = br.QueryRow().Scan(&c.Anchor, &c.Left, &c.Right, &issued)
+		c.Design = design
+	} else {
+		err = br.QueryRow().Scan(&issued)
+		c = p.random
+		c.Design = DesignRandom
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Comparison{}, time.Time{}, false, nil
+	}
+	return c, issued, err == nil, err
+}
+
+// batchPart is statements a caller sends in the batch that issues a
+// question: queue adds them (nextID is the id the likely path gives the new
+// question, "" if there is none), read reads their results in order.
+type batchPart struct {
+	queue func(b *pgx.Batch, nextID string)
+	read  func(br pgx.BatchResults) error
+}
+
+// issue issues the participant's next question in tx (their row locked)
+// and makes it the question they hold. pre's statements go before the
+// issuing one in the same batch; post's after it, and post, when set, must
+// itself make the participant hold nextID (holdQuestionSQL otherwise). It
+// returns ErrExhausted when nothing is left to ask them.
+func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered int, items *studyItems,
+	pre, post *batchPart) (*Question, error) {
+	n := len(items.refs)
+	if n < 3 {
+		return nil, userErr(KindNotOpen, "the study has fewer than three items")
+	}
+	plan := s.planIssue(st, participantID, answered, n)
+	nextID := ""
+	if plan != nil {
+		nextID = plan.id
+	}
+	b := &pgx.Batch{}
+	if pre != nil {
+		pre.queue(b, nextID)
+	}
+	if plan != nil {
+		b.Queue(plan.sql, plan.args...)
+	}
+	if post != nil {
+		post.queue(b, nextID)
+	} else if plan != nil {
+		b.Queue(holdQuestionSQL, participantID, plan.id)
+	}
+	var (
+		c      Comparison
+		issued time.Time
+		ok     bool
+	)
+	if b.Len() > 0 {
+		br := tx.SendBatch(ctx, b)
+		err := func() error {
+			if pre != nil {
+				if err := pre.read(br); err != nil {
+					return err
+				}
+			}
+			if plan != nil {
+				var err error
+				if c, issued, ok, err = plan.read(br, st.Design); err != nil {
+					return err
+				}
+			}
+			if post != nil {
+				return post.read(br)
+			}
+			if plan != nil {
+				_, err := br.Exec()
+				return err
+			}
+			return nil
+		}()
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if ok {
+		return items.question(plan.id, st.ID, participantID, c, issued), nil
+	}
+	id := newID()
+	c, issued, err := s.issueSlow(ctx, tx, st, participantID, n, id)
 	if err != nil {
 		return nil, err
 	}
-	return &q, nil
+	return items.question(id, st.ID, participantID, c, issued), nil
+}
+
+// issueSlow issues a question when the likely path found none: a design's
+// expired lease taken over, else a random question (recorded as the design's
+// fallback in a design study) among the comparisons the participant was not
+// asked; ErrExhausted if there is none.
+func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, n int, id string) (Comparison, time.Time, error) {
+	design := DesignRandom
+	if ds, ok := s.designs[st.Design]; ok {
+		c, issued, ok, err := ds.takeOver(ctx, tx, st, participantID, n, id)
+		if err != nil || ok {
+			return c, issued, err
+		}
+		design = DesignFallback
+	}
+	asked, err := askedKeys(ctx, tx, participantID)
+	if err != nil {
+		return Comparison{}, time.Time{}, err
+	}
+	c, err := pickRandom(n, asked)
+	if err != nil {
+		return Comparison{}, time.Time{}, err
+	}
+	c.Design = design
+	var issued time.Time
+	if err := tx.QueryRow(ctx, insertQuestionSQL, id, st.ID, participantID, c.Anchor, c.Left, c.Right, design).Scan(&issued); err != nil {
+		return Comparison{}, time.Time{}, fmt.Errorf("issue a %s question: %w", design, err)
+	}
+	if _, err := tx.Exec(ctx, holdQuestionSQL, participantID, id); err != nil {
+		return Comparison{}, time.Time{}, err
+	}
+	return c, issued, nil
 }

@@ -2,7 +2,6 @@ package collect
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/jackc/pgx/v5"
@@ -10,53 +9,57 @@ import (
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
-// DesignRandom names the random design.
-const DesignRandom = "random"
-
-// RandomScheduler is the random design: every question is a uniformly random
-// triple of distinct items (anchor, then an unordered pair), never a
+// DesignRandom names the random design: every question is a uniformly
+// random triple of distinct items (anchor, then an unordered pair), never a
 // comparison the participant was already asked, shown with left and right
 // in random order. It keeps no state.
-type RandomScheduler struct{}
+const DesignRandom = "random"
 
-// enumerateBelow is the number of remaining comparisons under which Next
-// lists them all instead of sampling with rejection.
+// enumerateBelow is the number of remaining comparisons under which
+// pickRandom lists them all instead of sampling with rejection.
 const enumerateBelow = 200_000
 
-// Next implements Scheduler.
-func (RandomScheduler) Next(ctx context.Context, tx pgx.Tx, ask Ask) (Comparison, error) {
-	n := ask.Items
+// comparisons returns how many comparisons n items have (anchor and
+// unordered pair of the others).
+func comparisons(n int) int { return n * (n - 1) * (n - 2) / 2 }
+
+// blindRandom draws a uniformly random comparison without looking at what
+// the participant was asked: the store inserts it and lets the unique index
+// refuse a repeat (then it asks pickRandom). Worth it while a random draw
+// is most likely new: the participant was asked at most half of them.
+func blindRandom(n, asked int) (Comparison, bool) {
+	if n < 3 || 2*(asked+1) > comparisons(n) {
+		return Comparison{}, false
+	}
+	return displayOrder(randomKey(n)), true
+}
+
+// pickRandom draws uniformly among the comparisons of n items not in asked,
+// or returns ErrExhausted.
+func pickRandom(n int, asked map[triplet.Key]struct{}) (Comparison, error) {
 	if n < 3 {
 		return Comparison{}, ErrExhausted
 	}
-	asked, err := askedKeys(ctx, tx, ask.ParticipantID)
-	if err != nil {
-		return Comparison{}, fmt.Errorf("random design: %w", err)
-	}
-	total := n * (n - 1) * (n - 2) / 2
+	total := comparisons(n)
 	if total-len(asked) <= 0 {
 		return Comparison{}, ErrExhausted
 	}
-	var k triplet.Key
-	found := false
 	// Rejection sampling is uniform over the comparisons not yet asked; it
 	// needs few draws while most comparisons are fresh.
 	if len(asked)*2 <= total {
 		for range 64 {
-			k = randomKey(n)
+			k := randomKey(n)
 			if _, dup := asked[k]; !dup {
-				found = true
-				break
+				return displayOrder(k), nil
 			}
 		}
 	}
-	if !found && total <= enumerateBelow+len(asked) {
+	if total <= enumerateBelow+len(asked) {
 		// Few left: pick uniformly among the ones not asked.
-		left := total - len(asked)
-		r := rand.IntN(left)
-		for a := 0; a < n && !found; a++ {
-			for j := 0; j < n && !found; j++ {
-				for l := j + 1; l < n && !found; l++ {
+		r := rand.IntN(total - len(asked))
+		for a := range n {
+			for j := range n {
+				for l := j + 1; l < n; l++ {
 					if a == j || a == l {
 						continue
 					}
@@ -65,29 +68,31 @@ func (RandomScheduler) Next(ctx context.Context, tx pgx.Tx, ask Ask) (Comparison
 						continue
 					}
 					if r == 0 {
-						k, found = key, true
+						return displayOrder(key), nil
 					}
 					r--
 				}
 			}
 		}
 	}
-	for !found {
-		// Huge space, mostly asked: keep sampling (a participant holds at
-		// most questions_per_participant comparisons, so this ends).
-		k = randomKey(n)
-		_, dup := asked[k]
-		found = !dup
+	// Huge space, mostly asked: keep sampling (a participant holds at most
+	// questions_per_participant comparisons, so this ends).
+	for {
+		k := randomKey(n)
+		if _, dup := asked[k]; !dup {
+			return displayOrder(k), nil
+		}
 	}
+}
+
+// displayOrder shows the pair of k with left and right in random order.
+func displayOrder(k triplet.Key) Comparison {
 	c := Comparison{Anchor: k.Anchor, Left: k.J, Right: k.K}
 	if rand.IntN(2) == 1 {
 		c.Left, c.Right = c.Right, c.Left
 	}
-	return c, nil
+	return c
 }
-
-// Record implements Scheduler; the random design has no state.
-func (RandomScheduler) Record(context.Context, pgx.Tx, Study, triplet.Triplet) error { return nil }
 
 // randomKey draws a uniformly random anchor and unordered pair of distinct items.
 func randomKey(n int) triplet.Key {

@@ -26,18 +26,19 @@ import (
 )
 
 // Store is the PostgreSQL store. It is safe for concurrent use, and several
-// processes may share one database: all state lives in PostgreSQL.
+// processes may share one database: all state lives in PostgreSQL (what a
+// process keeps in memory, the studies' items and the designs' states, it
+// checks against a version stored with them).
 type Store struct {
-	pool       *pgxpool.Pool
-	schedulers map[string]Scheduler
+	pool    *pgxpool.Pool
+	designs map[string]*DesignScheduler // the stateful designs by name
+	items   itemsCache
 }
 
-// New returns a store on pool with the designs closer knows registered
-// ("random" for now).
+// New returns a store on pool with the random design; RegisterDesigns adds
+// the stateful ones.
 func New(pool *pgxpool.Pool) *Store {
-	s := &Store{pool: pool, schedulers: map[string]Scheduler{}}
-	s.RegisterDesign(DesignRandom, RandomScheduler{})
-	return s
+	return &Store{pool: pool, designs: map[string]*DesignScheduler{}}
 }
 
 // Ping checks that the database answers on one of the pool's connections.
@@ -48,14 +49,23 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// RegisterDesign makes a design available to studies under name. It is meant
-// to be called at start-up, before the store is used.
-func (s *Store) RegisterDesign(name string, sch Scheduler) { s.schedulers[name] = sch }
+// registerDesign makes a stateful design available to studies under its
+// name. It is meant to be called at start-up, before the store is used.
+func (s *Store) registerDesign(ds *DesignScheduler) {
+	ds.db = s.pool
+	s.designs[ds.name] = ds
+}
 
-// Designs returns the names of the registered designs, sorted.
+// knownDesign reports whether studies may use design.
+func (s *Store) knownDesign(design string) bool {
+	_, ok := s.designs[design]
+	return ok || design == DesignRandom
+}
+
+// Designs returns the names of the designs studies may use, sorted.
 func (s *Store) Designs() []string {
-	names := make([]string, 0, len(s.schedulers))
-	for n := range s.schedulers {
+	names := []string{DesignRandom}
+	for n := range s.designs {
 		names = append(names, n)
 	}
 	slices.Sort(names)

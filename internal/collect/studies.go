@@ -80,7 +80,7 @@ func (s *Store) check(in *StudyInput) error {
 	if !okStatus {
 		return userErr(KindInvalid, "unknown status %q (draft, open, paused or closed)", in.Status)
 	}
-	if _, ok := s.schedulers[in.Design]; !ok {
+	if !s.knownDesign(in.Design) {
 		return userErr(KindInvalid, "unknown design %q (known: %s)", in.Design, strings.Join(s.Designs(), ", "))
 	}
 	return nil
@@ -196,7 +196,7 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 			}
 		}
 		st, err = scanStudy(tx.QueryRow(ctx, `
-			UPDATE studies SET slug = $2, title = $3, instructions = $4, debrief = $5,
+			UPDATE studies SET version = version + 1, slug = $2, title = $3, instructions = $4, debrief = $5,
 				questions_per_participant = $6, status = $7, design = $8, design_config = $9, updated_at = now()
 			WHERE id = $1 RETURNING `+studyCols,
 			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig))

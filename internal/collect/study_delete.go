@@ -30,7 +30,7 @@ import (
 // renamed 'deleted:<id>' (a slug no live study can have) so that its slug
 // can be given to a new study at once.
 const markStudyDeletedSQL = `
-	UPDATE studies SET deleted_at = now(), status = 'closed', slug = 'deleted:' || id, updated_at = now()
+	UPDATE studies SET deleted_at = now(), status = 'closed', slug = 'deleted:' || id, updated_at = now(), version = version + 1
 	WHERE id = $1 AND deleted_at IS NULL`
 
 // markLockTimeout bounds how long MarkStudyDeleted waits for the study's
@@ -129,6 +129,8 @@ type purgeTable struct {
 var purgeTables = []purgeTable{
 	{"items", "idx", 200},                 // items_study_id_idx_key
 	{"design_leases", "anchor, j, k", 1},  // design_leases_study
+	{"design_pool", "anchor, j, k", 1},    // design_pool_pkey
+	{"design_inbox", "id", 1},             // design_inbox_study
 	{"answers", "seq", 1},                 // answers_study_seq
 	{"questions", "issued_at", 1},         // questions_study
 	{"design_events", "version", 1},       // design_events_pkey

@@ -207,8 +207,8 @@ func TestTallyAdvanceEqualsScratch(t *testing.T) {
 	insert := func(tx pgx.Tx, qid string, pid int64, anchor int) {
 		t.Helper()
 		for _, q := range []string{
-			`INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, answered_at)
-				VALUES ($1, $2, $3, $4, 1, 2, 'import', now())`,
+			`INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
+				VALUES ($1, $2, $3, $4, 1, 2, 'import')`,
 			`INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms)
 				VALUES ($1, $2, $3, $4, 1, 2, 1234)`,
 		} {

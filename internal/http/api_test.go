@@ -147,7 +147,7 @@ func TestAPIAnswerRefusals(t *testing.T) {
 	}
 	stored := func() int {
 		return a.count(`SELECT count(*) FROM answers`) + a.count(`SELECT coalesce(sum(j_closer + k_closer), 0) FROM votes`) +
-			a.count(`SELECT count(*) FROM questions WHERE answered_at IS NOT NULL`)
+			a.count(`SELECT coalesce(sum(answered), 0) FROM participants`)
 	}
 	cases := []struct {
 		name, token, body string

@@ -31,8 +31,9 @@ func newStore(t *testing.T) (*pgxpool.Pool, *collect.Store) {
 // fill creates an open landmark study with a row in every table that holds
 // a study's rows: images, participants (one excluded), answered questions
 // with their votes and design events, open questions holding leases, the
-// design's state, dashboard settings and a finished recompute run.
-func fill(t *testing.T, s *collect.Store, slug string) collect.Study {
+// design's state and pool, an answer waiting for the design's writer,
+// dashboard settings and a finished recompute run.
+func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) collect.Study {
 	t.Helper()
 	ctx := context.Background()
 	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: 6,
@@ -66,6 +67,13 @@ func fill(t *testing.T, s *collect.Store, slug string) collect.Study {
 				t.Fatal(err)
 			}
 		}
+	}
+	// An answer its design has not recorded yet (the writer records each
+	// before the answer's request returns; this one as if its process
+	// stopped in between).
+	if _, err := pool.Exec(ctx, `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther)
+		SELECT study_id, participant_id, anchor, closer, farther FROM answers WHERE study_id = $1 LIMIT 1`, st.ID); err != nil {
+		t.Fatal(err)
 	}
 	rs := collect.DefaultRecomputeSettings()
 	rs.MinNewAnswers = 5
@@ -169,8 +177,8 @@ func TestPurgeDeletesEveryRow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
-	doomed := fill(t, s, "doomed")
-	kept := fill(t, s, "kept")
+	doomed := fill(t, pool, s, "doomed")
+	kept := fill(t, pool, s, "kept")
 	forbidCascades(t, pool)
 	before, keptBefore := rowsOf(t, pool, doomed.ID), rowsOf(t, pool, kept.ID)
 	for table, n := range before {
@@ -214,8 +222,8 @@ func TestPurgeResumes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
-	doomed := fill(t, s, "doomed")
-	kept := fill(t, s, "kept")
+	doomed := fill(t, pool, s, "doomed")
+	kept := fill(t, pool, s, "kept")
 	forbidCascades(t, pool)
 	before, keptBefore := rowsOf(t, pool, doomed.ID), rowsOf(t, pool, kept.ID)
 	if err := s.MarkStudyDeleted(ctx, doomed.ID); err != nil {
@@ -259,7 +267,7 @@ func TestPurgeRefusesLiveStudy(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
-	live := fill(t, s, "live")
+	live := fill(t, pool, s, "live")
 	before := rowsOf(t, pool, live.ID)
 	if _, err := purge.Study(ctx, s, live.ID, 10); !errors.Is(err, purge.ErrNotMarked) {
 		t.Fatalf("purge of a live study: %v", err)
@@ -284,9 +292,9 @@ func TestPurgeJobs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
-	enqueued := fill(t, s, "enqueued")
-	lost := fill(t, s, "lost")
-	kept := fill(t, s, "kept")
+	enqueued := fill(t, pool, s, "enqueued")
+	lost := fill(t, pool, s, "lost")
+	kept := fill(t, pool, s, "kept")
 	keptBefore := rowsOf(t, pool, kept.ID)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 

@@ -1,0 +1,81 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// studyItems is a study's items as questions show them (index, label,
+// image hash), at one version of the study (studies.version).
+type studyItems struct {
+	version int64
+	refs    []ItemRef // by index
+}
+
+// itemsCache keeps the items of the studies a server has asked questions
+// of, so that issuing or showing a question needs no read of the items:
+// the question's transaction reads the study's version anyway and reloads
+// the items only when it moved (an upload, or the settings changed). It is
+// safe across replicas: the version lives in PostgreSQL.
+type itemsCache struct {
+	mu sync.Mutex
+	m  map[int64]*studyItems
+}
+
+// maxCachedStudies bounds the studies whose items a server keeps; past it
+// the cache starts afresh (a study's items are read again on its next
+// question).
+const maxCachedStudies = 256
+
+// itemsAtVersionSQL reads a study's items for the cache.
+const itemsAtVersionSQL = `SELECT idx, label, sha256 FROM items WHERE study_id = $1 ORDER BY idx`
+
+// get returns the items of the study at version, reading them with q (the
+// caller's transaction, so they match the version it read) when the copy
+// in memory is older.
+func (c *itemsCache) get(ctx context.Context, q querier, studyID, version int64) (*studyItems, error) {
+	c.mu.Lock()
+	it, ok := c.m[studyID]
+	c.mu.Unlock()
+	if ok && it.version == version {
+		return it, nil
+	}
+	rows, err := q.Query(ctx, itemsAtVersionSQL, studyID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	fresh := &studyItems{version: version}
+	for rows.Next() {
+		var r ItemRef
+		if err := rows.Scan(&r.Index, &r.Label, &r.SHA256); err != nil {
+			return nil, err
+		}
+		if r.Index != len(fresh.refs) {
+			return nil, fmt.Errorf("items of study %d are not numbered 0..n-1 (index %d at %d)", studyID, r.Index, len(fresh.refs))
+		}
+		fresh.refs = append(fresh.refs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedStudies {
+		c.m = map[int64]*studyItems{}
+	}
+	if old, ok := c.m[studyID]; !ok || old.version <= version {
+		c.m[studyID] = fresh
+	}
+	c.mu.Unlock()
+	return fresh, nil
+}
+
+// ref returns item i (the zero ItemRef with Index i if the copy lacks it,
+// which a consistent version rules out).
+func (it *studyItems) ref(i int) ItemRef {
+	if i >= 0 && i < len(it.refs) {
+		return it.refs[i]
+	}
+	return ItemRef{Index: i}
+}
