@@ -67,6 +67,7 @@ go build -o bin/closer ./cmd/closer
 
 # --- databases: the app's, fresh; pgbench's, set up once and emptied
 psqlc -d postgres -c "DROP DATABASE IF EXISTS closer_load WITH (FORCE)" -c "CREATE DATABASE closer_load"
+psqlc -d closer_load -c "CREATE EXTENSION pg_stat_statements"
 if [ "$pgclients" != 0 ]; then
 	if ! psqlc -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'closer_pgbench'" | grep -q 1; then
 		psqlc -d postgres -c "CREATE DATABASE closer_pgbench"
