@@ -1,10 +1,11 @@
 // closer: progressive enhancement of the question page. Without this file
 // the page is a plain form (POST, then 303 to the next question). With it:
-// keys (left/right arrow, 1/2) answer, the answer is sent in the background,
-// and the next question's images are fetched and decoded before it replaces
-// the current one, so a question never appears half loaded. A second click
-// while an answer is in flight is ignored (and the server would answer a
-// resubmission idempotently anyway).
+// keys (left/right arrow, 1/2) answer, the answer is sent in the background
+// and its reply is the next question's page (one round trip: the header
+// X-Closer-Next asks for it), whose images are fetched and decoded before it
+// replaces the current one, so a question never appears half loaded. A
+// second click while an answer is in flight is ignored (and the server would
+// answer a resubmission idempotently anyway).
 (function () {
   "use strict";
   var shownAt = performance.now();
@@ -40,7 +41,7 @@
     var data = new URLSearchParams(new FormData(form));
     data.set("closer", button.value);
     data.set("response_ms", String(Math.round(performance.now() - shownAt)));
-    fetch(form.action, { method: "POST", body: data, credentials: "same-origin" })
+    fetch(form.action, { method: "POST", body: data, credentials: "same-origin", headers: { "X-Closer-Next": "1" } })
       .then(function (res) {
         return res.text().then(function (html) {
           var doc = new DOMParser().parseFromString(html, "text/html");
@@ -53,7 +54,8 @@
           return preload(next).then(function () {
             document.querySelector("main").replaceWith(document.adoptNode(next));
             document.title = doc.title;
-            if (window.history && res.url) window.history.replaceState(null, "", res.url);
+            var at = res.headers.get("Content-Location") || res.url;
+            if (window.history && at) window.history.replaceState(null, "", at);
             shownAt = performance.now();
             busy = false;
           });

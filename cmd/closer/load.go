@@ -25,8 +25,11 @@ func init() {
 const loadUsage = `usage: closer load --base URL --study SLUG [flags]
 
 Simulated annotators on the JSON API of a running closer server: each joins
-the study (POST participants), then asks for the next question and answers
-it until the server says done, then joins again. Answers come from an oracle
+the study (POST participants), then asks for its first question and answers
+until the server says done, each answer's reply carrying the next question
+(one request per answer; --separate-next asks for it with a request of its
+own), then joins again. --base may list several replicas of one server,
+separated by commas: every annotator sends its requests to them in turn. Answers come from an oracle
 on --coords (the option nearer to the anchor), or at random. The run stops
 by itself after --duration (or --answers acknowledged answers), lets the
 requests in flight finish, and sends traffic only to --base.
@@ -55,7 +58,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprint(stderr, loadUsage)
 		fs.PrintDefaults()
 	}
-	base := fs.String("base", "", "the server's URL, e.g. http://localhost:8080 (required)")
+	base := fs.String("base", "", "the server's URL, e.g. http://localhost:8080, or several replicas' URLs separated by commas (required)")
 	study := fs.String("study", "", "the study's slug, e.g. demo (required)")
 	concurrency := fs.Int("concurrency", 10, "simulated annotators at once")
 	duration := fs.Duration("duration", 30*time.Second, "how long to run")
@@ -66,6 +69,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	seed := fs.Uint64("seed", 1, "seed of the random answers and think times")
 	timeout := fs.Duration("timeout", 30*time.Second, "bound on one request")
+	separate := fs.Bool("separate-next", false, "ask for each next question with a request of its own (GET …/next), not in the answer's reply")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -81,9 +85,10 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *adminToken == "" {
 		*adminToken = os.Getenv("CLOSER_ADMIN_TOKEN")
 	}
+	bases := strings.Split(*base, ",")
 	cfg := loadgen.Config{
-		BaseURL: *base, Study: *study, Concurrency: *concurrency, Duration: *duration, MaxAnswers: *maxAnswers,
-		Think: think, AdminToken: *adminToken, Seed: *seed, Timeout: *timeout,
+		BaseURL: bases[0], Replicas: bases[1:], Study: *study, Concurrency: *concurrency, Duration: *duration, MaxAnswers: *maxAnswers,
+		Think: think, AdminToken: *adminToken, Seed: *seed, Timeout: *timeout, SeparateNext: *separate,
 	}
 	if *coords != "" {
 		f, err := os.Open(*coords)
@@ -102,7 +107,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			answers = "answers from " + *coords
 		}
 		fmt.Fprintf(stdout, "closer load: %d annotators on %s, study %s, for %s, think %s, %s\n",
-			cfg.Concurrency, cfg.BaseURL, cfg.Study, cfg.Duration, think, answers)
+			cfg.Concurrency, *base, cfg.Study, cfg.Duration, think, answers)
 	}
 	res, runErr := loadgen.Run(ctx, cfg)
 	if res == nil {

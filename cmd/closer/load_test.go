@@ -159,8 +159,11 @@ func TestLoadChecksEveryAnswerOnce(t *testing.T) {
 	if n := a.stored("plain"); n != out.Answers || c.ExportRows != n {
 		t.Fatalf("%d answers acknowledged, %d stored, %d exported", out.Answers, n, c.ExportRows)
 	}
+	// One request per answer: each answer's reply carries the next
+	// question, so a participant asks for a question on its own only once,
+	// at its start.
 	ans, next, parts := out.Endpoints["answer"], out.Endpoints["next"], out.Endpoints["participants"]
-	if ans.OK != out.Answers || next.OK < ans.OK || parts.OK != out.Participants || out.Completed == 0 {
+	if ans.OK != out.Answers || next.OK > out.Participants || next.OK == 0 || parts.OK != out.Participants || out.Completed == 0 {
 		t.Fatalf("endpoints %+v, participants %d completed %d", out.Endpoints, out.Participants, out.Completed)
 	}
 	if len(ans.Errors)+len(next.Errors)+len(parts.Errors) != 0 || out.ServerErrors != 0 {
@@ -168,6 +171,15 @@ func TestLoadChecksEveryAnswerOnce(t *testing.T) {
 	}
 	if !(0 < ans.P50MS && ans.P50MS <= ans.P95MS && ans.P95MS <= ans.P99MS) {
 		t.Fatalf("answer latencies p50 %v p95 %v p99 %v", ans.P50MS, ans.P95MS, ans.P99MS)
+	}
+
+	// --separate-next: a request for every next question, as before.
+	sep, stderr, code := a.load("plain", "--separate-next")
+	if code != 0 || !sep.OK || sep.Check.Lost != 0 || sep.Check.Duplicated != 0 {
+		t.Fatalf("--separate-next: exit %d, ok %v: %s %s", code, sep.OK, sep.Error, stderr)
+	}
+	if sep.Endpoints["next"].OK < sep.Endpoints["answer"].OK {
+		t.Fatalf("--separate-next: %d next requests for %d answers", sep.Endpoints["next"].OK, sep.Endpoints["answer"].OK)
 	}
 
 	// The text report says the same in words.
@@ -452,5 +464,69 @@ func TestLoadReportsUnacknowledgedApart(t *testing.T) {
 				t.Fatalf("%d stored, %d acknowledged + %d unacknowledged but stored", n, c.Acknowledged, c.UnacknowledgedStored)
 			}
 		})
+	}
+}
+
+// Two replicas (two servers, each with its own store, on one database) of
+// a landmark study: closer load sends every annotator's requests to both
+// in turn; every acknowledged answer is stored once, each replica served
+// requests, no comparison was handed out more often than repeats, and the
+// design counts exactly the answers to its questions.
+func TestLoadTwoReplicasLandmark(t *testing.T) {
+	t.Parallel()
+	a := newLoadApp(t, nil)
+	ctx := context.Background()
+	collect.RegisterDesigns(a.store)
+	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "lm", Title: "Load lm", QuestionsPerParticipant: 10,
+		Status: collect.StatusOpen, Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 2, Landmarks: 3, Repeats: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, rej, err := a.store.AddItems(ctx, st.ID, demo.Items()[:12]); err != nil || len(rej) > 0 {
+		t.Fatal(rej, err)
+	}
+	var served [2]atomic.Int64
+	count := func(i int, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			served[i].Add(1)
+			h.ServeHTTP(w, r)
+		})
+	}
+	other := collect.New(a.pool)
+	collect.RegisterDesigns(other)
+	srv := httptest.NewServer(count(1, closerhttp.New(other, closerhttp.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	t.Cleanup(srv.Close)
+	first := httptest.NewServer(count(0, closerhttp.New(a.store, closerhttp.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	t.Cleanup(first.Close)
+	args := []string{"load", "--base", first.URL + "," + srv.URL, "--study", "lm", "--concurrency", "8",
+		"--duration", "1m", "--answers", "200", "--admin-token", a.token, "--json"}
+	var o, e bytes.Buffer
+	code := run(ctx, args, &o, &e)
+	var out loadOutput
+	if err := json.Unmarshal(o.Bytes(), &out); err != nil || code != 0 || !out.OK {
+		t.Fatalf("exit %d (%v): %s %s", code, err, o.String(), e.String())
+	}
+	if c := out.Check; c.Lost != 0 || c.Duplicated != 0 || c.Acknowledged != out.Answers || c.ExportRows != a.stored("lm") {
+		t.Fatalf("check %+v, %d answers", *c, out.Answers)
+	}
+	if served[0].Load() == 0 || served[1].Load() == 0 {
+		t.Fatalf("requests per replica %d, %d: want both", served[0].Load(), served[1].Load())
+	}
+	var over, designAnswers int
+	if err := a.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM questions WHERE study_id = $1 AND design = 'landmark-k1'
+		GROUP BY anchor, least(left_idx, right_idx), greatest(left_idx, right_idx) HAVING count(*) > 3) x`, st.ID).Scan(&over); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.pool.QueryRow(ctx, `SELECT count(*) FROM answers a JOIN questions q ON q.id = a.question_id
+		WHERE a.study_id = $1 AND q.design = 'landmark-k1'`, st.ID).Scan(&designAnswers); err != nil {
+		t.Fatal(err)
+	}
+	status, err := a.store.DesignStatusOf(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if over != 0 || status.Recorded != int64(designAnswers) || status.Progress.Landmark.Answered != designAnswers || designAnswers == 0 {
+		t.Fatalf("%d comparisons over repeats; %d answers to design questions, the design recorded %d (progress %+v)",
+			over, designAnswers, status.Recorded, status.Progress.Landmark)
 	}
 }

@@ -116,7 +116,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	}
 	defer pool.Close()
 	store := collect.New(pool)
-	collect.RegisterDesigns(store) // landmark-k1, landmark-k2, basis
+	for _, ds := range collect.RegisterDesigns(store) { // landmark-k1, landmark-k2, basis
+		ds.OnError = func(studyID int64, err error) {
+			log.Error("recording answers in the design", "study", studyID, "err", err)
+		}
+	}
 	if err := bootstrap(ctx, cfg, store, log); err != nil {
 		return err
 	}
@@ -154,6 +158,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		log.Info("shutting down")
 		return nil
 	}
+
+	// Answers a design has not recorded (a replica stopped between an
+	// answer's commit and its recording, or its writer failed) are recorded
+	// now and then checked for every little while.
+	go recordPending(ctx, store, log)
 
 	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
 		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout}
@@ -237,4 +246,25 @@ func bootstrap(ctx context.Context, cfg config, store *collect.Store, log *slog.
 		}
 	}
 	return nil
+}
+
+// pendingEvery is how often a web replica looks for answers the designs
+// have not recorded.
+const pendingEvery = 10 * time.Second
+
+// recordPending records the designs' pending answers at once and then
+// every pendingEvery, until ctx ends.
+func recordPending(ctx context.Context, store *collect.Store, log *slog.Logger) {
+	t := time.NewTicker(pendingEvery)
+	defer t.Stop()
+	for {
+		if err := store.RecordPending(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("recording pending design answers", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

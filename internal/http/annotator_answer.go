@@ -8,9 +8,17 @@ import (
 	"github.com/closer-lab/closer/templates"
 )
 
+// nextQuestionHeader, sent by app.js with the question form, asks the
+// answer's reply to be the next question's page itself.
+const nextQuestionHeader = "X-Closer-Next"
+
 // answer stores the participant's answer from the question form and sends
 // them to the next question (POST /s/{slug}/answer, then 303). A resubmitted
-// form (double click, back and submit) stores nothing new.
+// form (double click, back and submit) stores nothing new. From app.js
+// (nextQuestionHeader) the reply is the next question's page, issued in the
+// answer's transaction: one round trip per answer, and Content-Location
+// names the question page's URL. A plain form keeps the redirect, so that
+// reloading the page never posts the form again.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 	st, p, ok, err := s.annotatorParticipant(w, r)
 	if !ok || err != nil {
@@ -34,7 +42,12 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 		}
 		in.ResponseMS = &ms
 	}
-	_, err = s.store.Answer(r.Context(), p.ID, in)
+	var pr collect.Progress
+	if r.Header.Get(nextQuestionHeader) != "" {
+		_, pr, err = s.store.AnswerNext(r.Context(), p.ID, in)
+	} else {
+		_, err = s.store.Answer(r.Context(), p.ID, in)
+	}
 	switch collect.KindOf(err) {
 	case 0:
 		if err != nil {
@@ -50,6 +63,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 	default:
 		return err
+	}
+	if pr.Question != nil {
+		w.Header().Set("Content-Location", "/s/"+st.Slug+"/q")
+		return s.renderQuestion(w, r, st, pr)
 	}
 	http.Redirect(w, r, "/s/"+st.Slug+"/q", http.StatusSeeOther)
 	return nil

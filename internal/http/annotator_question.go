@@ -18,6 +18,11 @@ func (s *Server) question(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, "/s/"+st.Slug+"/done", http.StatusSeeOther)
 		return nil
 	}
+	return s.renderQuestion(w, r, st, pr)
+}
+
+// renderQuestion shows the participant's open question pr.Question.
+func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st collect.Study, pr collect.Progress) error {
 	q := pr.Question
 	img := func(it collect.ItemRef) templates.Image {
 		return templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256}

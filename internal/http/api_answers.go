@@ -7,10 +7,14 @@ import (
 )
 
 // apiAnswer stores an answer (POST /api/v1/answers, body {"question_id",
-// "closer", "response_ms"}) → 201 {"ok": true}; the same answer again → 200.
-// Errors: 400 malformed body, 401 no token, 403 another participant's
-// question, 404 unknown question, 409 answered differently, 422 closer not
-// an option. Nothing is stored on any error.
+// "closer", "response_ms", "next"}) → 201 {"ok": true}; the same answer
+// again → 200. With "next": true the reply also carries the participant's
+// next question, issued in the answer's own transaction: "next" is the
+// body GET …/next would return ({"question_id", …} or {"done": true,
+// "completion_code"}), or null while the study is paused. One round trip
+// per answer instead of two. Errors: 400 malformed body, 401 no token, 403
+// another participant's question, 404 unknown question, 409 answered
+// differently, 422 closer not an option. Nothing is stored on any error.
 func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) error {
 	p, err := s.apiParticipant(r)
 	if err != nil {
@@ -20,6 +24,7 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) error {
 		QuestionID *string `json:"question_id"`
 		Closer     *int    `json:"closer"`
 		ResponseMS *int    `json:"response_ms"`
+		Next       bool    `json:"next"`
 	}
 	if err := decodeJSON(w, r, &body, false); err != nil {
 		return err
@@ -30,15 +35,32 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) error {
 	if body.Closer == nil {
 		return badRequest("closer is missing")
 	}
-	created, err := s.store.Answer(r.Context(), p.ID, collect.AnswerInput{
-		QuestionID: *body.QuestionID, Closer: *body.Closer, ResponseMS: body.ResponseMS,
-	})
+	in := collect.AnswerInput{QuestionID: *body.QuestionID, Closer: *body.Closer, ResponseMS: body.ResponseMS}
+	if !body.Next {
+		created, err := s.store.Answer(r.Context(), p.ID, in)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, answerStatus(created), map[string]bool{"ok": true})
+	}
+	created, pr, err := s.store.AnswerNext(r.Context(), p.ID, in)
 	if err != nil {
 		return err
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
+	reply := struct {
+		OK   bool `json:"ok"`
+		Next any  `json:"next"`
+	}{OK: true}
+	if pr.Done || pr.Question != nil {
+		reply.Next = s.apiProgress(pr)
 	}
-	return writeJSON(w, status, map[string]bool{"ok": true})
+	return writeJSON(w, answerStatus(created), reply)
+}
+
+// answerStatus is 201 for a new answer, 200 for the same one again.
+func answerStatus(created bool) int {
+	if created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
 }

@@ -54,15 +54,21 @@ func (s *Server) apiNext(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return writeJSON(w, http.StatusOK, s.apiProgress(pr))
+}
+
+// apiProgress is the JSON of a participant's next question, or of their
+// being done (pr has one or the other).
+func (s *Server) apiProgress(pr collect.Progress) any {
 	if pr.Done {
-		return writeJSON(w, http.StatusOK, apiDone{Done: true, CompletionCode: pr.CompletionCode})
+		return apiDone{Done: true, CompletionCode: pr.CompletionCode}
 	}
 	item := func(it collect.ItemRef) apiItem {
 		return apiItem{Index: it.Index, Label: it.Label, ImageURL: s.imageURL(it.SHA256)}
 	}
 	q := pr.Question
-	return writeJSON(w, http.StatusOK, apiQuestion{
+	return apiQuestion{
 		QuestionID: q.ID, Anchor: item(q.Anchor), Left: item(q.Left), Right: item(q.Right),
 		Answered: pr.Answered, Total: pr.Total,
-	})
+	}
 }

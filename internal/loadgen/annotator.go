@@ -44,6 +44,18 @@ type annotator struct {
 	participants int
 	completed    int
 	sent         []sentAnswer
+	calls        int // requests sent, for the turn of the replicas
+}
+
+// base returns the server URL of the annotator's next request.
+func (a *annotator) base() string {
+	a.calls++
+	if n := len(a.cfg.Replicas); n > 0 {
+		if i := a.calls % (n + 1); i > 0 {
+			return a.cfg.Replicas[i-1]
+		}
+	}
+	return a.cfg.BaseURL
 }
 
 type nextReply struct {
@@ -114,25 +126,18 @@ func (a *annotator) join() (token string, ok bool) {
 }
 
 // answerUntilDone asks and answers as one participant until the server says
-// done, the token stops working or the run stops.
+// done, the token stops working or the run stops. Each answer asks for the
+// next question in its own reply (unless SeparateNext); the question is
+// asked for on its own at the start, after a refused answer, and when the
+// reply carries none.
 func (a *annotator) answerUntilDone(token string) {
+	var q *nextReply
 	for !a.stopped() {
-		r, ok := a.call(Next, http.MethodGet, "/api/v1/studies/"+url.PathEscape(a.cfg.Study)+"/next", token, nil)
-		if !ok {
-			return
-		}
-		switch r.status {
-		case http.StatusOK:
-		case http.StatusUnauthorized, http.StatusForbidden:
-			return // this participant is gone; join again
-		default:
-			a.halt(fmt.Sprintf("next question in study %q: %s", a.cfg.Study, r))
-			return
-		}
-		var q nextReply
-		if err := json.Unmarshal(r.body, &q); err != nil || (!q.Done && q.QuestionID == "") {
-			a.halt(fmt.Sprintf("next question: unreadable reply %q", r.body))
-			return
+		if q == nil {
+			var ok bool
+			if q, ok = a.next(token); !ok {
+				return
+			}
 		}
 		if q.Done {
 			a.completed++
@@ -142,27 +147,69 @@ func (a *annotator) answerUntilDone(token string) {
 		if !a.sleep(think) {
 			return
 		}
-		closer, err := a.choose(q)
+		closer, err := a.choose(*q)
 		if err != nil {
 			a.halt(err.Error())
 			return
 		}
-		body, _ := json.Marshal(map[string]any{"question_id": q.QuestionID, "closer": closer, "response_ms": think.Milliseconds()})
+		answer := map[string]any{"question_id": q.QuestionID, "closer": closer, "response_ms": think.Milliseconds()}
+		if !a.cfg.SeparateNext {
+			answer["next"] = true
+		}
+		body, _ := json.Marshal(answer)
 		a.sent = append(a.sent, sentAnswer{questionID: q.QuestionID, closer: closer, state: unacknowledged})
 		s := &a.sent[len(a.sent)-1]
-		r, ok = a.call(Answer, http.MethodPost, "/api/v1/answers", token, body)
+		r, ok := a.call(Answer, http.MethodPost, "/api/v1/answers", token, body)
 		if !ok {
 			return // stopped while retrying: it stays unacknowledged
 		}
-		if r.status/100 == 2 {
-			s.state = acknowledged
-			if n := a.acked.Add(1); a.cfg.MaxAnswers > 0 && n >= int64(a.cfg.MaxAnswers) {
-				a.halt("")
-			}
-		} else {
+		q = nil
+		if r.status/100 != 2 {
 			s.state = rejected
+			continue
+		}
+		s.state = acknowledged
+		if n := a.acked.Add(1); a.cfg.MaxAnswers > 0 && n >= int64(a.cfg.MaxAnswers) {
+			a.halt("")
+		}
+		if !a.cfg.SeparateNext {
+			var reply struct {
+				Next *nextReply `json:"next"`
+			}
+			if err := json.Unmarshal(r.body, &reply); err != nil {
+				a.halt(fmt.Sprintf("answer: unreadable reply %q", r.body))
+				return
+			}
+			if reply.Next != nil && !reply.Next.Done && reply.Next.QuestionID == "" {
+				a.halt(fmt.Sprintf("answer: a next question without an id in %q", r.body))
+				return
+			}
+			q = reply.Next // nil: none in the reply (the study is paused): ask
 		}
 	}
+}
+
+// next asks for the participant's next question; ok is false when the
+// annotator should stop being this participant.
+func (a *annotator) next(token string) (*nextReply, bool) {
+	r, ok := a.call(Next, http.MethodGet, "/api/v1/studies/"+url.PathEscape(a.cfg.Study)+"/next", token, nil)
+	if !ok {
+		return nil, false
+	}
+	switch r.status {
+	case http.StatusOK:
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return nil, false // this participant is gone; join again
+	default:
+		a.halt(fmt.Sprintf("next question in study %q: %s", a.cfg.Study, r))
+		return nil, false
+	}
+	var q nextReply
+	if err := json.Unmarshal(r.body, &q); err != nil || (!q.Done && q.QuestionID == "") {
+		a.halt(fmt.Sprintf("next question: unreadable reply %q", r.body))
+		return nil, false
+	}
+	return &q, true
 }
 
 // choose picks the closer of the two options: the oracle's choice, or a
@@ -243,7 +290,7 @@ func (a *annotator) attempt(ep Endpoint, method, path, token string, body []byte
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, a.cfg.BaseURL+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, a.base()+path, rd)
 	if err != nil {
 		panic(err) // cannot happen: Run checked the base URL and the slug is escaped
 	}

@@ -47,15 +47,25 @@ var Endpoints = []Endpoint{Participants, Next, Answer}
 
 // Config is one load run.
 type Config struct {
-	BaseURL     string        // the server, e.g. http://localhost:8080 (http or https, no path)
-	Study       string        // the study's slug
-	Concurrency int           // simulated annotators at once
-	Duration    time.Duration // how long annotators keep asking; in-flight requests then finish
-	MaxAnswers  int           // stop earlier, once this many answers were acknowledged (0: no limit)
-	Think       Think         // pause between seeing a question and answering it
-	Oracle      *Oracle       // answers from coordinates; nil answers at random
-	AdminToken  string        // an admin API token: download the export and check it; "" skips the check
-	Seed        uint64        // random answers and think times
+	BaseURL string // the server, e.g. http://localhost:8080 (http or https, no path)
+	// Replicas are more URLs of the same server (replicas on one
+	// database): every annotator sends its requests to BaseURL and these in
+	// turn, request by request, as a load balancer without sticky sessions
+	// would. The export is checked on BaseURL.
+	Replicas []string
+	// SeparateNext asks for each next question with its own request (GET
+	// …/next after every answer), as clients did before the answer's reply
+	// carried it; by default an answer asks for the next question in the
+	// same request ("next": true).
+	SeparateNext bool
+	Study        string        // the study's slug
+	Concurrency  int           // simulated annotators at once
+	Duration     time.Duration // how long annotators keep asking; in-flight requests then finish
+	MaxAnswers   int           // stop earlier, once this many answers were acknowledged (0: no limit)
+	Think        Think         // pause between seeing a question and answering it
+	Oracle       *Oracle       // answers from coordinates; nil answers at random
+	AdminToken   string        // an admin API token: download the export and check it; "" skips the check
+	Seed         uint64        // random answers and think times
 	// Stop, if set, ends the run early when it is closed, as the end of
 	// Duration does (requests in flight finish, the check runs).
 	Stop <-chan struct{}
@@ -248,6 +258,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	cfg.BaseURL = base
+	for i, r := range cfg.Replicas {
+		if cfg.Replicas[i], err = checkBaseURL(r); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Study == "" {
 		return nil, errors.New("the study's slug is missing")
 	}
