@@ -37,9 +37,14 @@ ALTER TABLE studies ADD COLUMN version bigint NOT NULL DEFAULT 0;
 -- design_pool: the comparisons the design has open, at most a window of
 -- them: wanted is how many more answers the design wants for it, taken how
 -- many are out on lease now (questions issued, their answers not yet
--- recorded). A question takes a slot when taken < wanted; prio orders the
--- slots (the design's order; least answered and leased first for the
--- landmark designs), ord is the row's place in the design's order.
+-- recorded). A question takes a slot when taken < wanted, in the order
+-- (band, prio): the landmark designs band their rows by the answers wanted
+-- (most first) and scatter them within a band, basis keeps its own order
+-- in one band; ord is the row's place in the design's order. A claim
+-- changes taken only: with room left on its page (fillfactor) the new row
+-- version stays on it and no index changes (a HOT update), so the claims
+-- leave no dead entries in design_pool_order for the next claims to step
+-- over.
 CREATE TABLE design_pool (
     study_id bigint  NOT NULL REFERENCES studies (id) ON DELETE CASCADE,
     anchor   integer NOT NULL,
@@ -48,11 +53,12 @@ CREATE TABLE design_pool (
     wanted   integer NOT NULL CHECK (wanted >= 0),
     taken    integer NOT NULL DEFAULT 0 CHECK (taken >= 0),
     ord      bigint  NOT NULL,
+    band     integer NOT NULL,
     prio     bigint  NOT NULL,
     PRIMARY KEY (study_id, anchor, j, k),
     CHECK (j < k)
-);
-CREATE INDEX design_pool_order ON design_pool (study_id, prio);
+) WITH (fillfactor = 50);
+CREATE INDEX design_pool_order ON design_pool (study_id, band, prio);
 
 -- design_inbox: answers to a design's questions, stored and acknowledged,
 -- that the design has not recorded yet (the writer deletes the rows it

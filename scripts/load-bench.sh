@@ -24,6 +24,7 @@ root="$PWD"
 design=random concurrency=200 duration=30s think=0 replicas=1 pgclients=32 repeats=40 landmarks=10
 out=""
 profile=0
+extra_sql=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--design) design="$2"; shift 2 ;;
@@ -36,6 +37,8 @@ while [ $# -gt 0 ]; do
 	--landmarks) landmarks="$2"; shift 2 ;;
 	--out) out="$2"; shift 2 ;;
 	--profile) profile=1; shift ;;
+	--sql) extra_sql="$2"; shift 2 ;; # an experiment: SQL run on the app's database before the load
+
 	*) echo "load-bench: unknown flag $1" >&2; exit 2 ;;
 	esac
 done
@@ -56,7 +59,7 @@ fi
 if ! as_pg "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
 	as_pg "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 -o "-p $port -k $data -c listen_addresses=127.0.0.1 \
 		-c max_connections=400 -c shared_buffers=512MB -c shared_preload_libraries=pg_stat_statements \
-		-c fsync=on -c synchronous_commit=on -c full_page_writes=on" start >/dev/null
+		-c fsync=on -c synchronous_commit=on -c full_page_writes=on -c pg_stat_statements.track_planning=on" start >/dev/null
 fi
 psqlc() { "$bindir/psql" -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 -qtA "$@"; }
 url() { echo "postgres://postgres@127.0.0.1:$port/$1?sslmode=disable"; }
@@ -131,6 +134,7 @@ SELECT (SELECT id FROM studies WHERE slug = 'bench'), idx, label, file_name, con
 FROM items WHERE study_id = (SELECT id FROM studies WHERE slug = 'demo');
 SELECT pg_stat_statements_reset();
 SQL
+[ -n "$extra_sql" ] && psqlc -d closer_load -f "$extra_sql" >/dev/null
 
 # --- the run: closer load and pgbench in the same window
 basearg="$(IFS=,; echo "${bases[*]}")"
@@ -164,10 +168,10 @@ wait "$loadpid" || loadrc=$?
 [ -n "$pgpid" ] && wait "$pgpid"
 
 psqlc -d closer_load -F $'\t' -c "
-	SELECT calls, round(total_exec_time)::bigint AS ms, round(mean_exec_time::numeric, 3) AS mean_ms,
+	SELECT calls, round(total_exec_time + total_plan_time)::bigint AS ms, round(mean_exec_time::numeric, 3) AS mean_ms, round(mean_plan_time::numeric, 3) AS plan_ms,
 		regexp_replace(left(query, 110), '\s+', ' ', 'g')
 	FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'closer_load')
-	ORDER BY total_exec_time DESC LIMIT 20" >"$out/statements.tsv"
+	ORDER BY total_exec_time + total_plan_time DESC LIMIT 20" >"$out/statements.tsv"
 
 # --- the summary
 aps="$(jq -r '.answers_per_s' "$out/load.json")"

@@ -266,3 +266,41 @@ func TestItemsAddedAfterQuestions(t *testing.T) {
 		t.Fatal("40 questions after the upload and none shows a new item")
 	}
 }
+
+// AuthenticateParticipant finds the participant of a token (the second
+// time from memory, with no query: it still answers after its row's token
+// changed in the database), refuses an unknown token as KindUnauthorized,
+// and never hands out progress it may not have current.
+func TestAuthenticateParticipant(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s := collect.New(pool)
+	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "auth", Title: "auth", QuestionsPerParticipant: 1, Status: collect.StatusOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, token, err := s.CreateParticipant(ctx, st.ID, "ext-7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE participants SET completion_code = 'CODE' WHERE id = $1`, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.AuthenticateParticipant(ctx, token)
+	if err != nil || got.ID != p.ID || got.StudyID != st.ID || got.PublicID != p.PublicID || got.ExternalID != "ext-7" || got.CompletionCode != "" {
+		t.Fatalf("first: %+v, %v; want participant %d of study %d without progress", got, err, p.ID, st.ID)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE participants SET token_hash = '\x00' WHERE id = $1`, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.AuthenticateParticipant(ctx, token); err != nil || again != got {
+		t.Fatalf("second: %+v, %v; want the same from memory", again, err)
+	}
+	if _, err := s.AuthenticateParticipant(ctx, "no-such-token"); collect.KindOf(err) != collect.KindUnauthorized {
+		t.Fatalf("unknown token: %v", err)
+	}
+	if _, err := collect.New(pool).AuthenticateParticipant(ctx, token); collect.KindOf(err) != collect.KindUnauthorized {
+		t.Fatalf("a fresh store with the token gone from the database: %v", err)
+	}
+}

@@ -74,7 +74,8 @@ type DesignScheduler struct {
 	db      *pgxpool.Pool
 	mu      sync.Mutex
 	cache   map[int64]*cachedState
-	started map[int64]bool // studies whose design state is known to exist
+	started map[int64]bool  // studies whose design state is known to exist
+	bands   map[int64]int32 // the band each study's last likely claim took a slot in
 	writers map[int64]*writer
 	stats   struct{ hits, replays, restores, steps, failures atomic.Int64 }
 }
@@ -83,7 +84,7 @@ type DesignScheduler struct {
 // (DesignLandmarkK1, DesignLandmarkK2, DesignBasis).
 func NewDesignScheduler(name string) (*DesignScheduler, error) {
 	ds := &DesignScheduler{LeaseTTL: DefaultLeaseTTL, SnapshotEvery: DefaultSnapshotEvery, name: name,
-		cache: map[int64]*cachedState{}, started: map[int64]bool{}, writers: map[int64]*writer{}}
+		cache: map[int64]*cachedState{}, started: map[int64]bool{}, bands: map[int64]int32{}, writers: map[int64]*writer{}}
 	switch name {
 	case DesignLandmarkK1, DesignLandmarkK2:
 		ds.kind, ds.PoolWindow = landmarkKind, DefaultPoolWindow
@@ -121,48 +122,103 @@ func (ds *DesignScheduler) CacheStats() CacheStats {
 		Steps: ds.stats.steps.Load(), Failures: ds.stats.failures.Load()}
 }
 
-// prioStep is what one lease adds to a pool row's prio in a design that
-// spreads its answers (the landmark designs): prio = (taken − wanted) ·
-// prioStep + ord orders the least answered and leased first, then the
-// design's own order.
-const prioStep = 1 << 32
+// A spreading design's pool (the landmark designs) is ordered by band, the
+// answers each comparison still wants (band = −wanted: most first), and
+// within a band by prio = ord · 1540483477 mod 2³¹, a bijection of [0,
+// 2³¹) (the multiplier is odd) that scatters the design's order. Only the
+// writer changes band and prio; a question's claim changes taken alone,
+// an update PostgreSQL makes in place (HOT: the row's index entries stay,
+// design_pool's fillfactor leaves the room), so the claims do not fill the
+// pool's index with dead entries that later claims would have to step
+// over. A claim starts at a place of its own in the band (claimStart) and
+// takes the first row with no lease out: the comparisons on lease are
+// scattered through the band instead of piling up where every claim
+// begins, so a claim steps over few of them. Basis keeps its own order in
+// one band (band 0, prio = ord).
 
-// step returns the claim's prio increment: prioStep for the spreading
-// designs, 0 for basis (the design's order alone).
-func (ds *DesignScheduler) step() int64 {
+// spreadCap is how many questions of one comparison a spreading design has
+// out on lease at once while others are free: one, so that every
+// comparison has its next answer asked before any has two more (a claim
+// lifts the cap when every comparison it may take holds a lease).
+const spreadCap = 1
+
+// firstCap is the claim's cap on the leases a comparison may have out at
+// once: spreadCap for a spreading design, none (up to wanted) for basis.
+func (ds *DesignScheduler) firstCap() int {
 	if ds.kind.spread {
-		return prioStep
+		return spreadCap
 	}
-	return 0
+	return noCap
 }
 
-// The SQL of the design's questions, by name so that TestHotQueryPlans
-// explains these very strings on a large study.
-const (
-	// claimSQL takes a free slot for participant $2 of study $1 and issues
-	// question $4 on it (left and right swapped when $5, recorded as design
-	// $6) with a lease of $3 seconds; $7 is the prio step. No row: no slot.
-	claimSQL = `
+// claimStart is where in its band a spreading design's claim for a
+// participant who answered `answered` questions starts (0 for basis: the
+// design's order). A function of both, so a replayed crowd claims the same
+// rows.
+func (ds *DesignScheduler) claimStart(participantID int64, answered int) int64 {
+	if !ds.kind.spread {
+		return 0
+	}
+	x := uint64(participantID)*0x9e3779b97f4a7c15 + uint64(answered)
+	x ^= x >> 31
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 29
+	return int64(x % (1 << 31))
+}
+
+// noCap is a cap no comparison reaches (taken < wanted decides).
+const noCap = 1 << 30
+
+// claimWith returns a claim statement: it takes a free slot for
+// participant $2 of study $1, the first row of design_pool x in order that
+// meets cond and whose comparison the participant was never asked (rows
+// other claims hold are skipped), and issues question $4 on it (left and
+// right swapped when $5, recorded as design $6) with a lease of $3
+// seconds. It returns the question and the row's band; no row: no slot.
+func claimWith(cond, order string) string {
+	return `
 		WITH slot AS (
 			SELECT x.anchor, x.j, x.k FROM design_pool x
-			WHERE x.study_id = $1 AND x.taken < x.wanted
+			WHERE x.study_id = $1 AND ` + cond + `
 				AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $2 AND q.anchor = x.anchor
 					AND least(q.left_idx, q.right_idx) = x.j AND greatest(q.left_idx, q.right_idx) = x.k
 					AND q.design <> 'import')
-			ORDER BY x.prio LIMIT 1 FOR UPDATE SKIP LOCKED),
+			ORDER BY ` + order + ` LIMIT 1 FOR UPDATE SKIP LOCKED),
 		c AS (
-			UPDATE design_pool p SET taken = p.taken + 1, prio = p.prio + $7::bigint
+			UPDATE design_pool p SET taken = p.taken + 1
 			FROM slot WHERE p.study_id = $1 AND p.anchor = slot.anchor AND p.j = slot.j AND p.k = slot.k
-			RETURNING p.anchor, p.j, p.k),
+			RETURNING p.anchor, p.j, p.k, p.band),
 		l AS (
 			INSERT INTO design_leases (participant_id, anchor, j, k, study_id, expires_at)
-			SELECT $2, anchor, j, k, $1, now() + make_interval(secs => $3) FROM c)
-		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
-		SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6 FROM c
-		RETURNING anchor, left_idx, right_idx, issued_at`
+			SELECT $2, anchor, j, k, $1, now() + make_interval(secs => $3) FROM c),
+		q AS (
+			INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
+			SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6 FROM c
+			RETURNING anchor, left_idx, right_idx, issued_at)
+		SELECT q.anchor, q.left_idx, q.right_idx, q.issued_at, c.band FROM q, c`
+}
+
+// The SQL of the design's questions, by name so that TestHotQueryPlans
+// explains these very strings on a large study. (Built once, from
+// claimWith; never changed.)
+var (
+	// claimBandSQL claims in band $8, from prio $9 on, a comparison with
+	// fewer than $7 leases out: the band a process last took a slot in.
+	claimBandSQL = claimWith(`x.band = $8 AND x.prio >= $9 AND x.taken < least(x.wanted, $7::int)`, `x.prio`)
+	// claimFirstSQL claims in the first band with a comparison that has
+	// fewer than $7 leases out, from prio $8 on.
+	claimFirstSQL = claimWith(`x.band = (SELECT min(band) FROM design_pool WHERE study_id = $1 AND taken < least(wanted, $7::int))
+				AND x.prio >= $8 AND x.taken < least(x.wanted, $7::int)`, `x.prio`)
+	// claimAnySQL claims in any band, in order, a comparison with fewer
+	// leases out than answers wanted: for a participant who was asked every
+	// comparison of the first band, or when each of them holds a lease.
+	claimAnySQL = claimWith(`x.taken < x.wanted`, `x.band, x.prio`)
+)
+
+const (
 	// takeOverSQL hands participant $2 the oldest expired lease of study
 	// $1 on a comparison the design still wants and they were never asked,
-	// and issues question $4 on it as claimSQL does.
+	// and issues question $4 on it as the claims do.
 	takeOverSQL = `
 		WITH slot AS (
 			SELECT x.participant_id, x.anchor, x.j, x.k FROM design_leases x
@@ -179,59 +235,101 @@ const (
 			RETURNING d.anchor, d.j, d.k)
 		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
 		SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6 FROM c
-		RETURNING anchor, left_idx, right_idx, issued_at`
+		RETURNING anchor, left_idx, right_idx, issued_at, 0`
 	stateExistsSQL = `SELECT EXISTS (SELECT 1 FROM design_states WHERE study_id = $1)`
 )
 
-// claimStatement returns the statement and arguments that claim a slot
-// for participantID's question id in the study (claimSQL).
-func (ds *DesignScheduler) claimStatement(studyID, participantID int64, id string) (string, []any) {
-	return claimSQL, []any{studyID, participantID, ds.LeaseTTL.Seconds(), id, rand.IntN(2) == 1, ds.name, ds.step()}
+// claim is one claim statement to send: its SQL and arguments, and
+// whether the band of the slot it takes is worth remembering (the first
+// band's, where the next claims should look first).
+type claim struct {
+	sql      string
+	args     []any
+	bandHint bool
 }
 
-// scanIssued reads the comparison a claim or takeover issued.
-func scanIssued(r pgx.Row, design string) (Comparison, time.Time, bool, error) {
-	c := Comparison{Design: design}
+// likelyClaim is the claim a question tries first: in the band this
+// process last took a slot in, when it knows one, else in the first band;
+// from the participant's own start (claimStart), with the design's cap.
+func (ds *DesignScheduler) likelyClaim(studyID, participantID int64, answered int, id string) claim {
+	base := []any{studyID, participantID, ds.LeaseTTL.Seconds(), id, rand.IntN(2) == 1, ds.name, ds.firstCap()}
+	start := ds.claimStart(participantID, answered)
+	ds.mu.Lock()
+	band, known := ds.bands[studyID]
+	ds.mu.Unlock()
+	if known {
+		return claim{claimBandSQL, append(base, band, start), true}
+	}
+	return claim{claimFirstSQL, append(base, start), true}
+}
+
+// read reads a claim's result, remembering the band it took a slot in.
+func (ds *DesignScheduler) read(cl claim, studyID int64, r pgx.Row) (Comparison, time.Time, bool, error) {
+	c := Comparison{Design: ds.name}
 	var issued time.Time
-	err := r.Scan(&c.Anchor, &c.Left, &c.Right, &issued)
+	var band int32
+	err := r.Scan(&c.Anchor, &c.Left, &c.Right, &issued, &band)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Comparison{}, time.Time{}, false, nil
 	}
-	return c, issued, err == nil, err
-}
-
-// takeOver issues question id when the claim found no free slot: first,
-// on the study's first design question, it creates the design's state and
-// pool and claims again; then it tries an expired lease. It makes the
-// participant hold the question it issued; ok = false: none.
-func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, n int, id string) (Comparison, time.Time, bool, error) {
-	c, issued, ok, err := ds.startAndClaim(ctx, tx, st, participantID, n, id)
-	if err == nil && !ok {
-		c, issued, ok, err = scanIssued(tx.QueryRow(ctx, takeOverSQL,
-			st.ID, participantID, ds.LeaseTTL.Seconds(), id, rand.IntN(2) == 1, ds.name), ds.name)
-	}
-	if err != nil || !ok {
+	if err != nil {
 		return Comparison{}, time.Time{}, false, err
 	}
-	if _, err := tx.Exec(ctx, holdQuestionSQL, participantID, id); err != nil {
-		return Comparison{}, time.Time{}, false, err
+	if cl.bandHint {
+		ds.mu.Lock()
+		ds.bands[studyID] = band
+		ds.mu.Unlock()
 	}
 	return c, issued, true, nil
 }
 
-// startAndClaim creates the study's design state if it has none yet and
-// then claims a slot; ok = false when the state existed already (the
-// claim that just failed stands) or the new pool has nothing for them.
-func (ds *DesignScheduler) startAndClaim(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, n int, id string) (Comparison, time.Time, bool, error) {
+// takeOver issues question id when the likely claim found no free slot:
+// first, on the study's first design question, it creates the design's
+// state and pool; then it claims in the first band from the participant's
+// start and from the band's beginning, in any band (a spreading design),
+// and last takes over an expired lease. It makes the participant hold the
+// question it issued; ok = false: none.
+func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string) (Comparison, time.Time, bool, error) {
+	if err := ds.start(ctx, tx, st, n); err != nil {
+		return Comparison{}, time.Time{}, false, err
+	}
+	base := []any{st.ID, participantID, ds.LeaseTTL.Seconds(), id, rand.IntN(2) == 1, ds.name}
+	tries := []claim{
+		{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), ds.claimStart(participantID, answered)), true},
+		{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), int64(0)), true},
+	}
+	if ds.kind.spread {
+		tries = append(tries, claim{claimAnySQL, base, false})
+	}
+	tries = append(tries, claim{takeOverSQL, base, false})
+	for _, cl := range tries {
+		c, issued, ok, err := ds.read(cl, st.ID, tx.QueryRow(ctx, cl.sql, cl.args...))
+		if err != nil {
+			return Comparison{}, time.Time{}, false, err
+		}
+		if !ok {
+			continue
+		}
+		if _, err := tx.Exec(ctx, holdQuestionSQL, participantID, id); err != nil {
+			return Comparison{}, time.Time{}, false, err
+		}
+		return c, issued, true, nil
+	}
+	return Comparison{}, time.Time{}, false, nil
+}
+
+// start creates the study's design state and pool if it has none yet (its
+// first design question).
+func (ds *DesignScheduler) start(ctx context.Context, tx pgx.Tx, st studyState, n int) error {
 	ds.mu.Lock()
 	started := ds.started[st.ID]
 	ds.mu.Unlock()
 	if started {
-		return Comparison{}, time.Time{}, false, nil
+		return nil
 	}
 	var exists bool
 	if err := tx.QueryRow(ctx, stateExistsSQL, st.ID).Scan(&exists); err != nil {
-		return Comparison{}, time.Time{}, false, err
+		return err
 	}
 	if exists {
 		// Known from committed data; a state this transaction creates is
@@ -239,13 +337,9 @@ func (ds *DesignScheduler) startAndClaim(ctx context.Context, tx pgx.Tx, st stud
 		ds.mu.Lock()
 		ds.started[st.ID] = true
 		ds.mu.Unlock()
-		return Comparison{}, time.Time{}, false, nil
+		return nil
 	}
-	if err := ds.ensureState(ctx, tx, st, n); err != nil {
-		return Comparison{}, time.Time{}, false, err
-	}
-	sql, args := ds.claimStatement(st.ID, participantID, id)
-	return scanIssued(tx.QueryRow(ctx, sql, args...), ds.name)
+	return ds.ensureState(ctx, tx, st, n)
 }
 
 // writer coalesces this process's requests to record a study's inbox: an
@@ -344,21 +438,22 @@ const (
 		RETURNING l.anchor, l.j, l.k`
 	// poolReleaseSQL takes released leases off their rows' taken.
 	poolReleaseSQL = `
-		UPDATE design_pool p SET taken = p.taken - u.n, prio = p.prio - u.n::bigint * $6::bigint
+		UPDATE design_pool p SET taken = p.taken - u.n
 		FROM unnest($2::int[], $3::int[], $4::int[], $5::int[]) AS u(a, j, k, n)
 		WHERE p.study_id = $1 AND p.anchor = u.a AND p.j = u.j AND p.k = u.k`
 	// poolWriteSQL sets the rows whose wanted or order the state changed; a
 	// new row counts the leases its comparison has (none, but for leases
-	// taken before migration 000009). $7: the design spreads.
+	// taken before migration 000009). $7: the design spreads (its band and
+	// prio as the comment on claimStart says).
 	poolWriteSQL = `
-		INSERT INTO design_pool AS p (study_id, anchor, j, k, wanted, taken, ord, prio)
+		INSERT INTO design_pool AS p (study_id, anchor, j, k, wanted, taken, ord, band, prio)
 		SELECT $1, u.a, u.j, u.k, u.wanted, l.n, u.ord,
-			CASE WHEN $7 THEN (l.n - u.wanted)::bigint * 4294967296 + u.ord ELSE u.ord END
+			CASE WHEN $7 THEN -u.wanted ELSE 0 END, CASE WHEN $7 THEN u.ord * 1540483477 % 2147483648 ELSE u.ord END
 		FROM unnest($2::int[], $3::int[], $4::int[], $5::int[], $6::bigint[]) AS u(a, j, k, wanted, ord),
 			LATERAL (SELECT count(*)::int AS n FROM design_leases d
 				WHERE d.study_id = $1 AND d.anchor = u.a AND d.j = u.j AND d.k = u.k) l
 		ON CONFLICT (study_id, anchor, j, k) DO UPDATE SET wanted = excluded.wanted, ord = excluded.ord,
-			prio = CASE WHEN $7 THEN (p.taken - excluded.wanted)::bigint * 4294967296 + excluded.ord ELSE excluded.ord END`
+			band = excluded.band, prio = excluded.prio`
 	// poolDropSQL deletes the rows of the given comparisons that are no
 	// longer wanted and have no lease out.
 	poolDropSQL = `
@@ -490,7 +585,7 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 		for key, c := range released {
 			a, j, k, n = append(a, int32(key.Anchor)), append(j, int32(key.J)), append(k, int32(key.K)), append(n, c)
 		}
-		b.Queue(poolReleaseSQL, studyID, a, j, k, n, ds.step())
+		b.Queue(poolReleaseSQL, studyID, a, j, k, n)
 	}
 	if len(write) > 0 {
 		var a, j, k, wanted []int32

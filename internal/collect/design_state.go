@@ -118,6 +118,7 @@ func (ds *DesignScheduler) DropCache() {
 	defer ds.mu.Unlock()
 	ds.cache = map[int64]*cachedState{}
 	ds.started = map[int64]bool{}
+	ds.bands = map[int64]int32{}
 }
 
 // The SQL that reads a design's state, by name so that TestHotQueryPlans

@@ -2,9 +2,11 @@ package collect
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -76,8 +78,9 @@ const (
 		LIMIT $2`
 )
 
-// ParticipantByToken returns the participant whose secret token this is.
-func (s *Store) ParticipantByToken(ctx context.Context, token string) (Participant, error) {
+// participantByToken returns the participant whose secret token this is,
+// progress included.
+func (s *Store) participantByToken(ctx context.Context, token string) (Participant, error) {
 	var p Participant
 	var ext, code *string
 	err := s.pool.QueryRow(ctx, participantByTokenSQL, hashToken(token)).
@@ -95,6 +98,53 @@ func (s *Store) ParticipantByToken(ctx context.Context, token string) (Participa
 		p.CompletionCode = *code
 	}
 	return p, nil
+}
+
+// AuthenticateParticipant returns who holds this secret token: the
+// participant's identity (ID, PublicID, StudyID, ExternalID, CreatedAt),
+// which never changes, without their progress (CompletionCode and
+// CompletedAt are empty; Next has them). Every question and answer asks
+// it, so a process keeps the identities it found (identityCache): after
+// the first request of a participant it costs no query.
+func (s *Store) AuthenticateParticipant(ctx context.Context, token string) (Participant, error) {
+	key := sha256.Sum256([]byte(token))
+	if p, ok := s.identities.get(key); ok {
+		return p, nil
+	}
+	p, err := s.participantByToken(ctx, token)
+	if err != nil {
+		return Participant{}, err
+	}
+	p.CompletionCode, p.CompletedAt = "", nil
+	s.identities.put(key, p)
+	return p, nil
+}
+
+// identityCache keeps participants' identities by the sha256 of their
+// token. Unknown tokens are not kept (a stranger's guesses cost memory
+// nothing); past maxIdentities the cache starts afresh.
+type identityCache struct {
+	mu sync.Mutex
+	m  map[[sha256.Size]byte]Participant
+}
+
+// maxIdentities bounds the cached identities (about 150 bytes each).
+const maxIdentities = 100_000
+
+func (c *identityCache) get(k [sha256.Size]byte) (Participant, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[k]
+	return p, ok
+}
+
+func (c *identityCache) put(k [sha256.Size]byte, p Participant) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxIdentities {
+		c.m = map[[sha256.Size]byte]Participant{}
+	}
+	c.m[k] = p
 }
 
 // ParticipantRow is a participant with their progress, for the study page.

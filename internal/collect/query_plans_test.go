@@ -140,14 +140,14 @@ func newPlanFixture(t *testing.T) (*pgxpool.Pool, planFixture) {
 		// of this size has far more), the leased ones taken, and a few
 		// answers waiting for the writer.
 		exec(`
-			INSERT INTO design_pool (study_id, anchor, j, k, wanted, taken, ord, prio)
-			SELECT $1::bigint, a, j, j + 1 + (g % 7), 1, 0, g, (0 - 1) * 4294967296 + g
+			INSERT INTO design_pool (study_id, anchor, j, k, wanted, taken, ord, band, prio)
+			SELECT $1::bigint, a, j, j + 1 + (g % 7), 1, 0, g, -1, g::bigint * 1540483477 % 2147483648
 			FROM generate_series(0, $2::int - 1) g,
 				LATERAL (SELECT g % ($3::int - 9) AS a, (g / ($3::int - 9)) % ($3::int - 9) AS j) x
 			ON CONFLICT DO NOTHING`, id, 4096, items)
 		exec(`
-			INSERT INTO design_pool (study_id, anchor, j, k, wanted, taken, ord, prio)
-			SELECT study_id, anchor, j, k, 1, count(*), 1000000, (count(*) - 1) * 4294967296 + 1000000
+			INSERT INTO design_pool (study_id, anchor, j, k, wanted, taken, ord, band, prio)
+			SELECT study_id, anchor, j, k, 1, count(*), 1000000, -1, 1000000::bigint * 1540483477 % 2147483648
 			FROM design_leases WHERE study_id = $1::bigint GROUP BY study_id, anchor, j, k
 			ON CONFLICT (study_id, anchor, j, k) DO UPDATE SET taken = excluded.taken`, id)
 		exec(`
@@ -233,8 +233,11 @@ func hotQueries(fx planFixture) []planCase {
 		{"complete/large", completeSQL, []any{fx.largePart, "CODE"}},
 		{"votes/live", votesSQL, []any{live}},
 		// Stateful designs: the questions' claims and takeovers.
-		{"claim/live", claimSQL, []any{live, fx.livePart, 120.0, "q-new", true, "landmark-k1", int64(prioStep)}},
-		{"claim/large", claimSQL, []any{large, fx.largePart, 120.0, "q-new", false, "landmark-k1", int64(prioStep)}},
+		{"claimBand/live", claimBandSQL, []any{live, fx.livePart, 120.0, "q-new", true, "landmark-k1", spreadCap, int32(-1), int64(1 << 30)}},
+		{"claimBand/large", claimBandSQL, []any{large, fx.largePart, 120.0, "q-new", true, "landmark-k1", spreadCap, int32(-1), int64(1 << 30)}},
+		{"claimFirst/live", claimFirstSQL, []any{live, fx.livePart, 120.0, "q-new", true, "landmark-k1", spreadCap, int64(1 << 30)}},
+		{"claimFirst/large", claimFirstSQL, []any{large, fx.largePart, 120.0, "q-new", false, "landmark-k1", noCap, int64(0)}},
+		{"claimAny/large", claimAnySQL, []any{large, fx.largePart, 120.0, "q-new", false, "landmark-k1"}},
 		{"takeOver/live", takeOverSQL, []any{live, fx.livePart, 120.0, "q-new", true, "landmark-k1"}},
 		{"takeOver/large", takeOverSQL, []any{large, fx.largePart, 120.0, "q-new", true, "landmark-k1"}},
 		{"stateExists/large", stateExistsSQL, []any{large}},
@@ -248,7 +251,7 @@ func hotQueries(fx planFixture) []planCase {
 		{"deleteInbox", deleteInboxSQL, []any{[]int64{1, 2, 3}}},
 		{"releaseLeases/live", releaseLeasesSQL, []any{live, []int64{fx.livePart}, []int32{int32(fx.liveAnchor)}, []int32{int32(fx.liveJ)}, []int32{int32(fx.liveK)}}},
 		{"releaseLeases/large", releaseLeasesSQL, []any{large, []int64{fx.largePart}, []int32{5}, []int32{6}, []int32{7}}},
-		{"poolRelease/large", poolReleaseSQL, []any{large, []int32{5}, []int32{6}, []int32{7}, []int32{1}, int64(prioStep)}},
+		{"poolRelease/large", poolReleaseSQL, []any{large, []int32{5}, []int32{6}, []int32{7}, []int32{1}}},
 		{"poolWrite/large", poolWriteSQL, []any{large, []int32{5}, []int32{6}, []int32{7}, []int32{1}, []int64{9}, true}},
 		{"poolDrop/large", poolDropSQL, []any{large, []int32{5}, []int32{6}, []int32{7}}},
 		{"insertEvents/live", insertEventsSQL, []any{live, []int64{1 << 40}, []string{"rev"}, []int32{0}, []int32{1}, []int32{2}}},

@@ -168,11 +168,13 @@ func (it *studyItems) question(id string, studyID, participantID int64, c Compar
 // free slot that may find none. Either way the question's row and the
 // participant's hold on it come out of one round trip.
 type issuePlan struct {
-	id     string
-	random Comparison // the drawn comparison (random design)
-	claim  bool       // a design's claim (its statement returns the comparison)
-	sql    string
-	args   []any
+	id      string
+	random  Comparison       // the drawn comparison (random design)
+	claim   *claim           // a design's claim (its statement returns the comparison)
+	design  *DesignScheduler // the claim's design
+	studyID int64
+	sql     string
+	args    []any
 }
 
 // planIssue returns the likely-path statement for the next question of a
@@ -181,8 +183,8 @@ type issuePlan struct {
 func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *issuePlan {
 	id := newID()
 	if ds, ok := s.designs[st.Design]; ok {
-		sql, args := ds.claimStatement(st.ID, participantID, id)
-		return &issuePlan{id: id, claim: true, sql: sql, args: args}
+		cl := ds.likelyClaim(st.ID, participantID, answered, id)
+		return &issuePlan{id: id, claim: &cl, design: ds, studyID: st.ID, sql: cl.sql, args: cl.args}
 	}
 	c, ok := blindRandom(n, answered)
 	if !ok {
@@ -195,15 +197,13 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 // read reads the plan's result from the batch: the comparison and when it
 // was issued, or ok = false when the draw was refused or the claim found
 // nothing.
-func (p *issuePlan) read(br pgx.BatchResults, design string) (c Comparison, issued time.Time, ok bool, err error) {
-	if p.claim {
-		err = br.QueryRow().Scan(&c.Anchor, &c.Left, &c.Right, &issued)
-		c.Design = design
-	} else {
-		err = br.QueryRow().Scan(&issued)
-		c = p.random
-		c.Design = DesignRandom
+func (p *issuePlan) read(br pgx.BatchResults) (c Comparison, issued time.Time, ok bool, err error) {
+	if p.claim != nil {
+		return p.design.read(*p.claim, p.studyID, br.QueryRow())
 	}
+	err = br.QueryRow().Scan(&issued)
+	c = p.random
+	c.Design = DesignRandom
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Comparison{}, time.Time{}, false, nil
 	}
@@ -261,7 +261,7 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 			}
 			if plan != nil {
 				var err error
-				if c, issued, ok, err = plan.read(br, st.Design); err != nil {
+				if c, issued, ok, err = plan.read(br); err != nil {
 					return err
 				}
 			}
@@ -285,7 +285,7 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 		return items.question(plan.id, st.ID, participantID, c, issued), nil
 	}
 	id := newID()
-	c, issued, err := s.issueSlow(ctx, tx, st, participantID, n, id)
+	c, issued, err := s.issueSlow(ctx, tx, st, participantID, answered, n, id)
 	if err != nil {
 		return nil, err
 	}
@@ -296,10 +296,10 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 // expired lease taken over, else a random question (recorded as the design's
 // fallback in a design study) among the comparisons the participant was not
 // asked; ErrExhausted if there is none.
-func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, n int, id string) (Comparison, time.Time, error) {
+func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string) (Comparison, time.Time, error) {
 	design := DesignRandom
 	if ds, ok := s.designs[st.Design]; ok {
-		c, issued, ok, err := ds.takeOver(ctx, tx, st, participantID, n, id)
+		c, issued, ok, err := ds.takeOver(ctx, tx, st, participantID, answered, n, id)
 		if err != nil || ok {
 			return c, issued, err
 		}

@@ -30,9 +30,10 @@ import (
 // process keeps in memory, the studies' items and the designs' states, it
 // checks against a version stored with them).
 type Store struct {
-	pool    *pgxpool.Pool
-	designs map[string]*DesignScheduler // the stateful designs by name
-	items   itemsCache
+	pool       *pgxpool.Pool
+	designs    map[string]*DesignScheduler // the stateful designs by name
+	items      itemsCache
+	identities identityCache
 }
 
 // New returns a store on pool with the random design; RegisterDesigns adds

@@ -33,7 +33,7 @@ func (s *Server) apiParticipant(r *http.Request) (collect.Participant, error) {
 	if !ok {
 		return collect.Participant{}, unauthorized("send the participant token as Authorization: Bearer <token>")
 	}
-	return s.store.ParticipantByToken(r.Context(), token)
+	return s.store.AuthenticateParticipant(r.Context(), token)
 }
 
 // apiNext returns the participant's open question, issuing one if needed

@@ -28,7 +28,7 @@ func (s *Server) cookieParticipant(r *http.Request, st collect.Study) (collect.P
 	if err != nil || c.Value == "" {
 		return collect.Participant{}, false, nil
 	}
-	p, err := s.store.ParticipantByToken(r.Context(), c.Value)
+	p, err := s.store.AuthenticateParticipant(r.Context(), c.Value)
 	if collect.KindOf(err) == collect.KindUnauthorized {
 		return collect.Participant{}, false, nil
 	}
