@@ -290,16 +290,22 @@ func (ds *DesignScheduler) read(cl claim, studyID int64, r pgx.Row) (Comparison,
 // and last takes over an expired lease. It makes the participant hold the
 // question it issued; ok = false: none.
 func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string) (Comparison, time.Time, bool, error) {
-	if err := ds.start(ctx, tx, st, n); err != nil {
+	started, err := ds.start(ctx, tx, st, n)
+	if err != nil {
 		return Comparison{}, time.Time{}, false, err
 	}
 	base := []any{st.ID, participantID, ds.LeaseTTL.Seconds(), id, rand.IntN(2) == 1, ds.name}
-	tries := []claim{
-		{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), ds.claimStart(participantID, answered)), true},
-		{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), int64(0)), true},
-	}
+	var tries []claim
 	if ds.kind.spread {
-		tries = append(tries, claim{claimAnySQL, base, false})
+		tries = []claim{
+			{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), ds.claimStart(participantID, answered)), true},
+			{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), int64(0)), true},
+			{claimAnySQL, base, false},
+		}
+	} else if !started {
+		// Basis keeps one band and claims from its beginning: the likely
+		// claim was this one, unless the state was only just created.
+		tries = []claim{{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), int64(0)), true}}
 	}
 	tries = append(tries, claim{takeOverSQL, base, false})
 	for _, cl := range tries {
@@ -319,17 +325,17 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 }
 
 // start creates the study's design state and pool if it has none yet (its
-// first design question).
-func (ds *DesignScheduler) start(ctx context.Context, tx pgx.Tx, st studyState, n int) error {
+// first design question); started reports that they existed before.
+func (ds *DesignScheduler) start(ctx context.Context, tx pgx.Tx, st studyState, n int) (started bool, err error) {
 	ds.mu.Lock()
-	started := ds.started[st.ID]
+	started = ds.started[st.ID]
 	ds.mu.Unlock()
 	if started {
-		return nil
+		return true, nil
 	}
 	var exists bool
 	if err := tx.QueryRow(ctx, stateExistsSQL, st.ID).Scan(&exists); err != nil {
-		return err
+		return false, err
 	}
 	if exists {
 		// Known from committed data; a state this transaction creates is
@@ -337,9 +343,9 @@ func (ds *DesignScheduler) start(ctx context.Context, tx pgx.Tx, st studyState, 
 		ds.mu.Lock()
 		ds.started[st.ID] = true
 		ds.mu.Unlock()
-		return nil
+		return true, nil
 	}
-	return ds.ensureState(ctx, tx, st, n)
+	return false, ds.ensureState(ctx, tx, st, n)
 }
 
 // writer coalesces this process's requests to record a study's inbox: an

@@ -304,6 +304,33 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 			return c, issued, err
 		}
 		design = DesignFallback
+		// A design's fallback: first a blind draw, as the random design's
+		// likely path does (one round trip), the issue's statement and the
+		// hold together.
+		if c, ok := blindRandom(n, answered); ok {
+			b := &pgx.Batch{}
+			b.Queue(insertQuestionSQL, id, st.ID, participantID, c.Anchor, c.Left, c.Right, design)
+			b.Queue(holdQuestionSQL, participantID, id)
+			br := tx.SendBatch(ctx, b)
+			var issued time.Time
+			err := br.QueryRow().Scan(&issued)
+			if err == nil {
+				_, err = br.Exec()
+			} else if errors.Is(err, pgx.ErrNoRows) {
+				_, err = br.Exec() // refused: the hold set none; the draw below holds its own
+				issued = time.Time{}
+			}
+			if cerr := br.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return Comparison{}, time.Time{}, err
+			}
+			if !issued.IsZero() {
+				c.Design = design
+				return c, issued, nil
+			}
+		}
 	}
 	asked, err := askedKeys(ctx, tx, participantID)
 	if err != nil {
