@@ -91,25 +91,25 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		return false, pr, userErr(KindInvalid, "response_ms must be between 0 and %d", MaxResponseMS)
 	}
 	var record *DesignScheduler // the design to record the answer in, after the commit
-	var studyID int64
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		created, pr, record = false, Progress{}, nil
-		var (
-			owner               int64
-			anchor, left, right int
-			qDesign             string
-			st                  studyState
-			open                bool
-			answered            int
-		)
-		err := tx.QueryRow(ctx, lockAnswerSQL, in.QuestionID).Scan(&owner, &anchor, &left, &right, &qDesign,
+	var (
+		owner               int64
+		anchor, left, right int
+		qDesign             string
+		st                  studyState
+		open                bool
+		answered            int
+	)
+	scan := func(r pgx.Row) error {
+		err := r.Scan(&owner, &anchor, &left, &right, &qDesign,
 			&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version, &open, &answered)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("question")
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	}
+	var studyID int64
+	err = s.inTxFrom(ctx, lockAnswerSQL, []any{in.QuestionID}, scan, func(tx pgx.Tx) error {
+		created, pr, record = false, Progress{}, nil
 		studyID = st.ID
 		if owner != participantID {
 			return userErr(KindForbidden, "this question was issued to another participant")
@@ -135,7 +135,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 				return userErr(KindConflict, "this question was already answered with %d", prev)
 			}
 			if next { // the same answer again: where the participant is now
-				pr, err = s.next(ctx, tx, participantID)
+				pr, err = s.nextAgain(ctx, tx, participantID)
 				if KindOf(err) == KindNotOpen {
 					pr, err = Progress{Answered: answered, Total: st.PerParticipant, Status: st.Status}, nil
 				}

@@ -76,74 +76,94 @@ const (
 // design has nothing left for them, they are marked complete and receive a
 // completion code.
 func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error) {
-	var pr Progress
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		pr, err = s.next(ctx, tx, participantID)
-		return err
-	})
+	var (
+		pr   Progress
+		lock lockedParticipant
+	)
+	err := s.inTxFrom(ctx, lockParticipantSQL, []any{participantID},
+		func(r pgx.Row) error { return lock.scan(r, &pr) },
+		func(tx pgx.Tx) error { return s.next(ctx, tx, participantID, &lock, &pr) })
 	if err != nil {
 		return Progress{}, fmt.Errorf("next question: %w", err)
 	}
 	return pr, nil
 }
 
-// next is Next inside tx.
-func (s *Store) next(ctx context.Context, tx pgx.Tx, participantID int64) (Progress, error) {
-	var (
-		st                     studyState
-		pr                     Progress
-		code, open, qDesign    *string
-		qAnchor, qLeft, qRight *int
-		qIssued                *time.Time
-	)
-	err := tx.QueryRow(ctx, lockParticipantSQL, participantID).Scan(
-		&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version,
-		&pr.Answered, &code, &open, &qAnchor, &qLeft, &qRight, &qDesign, &qIssued)
+// lockedParticipant is what lockParticipantSQL reads of a participant.
+type lockedParticipant struct {
+	st                     studyState
+	code, open, qDesign    *string
+	qAnchor, qLeft, qRight *int
+	qIssued                *time.Time
+}
+
+// scan reads lockParticipantSQL's row into l and pr (Answered, Total,
+// Status).
+func (l *lockedParticipant) scan(r pgx.Row, pr *Progress) error {
+	*pr = Progress{}
+	err := r.Scan(&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.PerParticipant, &l.st.Version,
+		&pr.Answered, &l.code, &l.open, &l.qAnchor, &l.qLeft, &l.qRight, &l.qDesign, &l.qIssued)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return pr, notFound("participant")
+		return notFound("participant")
 	}
-	if err != nil {
-		return pr, err
-	}
-	pr.Total, pr.Status = st.PerParticipant, st.Status
-	if code != nil {
-		pr.Done, pr.CompletionCode = true, *code
-		return pr, nil
+	pr.Total, pr.Status = l.st.PerParticipant, l.st.Status
+	return err
+}
+
+// next is Next inside tx, after the participant's row was locked and read.
+func (s *Store) next(ctx context.Context, tx pgx.Tx, participantID int64, l *lockedParticipant, pr *Progress) error {
+	st := l.st
+	if l.code != nil {
+		pr.Done, pr.CompletionCode = true, *l.code
+		return nil
 	}
 	if st.Status != StatusOpen {
-		return pr, userErr(KindNotOpen, "the study is %s", st.Status)
+		return userErr(KindNotOpen, "the study is %s", st.Status)
 	}
 	items, err := s.items.get(ctx, tx, st.ID, st.Version)
 	if err != nil {
-		return pr, err
+		return err
 	}
-	if open != nil {
+	if l.open != nil {
 		c := Comparison{}
 		var issued time.Time
-		if qAnchor != nil {
-			c, issued = Comparison{Anchor: *qAnchor, Left: *qLeft, Right: *qRight, Design: *qDesign}, *qIssued
-		} else if err := tx.QueryRow(ctx, openQuestionSQL, *open).Scan(&c.Anchor, &c.Left, &c.Right, &c.Design, &issued); err != nil {
+		if l.qAnchor != nil {
+			c, issued = Comparison{Anchor: *l.qAnchor, Left: *l.qLeft, Right: *l.qRight, Design: *l.qDesign}, *l.qIssued
+		} else if err := tx.QueryRow(ctx, openQuestionSQL, *l.open).Scan(&c.Anchor, &c.Left, &c.Right, &c.Design, &issued); err != nil {
 			// The row lock waited for the transaction that issued the
 			// question: the join above, from the statement's snapshot,
 			// could not see it; this statement can.
-			return pr, fmt.Errorf("the question held: %w", err)
+			return fmt.Errorf("the question held: %w", err)
 		}
-		pr.Question = items.question(*open, st.ID, participantID, c, issued)
-		return pr, nil
+		pr.Question = items.question(*l.open, st.ID, participantID, c, issued)
+		return nil
 	}
 	if pr.Answered >= pr.Total {
-		return pr, s.complete(ctx, tx, participantID, &pr)
+		return s.complete(ctx, tx, participantID, pr)
 	}
 	q, err := s.issue(ctx, tx, st, participantID, pr.Answered, items, nil, nil)
 	if errors.Is(err, ErrExhausted) {
-		return pr, s.complete(ctx, tx, participantID, &pr)
+		return s.complete(ctx, tx, participantID, pr)
 	}
 	if err != nil {
-		return pr, err
+		return err
 	}
 	pr.Question = q
-	return pr, nil
+	return nil
+}
+
+// nextAgain is next for the participant whose row tx already holds (a
+// repeated answer): it locks and reads the row again in tx.
+func (s *Store) nextAgain(ctx context.Context, tx pgx.Tx, participantID int64) (Progress, error) {
+	var (
+		pr   Progress
+		lock lockedParticipant
+	)
+	if err := lock.scan(tx.QueryRow(ctx, lockParticipantSQL, participantID), &pr); err != nil {
+		return Progress{}, err
+	}
+	err := s.next(ctx, tx, participantID, &lock, &pr)
+	return pr, err
 }
 
 // complete marks a participant done with their completion code.

@@ -17,6 +17,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
@@ -196,6 +197,44 @@ func notFound(what string) error { return &Error{Kind: KindNotFound, Msg: what +
 // inTx runs f in a transaction, committing when it returns nil.
 func (s *Store) inTx(ctx context.Context, f func(pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.pool, f)
+}
+
+// inTxFrom runs a transaction that begins with the query sql: its BEGIN
+// travels with it in one batch (pgx's Batch.BeginTx), a round trip fewer
+// than BEGIN on its own, which every question and answer pays. scan reads
+// the query's row; then f runs in the transaction, which commits when both
+// return nil.
+func (s *Store) inTxFrom(ctx context.Context, sql string, args []any, scan func(pgx.Row) error, f func(pgx.Tx) error) error {
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{})
+	b.Queue(sql, args...)
+	br := s.pool.SendBatch(ctx, b)
+	tx := br.Tx()
+	_, err := br.Exec() // the BEGIN
+	if err == nil {
+		err = scan(br.QueryRow())
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if tx == nil { // no connection: the batch failed before it began
+		if err == nil {
+			err = errors.New("no transaction")
+		}
+		return err
+	}
+	if err == nil {
+		err = f(tx)
+	}
+	if err != nil {
+		// A fresh context: the rollback must run even when ctx ended, or
+		// the connection goes back to the pool inside the transaction.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		tx.Rollback(rctx)
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // isUnique reports whether err is a unique violation, on constraint name if
