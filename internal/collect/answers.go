@@ -32,8 +32,9 @@ const (
 			p.open_question IS NOT DISTINCT FROM q.id, p.answered
 		FROM questions q JOIN participants p ON p.id = q.participant_id JOIN studies s ON s.id = q.study_id
 		WHERE q.id = $1 FOR UPDATE OF p`
-	previousAnswerSQL = `SELECT closer FROM answers WHERE question_id = $1`
-	insertAnswerSQL   = `
+	previousAnswerSQL    = `SELECT closer FROM answers WHERE question_id = $1`
+	participantExistsSQL = `SELECT EXISTS (SELECT 1 FROM participants WHERE id = $1)`
+	insertAnswerSQL      = `
 		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`
 	addVoteSQL = `
@@ -216,6 +217,13 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		created = true
 		return nil
 	})
+	if KindOf(err) == KindNotFound && studyID == 0 {
+		// No such question: perhaps the participant is gone with it.
+		var exists bool
+		if qerr := s.pool.QueryRow(ctx, participantExistsSQL, participantID).Scan(&exists); qerr == nil && !exists {
+			err = s.gone(participantID)
+		}
+	}
 	if err != nil {
 		return false, Progress{}, err
 	}

@@ -303,4 +303,18 @@ func TestAuthenticateParticipant(t *testing.T) {
 	if _, err := collect.New(pool).AuthenticateParticipant(ctx, token); collect.KindOf(err) != collect.KindUnauthorized {
 		t.Fatalf("a fresh store with the token gone from the database: %v", err)
 	}
+	// The participant's row gone (a purged study): a question for them is
+	// refused as for an unknown token, and the identity is forgotten.
+	if _, err := pool.Exec(ctx, `UPDATE participants SET token_hash = sha256($2::bytea) WHERE id = $1`, p.ID, token); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM participants WHERE id = $1`, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Next(ctx, got.ID); collect.KindOf(err) != collect.KindUnauthorized {
+		t.Fatalf("next for a participant who is gone: %v", err)
+	}
+	if _, err := s.AuthenticateParticipant(ctx, token); collect.KindOf(err) != collect.KindUnauthorized {
+		t.Fatalf("the identity of a participant who is gone is still known: %v", err)
+	}
 }

@@ -138,6 +138,25 @@ func (c *identityCache) get(k [sha256.Size]byte) (Participant, bool) {
 	return p, ok
 }
 
+// forget drops the identity of a participant that is gone (a purged study).
+func (c *identityCache) forget(participantID int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, p := range c.m {
+		if p.ID == participantID {
+			delete(c.m, k)
+		}
+	}
+}
+
+// gone is the error for a participant whose row no longer exists (its study
+// was deleted and purged): like an unknown token, and its cached identity
+// is dropped.
+func (s *Store) gone(participantID int64) error {
+	s.identities.forget(participantID)
+	return userErr(KindUnauthorized, "unknown participant token")
+}
+
 func (c *identityCache) put(k [sha256.Size]byte, p Participant) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

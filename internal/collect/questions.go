@@ -83,6 +83,9 @@ func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error)
 	err := s.inTxFrom(ctx, lockParticipantSQL, []any{participantID},
 		func(r pgx.Row) error { return lock.scan(r, &pr) },
 		func(tx pgx.Tx) error { return s.next(ctx, tx, participantID, &lock, &pr) })
+	if KindOf(err) == KindNotFound {
+		err = s.gone(participantID)
+	}
 	if err != nil {
 		return Progress{}, fmt.Errorf("next question: %w", err)
 	}

@@ -71,6 +71,10 @@ func (s *Server) annotatorProgress(w http.ResponseWriter, r *http.Request) (coll
 	if collect.KindOf(err) == collect.KindNotOpen {
 		return st, pr, false, s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 	}
+	if collect.KindOf(err) == collect.KindUnauthorized { // the participant is gone: start again
+		http.Redirect(w, r, "/s/"+st.Slug, http.StatusSeeOther)
+		return st, pr, false, nil
+	}
 	if err != nil {
 		return st, pr, false, err
 	}
