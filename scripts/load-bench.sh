@@ -25,6 +25,8 @@ design=random concurrency=200 duration=30s think=0 replicas=1 pgclients=32 repea
 out=""
 profile=0
 extra_sql=""
+web_bin=""
+load_flags=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--design) design="$2"; shift 2 ;;
@@ -38,6 +40,8 @@ while [ $# -gt 0 ]; do
 	--out) out="$2"; shift 2 ;;
 	--profile) profile=1; shift ;;
 	--sql) extra_sql="$2"; shift 2 ;; # an experiment: SQL run on the app's database before the load
+	--web-bin) web_bin="$2"; shift 2 ;; # another build of the server (e.g. an older commit's), for a before/after
+	--separate-next) load_flags+=(--separate-next); shift ;;
 
 	*) echo "load-bench: unknown flag $1" >&2; exit 2 ;;
 	esac
@@ -67,6 +71,7 @@ url() { echo "postgres://postgres@127.0.0.1:$port/$1?sslmode=disable"; }
 # --- binaries
 go build -o bin/web ./cmd/web
 go build -o bin/closer ./cmd/closer
+web="${web_bin:-bin/web}"
 
 # --- databases: the app's, fresh; pgbench's, set up once and emptied
 psqlc -d postgres -c "DROP DATABASE IF EXISTS closer_load WITH (FORCE)" -c "CREATE DATABASE closer_load"
@@ -93,7 +98,7 @@ start_web() { # name role addr [debug]
 	local name="$1" role="$2" addr="$3" debug="${4:-}"
 	DATABASE_URL="$(url closer_load)" ADDR="$addr" ROLE="$role" DEBUG_ADDR="$debug" \
 		ADMIN_EMAIL=admin@example.com ADMIN_PASSWORD=closer-demo ADMIN_API_TOKEN="$token" \
-		LOG_LEVEL=warn bin/web >"$out/$name.log" 2>&1 &
+		LOG_LEVEL=warn "$web" >"$out/$name.log" 2>&1 &
 	pids+=($!)
 	echo $! >"$out/$name.pid"
 }
@@ -139,7 +144,7 @@ SQL
 # --- the run: closer load and pgbench in the same window
 basearg="$(IFS=,; echo "${bases[*]}")"
 bin/closer load --base "$basearg" --study bench --concurrency "$concurrency" --duration "$duration" --think "$think" \
-	--admin-token "$token" --json >"$out/load.json" 2>"$out/load.err" &
+	--admin-token "$token" --json "${load_flags[@]}" >"$out/load.json" 2>"$out/load.err" &
 loadpid=$!
 secs="${duration%s}"
 pgpid=""
