@@ -39,6 +39,7 @@
     svg.addEventListener("dblclick", function () {
       vb.x = home.x; vb.y = home.y; vb.width = home.w; vb.height = home.h;
     });
+    svg.dataset.zoom = "on"; // the handlers are in place
   }
 
   function live(main) {

@@ -81,7 +81,9 @@ func TestBrowserDashboardLive(t *testing.T) {
 	// dashboard.js polls every 5 s and reloads once the run is done.
 	// (The reload interrupts a poll in flight; poll again.)
 	for deadline := time.Now().Add(90 * time.Second); ; {
-		err = chromedp.Do(bctx, chromedp.Poll[chromedp.Void](`document.getElementById("embedding") !== null`,
+		// (data-zoom: dashboard.js has put its handlers on the plot; the
+		// plot itself is parsed before the script runs.)
+		err = chromedp.Do(bctx, chromedp.Poll[chromedp.Void](`document.querySelector("#embedding svg[data-zoom=on]") !== null`,
 			chromedp.WithPollingTimeout(10*time.Second)))
 		if err == nil {
 			break
