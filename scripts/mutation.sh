@@ -51,7 +51,19 @@ mkdir -p .mutation
 wrapdir="$(mktemp -d)"
 trap 'rm -rf "$wrapdir"' EXIT
 cp scripts/mutation-go "$wrapdir/go"
-chmod +x "$wrapdir/go"
+# gremlins matches its mutants' file names, relative to the package, with
+# the paths `git diff` prints, relative to the repository: for --diff, the
+# diff of the package's files is asked relative to its folder.
+realgit="$(command -v git)"
+cat >"$wrapdir/git" <<WRAP
+#!/usr/bin/env bash
+if [ "\$1" = diff ] && [ -n "\${MUTATION_DIFF_RELATIVE:-}" ]; then
+	shift
+	exec "$realgit" diff --relative="\$MUTATION_DIFF_RELATIVE" "\$@"
+fi
+exec "$realgit" "\$@"
+WRAP
+chmod +x "$wrapdir/go" "$wrapdir/git"
 realgo="$(command -v go)"
 
 # covermap PKG OUT: every test of PKG alone under coverage; OUT gets a line
@@ -117,7 +129,7 @@ for pkg in "${pkgs[@]}"; do
 	echo "== gremlins $pkg"
 	# One worker: the tests of several packages measure with all cores, and
 	# two mutants at once would make their timeouts flaky on 2 cores.
-	if ! (cd "$dir" && PATH="$wrapdir:$PATH" MUTATION_REAL_GO="$realgo" MUTATION_ORIG_DIR="$dir/$pkg" \
+	if ! (cd "$dir" && PATH="$wrapdir:$PATH" MUTATION_REAL_GO="$realgo" MUTATION_ORIG_DIR="$dir/$pkg" MUTATION_DIFF_RELATIVE="$pkg/" \
 		MUTATION_COVER_MAP="$root/.mutation/$name.cover" MUTATION_LOG="$root/.mutation/$name.log" \
 		"$bin" unleash --workers "${GREMLINS_WORKERS:-1}" --timeout-coefficient "${GREMLINS_TIMEOUT_COEFFICIENT:-10}" \
 		"${diffargs[@]}" --output "$root/.mutation/$name.json" "./$pkg") 2>&1 | tee ".mutation/$name.txt"; then
