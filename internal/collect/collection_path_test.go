@@ -163,19 +163,7 @@ func TestPoolCountsLeasesTakenBefore(t *testing.T) {
 	s, schs := designStore(pool)
 	// 4 items, landmarks {0, 1} drawn: two comparisons, each wanted once.
 	st := designStudy(t, s, "old", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
-	var ids []int64
-	var qs []*collect.Question
-	for range 2 {
-		p, _, err := s.CreateParticipant(ctx, st.ID, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := s.Next(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, qs = append(ids, p.ID), append(qs, pr.Question)
-	}
+	ids, qs := holdQuestions(t, s, st.ID, 2)
 	// As before the migration: the leases, no pool.
 	if _, err := pool.Exec(ctx, `DELETE FROM design_pool WHERE study_id = $1`, st.ID); err != nil {
 		t.Fatal(err)
@@ -317,4 +305,25 @@ func TestAuthenticateParticipant(t *testing.T) {
 	if _, err := s.AuthenticateParticipant(ctx, token); collect.KindOf(err) != collect.KindUnauthorized {
 		t.Fatalf("the identity of a participant who is gone is still known: %v", err)
 	}
+}
+
+// holdQuestions lets m new participants of the study take a question each
+// and returns them with their questions.
+func holdQuestions(t *testing.T, s *collect.Store, studyID int64, m int) ([]int64, []*collect.Question) {
+	t.Helper()
+	ctx := context.Background()
+	var ids []int64
+	var qs []*collect.Question
+	for range m {
+		p, _, err := s.CreateParticipant(ctx, studyID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := s.Next(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, qs = append(ids, p.ID), append(qs, pr.Question)
+	}
+	return ids, qs
 }

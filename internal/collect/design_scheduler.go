@@ -563,19 +563,7 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k triplet.Key
-			if err := rows.Scan(&k.Anchor, &k.J, &k.K); err != nil {
-				return err
-			}
-			released[k]++
-		}
-		return rows.Err()
+		return scanKeys(br, func(k triplet.Key) { released[k]++ })
 	}()
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -644,22 +632,9 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 			}
 		}
 		if len(drop) > 0 {
-			rows, err := br.Query()
-			if err != nil {
+			if err := scanKeys(br, func(k triplet.Key) { deleted[k] = true }); err != nil {
 				return err
 			}
-			defer rows.Close()
-			for rows.Next() {
-				var k triplet.Key
-				if err := rows.Scan(&k.Anchor, &k.J, &k.K); err != nil {
-					return err
-				}
-				deleted[k] = true
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			rows.Close()
 		}
 		if accepted {
 			for range 2 {
@@ -684,6 +659,23 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 	}
 	e.version, e.rev = v, rev
 	return nil
+}
+
+// scanKeys reads the next result of br, rows of (anchor, j, k), into add.
+func scanKeys(br pgx.BatchResults, add func(triplet.Key)) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k triplet.Key
+		if err := rows.Scan(&k.Anchor, &k.J, &k.K); err != nil {
+			return err
+		}
+		add(k)
+	}
+	return rows.Err()
 }
 
 // poolWrite is a pool row to write: its comparison's new wanted and ord.

@@ -455,19 +455,7 @@ func TestLandmarkCoverageGrowsEvenly(t *testing.T) {
 	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(4), 12, 2, 1), 0, 1)
 	answered := 0
 	for round := 0; answered < 60; round++ {
-		var ps []int64
-		var qs []*collect.Question
-		for range 6 { // six participants hold a question at once
-			p, _, err := s.CreateParticipant(ctx, st.ID, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			pr, err := s.Next(ctx, p.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ps, qs = append(ps, p.ID), append(qs, pr.Question)
-		}
+		ps, qs := holdQuestions(t, s, st.ID, 6) // six participants hold a question at once
 		for i, q := range qs {
 			if _, err := s.Answer(ctx, ps[i], collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
 				t.Fatal(err)
