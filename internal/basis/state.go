@@ -272,7 +272,36 @@ func Restore(data []byte) (*Scheme, error) {
 			}
 		}
 	}
+	// The item lists a hand-edited state could get wrong: each names items,
+	// and a finished state's axes are read through their endpoints' orders.
+	lists := []struct {
+		what  string
+		items []int
+	}{{"pool item", sn.Pool}, {"end", sn.Ends}, {"hull point", sn.HullSet}}
+	for _, axis := range sn.Axes {
+		if len(axis) == 0 {
+			return nil, fmt.Errorf("basis: restore: an axis is empty")
+		}
+		lists = append(lists, struct {
+			what  string
+			items []int
+		}{"axis point", axis})
+	}
+	for _, l := range lists {
+		for _, x := range l.items {
+			if err := item(l.what, x); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if s.finished {
+		for _, axis := range sn.Axes {
+			for _, end := range []int{axis[0], axis[len(axis)-1]} {
+				if s.ranks[end] == nil {
+					return nil, fmt.Errorf("basis: restore: axis end %d has no sorted order", end)
+				}
+			}
+		}
 		s.coords = s.embed()
 	}
 	return s, nil

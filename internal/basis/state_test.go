@@ -142,7 +142,9 @@ func TestRestoreFreshAndFinished(t *testing.T) {
 // the first number out of range) as a match player, in a sorted order, as
 // a job's head or item, a partition of fewer than 2 items (nothing to
 // compare), an open comparison listing fewer owners than it counts, and
-// one that already has all the answers it wants. Each bad state is a good one with one field changed, so the
+// one that already has all the answers it wants, and a finished state
+// whose ends, hull or axes name item n, hold an empty axis or an axis end
+// never sorted (these panicked in the coordinates before). Each bad state is a good one with one field changed, so the
 // refusal is for that field.
 func TestRestoreChecksItemsAndPartitions(t *testing.T) {
 	small, _ := New(3, Config{Seed: 1}).MarshalState()
@@ -161,6 +163,8 @@ func TestRestoreChecksItemsAndPartitions(t *testing.T) {
 			s.Record(o.Answer(nd.Key.Anchor, nd.Key.J, nd.Key.K))
 		}
 	}
+	done := New(n, Config{Seed: 4})
+	Run(done, o, 0, 0)
 	load := func(sc *Scheme) snapshot {
 		data, err := sc.MarshalState()
 		if err != nil {
@@ -187,6 +191,25 @@ func TestRestoreChecksItemsAndPartitions(t *testing.T) {
 		// (repeats 1): it would have been decided
 		"open comparison full":               {fresh, func(sn *snapshot) { sn.Open[3] = 1 }},
 		"open comparison full, answer for k": {fresh, func(sn *snapshot) { sn.Open[4] = 1 }},
+		// a hand-edited finished state: its item lists name items too, and
+		// its axes' ends must have sorted orders (coordinates read them)
+		"end n":        {done, func(sn *snapshot) { sn.Ends[0] = n }},
+		"hull point n": {done, func(sn *snapshot) { sn.HullSet[0] = n }},
+		"axis point n": {done, func(sn *snapshot) { sn.Axes[0][len(sn.Axes[0])-1] = n }},
+		"empty axis":   {done, func(sn *snapshot) { sn.Axes[0] = []int{} }},
+		"axis end never sorted": {done, func(sn *snapshot) {
+			sorted := map[int]bool{}
+			for _, od := range sn.Orders {
+				sorted[od.Head] = true
+			}
+			for x := range n {
+				if !sorted[x] {
+					sn.Axes[0][0] = x
+					return
+				}
+			}
+			t.Fatal("every item sorted")
+		}},
 		"one-item partition": {s, func(sn *snapshot) {
 			g := &sn.Jobs[0].Segs[0]
 			g.Lo, g.Hi, g.Pivot = 1, 2, sn.Jobs[0].Items[1]
