@@ -215,8 +215,13 @@ func (imp *ImportTx) CopyParticipants(rows RowSource[ImportParticipant]) (int, e
 		return 0, repeated("participants", err)
 	}
 	tag, err := imp.tx.Exec(imp.ctx, `
-		INSERT INTO participants (public_id, study_id, token_hash, external_id, completion_code, created_at, completed_at, excluded_at)
-		SELECT public_id, $1, token_hash, nullif(external_id, ''), nullif(completion_code, ''), created_at, completed_at, excluded_at
+		INSERT INTO participants (public_id, study_id, token_hash, external_id, completion_code, created_at, completed_at, excluded_at,
+			external_key)
+		SELECT public_id, $1, token_hash, nullif(external_id, ''), nullif(completion_code, ''), created_at, completed_at, excluded_at,
+			-- one participant per external id resumes (CreateParticipant):
+			-- of a bundle's repeats of one id, the first that completed
+			CASE WHEN external_id <> '' AND row_number() OVER (PARTITION BY external_id ORDER BY completed_at IS NULL, line) = 1
+				THEN external_id END
 		FROM import_keys ORDER BY line`, id)
 	if err != nil {
 		return 0, err

@@ -22,13 +22,39 @@ type Participant struct {
 	CompletionCode string // set when they finish
 	CreatedAt      time.Time
 	CompletedAt    *time.Time
+	// Resumed is set by CreateParticipant when the external id had joined
+	// the study before: the participant is that earlier one.
+	Resumed bool
 }
 
 // MaxExternalIDLen bounds the external id kept with a participant.
 const MaxExternalIDLen = 200
 
+// joinSQL adds a participant, unless one with this external id ($4, when
+// not empty) joined the study before: then it returns nothing, and
+// resumeSQL finds that one. Two joins with one id at once make one
+// participant: the second waits on the first's row in the unique index
+// participants_external_key and then finds it.
+const (
+	joinSQL = `
+		INSERT INTO participants (public_id, study_id, token_hash, external_id, external_key)
+		VALUES ($1, $2, $3, nullif($4, ''), nullif($4, ''))
+		ON CONFLICT (study_id, external_key) DO NOTHING
+		RETURNING id, created_at`
+	resumeSQL = `
+		WITH p AS (
+			SELECT id, public_id, coalesce(completion_code, '') AS code, created_at, completed_at
+			FROM participants WHERE study_id = $1 AND external_key = $2
+		), t AS (
+			INSERT INTO participant_tokens (token_hash, participant_id) SELECT $3, id FROM p
+		)
+		SELECT id, public_id, code, created_at, completed_at FROM p`
+)
+
 // CreateParticipant adds a participant to an open study and returns them with
-// their secret token.
+// a secret token. An external id that joined the study before resumes that
+// participant instead (Resumed is set): they get a new token, which works
+// beside the earlier one, and keep their progress and completion code.
 func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID string) (Participant, string, error) {
 	externalID = strings.TrimSpace(externalID)
 	if len(externalID) > MaxExternalIDLen {
@@ -49,10 +75,13 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		if status != StatusOpen {
 			return userErr(KindNotOpen, "the study is %s", status)
 		}
-		return tx.QueryRow(ctx, `
-			INSERT INTO participants (public_id, study_id, token_hash, external_id)
-			VALUES ($1, $2, $3, nullif($4, '')) RETURNING id, created_at`,
-			p.PublicID, studyID, hashToken(token), externalID).Scan(&p.ID, &p.CreatedAt)
+		err = tx.QueryRow(ctx, joinSQL, p.PublicID, studyID, hashToken(token), externalID).Scan(&p.ID, &p.CreatedAt)
+		if !errors.Is(err, pgx.ErrNoRows) || externalID == "" {
+			return err
+		}
+		p.Resumed = true
+		return tx.QueryRow(ctx, resumeSQL, studyID, externalID, hashToken(token)).
+			Scan(&p.ID, &p.PublicID, &p.CompletionCode, &p.CreatedAt, &p.CompletedAt)
 	})
 	if err != nil {
 		return Participant{}, "", fmt.Errorf("create participant: %w", err)
@@ -63,9 +92,15 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 // The SQL of the participant lookups, by name so that TestHotQueryPlans
 // explains these very strings on a large study.
 const (
+	// participantByTokenSQL: the participant's first token is on its row,
+	// tokens given on resuming are in participant_tokens.
 	participantByTokenSQL = `
 		SELECT id, public_id, study_id, external_id, completion_code, created_at, completed_at
-		FROM participants WHERE token_hash = $1`
+		FROM participants WHERE token_hash = $1
+		UNION ALL
+		SELECT p.id, p.public_id, p.study_id, p.external_id, p.completion_code, p.created_at, p.completed_at
+		FROM participant_tokens t JOIN participants p ON p.id = t.participant_id WHERE t.token_hash = $1
+		LIMIT 1`
 	// listParticipantsSQL: the newest $2 participants of study $1 with
 	// their answer counts.
 	listParticipantsSQL = `

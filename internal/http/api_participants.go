@@ -6,6 +6,8 @@ import (
 
 // apiCreateParticipant joins a study (POST /api/v1/studies/{slug}/participants,
 // optional body {"external_id": "..."}) → 201 {"participant_id", "token"}.
+// An external id that joined before resumes its participant: 200 with the
+// same participant_id, a new token and "resumed": true.
 func (s *Server) apiCreateParticipant(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.studyFromURL(r)
 	if err != nil {
@@ -20,6 +22,9 @@ func (s *Server) apiCreateParticipant(w http.ResponseWriter, r *http.Request) er
 	p, token, err := s.store.CreateParticipant(r.Context(), st.ID, body.ExternalID)
 	if err != nil {
 		return err
+	}
+	if p.Resumed {
+		return writeJSON(w, http.StatusOK, map[string]any{"participant_id": p.PublicID, "token": token, "resumed": true})
 	}
 	return writeJSON(w, http.StatusCreated, map[string]string{"participant_id": p.PublicID, "token": token})
 }

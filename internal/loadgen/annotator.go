@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bytes"
 	"context"
+	crand "crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,8 +28,10 @@ const (
 // maxReplyBytes bounds what is read of one API reply.
 const maxReplyBytes = 1 << 20
 
-// externalID marks the participants a load run creates.
-const externalID = "closer-load"
+// externalIDPrefix marks the participants a load run creates. Each join
+// adds a random part: a study gives one participant per external id, so a
+// repeated id would resume an earlier (perhaps finished) participant.
+const externalIDPrefix = "closer-load-"
 
 // annotator is one simulated person; its fields are its own (no locks):
 // the run merges them after every annotator stopped.
@@ -106,7 +109,7 @@ func (a *annotator) run() {
 
 func (a *annotator) join() (token string, ok bool) {
 	r, ok := a.call(Participants, http.MethodPost, "/api/v1/studies/"+url.PathEscape(a.cfg.Study)+"/participants", "",
-		[]byte(`{"external_id":"`+externalID+`"}`))
+		[]byte(`{"external_id":"`+externalIDPrefix+crand.Text()+`"}`))
 	if !ok {
 		return "", false
 	}
