@@ -24,6 +24,9 @@ type config struct {
 	AdminAPIToken string
 	LogFormat     string // text or json
 	LogLevel      slog.Level
+	// RequestLog logs a line per HTTP request (REQUEST_LOG=true); off by
+	// default, so a busy server's log holds what needs attention.
+	RequestLog bool
 	// Role is what this replica runs: web (the HTTP server, enqueueing
 	// recompute jobs), worker (the recompute jobs and their periodic scan)
 	// or all (both; the default).
@@ -178,6 +181,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 	case "text", "json":
 	default:
 		errs = append(errs, fmt.Errorf("LOG_FORMAT %q must be text or json", c.LogFormat))
+	}
+	if v := strings.TrimSpace(getenv("REQUEST_LOG")); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("REQUEST_LOG %q must be true or false", v))
+		}
+		c.RequestLog = on
 	}
 	if lv := strings.TrimSpace(getenv("LOG_LEVEL")); lv != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(lv)); err != nil {

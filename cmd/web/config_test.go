@@ -15,15 +15,15 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != ":8080" || c.BaseURL != "http://localhost:8080" || c.LogFormat != "text" || c.LogLevel != slog.LevelInfo {
+	if c.Addr != ":8080" || c.BaseURL != "http://localhost:8080" || c.LogFormat != "text" || c.LogLevel != slog.LevelInfo || c.RequestLog {
 		t.Fatalf("defaults: %+v", c)
 	}
 	c, err = loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "ADDR": "127.0.0.1:9000",
-		"BASE_URL": "https://closer.example.org/", "LOG_FORMAT": "JSON", "LOG_LEVEL": "debug"}))
+		"BASE_URL": "https://closer.example.org/", "LOG_FORMAT": "JSON", "LOG_LEVEL": "debug", "REQUEST_LOG": "true"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BaseURL != "https://closer.example.org" || c.LogFormat != "json" || c.LogLevel != slog.LevelDebug {
+	if c.BaseURL != "https://closer.example.org" || c.LogFormat != "json" || c.LogLevel != slog.LevelDebug || !c.RequestLog {
 		t.Fatalf("explicit: %+v", c)
 	}
 }
@@ -32,11 +32,12 @@ func TestConfigRejectsBadValues(t *testing.T) {
 	t.Parallel()
 	_, err := loadConfig(env(map[string]string{
 		"ADDR": "8080", "BASE_URL": "ftp://x", "ADMIN_EMAIL": "a@b.c", "LOG_FORMAT": "xml", "LOG_LEVEL": "loud", "ADMIN_API_TOKEN": "short",
+		"REQUEST_LOG": "loudly",
 	}))
 	if err == nil {
 		t.Fatal("bad configuration accepted")
 	}
-	for _, want := range []string{"DATABASE_URL is not set", "ADDR", "BASE_URL", "ADMIN_EMAIL and ADMIN_PASSWORD", "LOG_FORMAT", "LOG_LEVEL", "ADMIN_API_TOKEN"} {
+	for _, want := range []string{"DATABASE_URL is not set", "ADDR", "BASE_URL", "ADMIN_EMAIL and ADMIN_PASSWORD", "LOG_FORMAT", "LOG_LEVEL", "ADMIN_API_TOKEN", "REQUEST_LOG"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %s:\n%v", want, err)
 		}

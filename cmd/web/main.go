@@ -165,7 +165,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	go recordPending(ctx, store, log)
 
 	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
-		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout}
+		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog}
 	var certs *certReloader
 	if cfg.servesTLS() {
 		certs, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile, log)

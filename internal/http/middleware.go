@@ -12,9 +12,15 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 )
 
-// accessLog logs one line per request through slog.
+// accessLog sets X-Request-Id and, when Config.RequestLog asks for it,
+// logs one line per request through slog.
 func (s *Server) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.cfg.RequestLog {
+			w.Header().Set("X-Request-Id", middleware.GetReqID(r.Context()))
+			next.ServeHTTP(w, r)
+			return
+		}
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		ww.Header().Set("X-Request-Id", middleware.GetReqID(r.Context()))
 		start := time.Now()

@@ -59,6 +59,9 @@ type Config struct {
 	LoginAddressLimit collect.LoginLimit
 	// Now is the login throttle's clock (nil: time.Now); tests move it.
 	Now func() time.Time
+	// RequestLog logs one line per request at info level; without it only
+	// failures are logged (5xx by the error adapter, panics).
+	RequestLog bool
 }
 
 // Server holds the handlers' dependencies.

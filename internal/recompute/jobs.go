@@ -119,7 +119,7 @@ func New(pool *pgxpool.Pool, store *collect.Store, cfg Config, log *slog.Logger)
 		cfg.ScanEvery = 20 * time.Second
 	}
 	j := &Jobs{store: store, work: cfg.Work}
-	rc := &river.Config{Logger: log.With("component", "river")}
+	rc := &river.Config{Logger: slog.New(routineToDebug{log.Handler()}).With("component", "river")}
 	if cfg.Work {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &worker{store: store, log: log})

@@ -1,0 +1,59 @@
+package http_test
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/closer-lab/closer/internal/collect"
+	closerhttp "github.com/closer-lab/closer/internal/http"
+	"github.com/closer-lab/closer/internal/pgtest"
+)
+
+// lockedBuffer is a log destination the server's goroutines share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A request is logged only when Config.RequestLog asks for it; either way
+// the response names its request id.
+func TestRequestLogSetting(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.NewDB(t)
+	store := collect.New(pool)
+	for _, on := range []bool{false, true} {
+		var buf lockedBuffer
+		srv := httptest.NewServer(closerhttp.New(store, closerhttp.Config{RequestLog: on},
+			slog.New(slog.NewTextHandler(&buf, nil))))
+		res, err := http.Get(srv.URL + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		srv.Close()
+		if res.Header.Get("X-Request-Id") == "" {
+			t.Errorf("RequestLog %v: no X-Request-Id", on)
+		}
+		logged := strings.Contains(buf.String(), `msg=request method=GET path=/healthz status=200`)
+		if logged != on {
+			t.Errorf("RequestLog %v: request logged %v\n%s", on, logged, buf.String())
+		}
+	}
+}
