@@ -5,6 +5,8 @@ package templates
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -37,8 +39,12 @@ type Landing struct {
 	Study        collect.Study
 	Instructions templ.Component
 	ExternalID   string
-	Resume       bool // the browser already has a participant in progress
+	Params       []Param // the platform's link parameters, carried to the start
+	Resume       bool    // the browser already has a participant in progress
 }
+
+// Param is one named value carried in a form.
+type Param struct{ Name, Value string }
 
 // Done is the page after the last question.
 type Done struct {
@@ -46,6 +52,11 @@ type Done struct {
 	Debrief        templ.Component
 	CompletionCode string
 	Answered       int
+	// ReturnURL, when set, is where the participant goes back to with
+	// their code (the page also sends them there after a few seconds);
+	// ReturnTo names it ("Prolific").
+	ReturnURL string
+	ReturnTo  string
 }
 
 // Notice is a friendly page with a title and a message (paused or closed
@@ -117,4 +128,35 @@ func percent(a, b int) string {
 		return "0%"
 	}
 	return fmt.Sprintf("%d%%", min(100, a*100/b))
+}
+
+// platformSummary says how the study recruits, for the study page's
+// summary line ("" without a platform).
+func platformSummary(p collect.Platform) string {
+	var b strings.Builder
+	switch p.Kind {
+	case collect.PlatformNone:
+		return ""
+	case collect.PlatformProlific:
+		b.WriteString(" · recruits on Prolific")
+	default:
+		b.WriteString(" · recruits by the link parameter " + p.IDParam)
+	}
+	if p.CompletionCode != "" {
+		b.WriteString(" · completion code " + p.CompletionCode)
+	}
+	if p.ScreenedOutCode != "" {
+		b.WriteString(" · screened-out code " + p.ScreenedOutCode)
+	}
+	return b.String()
+}
+
+// paramsText lists a participant's kept link parameters, sorted by name.
+func paramsText(m map[string]string) string {
+	parts := make([]string, 0, len(m))
+	for k, v := range m {
+		parts = append(parts, k+" "+v)
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, " · ")
 }

@@ -45,12 +45,12 @@ const (
 	inboxSQL = `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther) VALUES ($1, $2, $3, $4, $5)`
 	// answeredSQL counts the answer on the participant, makes them hold
 	// their next question ($2, if it was issued) and, when it was their
-	// last ($3 questions), gives them a completion code once ($4 if they
-	// hold none).
+	// last ($3 questions), gives them a completion code once (the study's
+	// code, or $4 if it has none; kept if they hold one).
 	answeredSQL = `
 		UPDATE participants SET answered = answered + 1,
 			open_question = (SELECT id FROM questions WHERE id = $2),
-			completion_code = CASE WHEN answered + 1 >= $3 THEN coalesce(completion_code, $4) ELSE completion_code END,
+			completion_code = CASE WHEN answered + 1 >= $3 THEN coalesce(completion_code, ` + studyCodeSQL + `, $4) ELSE completion_code END,
 			completed_at = CASE WHEN answered + 1 >= $3 THEN coalesce(completed_at, now()) ELSE completed_at END
 		WHERE id = $1 RETURNING answered, completion_code`
 )

@@ -28,7 +28,7 @@ func BenchmarkNextAnswer(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if i%100 == 0 {
 			b.StopTimer()
-			p, _, err = s.CreateParticipant(ctx, st.ID, "")
+			p, _, err = s.CreateParticipant(ctx, st.ID, "", nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -38,7 +38,7 @@ func TestRandomDesignNeverRepeatsAndCompletes(t *testing.T) {
 	// 4 items have 4*3*2/2 = 12 distinct comparisons; ask for 20, so the
 	// design runs out after 12 and the participant completes early.
 	s, st := newStudy(t, 4, 20)
-	p, _, err := s.CreateParticipant(ctx, st.ID, "ext-1")
+	p, _, err := s.CreateParticipant(ctx, st.ID, "ext-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +79,8 @@ func TestAnswerRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 6, 5)
-	p1, _, _ := s.CreateParticipant(ctx, st.ID, "")
-	p2, _, _ := s.CreateParticipant(ctx, st.ID, "")
+	p1, _, _ := s.CreateParticipant(ctx, st.ID, "", nil)
+	p2, _, _ := s.CreateParticipant(ctx, st.ID, "", nil)
 	pr, err := s.Next(ctx, p1.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestExportEqualsAnswers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 8, 6)
-	p, _, _ := s.CreateParticipant(ctx, st.ID, "worker-7")
+	p, _, _ := s.CreateParticipant(ctx, st.ID, "worker-7", nil)
 	var given []triplet.Triplet
 	for {
 		pr, err := s.Next(ctx, p.ID)
@@ -224,7 +224,7 @@ func TestNotOpen(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 5, 3)
-	p, _, _ := s.CreateParticipant(ctx, st.ID, "")
+	p, _, _ := s.CreateParticipant(ctx, st.ID, "", nil)
 	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: collect.StatusPaused}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
@@ -232,7 +232,7 @@ func TestNotOpen(t *testing.T) {
 	if _, err := s.Next(ctx, p.ID); collect.KindOf(err) != collect.KindNotOpen {
 		t.Fatalf("next on paused study: %v", err)
 	}
-	if _, _, err := s.CreateParticipant(ctx, st.ID, ""); collect.KindOf(err) != collect.KindNotOpen {
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); collect.KindOf(err) != collect.KindNotOpen {
 		t.Fatalf("join paused study: %v", err)
 	}
 	var ue *collect.Error

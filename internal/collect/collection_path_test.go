@@ -29,7 +29,7 @@ func TestAnswerNextLandmark(t *testing.T) {
 	}
 	var ps []*who
 	for i := range 2 {
-		p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("w", i))
+		p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("w", i), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func TestRecordPendingAfterAStop(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
 	st := designStudy(t, s, "stop", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
-	p, _, err := s.CreateParticipant(ctx, st.ID, "")
+	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestPoolCountsLeasesTakenBefore(t *testing.T) {
 	if _, err := s.Answer(ctx, ids[0], collect.AnswerInput{QuestionID: qs[0].ID, Closer: qs[0].Left.Index}); err != nil {
 		t.Fatal(err)
 	}
-	p3, _, err := s.CreateParticipant(ctx, st.ID, "")
+	p3, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestItemsAddedAfterQuestions(t *testing.T) {
 	if _, _, err := s.AddItems(ctx, st.ID, items[:3]); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := s.CreateParticipant(ctx, st.ID, "")
+	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestAuthenticateParticipant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, token, err := s.CreateParticipant(ctx, st.ID, "ext-7")
+	p, token, err := s.CreateParticipant(ctx, st.ID, "ext-7", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func holdQuestions(t *testing.T, s *collect.Store, studyID int64, m int) ([]int6
 	var ids []int64
 	var qs []*collect.Question
 	for range m {
-		p, _, err := s.CreateParticipant(ctx, studyID, "")
+		p, _, err := s.CreateParticipant(ctx, studyID, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ func TestConcurrentNextAndAnswer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 10, 5)
-	p, _, err := s.CreateParticipant(ctx, st.ID, "")
+	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func BenchmarkDesignNextAnswer(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if i%100 == 0 {
 					b.StopTimer()
-					p, _, err = s.CreateParticipant(ctx, st.ID, "")
+					p, _, err = s.CreateParticipant(ctx, st.ID, "", nil)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -56,7 +56,7 @@ func TestBasisCrowdThroughStore(t *testing.T) {
 				s = b
 			}
 			for !done.Load() {
-				p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("p", i))
+				p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("p", i), nil)
 				if err != nil {
 					errs <- err
 					return

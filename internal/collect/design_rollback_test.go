@@ -24,7 +24,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	st := designStudy(t, s, "rb", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 4, Landmarks: 3}, 8, 5)
 	newQuestion := func() (int64, *collect.Question) {
 		t.Helper()
-		p, _, err := s.CreateParticipant(ctx, st.ID, "")
+		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

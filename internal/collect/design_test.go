@@ -122,7 +122,7 @@ func (r *crashingReplica) round(st collect.Study, m int, o *triplet.Oracle) []*c
 	var qs []*collect.Question
 	var ps []int64
 	for range m {
-		p, _, err := r.s.CreateParticipant(ctx, st.ID, "")
+		p, _, err := r.s.CreateParticipant(ctx, st.ID, "", nil)
 		if err != nil {
 			r.t.Fatal(err)
 		}
@@ -302,7 +302,7 @@ func TestLandmarkTwoReplicasConcurrent(t *testing.T) {
 			if i%2 == 1 {
 				s = b
 			}
-			p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("p", i))
+			p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("p", i), nil)
 			if err != nil {
 				errs <- err
 				return
@@ -392,7 +392,7 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 	}
 	next := func() (int64, *collect.Question) {
 		t.Helper()
-		p, _, err := s.CreateParticipant(ctx, st.ID, "")
+		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

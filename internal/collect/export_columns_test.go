@@ -55,7 +55,7 @@ func TestExportColumnByColumn(t *testing.T) {
 	var rows []exportRow
 	var excluded string
 	for pi, ext := range []string{"PROLIFIC-1", "", "worker-3"} {
-		p, _, err := s.CreateParticipant(ctx, st.ID, ext)
+		p, _, err := s.CreateParticipant(ctx, st.ID, ext, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ func TestExternalIDResumes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 6, 3)
-	first, tok1, err := s.CreateParticipant(ctx, st.ID, "PID-1")
+	first, tok1, err := s.CreateParticipant(ctx, st.ID, "PID-1", nil)
 	if err != nil || first.Resumed {
 		t.Fatalf("first join: resumed %v, %v", first.Resumed, err)
 	}
@@ -38,7 +38,7 @@ func TestExternalIDResumes(t *testing.T) {
 	}
 
 	// Leading and trailing spaces are not part of the id.
-	again, tok2, err := s.CreateParticipant(ctx, st.ID, " PID-1 ")
+	again, tok2, err := s.CreateParticipant(ctx, st.ID, " PID-1 ", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,14 +61,14 @@ func TestExternalIDResumes(t *testing.T) {
 	if err != nil || !done.Done || done.CompletionCode == "" {
 		t.Fatalf("after 3 answers: %+v, %v", done, err)
 	}
-	third, _, err := s.CreateParticipant(ctx, st.ID, "PID-1")
+	third, _, err := s.CreateParticipant(ctx, st.ID, "PID-1", nil)
 	if err != nil || !third.Resumed || third.ID != first.ID || third.CompletionCode != done.CompletionCode || third.CompletedAt == nil {
 		t.Fatalf("join after completing: %+v, %v; want the same participant and code %q", third, err, done.CompletionCode)
 	}
 
 	// No external id: a new participant each time.
-	a, _, err := s.CreateParticipant(ctx, st.ID, "")
-	b, _, err2 := s.CreateParticipant(ctx, st.ID, "  ")
+	a, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
+	b, _, err2 := s.CreateParticipant(ctx, st.ID, "  ", nil)
 	if err != nil || err2 != nil || a.ID == b.ID || a.Resumed || b.Resumed {
 		t.Fatalf("anonymous joins: %d %d resumed %v %v, %v %v", a.ID, b.ID, a.Resumed, b.Resumed, err, err2)
 	}
@@ -77,7 +77,7 @@ func TestExternalIDResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, _, err := s.CreateParticipant(ctx, other.ID, "PID-1")
+	o, _, err := s.CreateParticipant(ctx, other.ID, "PID-1", nil)
 	if err != nil || o.Resumed || o.ID == first.ID {
 		t.Fatalf("same id in another study: %+v, %v", o, err)
 	}
@@ -110,7 +110,7 @@ func TestExternalIDConcurrentJoins(t *testing.T) {
 	for i := range joins {
 		wg.Go(func() {
 			<-start
-			got[i], _, errs[i] = s.CreateParticipant(ctx, st.ID, "same-worker")
+			got[i], _, errs[i] = s.CreateParticipant(ctx, st.ID, "same-worker", nil)
 		})
 	}
 	close(start)
@@ -142,14 +142,14 @@ func TestExternalIDNotOpen(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 5, 3)
-	if _, _, err := s.CreateParticipant(ctx, st.ID, "back-later"); err != nil {
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "back-later", nil); err != nil {
 		t.Fatal(err)
 	}
 	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: collect.StatusPaused}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
-	_, tok, err := s.CreateParticipant(ctx, st.ID, "back-later")
+	_, tok, err := s.CreateParticipant(ctx, st.ID, "back-later", nil)
 	if collect.KindOf(err) != collect.KindNotOpen || tok != "" {
 		t.Fatalf("join of a paused study: token %q, %v; want KindNotOpen", tok, err)
 	}

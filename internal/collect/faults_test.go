@@ -28,7 +28,7 @@ func TestBadTextIsInvalid(t *testing.T) {
 	s, st := newStudy(t, 3, 5)
 	ctx := context.Background()
 	for _, bad := range []string{"a\x00b", "a\xffb"} {
-		if _, _, err := s.CreateParticipant(ctx, st.ID, bad); collect.KindOf(err) != collect.KindInvalid {
+		if _, _, err := s.CreateParticipant(ctx, st.ID, bad, nil); collect.KindOf(err) != collect.KindInvalid {
 			t.Errorf("external id %q: %v, want KindInvalid", bad, err)
 		}
 		if _, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s2", Title: bad, QuestionsPerParticipant: 1}); collect.KindOf(err) != collect.KindInvalid {

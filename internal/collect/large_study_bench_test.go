@@ -90,7 +90,7 @@ func BenchmarkLargeStudy(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if i%100 == 0 {
 				b.StopTimer()
-				if p, _, err = s.CreateParticipant(ctx, studyID, ""); err != nil {
+				if p, _, err = s.CreateParticipant(ctx, studyID, "", nil); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()

@@ -37,14 +37,15 @@ const MaxExternalIDLen = 200
 // participants_external_key and then finds it.
 const (
 	joinSQL = `
-		INSERT INTO participants (public_id, study_id, token_hash, external_id, external_key)
-		VALUES ($1, $2, $3, nullif($4, ''), nullif($4, ''))
+		INSERT INTO participants (public_id, study_id, token_hash, external_id, external_key, platform_params)
+		VALUES ($1, $2, $3, nullif($4, ''), nullif($4, ''), $5)
 		ON CONFLICT (study_id, external_key) DO NOTHING
 		RETURNING id, created_at`
 	resumeSQL = `
 		WITH p AS (
-			SELECT id, public_id, coalesce(completion_code, '') AS code, created_at, completed_at
-			FROM participants WHERE study_id = $1 AND external_key = $2
+			UPDATE participants SET platform_params = coalesce(platform_params || $4, $4, platform_params)
+			WHERE study_id = $1 AND external_key = $2
+			RETURNING id, public_id, coalesce(completion_code, '') AS code, created_at, completed_at
 		), t AS (
 			INSERT INTO participant_tokens (token_hash, participant_id) SELECT $3, id FROM p
 		)
@@ -55,11 +56,28 @@ const (
 // a secret token. An external id that joined the study before resumes that
 // participant instead (Resumed is set): they get a new token, which works
 // beside the earlier one, and keep their progress and completion code.
-func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID string) (Participant, string, error) {
+// params are the platform's link parameters kept with the participant
+// (Platform.KeptParams; a resumed participant's are updated with those
+// given).
+func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID string, params map[string]string) (Participant, string, error) {
 	externalID = strings.TrimSpace(externalID)
 	if len(externalID) > MaxExternalIDLen {
 		return Participant{}, "", fmt.Errorf("create participant: %w",
 			userErr(KindInvalid, "the external id is longer than %d characters", MaxExternalIDLen))
+	}
+	var kept map[string]string // nil: NULL
+	for k, v := range params {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		if len(k) > MaxPlatformParamLen || len(v) > MaxPlatformParamLen || len(params) > 8 {
+			return Participant{}, "", fmt.Errorf("create participant: %w",
+				userErr(KindInvalid, "the link parameter %.40q is too long (at most %d characters)", k, MaxPlatformParamLen))
+		}
+		if kept == nil {
+			kept = map[string]string{}
+		}
+		kept[k] = v
 	}
 	token := newToken()
 	p := Participant{PublicID: newID(), StudyID: studyID, ExternalID: externalID}
@@ -75,12 +93,12 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		if status != StatusOpen {
 			return userErr(KindNotOpen, "the study is %s", status)
 		}
-		err = tx.QueryRow(ctx, joinSQL, p.PublicID, studyID, hashToken(token), externalID).Scan(&p.ID, &p.CreatedAt)
+		err = tx.QueryRow(ctx, joinSQL, p.PublicID, studyID, hashToken(token), externalID, kept).Scan(&p.ID, &p.CreatedAt)
 		if !errors.Is(err, pgx.ErrNoRows) || externalID == "" {
 			return err
 		}
 		p.Resumed = true
-		return tx.QueryRow(ctx, resumeSQL, studyID, externalID, hashToken(token)).
+		return tx.QueryRow(ctx, resumeSQL, studyID, externalID, hashToken(token), kept).
 			Scan(&p.ID, &p.PublicID, &p.CompletionCode, &p.CreatedAt, &p.CompletedAt)
 	})
 	if err != nil {
@@ -105,7 +123,7 @@ const (
 	// their answer counts.
 	listParticipantsSQL = `
 		SELECT p.id, p.public_id, p.study_id, coalesce(p.external_id, ''), coalesce(p.completion_code, ''),
-			p.created_at, p.completed_at, count(a.question_id), max(a.answered_at)
+			p.created_at, p.completed_at, count(a.question_id), max(a.answered_at), p.platform_params
 		FROM participants p LEFT JOIN answers a ON a.participant_id = p.id
 		WHERE p.study_id = $1
 		GROUP BY p.id
@@ -206,6 +224,9 @@ type ParticipantRow struct {
 	Participant
 	Answered   int
 	LastAnswer *time.Time
+	// PlatformParams are the platform's link parameters kept with them
+	// (Prolific's STUDY_ID and SESSION_ID), or nil.
+	PlatformParams map[string]string
 }
 
 // ListParticipants returns the study's most recent participants (at most
@@ -218,7 +239,7 @@ func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) 
 	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ParticipantRow, error) {
 		var p ParticipantRow
 		err := r.Scan(&p.ID, &p.PublicID, &p.StudyID, &p.ExternalID, &p.CompletionCode,
-			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer)
+			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer, &p.PlatformParams)
 		return p, err
 	})
 	if err != nil {
@@ -227,11 +248,21 @@ func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) 
 	return ps, nil
 }
 
-// completeSQL gives a participant a completion code and marks them done,
-// once: a participant who holds a code keeps it and its time. It returns
-// the code they hold.
+// studyCodeSQL is the code the study of the participants row being updated
+// gives everyone who finishes (Platform): its screened-out code to an
+// excluded participant when it has one, else its completion code; NULL
+// when each participant gets a random code of their own. CASE evaluates it
+// only for a participant who finishes.
+const studyCodeSQL = `(SELECT CASE WHEN participants.excluded_at IS NOT NULL AND s.platform->>'screened_out_code' <> ''
+		THEN s.platform->>'screened_out_code' ELSE nullif(s.platform->>'completion_code', '') END
+	FROM studies s WHERE s.id = participants.study_id)`
+
+// completeSQL gives a participant a completion code (the study's, else $2)
+// and marks them done, once: a participant who holds a code keeps it and
+// its time. It returns the code they hold.
 const completeSQL = `
-	UPDATE participants SET completion_code = coalesce(completion_code, $2), completed_at = coalesce(completed_at, now())
+	UPDATE participants SET completion_code = coalesce(completion_code, ` + studyCodeSQL + `, $2),
+		completed_at = coalesce(completed_at, now())
 	WHERE id = $1 RETURNING completion_code`
 
 // completeParticipant marks the participant done (completeSQL) and returns

@@ -44,7 +44,7 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p1, _, err := s.CreateParticipant(ctx, st.ID, "first")
+	p1, _, err := s.CreateParticipant(ctx, st.ID, "first", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 			t.Fatal(err)
 		}
 		answer(p1.ID)
-		if _, _, err := s.CreateParticipant(ctx, st.ID, "second"); err != nil {
+		if _, _, err := s.CreateParticipant(ctx, st.ID, "second", nil); err != nil {
 			t.Fatal(err)
 		}
 		during = read(sn)

@@ -32,6 +32,7 @@ type Study struct {
 	QuestionsPerParticipant int
 	Status                  string
 	Design                  string
+	Platform                Platform // how participants are recruited (platform.go)
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
 }
@@ -46,6 +47,7 @@ type StudyInput struct {
 	Status                  string
 	Design                  string
 	DesignConfig            DesignConfig // the design's settings (design_config.go)
+	Platform                Platform     // the recruiting platform's settings (platform.go)
 }
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
@@ -83,17 +85,17 @@ func (s *Store) check(in *StudyInput) error {
 	if !s.knownDesign(in.Design) {
 		return userErr(KindInvalid, "unknown design %q (known: %s)", in.Design, strings.Join(s.Designs(), ", "))
 	}
-	return nil
+	return checkPlatform(&in.Platform)
 }
 
-const studyCols = `id, slug, title, instructions, debrief, questions_per_participant, status, design, created_at, updated_at`
+const studyCols = `id, slug, title, instructions, debrief, questions_per_participant, status, design, platform, created_at, updated_at`
 
 // scanStudy scans the studyCols of row, then the columns after them into
 // more.
 func scanStudy(row pgx.Row, more ...any) (Study, error) {
 	var st Study
 	err := row.Scan(append([]any{&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief,
-		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.CreatedAt, &st.UpdatedAt}, more...)...)
+		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.Platform, &st.CreatedAt, &st.UpdatedAt}, more...)...)
 	return st, err
 }
 
@@ -106,9 +108,9 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 		return Study{}, fmt.Errorf("create study: %w", err)
 	}
 	st, err := scanStudy(s.pool.QueryRow(ctx, `
-		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+studyCols,
-		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig))
+		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+studyCols,
+		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform))
 	if isUnique(err, "") {
 		return Study{}, fmt.Errorf("create study: %w", userErr(KindConflict, "the URL slug %q is taken", in.Slug))
 	}
@@ -122,9 +124,9 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 // a taken slug is a KindConflict error.
 func insertStudy(ctx context.Context, tx pgx.Tx, in StudyInput) (Study, error) {
 	st, err := scanStudy(tx.QueryRow(ctx, `
-		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING `+studyCols,
-		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design))
+		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, platform)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+studyCols,
+		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform))
 	if isUnique(err, "") {
 		return Study{}, userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 	}
@@ -197,9 +199,9 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		}
 		st, err = scanStudy(tx.QueryRow(ctx, `
 			UPDATE studies SET version = version + 1, slug = $2, title = $3, instructions = $4, debrief = $5,
-				questions_per_participant = $6, status = $7, design = $8, design_config = $9, updated_at = now()
+				questions_per_participant = $6, status = $7, design = $8, design_config = $9, platform = $10, updated_at = now()
 			WHERE id = $1 RETURNING `+studyCols,
-			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig))
+			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform))
 		if isUnique(err, "") {
 			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 		}

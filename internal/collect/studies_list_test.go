@@ -32,7 +32,7 @@ func TestListStudiesCounts(t *testing.T) {
 			}
 		}
 		for range people[i] {
-			p, _, err := s.CreateParticipant(ctx, st.ID, "")
+			p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,7 +17,7 @@ func TestMarkedStudyHidden(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 5, 3)
-	p, _, err := s.CreateParticipant(ctx, st.ID, "")
+	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestMarkedStudyHidden(t *testing.T) {
 	if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); collect.KindOf(err) != collect.KindNotOpen {
 		t.Errorf("answer: %v", err)
 	}
-	if _, _, err := s.CreateParticipant(ctx, st.ID, ""); collect.KindOf(err) != collect.KindNotOpen {
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); collect.KindOf(err) != collect.KindNotOpen {
 		t.Errorf("join: %v", err)
 	}
 	// The slug is free at once.

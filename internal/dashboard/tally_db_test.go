@@ -133,7 +133,7 @@ func TestTallyAdvanceEqualsScratch(t *testing.T) {
 	var people []int64
 	base := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	for round := range 6 {
-		p, _, err := s.CreateParticipant(ctx, st.ID, "")
+		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

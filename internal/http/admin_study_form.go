@@ -20,6 +20,8 @@ func studyInput(r *http.Request) (collect.StudyInput, designForm, error) {
 		Slug: strings.TrimSpace(f.Get("slug")), Title: f.Get("title"),
 		Instructions: f.Get("instructions"), Debrief: f.Get("debrief"),
 		Status: f.Get("status"), Design: f.Get("design"),
+		Platform: collect.Platform{Kind: f.Get("platform"), CompletionCode: f.Get("completion_code"),
+			ScreenedOutCode: f.Get("screened_out_code"), IDParam: f.Get("id_param"), ReturnURL: f.Get("return_url")},
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(f.Get("questions_per_participant")))
 	if err != nil {

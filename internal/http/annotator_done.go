@@ -3,6 +3,7 @@ package http
 import (
 	"net/http"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -16,7 +17,20 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, "/s/"+st.Slug+"/q", http.StatusSeeOther)
 		return nil
 	}
-	return s.render(w, r, http.StatusOK, templates.DonePage(templates.Done{
-		Study: st, Debrief: renderMarkdown(st.Debrief), CompletionCode: pr.CompletionCode, Answered: pr.Answered,
-	}))
+	v := templates.Done{Study: st, Debrief: renderMarkdown(st.Debrief), CompletionCode: pr.CompletionCode, Answered: pr.Answered}
+	if p, ok, err := s.cookieParticipant(r, st); err != nil {
+		return err
+	} else if ok {
+		v.ReturnURL = st.Platform.ReturnLink(pr.CompletionCode, p.ExternalID)
+	}
+	if v.ReturnURL != "" {
+		v.ReturnTo = "the study's site"
+		if st.Platform.Kind == collect.PlatformProlific {
+			v.ReturnTo = "Prolific"
+		}
+		// The participant sees their code, then the browser goes back to
+		// the platform (Refresh works without JavaScript).
+		w.Header().Set("Refresh", "5; url="+v.ReturnURL)
+	}
+	return s.render(w, r, http.StatusOK, templates.DonePage(v))
 }

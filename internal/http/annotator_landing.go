@@ -20,9 +20,15 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ext := externalID(r)
+	ext := externalID(r, st.Platform)
 	resume := ok && (ext == "" || ext == p.ExternalID)
+	var params []templates.Param
+	for _, k := range st.Platform.KeptParams() {
+		if v := r.URL.Query().Get(k); v != "" {
+			params = append(params, templates.Param{Name: k, Value: v})
+		}
+	}
 	return s.render(w, r, http.StatusOK, templates.LandingPage(templates.Landing{
-		Study: st, Instructions: renderMarkdown(st.Instructions), ExternalID: ext, Resume: resume,
+		Study: st, Instructions: renderMarkdown(st.Instructions), ExternalID: ext, Params: params, Resume: resume,
 	}))
 }

@@ -26,7 +26,11 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !ok || (ext != "" && ext != p.ExternalID) {
-		_, token, err := s.store.CreateParticipant(r.Context(), st.ID, ext)
+		params := map[string]string{}
+		for _, k := range st.Platform.KeptParams() {
+			params[k] = r.PostForm.Get(k)
+		}
+		_, token, err := s.store.CreateParticipant(r.Context(), st.ID, ext, params)
 		if collect.KindOf(err) == collect.KindNotOpen {
 			return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 		}

@@ -19,7 +19,7 @@ func (s *Server) apiCreateParticipant(w http.ResponseWriter, r *http.Request) er
 	if err := decodeJSON(w, r, &body, true); err != nil {
 		return err
 	}
-	p, token, err := s.store.CreateParticipant(r.Context(), st.ID, body.ExternalID)
+	p, token, err := s.store.CreateParticipant(r.Context(), st.ID, body.ExternalID, nil)
 	if err != nil {
 		return err
 	}

@@ -226,7 +226,7 @@ func BenchmarkQuestionLatency(b *testing.B) {
 		l.serve(b, req)
 	}
 	run := func(b *testing.B) {
-		_, token, err := l.store.CreateParticipant(ctx, l.demo.ID, "")
+		_, token, err := l.store.CreateParticipant(ctx, l.demo.ID, "", nil)
 		if err != nil {
 			b.Fatal(err)
 		}

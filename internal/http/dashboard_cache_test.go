@@ -45,7 +45,7 @@ func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 		}
 	}
 	for range 3 {
-		p, _, err := store.CreateParticipant(ctx, st.ID, "")
+		p, _, err := store.CreateParticipant(ctx, st.ID, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -537,7 +537,7 @@ func TestBasisStudy(t *testing.T) {
 		return math.Hypot((coords[i][0]-coords[j][0])/270, (coords[i][1]-coords[j][1])/54)
 	}
 	for range 800 {
-		p, _, err := a.store.CreateParticipant(ctx, st.ID, "")
+		p, _, err := a.store.CreateParticipant(ctx, st.ID, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,7 +52,7 @@ func TestDesignScreenshots(t *testing.T) {
 			var ps []int64
 			var qs []*collect.Question
 			for range 4 {
-				p, _, err := a.store.CreateParticipant(ctx, st.ID, "")
+				p, _, err := a.store.CreateParticipant(ctx, st.ID, "", nil)
 				if err != nil {
 					t.Fatal(err)
 				}

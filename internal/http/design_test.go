@@ -105,7 +105,7 @@ func TestDesignSettingsForm(t *testing.T) {
 	}
 
 	// A question issued: the settings are frozen, the page shows progress.
-	p, _, err := a.store.CreateParticipant(ctx, st.ID, "")
+	p, _, err := a.store.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

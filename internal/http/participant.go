@@ -82,10 +82,10 @@ func (s *Server) annotatorProgress(w http.ResponseWriter, r *http.Request) (coll
 }
 
 // externalID returns the participant identity a recruiting platform put in
-// the URL (Prolific, MTurk, or a generic parameter).
-func externalID(r *http.Request) string {
+// the URL: the study's platform's parameter (collect.Platform.IDParams).
+func externalID(r *http.Request, pl collect.Platform) string {
 	q := r.URL.Query()
-	for _, k := range []string{"PROLIFIC_PID", "workerId", "participant"} {
+	for _, k := range pl.IDParams() {
 		if v := q.Get(k); v != "" {
 			return v
 		}

@@ -70,7 +70,7 @@ func newSecurityFixture(t *testing.T) *securityFixture {
 	a := newApp(t)
 	ctx := context.Background()
 	st := a.study("s", 4, 3, "open")
-	p, token, err := a.store.CreateParticipant(ctx, st.ID, "worker-1")
+	p, token, err := a.store.CreateParticipant(ctx, st.ID, "worker-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

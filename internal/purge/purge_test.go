@@ -45,7 +45,7 @@ func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) colle
 		t.Fatal(rej, err)
 	}
 	for i := range 3 {
-		p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("worker-", i))
+		p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("worker-", i), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -68,7 +68,9 @@ type BundleStudy struct {
 	Design                  string `json:"design"`
 	// DesignConfig is the design's settings as stored (studies.design_config).
 	DesignConfig json.RawMessage `json:"design_config,omitempty"`
-	Recompute    BundleSettings  `json:"recompute"`
+	// Platform is the recruiting platform's settings (absent: none).
+	Platform  *collect.Platform `json:"platform,omitempty"`
+	Recompute BundleSettings    `json:"recompute"`
 }
 
 // BundleSettings are the dashboard settings in study.json.
@@ -122,6 +124,9 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 			Recompute: BundleSettings{rs.MinNewAnswers, int(rs.MaxAge / time.Second), rs.Method, rs.Dim, rs.Clusters}}
 		if bs.DesignConfig, err = sn.DesignConfig(); err != nil {
 			return err
+		}
+		if st.Platform.Kind != collect.PlatformNone {
+			bs.Platform = &st.Platform
 		}
 		if err := writeJSONFile(zw, "study.json", bs); err != nil {
 			return err
@@ -242,8 +247,12 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 	var st collect.Study
 	var rep Report
 	err = store.ImportStudy(ctx, func(imp *collect.ImportTx) error {
-		st, err = imp.CreateStudy(collect.StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief,
-			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design})
+		in := collect.StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief,
+			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design}
+		if bs.Platform != nil {
+			in.Platform = *bs.Platform
+		}
+		st, err = imp.CreateStudy(in)
 		if err != nil {
 			return err
 		}

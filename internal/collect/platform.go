@@ -1,0 +1,118 @@
+package collect
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Recruiting platforms a study can take participants from.
+const (
+	PlatformNone     = ""         // links shared by the researcher
+	PlatformProlific = "prolific" // PROLIFIC_PID, STUDY_ID, SESSION_ID
+	PlatformGeneric  = "generic"  // an id parameter and a return URL the researcher names
+)
+
+// Platforms lists the platforms in the order the study form offers them.
+var Platforms = []string{PlatformNone, PlatformProlific, PlatformGeneric}
+
+// ProlificCompleteURL is where a Prolific participant is sent at the end,
+// with the code as cc.
+const ProlificCompleteURL = "https://app.prolific.com/submissions/complete"
+
+// Platform is how a study recruits: which platform, the completion code
+// every participant who finishes is given (instead of one random code
+// each), the code given instead to participants excluded by the
+// researcher, and for a generic platform the URL parameter that carries a
+// participant's id and the URL they return to. Stored as studies.platform.
+type Platform struct {
+	Kind            string `json:"kind,omitempty"`
+	CompletionCode  string `json:"completion_code,omitempty"`
+	ScreenedOutCode string `json:"screened_out_code,omitempty"`
+	IDParam         string `json:"id_param,omitempty"`
+	ReturnURL       string `json:"return_url,omitempty"`
+}
+
+// ProlificParams are the link parameters a Prolific participant arrives
+// with besides PROLIFIC_PID; they are kept with the participant.
+var ProlificParams = []string{"STUDY_ID", "SESSION_ID"}
+
+// MaxPlatformParamLen bounds one kept link parameter.
+const MaxPlatformParamLen = 200
+
+var (
+	codeRE    = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	idParamRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
+)
+
+// checkPlatform normalises p and returns a user-facing error naming the
+// first rule it breaks. Settings of another platform than the chosen one
+// are dropped, so a study keeps only what applies to it.
+func checkPlatform(p *Platform) error {
+	p.Kind = strings.TrimSpace(p.Kind)
+	p.CompletionCode = strings.TrimSpace(p.CompletionCode)
+	p.ScreenedOutCode = strings.TrimSpace(p.ScreenedOutCode)
+	p.IDParam = strings.TrimSpace(p.IDParam)
+	p.ReturnURL = strings.TrimSpace(p.ReturnURL)
+	switch p.Kind {
+	case PlatformNone:
+		*p = Platform{}
+		return nil
+	case PlatformProlific:
+		p.IDParam, p.ReturnURL = "", ""
+		if p.CompletionCode == "" {
+			return userErr(KindInvalid, "a Prolific study needs its completion code (Prolific shows it under the study's completion paths)")
+		}
+	case PlatformGeneric:
+		if !idParamRE.MatchString(p.IDParam) {
+			return userErr(KindInvalid, "the participant id parameter %q must be a letter followed by up to 63 letters, digits or underscores", p.IDParam)
+		}
+		if p.ReturnURL != "" {
+			u, err := url.Parse(strings.NewReplacer("{code}", "CODE", "{external_id}", "ID").Replace(p.ReturnURL))
+			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(p.ReturnURL) > 2000 {
+				return userErr(KindInvalid, "the return URL must be an http or https address of at most 2000 characters ({code} and {external_id} are filled in)")
+			}
+		}
+	default:
+		return userErr(KindInvalid, "unknown platform %q (none, prolific or generic)", p.Kind)
+	}
+	for _, c := range []string{p.CompletionCode, p.ScreenedOutCode} {
+		if c != "" && !codeRE.MatchString(c) {
+			return userErr(KindInvalid, "the code %q must be 1 to 64 letters, digits, dashes or underscores", c)
+		}
+	}
+	return nil
+}
+
+// IDParams returns the URL parameters that carry a participant's id on the
+// study's landing page, the first one present wins: the platform's own,
+// or for a study without a platform the usual ones.
+func (p Platform) IDParams() []string {
+	switch p.Kind {
+	case PlatformProlific:
+		return []string{"PROLIFIC_PID"}
+	case PlatformGeneric:
+		return []string{p.IDParam}
+	}
+	return []string{"PROLIFIC_PID", "workerId", "participant"}
+}
+
+// KeptParams returns the link parameters kept with a participant.
+func (p Platform) KeptParams() []string {
+	if p.Kind == PlatformProlific {
+		return ProlificParams
+	}
+	return nil
+}
+
+// ReturnLink returns where a participant who finished with code goes back
+// to, or "" when the study sends them nowhere.
+func (p Platform) ReturnLink(code, externalID string) string {
+	switch p.Kind {
+	case PlatformProlific:
+		return ProlificCompleteURL + "?cc=" + url.QueryEscape(code)
+	case PlatformGeneric:
+		return strings.NewReplacer("{code}", url.QueryEscape(code), "{external_id}", url.QueryEscape(externalID)).Replace(p.ReturnURL)
+	}
+	return ""
+}

@@ -1,0 +1,45 @@
+package studyfile
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/pgtest"
+)
+
+// A study's recruiting platform travels in its bundle's study.json and is
+// the imported study's; a bundle without one (older, or a study without a
+// platform) imports a study without one.
+func TestBundleKeepsPlatform(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.NewDB(t)
+	s := collect.New(pool)
+	ctx := context.Background()
+	data := validParts().zip(t)
+	st, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "plain", BundleLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Platform != (collect.Platform{}) {
+		t.Fatalf("a bundle without a platform imported %+v", st.Platform)
+	}
+	want := collect.Platform{Kind: collect.PlatformGeneric, IDParam: "pid", CompletionCode: "DONE1",
+		ReturnURL: "https://panel.example/x?c={code}"}
+	if _, err := s.UpdateStudy(ctx, st.ID, collect.StudyInput{Slug: st.Slug, Title: st.Title,
+		QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design, Platform: want}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := ExportBundle(ctx, s, st.ID, &out); err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := ImportBundle(ctx, s, bytes.NewReader(out.Bytes()), int64(out.Len()), "again", BundleLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Platform != want {
+		t.Fatalf("imported platform %+v, want %+v", again.Platform, want)
+	}
+}
