@@ -32,6 +32,8 @@ type Question struct {
 	Right      Image
 	Answered   int
 	Total      int
+	// Instructions are the study's, one click away on every question.
+	Instructions templ.Component
 }
 
 // Landing is a study's start page.
@@ -41,6 +43,9 @@ type Landing struct {
 	ExternalID   string
 	Params       []Param // the platform's link parameters, carried to the start
 	Resume       bool    // the browser already has a participant in progress
+	// Consent, when the study asks for it and the browser has no
+	// participant yet, is the text to agree to before starting.
+	Consent templ.Component
 }
 
 // Param is one named value carried in a form.
@@ -159,4 +164,19 @@ func paramsText(m map[string]string) string {
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, " · ")
+}
+
+// secondsPerQuestion is the answer time the landing page's estimate
+// assumes. In the strange-fruit crowd data (../shared/data, 20,086
+// answers) the median response time is 1.7 s and the mean, with times
+// capped at 60 s, 2.9 s; 3 s errs on the long side.
+const secondsPerQuestion = 3
+
+// estimate says how long n questions take, rounded up to whole minutes.
+func estimate(n int) string {
+	min := (n*secondsPerQuestion + 59) / 60
+	if min <= 1 {
+		return "about a minute"
+	}
+	return "about " + itoa(min) + " minutes"
 }

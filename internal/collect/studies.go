@@ -29,6 +29,7 @@ type Study struct {
 	Title                   string
 	Instructions            string // plain text or Markdown
 	Debrief                 string // plain text or Markdown
+	Consent                 string // Markdown a participant agrees to before starting; "": none
 	QuestionsPerParticipant int
 	Status                  string
 	Design                  string
@@ -43,6 +44,7 @@ type StudyInput struct {
 	Title                   string
 	Instructions            string
 	Debrief                 string
+	Consent                 string
 	QuestionsPerParticipant int
 	Status                  string
 	Design                  string
@@ -72,8 +74,8 @@ func (s *Store) check(in *StudyInput) error {
 		return userErr(KindInvalid, "the URL slug %q must be 1 to 64 lower-case letters, digits and inner dashes", in.Slug)
 	case in.QuestionsPerParticipant < 1 || in.QuestionsPerParticipant > 100000:
 		return userErr(KindInvalid, "questions per participant must be between 1 and 100000")
-	case len(in.Instructions) > 100000 || len(in.Debrief) > 100000:
-		return userErr(KindInvalid, "instructions and debrief are limited to 100000 characters")
+	case len(in.Instructions) > 100000 || len(in.Debrief) > 100000 || len(in.Consent) > 100000:
+		return userErr(KindInvalid, "instructions, debrief and consent are limited to 100000 characters")
 	}
 	okStatus := false
 	for _, st := range Statuses {
@@ -88,13 +90,13 @@ func (s *Store) check(in *StudyInput) error {
 	return checkPlatform(&in.Platform)
 }
 
-const studyCols = `id, slug, title, instructions, debrief, questions_per_participant, status, design, platform, created_at, updated_at`
+const studyCols = `id, slug, title, instructions, debrief, consent, questions_per_participant, status, design, platform, created_at, updated_at`
 
 // scanStudy scans the studyCols of row, then the columns after them into
 // more.
 func scanStudy(row pgx.Row, more ...any) (Study, error) {
 	var st Study
-	err := row.Scan(append([]any{&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief,
+	err := row.Scan(append([]any{&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief, &st.Consent,
 		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.Platform, &st.CreatedAt, &st.UpdatedAt}, more...)...)
 	return st, err
 }
@@ -108,9 +110,9 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 		return Study{}, fmt.Errorf("create study: %w", err)
 	}
 	st, err := scanStudy(s.pool.QueryRow(ctx, `
-		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+studyCols,
-		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform))
+		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform, consent)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING `+studyCols,
+		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent))
 	if isUnique(err, "") {
 		return Study{}, fmt.Errorf("create study: %w", userErr(KindConflict, "the URL slug %q is taken", in.Slug))
 	}
@@ -124,9 +126,9 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 // a taken slug is a KindConflict error.
 func insertStudy(ctx context.Context, tx pgx.Tx, in StudyInput) (Study, error) {
 	st, err := scanStudy(tx.QueryRow(ctx, `
-		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, platform)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+studyCols,
-		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform))
+		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, platform, consent)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+studyCols,
+		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform, in.Consent))
 	if isUnique(err, "") {
 		return Study{}, userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 	}
@@ -199,9 +201,9 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		}
 		st, err = scanStudy(tx.QueryRow(ctx, `
 			UPDATE studies SET version = version + 1, slug = $2, title = $3, instructions = $4, debrief = $5,
-				questions_per_participant = $6, status = $7, design = $8, design_config = $9, platform = $10, updated_at = now()
+				questions_per_participant = $6, status = $7, design = $8, design_config = $9, platform = $10, consent = $11, updated_at = now()
 			WHERE id = $1 RETURNING `+studyCols,
-			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform))
+			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent))
 		if isUnique(err, "") {
 			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 		}

@@ -13,7 +13,7 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief,
+	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 		QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design, Platform: st.Platform}
 	if in.DesignConfig, err = s.store.DesignConfigOf(r.Context(), st.ID); err != nil {
 		return err

@@ -18,7 +18,7 @@ func studyInput(r *http.Request) (collect.StudyInput, designForm, error) {
 	f := r.PostForm
 	in := collect.StudyInput{
 		Slug: strings.TrimSpace(f.Get("slug")), Title: f.Get("title"),
-		Instructions: f.Get("instructions"), Debrief: f.Get("debrief"),
+		Instructions: f.Get("instructions"), Debrief: f.Get("debrief"), Consent: f.Get("consent"),
 		Status: f.Get("status"), Design: f.Get("design"),
 		Platform: collect.Platform{Kind: f.Get("platform"), CompletionCode: f.Get("completion_code"),
 			ScreenedOutCode: f.Get("screened_out_code"), IDParam: f.Get("id_param"), ReturnURL: f.Get("return_url")},

@@ -28,7 +28,32 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 			params = append(params, templates.Param{Name: k, Value: v})
 		}
 	}
-	return s.render(w, r, http.StatusOK, templates.LandingPage(templates.Landing{
-		Study: st, Instructions: renderMarkdown(st.Instructions), ExternalID: ext, Params: params, Resume: resume,
-	}))
+	v := templates.Landing{Study: st, Instructions: renderMarkdown(st.Instructions), ExternalID: ext, Params: params, Resume: resume}
+	if st.Consent != "" && !resume {
+		v.Consent = renderMarkdown(st.Consent)
+	}
+	return s.render(w, r, http.StatusOK, templates.LandingPage(v))
+}
+
+// declined ends the visit of someone who did not agree to the study's
+// consent (GET /s/{slug}/declined): nothing is stored, and on a platform
+// they are pointed back to it.
+func (s *Server) declined(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.studyFromURL(r)
+	if err != nil {
+		return err
+	}
+	n := templates.Notice{Title: "You chose not to take part",
+		Message: "Nothing about you was stored. You can close this page."}
+	switch st.Platform.Kind {
+	case collect.PlatformProlific:
+		n.Message = "Nothing about you was stored. Please return the study on Prolific (\"Stop without completing\")."
+		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+	case collect.PlatformGeneric:
+		if st.Platform.ReturnURL != "" {
+			n.Message = "Nothing about you was stored."
+			n.LinkURL, n.LinkText = st.Platform.ReturnLink("", ""), "Back to the study's site"
+		}
+	}
+	return s.render(w, r, http.StatusOK, templates.NoticePage(n))
 }

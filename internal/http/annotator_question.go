@@ -2,6 +2,7 @@ package http
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/templates"
@@ -27,9 +28,13 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st colle
 	img := func(it collect.ItemRef) templates.Image {
 		return templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256}
 	}
-	return s.render(w, r, http.StatusOK, templates.QuestionPage(templates.Question{
+	v := templates.Question{
 		Slug: st.Slug, Title: st.Title, QuestionID: q.ID,
 		Anchor: img(q.Anchor), Left: img(q.Left), Right: img(q.Right),
 		Answered: pr.Answered, Total: pr.Total,
-	}))
+	}
+	if strings.TrimSpace(st.Instructions) != "" {
+		v.Instructions = s.texts.render(st.Instructions)
+	}
+	return s.render(w, r, http.StatusOK, templates.QuestionPage(v))
 }

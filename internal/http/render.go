@@ -238,12 +238,15 @@ var (
 
 // renderMarkdown renders researcher-written text (plain text or Markdown)
 // as sanitised HTML.
-func renderMarkdown(src string) templ.Component {
+func renderMarkdown(src string) templ.Component { return templ.Raw(renderMarkdownHTML(src)) }
+
+// renderMarkdownHTML is renderMarkdown's HTML.
+func renderMarkdownHTML(src string) string {
 	var buf bytes.Buffer
 	if err := markdown.Convert([]byte(src), &buf); err != nil {
-		return templ.Raw("<p>" + templ.EscapeString(src) + "</p>")
+		return "<p>" + templ.EscapeString(src) + "</p>"
 	}
-	return templ.Raw(string(sanitize.SanitizeBytes(buf.Bytes())))
+	return string(sanitize.SanitizeBytes(buf.Bytes()))
 }
 
 // staticFiles serves the embedded CSS and JS. embed.FS has no modification

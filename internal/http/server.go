@@ -71,6 +71,7 @@ type Server struct {
 	log    *slog.Logger
 	secure bool
 	dash   *dashCache // the dashboard's caches (dashboard_cache.go)
+	texts  markdownCache
 
 	slots chan struct{} // one per request using the database (shed.go)
 }
@@ -130,6 +131,7 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 			r.Get("/", http.RedirectHandler("/admin", http.StatusSeeOther).ServeHTTP)
 			r.Get("/s/{slug}", s.handle(s.landing))
 			r.Post("/s/{slug}/start", s.handle(s.start))
+			r.Get("/s/{slug}/declined", s.handle(s.declined))
 			r.Get("/s/{slug}/q", s.handle(s.question))
 			r.Post("/s/{slug}/answer", s.handle(s.answer))
 			r.Get("/s/{slug}/done", s.handle(s.done))

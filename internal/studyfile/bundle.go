@@ -63,6 +63,7 @@ type BundleStudy struct {
 	Title                   string `json:"title"`
 	Instructions            string `json:"instructions"`
 	Debrief                 string `json:"debrief"`
+	Consent                 string `json:"consent,omitempty"`
 	QuestionsPerParticipant int    `json:"questions_per_participant"`
 	Status                  string `json:"status"`
 	Design                  string `json:"design"`
@@ -119,7 +120,7 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 			cw.Flush()
 			return cw.Error()
 		}
-		bs := BundleStudy{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief,
+		bs := BundleStudy{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 			QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design,
 			Recompute: BundleSettings{rs.MinNewAnswers, int(rs.MaxAge / time.Second), rs.Method, rs.Dim, rs.Clusters}}
 		if bs.DesignConfig, err = sn.DesignConfig(); err != nil {
@@ -247,7 +248,7 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 	var st collect.Study
 	var rep Report
 	err = store.ImportStudy(ctx, func(imp *collect.ImportTx) error {
-		in := collect.StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief,
+		in := collect.StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief, Consent: bs.Consent,
 			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design}
 		if bs.Platform != nil {
 			in.Platform = *bs.Platform
