@@ -12,7 +12,6 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/closer-lab/closer/internal/collect"
-	"github.com/closer-lab/closer/internal/media"
 )
 
 // Image is an item as a page shows it.
@@ -87,12 +86,6 @@ type StudyForm struct {
 	Error         string
 }
 
-// UploadReport lists what an upload kept and what it refused.
-type UploadReport struct {
-	Added    []collect.Item
-	Rejected []media.Rejection
-}
-
 // StudyPage is the researcher's page of one study.
 type StudyPage struct {
 	Study collect.Study
@@ -101,9 +94,11 @@ type StudyPage struct {
 	Participants []collect.ParticipantRow
 	Items        []Image
 	PublicURL    string
-	Upload       *UploadReport
-	Design       *collect.DesignStatus // the design's settings and progress
-	Error        string
+	Upload       *collect.UploadReport // the upload that redirected here
+	// Message says what the researcher's last action did ("Changes saved.").
+	Message string
+	Design  *collect.DesignStatus // the design's settings and progress
+	Error   string
 }
 
 // Account is the admin's account page.
@@ -179,4 +174,20 @@ func estimate(n int) string {
 		return "about a minute"
 	}
 	return "about " + itoa(min) + " minutes"
+}
+
+// statusActions are the status changes the study page offers from status,
+// each as (status, button text).
+func statusActions(status string) [][2]string {
+	var out [][2]string
+	if status != collect.StatusOpen {
+		out = append(out, [2]string{collect.StatusOpen, "Open"})
+	}
+	if status == collect.StatusOpen {
+		out = append(out, [2]string{collect.StatusPaused, "Pause"})
+	}
+	if status != collect.StatusClosed && status != collect.StatusDraft {
+		out = append(out, [2]string{collect.StatusClosed, "Close"})
+	}
+	return out
 }

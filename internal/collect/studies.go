@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -213,6 +214,34 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		return Study{}, fmt.Errorf("update study: %w", err)
 	}
 	return st, nil
+}
+
+// SetStudyStatus changes only the study's status (open, paused, closed or
+// draft); opening checks, as UpdateStudy does, that every item has an
+// image.
+func (s *Store) SetStudyStatus(ctx context.Context, id int64, status string) error {
+	if !slices.Contains(Statuses, status) {
+		return fmt.Errorf("set study status: %w", userErr(KindInvalid, "unknown status %q (draft, open, paused or closed)", status))
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var found bool
+		if err := tx.QueryRow(ctx, `SELECT true FROM studies WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id).Scan(&found); errors.Is(err, pgx.ErrNoRows) {
+			return notFound("study")
+		} else if err != nil {
+			return err
+		}
+		if status == StatusOpen {
+			if err := checkOpenable(ctx, tx, id); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, `UPDATE studies SET version = version + 1, status = $2, updated_at = now() WHERE id = $1`, id, status)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("set study status: %w", err)
+	}
+	return nil
 }
 
 // StudyBySlug returns the study with slug (never one being deleted).

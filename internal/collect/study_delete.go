@@ -139,6 +139,7 @@ var purgeTables = []purgeTable{
 	{"participants", "id", 100},           // participants_pkey
 	{"recompute_runs", "id", 200},         // recompute_runs_study
 	{"recompute_settings", "study_id", 1}, // recompute_settings_pkey (one row)
+	{"upload_reports", "created_at", 100}, // upload_reports_study
 }
 
 // PurgeTables returns the tables PurgeStudyBatch empties, in the order the

@@ -55,6 +55,6 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/admin/studies/"+updated.Slug, http.StatusSeeOther)
+	http.Redirect(w, r, "/admin/studies/"+updated.Slug+"?msg=saved", http.StatusSeeOther)
 	return nil
 }

@@ -36,7 +36,18 @@ func (s *Server) studyPage(r *http.Request, st collect.Study) (templates.StudyPa
 	return v, nil
 }
 
-// showStudy is a study's page for the researcher (GET /admin/studies/{slug}).
+// studyMessages are the study page's notes after an action, by the msg
+// parameter the action redirects with.
+var studyMessages = map[string]string{
+	"saved":  "Changes saved.",
+	"open":   "The study is open: participants can start and answer.",
+	"paused": "The study is paused: participants see a notice and keep their progress until you open it again.",
+	"closed": "The study is closed: it takes no more answers.",
+}
+
+// showStudy is a study's page for the researcher (GET /admin/studies/{slug}),
+// with the note of the action that led here (msg) and the report of the
+// upload that did (upload).
 func (s *Server) showStudy(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.studyFromURL(r)
 	if err != nil {
@@ -46,5 +57,47 @@ func (s *Server) showStudy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	v.Message = studyMessages[r.URL.Query().Get("msg")]
+	if id := r.URL.Query().Get("upload"); id != "" {
+		rep, err := s.store.UploadReportByID(r.Context(), st.ID, id)
+		switch {
+		case collect.KindOf(err) == collect.KindNotFound:
+			v.Message = "The report of that upload has expired (reports are kept for a day); the items below are the study's."
+		case err != nil:
+			return err
+		default:
+			v.Upload = &rep
+		}
+	}
 	return s.render(w, r, http.StatusOK, templates.StudyShowPage(v))
+}
+
+// setStudyStatus opens, pauses or closes a study from its page
+// (POST /admin/studies/{slug}/status).
+func (s *Server) setStudyStatus(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.studyFromURL(r)
+	if err != nil {
+		return err
+	}
+	if err := r.ParseForm(); err != nil {
+		return badRequest("unreadable form")
+	}
+	status := r.PostForm.Get("status")
+	if _, ok := studyMessages[status]; !ok || status == "saved" {
+		return badRequest("status must be open, paused or closed")
+	}
+	err = s.store.SetStudyStatus(r.Context(), st.ID, status)
+	if formError(err) {
+		v, perr := s.studyPage(r, st)
+		if perr != nil {
+			return perr
+		}
+		v.Error = userMessage(err)
+		return s.render(w, r, http.StatusUnprocessableEntity, templates.StudyShowPage(v))
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/studies/"+st.Slug+"?msg="+status, http.StatusSeeOther)
+	return nil
 }

@@ -119,8 +119,11 @@ func TestStudyCRUD(t *testing.T) {
 	form.Set("status", "open")
 	form.Set("slug", "birds-2")
 	res = a.do(c, "POST", "/admin/studies/birds", form, nil)
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/admin/studies/birds-2" {
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/admin/studies/birds-2?msg=saved" {
 		t.Fatalf("update: %d %s", res.StatusCode, res.body)
+	}
+	if res := a.do(c, "GET", "/admin/studies/birds-2?msg=saved", nil, nil); !strings.Contains(res.body, `id="message">Changes saved.<`) {
+		t.Fatalf("the study page does not say the changes were saved")
 	}
 	res = a.do(c, "GET", "/admin/studies/birds-2", nil, nil)
 	if res.StatusCode != 200 || !strings.Contains(res.body, "/s/birds-2") || !strings.Contains(res.body, "status-open") {
@@ -154,7 +157,22 @@ func upload(t *testing.T, a *app, c *http.Client, slug string, files [][2]string
 	mw.Close()
 	req, _ := http.NewRequest("POST", a.srv.URL+"/admin/studies/"+slug+"/items", &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
-	return a.send(c, req)
+	return a.afterUpload(c, slug, a.send(c, req))
+}
+
+// afterUpload follows an upload's redirect to the study page with its
+// report, as a browser does; a refused upload (no redirect) is returned as
+// it is.
+func (a *app) afterUpload(c *http.Client, slug string, res response) response {
+	a.t.Helper()
+	if res.StatusCode != http.StatusSeeOther {
+		return res
+	}
+	loc := res.Header.Get("Location")
+	if !strings.HasPrefix(loc, "/admin/studies/"+slug+"?upload=") || !strings.HasSuffix(loc, "#upload") {
+		a.t.Fatalf("upload redirected to %q", loc)
+	}
+	return a.do(c, "GET", strings.TrimSuffix(loc, "#upload"), nil, nil)
 }
 
 func TestUploadKeepsGoodFilesAndNamesBadOnes(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/media"
-	"github.com/closer-lab/closer/templates"
 )
 
 // maxUploadFiles bounds the files of one upload, zip entries included, so
@@ -56,12 +56,14 @@ func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.studyPage(r, st)
+	// The report is kept for the page the upload redirects to: reloading
+	// that page shows it again and never sends the files again.
+	id, err := s.store.SaveUploadReport(r.Context(), st.ID, collect.UploadReport{Added: len(added), Rejected: append(rejected, dups...)})
 	if err != nil {
 		return err
 	}
-	v.Upload = &templates.UploadReport{Added: added, Rejected: append(rejected, dups...)}
-	return s.render(w, r, http.StatusOK, templates.StudyShowPage(v))
+	http.Redirect(w, r, "/admin/studies/"+st.Slug+"?upload="+id+"#upload", http.StatusSeeOther)
+	return nil
 }
 
 // checkUpload checks one spooled file: a zip archive (recognised by its

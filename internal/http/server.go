@@ -148,6 +148,7 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 			r.With(timeout).Get("/admin/studies/{slug}/edit", s.handle(s.editStudyForm))
 			r.With(timeout).Post("/admin/studies/{slug}", s.handle(s.updateStudy))
 			r.With(timeout).Post("/admin/studies/{slug}/delete", s.handle(s.deleteStudy))
+			r.With(timeout).Post("/admin/studies/{slug}/status", s.handle(s.setStudyStatus))
 			r.With(uploadTimeout).Post("/admin/studies/{slug}/items", s.handle(s.uploadItems))
 			r.Get("/admin/studies/{slug}/triplets.csv", s.handle(s.exportCSV)) // streamed: no timeout
 			r.With(timeout).Get("/admin/account", s.handle(s.account))

@@ -75,6 +75,9 @@ func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) colle
 		SELECT study_id, participant_id, anchor, closer, farther FROM answers WHERE study_id = $1 LIMIT 1`, st.ID); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := s.SaveUploadReport(ctx, st.ID, collect.UploadReport{Added: 9}); err != nil {
+		t.Fatal(err)
+	}
 	rs := collect.DefaultRecomputeSettings()
 	rs.MinNewAnswers = 5
 	if err := s.SetRecomputeSettings(ctx, st.ID, rs); err != nil {

@@ -1,0 +1,49 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/closer-lab/closer/internal/media"
+)
+
+// UploadReport is what one image upload added and refused.
+type UploadReport struct {
+	Added    int               `json:"added"`
+	Rejected []media.Rejection `json:"rejected"`
+}
+
+// saveUploadReportSQL stores report $3 as $1 of study $2 and deletes the
+// study's reports older than a day.
+const saveUploadReportSQL = `
+	WITH old AS (
+		DELETE FROM upload_reports WHERE study_id = $2 AND created_at < now() - interval '1 day'
+	)
+	INSERT INTO upload_reports (id, study_id, report) VALUES ($1, $2, $3)`
+
+// SaveUploadReport keeps an upload's report for the page the upload
+// redirects to and returns its id.
+func (s *Store) SaveUploadReport(ctx context.Context, studyID int64, rep UploadReport) (string, error) {
+	id := newID()
+	if _, err := s.pool.Exec(ctx, saveUploadReportSQL, id, studyID, rep); err != nil {
+		return "", fmt.Errorf("save upload report: %w", err)
+	}
+	return id, nil
+}
+
+// UploadReportByID returns the study's upload report id; an unknown or
+// expired one (or another study's) is KindNotFound.
+func (s *Store) UploadReportByID(ctx context.Context, studyID int64, id string) (UploadReport, error) {
+	var rep UploadReport
+	err := s.pool.QueryRow(ctx, `SELECT report FROM upload_reports WHERE id = $1 AND study_id = $2`, id, studyID).Scan(&rep)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return UploadReport{}, fmt.Errorf("upload report: %w", notFound("upload report"))
+	}
+	if err != nil {
+		return UploadReport{}, fmt.Errorf("upload report: %w", err)
+	}
+	return rep, nil
+}
