@@ -266,9 +266,9 @@ func kmeansRun(n, c int, rng *rand.Rand, distances func(lab, count []int, dist [
 			if newCount[j] > 0 {
 				continue
 			}
-			far, fd := -1, -1.0
+			far, fd := -1, 0.0 // the first candidate counts at any distance, even a negative one
 			for i := 0; i < n; i++ {
-				if newCount[newLab[i]] > 1 && dist[i*c+newLab[i]] > fd {
+				if newCount[newLab[i]] > 1 && (far < 0 || dist[i*c+newLab[i]] > fd) {
 					far, fd = i, dist[i*c+newLab[i]]
 				}
 			}
