@@ -112,6 +112,9 @@ type RecomputeState struct {
 	Pending     string       // the queued or running job's state, or ""
 	PendingJob  int64        // and its id
 	JobsEnabled bool
+	// Newer counts the answers stored after the latest run read the
+	// study's answers (when it is done): the figures leave them out.
+	Newer int
 }
 
 // RunState describes the job: queued, running (with its stage), or how the
@@ -141,5 +144,17 @@ func RunState(v RecomputeState) string {
 	case l.Status == collect.RunCancelled:
 		return "The last recompute was cancelled."
 	}
-	return "Up to date with the last recompute (" + when(l.FinishedAt) + ")."
+	if v.Newer > 0 {
+		return plural(v.Newer, "answer is", "answers are") + " newer than the last recompute (" + when(l.FinishedAt) + "); the figures below leave them out."
+	}
+	return "Up to date: the figures include every answer (recomputed " + when(l.FinishedAt) + ")."
+}
+
+// plural writes n with the singular or plural phrase ("1 answer is", "3
+// answers are").
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
 }

@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
@@ -56,14 +57,14 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rs := templates.RecomputeState{Latest: latest, JobsEnabled: s.cfg.Jobs != nil}
+	rs := templates.RecomputeState{Latest: latest, JobsEnabled: s.cfg.Jobs != nil, Newer: answersAfter(latest, stats.Answers)}
 	if s.cfg.Jobs != nil {
 		if rs.Pending, rs.PendingJob, err = s.cfg.Jobs.Pending(ctx, st.ID); err != nil {
 			return err
 		}
 	}
 	out := map[string]any{"status": st.Status, "answers": stats.Answers, "participants": stats.Participants,
-		"pending": rs.Pending, "state": templates.RunState(rs), "live": st.Status == collect.StatusOpen || rs.Pending != ""}
+		"pending": rs.Pending, "state": templates.RunState(rs), "newer_answers": rs.Newer, "live": st.Status == collect.StatusOpen || rs.Pending != ""}
 	if latest != nil {
 		out["latest_run"] = map[string]any{"id": latest.ID, "status": latest.Status, "stage": latest.Stage, "answers": latest.Answers}
 		if latest.Status == collect.RunDone {
@@ -71,6 +72,21 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	return writeJSON(w, http.StatusOK, out)
+}
+
+// answersAfter counts the answers stored after run read the study's
+// answers, of the answers stored now: a run reads every answer at once,
+// those of excluded participants included (and counted apart in its
+// settings), and answers are never deleted. 0 unless run is done.
+func answersAfter(run *collect.Run, answers int) int {
+	if run == nil || run.Status != collect.RunDone {
+		return 0
+	}
+	var set recompute.Settings
+	if err := json.Unmarshal(run.Settings, &set); err != nil {
+		return 0
+	}
+	return max(0, answers-run.Answers-set.Excluded)
 }
 
 func (s *Server) toDashboard(w http.ResponseWriter, r *http.Request, slug, msg, anchor string) error {
