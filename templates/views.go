@@ -191,3 +191,15 @@ func statusActions(status string) [][2]string {
 	}
 	return out
 }
+
+// quotaSummary states the study's participant limit ("" without one).
+func quotaSummary(q collect.Quota) string {
+	if q.MaxParticipants == 0 {
+		return ""
+	}
+	s := " · at most " + itoa(q.MaxParticipants) + " participants"
+	if q.IdleMinutes > 0 {
+		s += " (idle after " + itoa(q.IdleMinutes) + " min)"
+	}
+	return s
+}

@@ -48,7 +48,7 @@ const (
 	// last ($3 questions), gives them a completion code once (the study's
 	// code, or $4 if it has none; kept if they hold one).
 	answeredSQL = `
-		UPDATE participants SET answered = answered + 1,
+		UPDATE participants SET answered = answered + 1, last_active_at = now(),
 			open_question = (SELECT id FROM questions WHERE id = $2),
 			completion_code = CASE WHEN answered + 1 >= $3 THEN coalesce(completion_code, ` + studyCodeSQL + `, $4) ELSE completion_code END,
 			completed_at = CASE WHEN answered + 1 >= $3 THEN coalesce(completed_at, now()) ELSE completed_at END

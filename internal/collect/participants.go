@@ -37,20 +37,33 @@ const MaxExternalIDLen = 200
 // participants_external_key and then finds it.
 const (
 	joinSQL = `
-		INSERT INTO participants (public_id, study_id, token_hash, external_id, external_key, platform_params)
-		VALUES ($1, $2, $3, nullif($4, ''), nullif($4, ''), $5)
+		INSERT INTO participants (public_id, study_id, token_hash, external_id, external_key, platform_params, last_active_at)
+		VALUES ($1, $2, $3, nullif($4, ''), nullif($4, ''), $5, now())
 		ON CONFLICT (study_id, external_key) DO NOTHING
 		RETURNING id, created_at`
 	resumeSQL = `
 		WITH p AS (
-			UPDATE participants SET platform_params = coalesce(platform_params || $4, $4, platform_params)
+			UPDATE participants SET platform_params = coalesce(platform_params || $4, $4, platform_params), last_active_at = now()
 			WHERE study_id = $1 AND external_key = $2
 			RETURNING id, public_id, coalesce(completion_code, '') AS code, created_at, completed_at
 		), t AS (
 			INSERT INTO participant_tokens (token_hash, participant_id) SELECT $3, id FROM p
 		)
 		SELECT id, public_id, code, created_at, completed_at FROM p`
+	// externalKnownSQL: whether external id $2 joined study $1 before.
+	externalKnownSQL = `SELECT EXISTS (SELECT 1 FROM participants WHERE study_id = $1 AND external_key = $2)`
+	// takingPartSQL counts study $1's participants who completed or are in
+	// progress: active within the last $2 minutes (0: ever).
+	takingPartSQL = `
+		SELECT count(*) FROM participants WHERE study_id = $1
+			AND (completed_at IS NOT NULL OR $2 = 0
+				OR coalesce(last_active_at, created_at) > now() - make_interval(mins => $2))`
 )
+
+// quotaLockSQL serialises the joins of a study with a quota (an advisory
+// lock held until the transaction ends; the first key says what it is for),
+// so that two joins never both take the last place.
+const quotaLockSQL = `SELECT pg_advisory_xact_lock(1946, ($1 % 2147483647)::int)`
 
 // CreateParticipant adds a participant to an open study and returns them with
 // a secret token. An external id that joined the study before resumes that
@@ -83,7 +96,9 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 	p := Participant{PublicID: newID(), StudyID: studyID, ExternalID: externalID}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var status string
-		err := tx.QueryRow(ctx, `SELECT status FROM studies WHERE id = $1 FOR SHARE`, studyID).Scan(&status)
+		var q Quota
+		err := tx.QueryRow(ctx, `SELECT status, max_participants, idle_minutes FROM studies WHERE id = $1 FOR SHARE`, studyID).
+			Scan(&status, &q.MaxParticipants, &q.IdleMinutes)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("study")
 		}
@@ -92,6 +107,11 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		}
 		if status != StatusOpen {
 			return userErr(KindNotOpen, "the study is %s", status)
+		}
+		if q.MaxParticipants > 0 {
+			if err := checkQuota(ctx, tx, studyID, externalID, q); err != nil {
+				return err
+			}
 		}
 		err = tx.QueryRow(ctx, joinSQL, p.PublicID, studyID, hashToken(token), externalID, kept).Scan(&p.ID, &p.CreatedAt)
 		if !errors.Is(err, pgx.ErrNoRows) || externalID == "" {
@@ -105,6 +125,28 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		return Participant{}, "", fmt.Errorf("create participant: %w", err)
 	}
 	return p, token, nil
+}
+
+// checkQuota refuses a new participant once the study's quota is taken
+// (KindFull); a returning external id is always let back in.
+func checkQuota(ctx context.Context, tx pgx.Tx, studyID int64, externalID string, q Quota) error {
+	if _, err := tx.Exec(ctx, quotaLockSQL, studyID); err != nil {
+		return err
+	}
+	if externalID != "" {
+		var known bool
+		if err := tx.QueryRow(ctx, externalKnownSQL, studyID, externalID).Scan(&known); err != nil || known {
+			return err
+		}
+	}
+	var n int
+	if err := tx.QueryRow(ctx, takingPartSQL, studyID, q.IdleMinutes).Scan(&n); err != nil {
+		return err
+	}
+	if n >= q.MaxParticipants {
+		return userErr(KindFull, "the study is full: %d people have taken part or are taking part", n)
+	}
+	return nil
 }
 
 // The SQL of the participant lookups, by name so that TestHotQueryPlans

@@ -84,6 +84,7 @@ const (
 	KindForbidden                 // not yours
 	KindConflict                  // clashes with what is stored
 	KindNotOpen                   // the study does not take this now
+	KindFull                      // the study admits no more participants (its quota)
 	KindUnauthorized
 	KindUnavailable // the database cannot be reached or has no free connection (503)
 )

@@ -35,6 +35,7 @@ type Study struct {
 	Status                  string
 	Design                  string
 	Platform                Platform // how participants are recruited (platform.go)
+	Quota                   Quota
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
 }
@@ -51,6 +52,18 @@ type StudyInput struct {
 	Design                  string
 	DesignConfig            DesignConfig // the design's settings (design_config.go)
 	Platform                Platform     // the recruiting platform's settings (platform.go)
+	Quota                   Quota
+}
+
+// Quota limits how many take part in a study: once MaxParticipants (0: no
+// limit) have completed or are in progress, no one new is admitted; a
+// participant without activity (joining, answering) for IdleMinutes (0:
+// never) is no longer in progress and leaves a place free. Their open
+// question stays theirs; a design's lease on it lapses by itself
+// (DesignScheduler.LeaseTTL).
+type Quota struct {
+	MaxParticipants int
+	IdleMinutes     int
 }
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
@@ -75,6 +88,10 @@ func (s *Store) check(in *StudyInput) error {
 		return userErr(KindInvalid, "the URL slug %q must be 1 to 64 lower-case letters, digits and inner dashes", in.Slug)
 	case in.QuestionsPerParticipant < 1 || in.QuestionsPerParticipant > 100000:
 		return userErr(KindInvalid, "questions per participant must be between 1 and 100000")
+	case in.Quota.MaxParticipants < 0 || in.Quota.MaxParticipants > 1_000_000:
+		return userErr(KindInvalid, "the participant limit must be between 0 (no limit) and 1000000")
+	case in.Quota.IdleMinutes < 0 || in.Quota.IdleMinutes > 7*24*60:
+		return userErr(KindInvalid, "the idle time must be between 0 (never idle) and 10080 minutes (a week)")
 	case len(in.Instructions) > 100000 || len(in.Debrief) > 100000 || len(in.Consent) > 100000:
 		return userErr(KindInvalid, "instructions, debrief and consent are limited to 100000 characters")
 	}
@@ -91,14 +108,16 @@ func (s *Store) check(in *StudyInput) error {
 	return checkPlatform(&in.Platform)
 }
 
-const studyCols = `id, slug, title, instructions, debrief, consent, questions_per_participant, status, design, platform, created_at, updated_at`
+const studyCols = `id, slug, title, instructions, debrief, consent, questions_per_participant, status, design, platform,
+	max_participants, idle_minutes, created_at, updated_at`
 
 // scanStudy scans the studyCols of row, then the columns after them into
 // more.
 func scanStudy(row pgx.Row, more ...any) (Study, error) {
 	var st Study
 	err := row.Scan(append([]any{&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief, &st.Consent,
-		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.Platform, &st.CreatedAt, &st.UpdatedAt}, more...)...)
+		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.Platform, &st.Quota.MaxParticipants, &st.Quota.IdleMinutes,
+		&st.CreatedAt, &st.UpdatedAt}, more...)...)
 	return st, err
 }
 
@@ -111,9 +130,11 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 		return Study{}, fmt.Errorf("create study: %w", err)
 	}
 	st, err := scanStudy(s.pool.QueryRow(ctx, `
-		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform, consent)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING `+studyCols,
-		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent))
+		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform, consent,
+			max_participants, idle_minutes)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING `+studyCols,
+		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
+		in.Quota.MaxParticipants, in.Quota.IdleMinutes))
 	if isUnique(err, "") {
 		return Study{}, fmt.Errorf("create study: %w", userErr(KindConflict, "the URL slug %q is taken", in.Slug))
 	}
@@ -127,9 +148,11 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 // a taken slug is a KindConflict error.
 func insertStudy(ctx context.Context, tx pgx.Tx, in StudyInput) (Study, error) {
 	st, err := scanStudy(tx.QueryRow(ctx, `
-		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, platform, consent)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+studyCols,
-		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform, in.Consent))
+		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, platform, consent,
+			max_participants, idle_minutes)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING `+studyCols,
+		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform, in.Consent,
+		in.Quota.MaxParticipants, in.Quota.IdleMinutes))
 	if isUnique(err, "") {
 		return Study{}, userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 	}
@@ -202,9 +225,11 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		}
 		st, err = scanStudy(tx.QueryRow(ctx, `
 			UPDATE studies SET version = version + 1, slug = $2, title = $3, instructions = $4, debrief = $5,
-				questions_per_participant = $6, status = $7, design = $8, design_config = $9, platform = $10, consent = $11, updated_at = now()
+				questions_per_participant = $6, status = $7, design = $8, design_config = $9, platform = $10, consent = $11,
+				max_participants = $12, idle_minutes = $13, updated_at = now()
 			WHERE id = $1 RETURNING `+studyCols,
-			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent))
+			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
+			in.Quota.MaxParticipants, in.Quota.IdleMinutes))
 		if isUnique(err, "") {
 			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 		}

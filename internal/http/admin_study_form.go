@@ -28,6 +28,8 @@ func studyInput(r *http.Request) (collect.StudyInput, designForm, error) {
 		n = 0 // reported by the store's check
 	}
 	in.QuestionsPerParticipant = n
+	in.Quota.MaxParticipants = atoiOr(f.Get("max_participants"), -1)
+	in.Quota.IdleMinutes = atoiOr(f.Get("idle_minutes"), -1)
 	d := parseDesignForm(f)
 	in.DesignConfig = d.config
 	return in, d, nil
@@ -43,4 +45,18 @@ func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, pic
 func formError(err error) bool {
 	k := collect.KindOf(err)
 	return k == collect.KindInvalid || k == collect.KindConflict
+}
+
+// atoiOr reads a whole number typed into a form; empty is 0 and anything
+// else unreadable is bad (the store's check names the field).
+func atoiOr(v string, bad int) int {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return bad
+	}
+	return n
 }

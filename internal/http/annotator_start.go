@@ -37,6 +37,9 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		if collect.KindOf(err) == collect.KindNotOpen {
 			return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 		}
+		if collect.KindOf(err) == collect.KindFull {
+			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(st)))
+		}
 		if err != nil {
 			return err
 		}

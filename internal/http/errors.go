@@ -95,7 +95,7 @@ func classify(err error) (int, string) {
 			return http.StatusUnprocessableEntity, ue.Msg
 		case collect.KindForbidden:
 			return http.StatusForbidden, ue.Msg
-		case collect.KindConflict, collect.KindNotOpen:
+		case collect.KindConflict, collect.KindNotOpen, collect.KindFull:
 			return http.StatusConflict, ue.Msg
 		case collect.KindUnauthorized:
 			return http.StatusUnauthorized, ue.Msg

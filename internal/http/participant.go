@@ -93,6 +93,17 @@ func externalID(r *http.Request, pl collect.Platform) string {
 	return ""
 }
 
+// fullNotice is the page of a study whose quota is taken.
+func fullNotice(st collect.Study) templates.Notice {
+	n := templates.Notice{Title: st.Title + " is full",
+		Message: "Enough people are taking part in this study already, so it cannot take you. Thank you for your interest!"}
+	if st.Platform.Kind == collect.PlatformProlific {
+		n.Message = "Enough people are taking part in this study already. Please return it on Prolific (\"Stop without completing\"); nothing about you was stored."
+		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+	}
+	return n
+}
+
 // notOpenNotice is the friendly page of a study that takes no answers now.
 func notOpenNotice(st collect.Study) templates.Notice {
 	switch st.Status {

@@ -70,8 +70,10 @@ type BundleStudy struct {
 	// DesignConfig is the design's settings as stored (studies.design_config).
 	DesignConfig json.RawMessage `json:"design_config,omitempty"`
 	// Platform is the recruiting platform's settings (absent: none).
-	Platform  *collect.Platform `json:"platform,omitempty"`
-	Recompute BundleSettings    `json:"recompute"`
+	Platform        *collect.Platform `json:"platform,omitempty"`
+	MaxParticipants int               `json:"max_participants,omitempty"`
+	IdleMinutes     int               `json:"idle_minutes,omitempty"`
+	Recompute       BundleSettings    `json:"recompute"`
 }
 
 // BundleSettings are the dashboard settings in study.json.
@@ -129,6 +131,7 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 		if st.Platform.Kind != collect.PlatformNone {
 			bs.Platform = &st.Platform
 		}
+		bs.MaxParticipants, bs.IdleMinutes = st.Quota.MaxParticipants, st.Quota.IdleMinutes
 		if err := writeJSONFile(zw, "study.json", bs); err != nil {
 			return err
 		}
@@ -253,6 +256,7 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 		if bs.Platform != nil {
 			in.Platform = *bs.Platform
 		}
+		in.Quota = collect.Quota{MaxParticipants: bs.MaxParticipants, IdleMinutes: bs.IdleMinutes}
 		st, err = imp.CreateStudy(in)
 		if err != nil {
 			return err

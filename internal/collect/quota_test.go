@@ -1,0 +1,130 @@
+package collect_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/pgtest"
+)
+
+// A study with a participant limit admits people until that many completed
+// or are in progress; a returning external id always gets back in; an idle
+// participant frees their place; concurrent joins never take more places
+// than there are.
+func TestQuota(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s := collect.New(pool)
+	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "q", Title: "Q", QuestionsPerParticipant: 1, Status: collect.StatusDraft})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, rej, err := s.AddItems(ctx, st.ID, demo.Items()[:5]); err != nil || len(rej) > 0 {
+		t.Fatalf("add items: %v %v", rej, err)
+	}
+	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 1, Status: collect.StatusOpen,
+		Quota: collect.Quota{MaxParticipants: 2, IdleMinutes: 30}}
+	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	a, _, err := s.CreateParticipant(ctx, st.ID, "a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a completes: they keep their place.
+	pr, err := s.Next(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Answer(ctx, a.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := s.CreateParticipant(ctx, st.ID, "b", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tok, err := s.CreateParticipant(ctx, st.ID, "c", nil)
+	if collect.KindOf(err) != collect.KindFull || tok != "" {
+		t.Fatalf("a third participant with a limit of 2: %v; want KindFull", err)
+	}
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); collect.KindOf(err) != collect.KindFull {
+		t.Fatalf("an anonymous third participant: %v; want KindFull", err)
+	}
+	if again, _, err := s.CreateParticipant(ctx, st.ID, "b", nil); err != nil || again.ID != b.ID {
+		t.Fatalf("b returning to a full study: %+v, %v", again, err)
+	}
+	// b idles past 30 minutes: their place is free, and they can still
+	// come back (over the limit: they had a place).
+	if _, err := pool.Exec(ctx, `UPDATE participants SET last_active_at = now() - interval '31 minutes' WHERE id = $1`, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "c", nil); err != nil {
+		t.Fatalf("c after b went idle: %v", err)
+	}
+	if again, _, err := s.CreateParticipant(ctx, st.ID, "b", nil); err != nil || again.ID != b.ID {
+		t.Fatalf("b back after idling: %+v, %v", again, err)
+	}
+	// Without an idle time nobody's place is freed.
+	in.Quota = collect.Quota{MaxParticipants: 3}
+	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE participants SET last_active_at = now() - interval '30 days' WHERE study_id = $1`, st.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "d", nil); collect.KindOf(err) != collect.KindFull {
+		t.Fatalf("d with 3 places taken and no idle time: %v; want KindFull", err)
+	}
+}
+
+// 12 people join a study with 5 places at once: exactly 5 get in.
+func TestQuotaConcurrentJoins(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, st := newStudy(t, 5, 3)
+	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: collect.StatusOpen,
+		Quota: collect.Quota{MaxParticipants: 5}}
+	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	errs := make([]error, 12)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() { _, _, errs[i] = s.CreateParticipant(ctx, st.ID, fmt.Sprint("w", i), nil) })
+	}
+	wg.Wait()
+	in5, full := 0, 0
+	for _, err := range errs {
+		switch collect.KindOf(err) {
+		case 0:
+			in5++
+		case collect.KindFull:
+			full++
+		default:
+			t.Fatal(err)
+		}
+	}
+	ps, err := s.ListParticipants(ctx, st.ID, 50)
+	if err != nil || in5 != 5 || full != 7 || len(ps) != 5 {
+		t.Fatalf("%d admitted, %d refused, %d stored (%v); want 5, 7, 5", in5, full, len(ps), err)
+	}
+}
+
+// The limit and the idle time are checked on the form.
+func TestQuotaSettingsChecked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, st := newStudy(t, 3, 3)
+	for _, q := range []collect.Quota{{MaxParticipants: -1}, {MaxParticipants: 1_000_001}, {IdleMinutes: -1}, {IdleMinutes: 10081}} {
+		_, err := s.UpdateStudy(ctx, st.ID, collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3,
+			Status: collect.StatusOpen, Quota: q})
+		if collect.KindOf(err) != collect.KindInvalid {
+			t.Errorf("%+v: %v; want KindInvalid", q, err)
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package http_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// A participant limit set on the study form: the page past the limit says
+// the study is full (on Prolific: return it there), the API answers 409,
+// and nothing is stored for those turned away.
+func TestQuotaTurnsAwayPastTheLimit(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	a.study("lim", 5, 3, "open")
+	admin := a.admin()
+	form := url.Values{"title": {"Lim"}, "slug": {"lim"}, "questions_per_participant": {"3"}, "status": {"open"}, "design": {"random"},
+		"max_participants": {"1"}, "idle_minutes": {"20"}, "platform": {"prolific"}, "completion_code": {"C0"}}
+	bad := url.Values{}
+	for k, v := range form {
+		bad[k] = v
+	}
+	bad.Set("max_participants", "many")
+	if res := a.do(admin, "POST", "/admin/studies/lim", bad, nil); res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, "participant limit") {
+		t.Fatalf("an unreadable limit: %d", res.StatusCode)
+	}
+	if res := a.do(admin, "POST", "/admin/studies/lim", form, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d %s", res.StatusCode, res.body)
+	}
+	if page := a.do(admin, "GET", "/admin/studies/lim", nil, nil); !strings.Contains(page.body, "at most 1 participants (idle after 20 min)") {
+		t.Fatal("the study page does not state the limit")
+	}
+	if res := a.do(a.client(), "POST", "/s/lim/start", url.Values{"external_id": {"first"}}, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("first: %d", res.StatusCode)
+	}
+	res := a.do(a.client(), "POST", "/s/lim/start", url.Values{"external_id": {"second"}}, nil)
+	if res.StatusCode != http.StatusOK || !strings.Contains(res.body, "Lim is full") || !strings.Contains(res.body, `href="https://app.prolific.com/"`) {
+		t.Fatalf("second: %d\n%s", res.StatusCode, res.body)
+	}
+	if res := a.api("POST", "/api/v1/studies/lim/participants", "", `{"external_id": "third"}`, nil); res.StatusCode != http.StatusConflict ||
+		!strings.Contains(res.body, "the study is full") {
+		t.Fatalf("API join past the limit: %d %s", res.StatusCode, res.body)
+	}
+	if n := a.count(`SELECT count(*) FROM participants`); n != 1 {
+		t.Fatalf("%d participants stored, want 1", n)
+	}
+	// The first one comes back in another browser.
+	if res := a.do(a.client(), "POST", "/s/lim/start", url.Values{"external_id": {"first"}}, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("first again: %d %s", res.StatusCode, res.body)
+	}
+}
