@@ -6,12 +6,48 @@
 // replaces the current one, so a question never appears half loaded. A
 // second click while an answer is in flight is ignored (and the server would
 // answer a resubmission idempotently anyway).
+//
+// The option buttons take a click only once the question's three images are
+// decoded and on screen and the study's minimum viewing time
+// (data-min-view-ms on the form) has passed since; a click disables them
+// until the next question is shown. response_ms counts from the moment the
+// images were shown.
 (function () {
   "use strict";
   var shownAt = performance.now();
   var busy = false;
+  var ready = false;
 
   function currentForm() { return document.querySelector("form.question"); }
+
+  function setButtons(form, enabled) {
+    var bs = form.querySelectorAll("button[name=closer]");
+    for (var i = 0; i < bs.length; i++) bs[i].disabled = !enabled;
+    form.classList.toggle("waiting", !enabled);
+  }
+
+  // arm holds the question's buttons until its images are shown and the
+  // minimum viewing time has passed.
+  function arm() {
+    var form = currentForm();
+    if (!form) return;
+    ready = false;
+    setButtons(form, false);
+    var minView = parseInt(form.getAttribute("data-min-view-ms") || "0", 10) || 0;
+    preload(document.querySelector("main")).then(function () {
+      // Two frames: the decoded images are painted before the clock starts.
+      requestAnimationFrame(function () {
+        requestAnimationFrame(function () {
+          shownAt = performance.now();
+          setTimeout(function () {
+            if (currentForm() !== form) return;
+            ready = true;
+            setButtons(form, true);
+          }, minView);
+        });
+      });
+    });
+  }
 
   function preload(root) {
     var imgs = root.querySelectorAll("img");
@@ -34,13 +70,15 @@
   }
 
   function answer(form, button) {
-    if (busy || !button) return;
+    if (busy || !ready || !button) return;
     busy = true;
+    ready = false;
     form.classList.add("sending");
     button.classList.add("chosen");
     var data = new URLSearchParams(new FormData(form));
     data.set("closer", button.value);
     data.set("response_ms", String(Math.round(performance.now() - shownAt)));
+    setButtons(form, false);
     fetch(form.action, { method: "POST", body: data, credentials: "same-origin", headers: { "X-Closer-Next": "1" } })
       .then(function (res) {
         return res.text().then(function (html) {
@@ -56,13 +94,16 @@
             document.title = doc.title;
             var at = res.headers.get("Content-Location") || res.url;
             if (window.history && at) window.history.replaceState(null, "", at);
-            shownAt = performance.now();
             busy = false;
+            arm();
           });
         });
       })
       .catch(function () { fallback(form, button.value); });
   }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", arm);
+  else arm();
 
   document.addEventListener("submit", function (e) {
     var form = e.target;

@@ -33,6 +33,9 @@ type Question struct {
 	Total      int
 	// Instructions are the study's, one click away on every question.
 	Instructions templ.Component
+	// MinViewMS is how long the images are shown before the buttons take
+	// a click (app.js).
+	MinViewMS int
 }
 
 // Landing is a study's start page.

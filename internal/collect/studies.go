@@ -36,6 +36,7 @@ type Study struct {
 	Design                  string
 	Platform                Platform // how participants are recruited (platform.go)
 	Quota                   Quota
+	MinViewMS               int // how long a question is shown before it takes an answer (ms)
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
 }
@@ -53,6 +54,7 @@ type StudyInput struct {
 	DesignConfig            DesignConfig // the design's settings (design_config.go)
 	Platform                Platform     // the recruiting platform's settings (platform.go)
 	Quota                   Quota
+	MinViewMS               int
 }
 
 // Quota limits how many take part in a study: once MaxParticipants (0: no
@@ -88,6 +90,8 @@ func (s *Store) check(in *StudyInput) error {
 		return userErr(KindInvalid, "the URL slug %q must be 1 to 64 lower-case letters, digits and inner dashes", in.Slug)
 	case in.QuestionsPerParticipant < 1 || in.QuestionsPerParticipant > 100000:
 		return userErr(KindInvalid, "questions per participant must be between 1 and 100000")
+	case in.MinViewMS < 0 || in.MinViewMS > 60_000:
+		return userErr(KindInvalid, "the minimum viewing time must be between 0 and 60000 ms")
 	case in.Quota.MaxParticipants < 0 || in.Quota.MaxParticipants > 1_000_000:
 		return userErr(KindInvalid, "the participant limit must be between 0 (no limit) and 1000000")
 	case in.Quota.IdleMinutes < 0 || in.Quota.IdleMinutes > 7*24*60:
@@ -109,7 +113,7 @@ func (s *Store) check(in *StudyInput) error {
 }
 
 const studyCols = `id, slug, title, instructions, debrief, consent, questions_per_participant, status, design, platform,
-	max_participants, idle_minutes, created_at, updated_at`
+	max_participants, idle_minutes, min_view_ms, created_at, updated_at`
 
 // scanStudy scans the studyCols of row, then the columns after them into
 // more.
@@ -117,7 +121,7 @@ func scanStudy(row pgx.Row, more ...any) (Study, error) {
 	var st Study
 	err := row.Scan(append([]any{&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief, &st.Consent,
 		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.Platform, &st.Quota.MaxParticipants, &st.Quota.IdleMinutes,
-		&st.CreatedAt, &st.UpdatedAt}, more...)...)
+		&st.MinViewMS, &st.CreatedAt, &st.UpdatedAt}, more...)...)
 	return st, err
 }
 
@@ -131,10 +135,10 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 	}
 	st, err := scanStudy(s.pool.QueryRow(ctx, `
 		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform, consent,
-			max_participants, idle_minutes)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING `+studyCols,
+			max_participants, idle_minutes, min_view_ms)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING `+studyCols,
 		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
-		in.Quota.MaxParticipants, in.Quota.IdleMinutes))
+		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS))
 	if isUnique(err, "") {
 		return Study{}, fmt.Errorf("create study: %w", userErr(KindConflict, "the URL slug %q is taken", in.Slug))
 	}
@@ -149,10 +153,10 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 func insertStudy(ctx context.Context, tx pgx.Tx, in StudyInput) (Study, error) {
 	st, err := scanStudy(tx.QueryRow(ctx, `
 		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, platform, consent,
-			max_participants, idle_minutes)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING `+studyCols,
+			max_participants, idle_minutes, min_view_ms)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING `+studyCols,
 		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform, in.Consent,
-		in.Quota.MaxParticipants, in.Quota.IdleMinutes))
+		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS))
 	if isUnique(err, "") {
 		return Study{}, userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 	}
@@ -226,10 +230,10 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		st, err = scanStudy(tx.QueryRow(ctx, `
 			UPDATE studies SET version = version + 1, slug = $2, title = $3, instructions = $4, debrief = $5,
 				questions_per_participant = $6, status = $7, design = $8, design_config = $9, platform = $10, consent = $11,
-				max_participants = $12, idle_minutes = $13, updated_at = now()
+				max_participants = $12, idle_minutes = $13, min_view_ms = $14, updated_at = now()
 			WHERE id = $1 RETURNING `+studyCols,
 			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
-			in.Quota.MaxParticipants, in.Quota.IdleMinutes))
+			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS))
 		if isUnique(err, "") {
 			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 		}

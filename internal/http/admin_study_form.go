@@ -30,6 +30,7 @@ func studyInput(r *http.Request) (collect.StudyInput, designForm, error) {
 	in.QuestionsPerParticipant = n
 	in.Quota.MaxParticipants = atoiOr(f.Get("max_participants"), -1)
 	in.Quota.IdleMinutes = atoiOr(f.Get("idle_minutes"), -1)
+	in.MinViewMS = atoiOr(f.Get("min_view_ms"), -1)
 	d := parseDesignForm(f)
 	in.DesignConfig = d.config
 	return in, d, nil

@@ -122,7 +122,7 @@ func TestBrowserNewUser(t *testing.T) {
 		} else {
 			next = chromedp.WaitVisible(`#completion-code`) // the done page is a navigation
 		}
-		if err := chromedp.Do(b, pollJS(`document.querySelector("form.question:not(.sending)") !== null`), chromedp.Click(sel), next); err != nil {
+		if err := chromedp.Do(b, pollJS(`document.querySelector("form.question:not(.sending):not(.waiting)") !== null`), chromedp.Click(sel), next); err != nil {
 			t.Fatalf("answer %d: %v", i+1, err)
 		}
 	}

@@ -73,6 +73,7 @@ type BundleStudy struct {
 	Platform        *collect.Platform `json:"platform,omitempty"`
 	MaxParticipants int               `json:"max_participants,omitempty"`
 	IdleMinutes     int               `json:"idle_minutes,omitempty"`
+	MinViewMS       int               `json:"min_view_ms,omitempty"`
 	Recompute       BundleSettings    `json:"recompute"`
 }
 
@@ -131,7 +132,7 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 		if st.Platform.Kind != collect.PlatformNone {
 			bs.Platform = &st.Platform
 		}
-		bs.MaxParticipants, bs.IdleMinutes = st.Quota.MaxParticipants, st.Quota.IdleMinutes
+		bs.MaxParticipants, bs.IdleMinutes, bs.MinViewMS = st.Quota.MaxParticipants, st.Quota.IdleMinutes, st.MinViewMS
 		if err := writeJSONFile(zw, "study.json", bs); err != nil {
 			return err
 		}
@@ -257,6 +258,7 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 			in.Platform = *bs.Platform
 		}
 		in.Quota = collect.Quota{MaxParticipants: bs.MaxParticipants, IdleMinutes: bs.IdleMinutes}
+		in.MinViewMS = bs.MinViewMS
 		st, err = imp.CreateStudy(in)
 		if err != nil {
 			return err
