@@ -1,4 +1,5 @@
-// closer: progressive enhancement of the question page. Without this file
+// closer: progressive enhancement of the question page (and of the study
+// form, at the end). Without this file
 // the page is a plain form (POST, then 303 to the next question). With it:
 // keys (left/right arrow, 1/2) answer, the answer is sent in the background
 // and its reply is the next question's page (one round trip: the header
@@ -102,8 +103,30 @@
       .catch(function () { fallback(form, button.value); });
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", arm);
-  else arm();
+  // The study form shows only the settings of the chosen design and
+  // platform: an element lists in data-designs (data-platforms) the
+  // choices it belongs to. Without this script every setting shows.
+  function showChosen(selectName, attr) {
+    var sel = document.querySelector("select[name=" + selectName + "]");
+    if (!sel) return;
+    function apply() {
+      var els = document.querySelectorAll("[" + attr + "]");
+      for (var i = 0; i < els.length; i++) {
+        els[i].hidden = (" " + els[i].getAttribute(attr) + " ").indexOf(" " + sel.value + " ") < 0;
+      }
+    }
+    sel.addEventListener("change", apply);
+    apply();
+  }
+
+  function start() {
+    arm();
+    showChosen("design", "data-designs");
+    showChosen("platform", "data-platforms");
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 
   document.addEventListener("submit", function (e) {
     var form = e.target;

@@ -39,7 +39,7 @@ func designSettings(c collect.DesignConfig, picks string) templ.Component {
 			templ_7745c5c3_Var1 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<fieldset class=\"design-settings\"><legend>Design settings</legend><p class=\"muted\"><strong>random</strong> asks uniformly random questions. <strong>landmark-k1</strong> and <strong>landmark-k2</strong> ask only the comparisons that involve a few landmark items (Kleindessner &amp; von Luxburg 2017, §2.3), the least-answered first; the study page shows their size before the study opens. <strong>basis</strong> finds the axes of the items adaptively (Anderton, Pavlu &amp; Aslam). The settings cannot change once questions were issued.</p><label>Seed <input type=\"text\" name=\"seed\" inputmode=\"numeric\" pattern=\"[0-9]*\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<fieldset class=\"design-settings\"><legend>Design settings</legend><p class=\"muted\"><strong>random</strong> asks uniformly random questions. <strong>landmark-k1</strong> and <strong>landmark-k2</strong> ask only the questions that involve a few \"landmark\" items, the least-answered first; they need far fewer answers to group the items, and the study page shows how many questions they hold before the study opens. <strong>basis</strong> finds, question by question, the few directions along which the items differ, and places every item along them. These settings cannot change once the first question was asked.</p><label data-designs=\"landmark-k1 landmark-k2 basis\">Seed <input type=\"text\" name=\"seed\" inputmode=\"numeric\" pattern=\"[0-9]*\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -52,7 +52,7 @@ func designSettings(c collect.DesignConfig, picks string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\"> <small>Fixes the design's random choices (landmarks, order of ties, basis pivots). Empty draws one.</small></label> <label>Repeats <input type=\"number\" name=\"repeats\" min=\"1\" max=\"255\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\"> <small>Fixes the design's random choices, so the same seed asks the same questions. Empty: one is drawn for you.</small></label> <label data-designs=\"landmark-k1 landmark-k2 basis\">Repeats <input type=\"number\" name=\"repeats\" min=\"1\" max=\"255\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -65,7 +65,7 @@ func designSettings(c collect.DesignConfig, picks string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\"> <small>Answers wanted per comparison (landmark and basis designs; odd for basis, which takes the majority).</small></label> <label>Number of landmarks <input type=\"number\" name=\"landmarks\" min=\"2\" max=\"1000\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\"> <small>How many people answer each question. Basis needs an odd number: it goes with the majority.</small></label> <label data-designs=\"landmark-k1 landmark-k2\">Number of landmarks <input type=\"number\" name=\"landmarks\" min=\"2\" max=\"1000\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -78,7 +78,7 @@ func designSettings(c collect.DesignConfig, picks string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\"> <small>Landmark designs: this many items drawn at random with the seed…</small></label> <label>…or pick the landmarks <input type=\"text\" name=\"landmark_picks\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\"> <small>This many items are drawn at random (with the seed) as landmarks…</small></label> <label data-designs=\"landmark-k1 landmark-k2\">…or pick the landmarks <input type=\"text\" name=\"landmark_picks\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -91,7 +91,7 @@ func designSettings(c collect.DesignConfig, picks string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\" placeholder=\"labels or indices, separated by commas\"> <small>Item labels or indices (listed under Items on the study page), separated by commas; upload the items first. Picked landmarks replace the number.</small></label> <label class=\"check\"><input type=\"checkbox\" name=\"extra\" value=\"yes\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\" placeholder=\"labels or indices, separated by commas\"> <small>Item labels or numbers (listed under Items on the study page), separated by commas; upload the items first. Picked landmarks replace the number.</small></label> <label class=\"check\" data-designs=\"basis\"><input type=\"checkbox\" name=\"extra\" value=\"yes\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -101,7 +101,7 @@ func designSettings(c collect.DesignConfig, picks string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "> Basis: run the Extra phase (sort every item's nearest neighbours, for a t-STE/SOE refinement)</label> <label>Basis coordinates <select name=\"coordinates\"><option value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "> Also sort every item's nearest neighbours (more questions, a finer map of each neighbourhood)</label> <label data-designs=\"basis\">Placing items along each direction <select name=\"coordinates\"><option value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -124,7 +124,7 @@ func designSettings(c collect.DesignConfig, picks string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, ">rank difference (default)</option> <option value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, ">by their ranks from both ends (recommended)</option> <option value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -147,7 +147,7 @@ func designSettings(c collect.DesignConfig, picks string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, ">median index in the lens (the paper's §2.3)</option></select> <small>How the basis design places every item along each axis it found; neither costs a question. The rank difference gave higher Kendall tau on every test set (docs/basis.md).</small></label></fieldset>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, ">by the middle of the items between them and both ends (as first published)</option></select> <small>Neither asks a question. The first was more accurate on every test set we tried.</small></label></fieldset>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -1,0 +1,74 @@
+package http_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/closer-lab/closer/internal/collect"
+)
+
+// The study form shows only the settings of the chosen design and platform,
+// and shows the others when the choice changes. Runs with CLOSER_BROWSER=1.
+func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
+	if os.Getenv("CLOSER_BROWSER") == "" {
+		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
+	}
+	a := newApp(t)
+	collect.RegisterDesigns(a.store)
+	if _, err := a.store.CreateAdmin(context.Background(), "form@example.org", "form-password"); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, 1000, 1400)
+	shown := func(name string) bool {
+		t.Helper()
+		v, err := chromedp.Run(b, chromedp.Evaluate[bool](`(() => { const e = document.querySelector("[name=` + name + `]");
+			return e !== null && e.getClientRects().length > 0; })()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	err := chromedp.Do(b,
+		chromedp.Navigate(a.srv.URL+"/admin"),
+		chromedp.WaitVisible(`input[name=email]`),
+		chromedp.SendKeys(`input[name=email]`, "form@example.org"),
+		chromedp.SendKeys(`input[name=password]`, "form-password"),
+		chromedp.Submit(`input[name=password]`),
+		chromedp.WaitVisible(`a[href="/admin/studies/new"]`),
+		chromedp.Navigate(a.srv.URL+"/admin/studies/new"),
+		chromedp.WaitVisible(`select[name=design]`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	choose := func(design, platform string) {
+		t.Helper()
+		_, err := chromedp.Run(b, chromedp.Evaluate[bool](`(() => {
+			for (const [n, v] of [["design", "` + design + `"], ["platform", "` + platform + `"]]) {
+				const s = document.querySelector("select[name=" + n + "]"); s.value = v; s.dispatchEvent(new Event("change"));
+			}
+			return true; })()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string, want map[string]bool) {
+		t.Helper()
+		for name, w := range want {
+			if got := shown(name); got != w {
+				t.Errorf("%s: %s shown %v, want %v", when, name, got, w)
+			}
+		}
+	}
+	check("random, no platform", map[string]bool{"title": true, "seed": false, "landmarks": false, "coordinates": false,
+		"completion_code": false, "id_param": false})
+	choose("basis", "prolific")
+	check("basis, Prolific", map[string]bool{"seed": true, "repeats": true, "landmarks": false, "coordinates": true, "extra": true,
+		"completion_code": true, "screened_out_code": true, "id_param": false, "return_url": false})
+	choose("landmark-k1", "generic")
+	check("landmark-k1, generic", map[string]bool{"landmarks": true, "landmark_picks": true, "coordinates": false, "extra": false,
+		"id_param": true, "return_url": true})
+}
