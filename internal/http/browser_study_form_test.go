@@ -24,7 +24,7 @@ func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
 	b := newBrowser(t, 1000, 1400)
 	shown := func(name string) bool {
 		t.Helper()
-		v, err := chromedp.Run(b, chromedp.Evaluate[bool](`(() => { const e = document.querySelector("[name=` + name + `]");
+		v, err := chromedp.Run(b, chromedp.Evaluate[bool](`(() => { const e = document.querySelector("[name=`+name+`]");
 			return e !== null && e.getClientRects().length > 0; })()`))
 		if err != nil {
 			t.Fatal(err)
@@ -47,7 +47,7 @@ func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
 	choose := func(design, platform string) {
 		t.Helper()
 		_, err := chromedp.Run(b, chromedp.Evaluate[bool](`(() => {
-			for (const [n, v] of [["design", "` + design + `"], ["platform", "` + platform + `"]]) {
+			for (const [n, v] of [["design", "`+design+`"], ["platform", "`+platform+`"]]) {
 				const s = document.querySelector("select[name=" + n + "]"); s.value = v; s.dispatchEvent(new Event("change"));
 			}
 			return true; })()`))
