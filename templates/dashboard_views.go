@@ -69,6 +69,7 @@ type QualityRow struct {
 	Self       string
 	Majority   string
 	Agreement  string
+	Left       string
 }
 
 // GalleryRow is an item with its nearest neighbours.

@@ -18,8 +18,19 @@ import (
 type Answer struct {
 	Participant int // an index 0..p-1 chosen by the caller
 	Triplet     triplet.Triplet
-	ResponseMS  int // negative when unknown
+	ResponseMS  int  // negative when unknown
+	Side        Side // which option was chosen, where it was shown
 }
+
+// Side is where the chosen option was shown on the question page.
+type Side int
+
+// The sides; SideUnknown for answers without their question's layout.
+const (
+	SideUnknown Side = iota
+	SideLeft
+	SideRight
+)
 
 // Quality holds one participant's figures. Rates are NaN where they are
 // undefined (no answer to judge), so "0%" always means measured.
@@ -40,6 +51,10 @@ type Quality struct {
 	// EmbeddingAgreement is the share of this participant's answers that the
 	// given embedding satisfies (NaN without an embedding).
 	EmbeddingAgreement float64
+	// LeftShare is the share of the answers with a known side that chose
+	// the left option: near 0.5 for someone who looks, near 0 or 1 for
+	// someone who always presses the same key (NaN without sides).
+	LeftShare float64
 }
 
 // ParticipantQuality computes the figures of every participant 0..p-1 that
@@ -75,6 +90,16 @@ func ParticipantQuality(answers []Answer, fastMS int, x *mat.Dense) []Quality {
 				}
 			}
 		}
+		left, sided := 0, 0
+		for _, a := range as {
+			if a.Side != SideUnknown {
+				sided++
+				if a.Side == SideLeft {
+					left++
+				}
+			}
+		}
+		q.LeftShare = ratio(left, sided)
 		q.MedianResponseMS = median(times)
 		q.FastShare = math.NaN()
 		if len(times) > 0 {

@@ -11,13 +11,14 @@ import (
 
 func TestParticipantQuality(t *testing.T) {
 	T := func(a, b, c int) triplet.Triplet { return triplet.Triplet{Anchor: a, Closer: b, Farther: c} }
+	L, R, U := SideLeft, SideRight, SideUnknown
 	answers := []Answer{
-		// participant 0: agrees with the others, answers (0;1,2) twice the same way.
-		{0, T(0, 1, 2), 3000}, {0, T(0, 1, 2), 2500}, {0, T(3, 1, 2), 400},
-		// participant 1: contradicts itself on (0;1,2) and goes against the majority on (3;1,2).
-		{1, T(0, 1, 2), 900}, {1, T(0, 2, 1), 800}, {1, T(3, 2, 1), 5000},
-		// participant 2: the majority on (3;1,2) with participant 0; no response times.
-		{2, T(3, 1, 2), -1}, {2, T(0, 1, 2), -1},
+		// participant 0: agrees with the others, answers (0;1,2) twice the same way; chose left, left, right.
+		{0, T(0, 1, 2), 3000, L}, {0, T(0, 1, 2), 2500, L}, {0, T(3, 1, 2), 400, R},
+		// participant 1: contradicts itself on (0;1,2) and goes against the majority on (3;1,2); always left.
+		{1, T(0, 1, 2), 900, L}, {1, T(0, 2, 1), 800, L}, {1, T(3, 2, 1), 5000, L},
+		// participant 2: the majority on (3;1,2) with participant 0; no response times, no sides.
+		{2, T(3, 1, 2), -1, U}, {2, T(0, 1, 2), -1, U},
 	}
 	// Points on a line: 0 at 0, 1 at 1, 2 at 3, 3 at 0.5. Satisfied: (0;1,2), (3;1,2).
 	x := mat.NewDense(4, 1, []float64{0, 1, 3, 0.5})
@@ -50,6 +51,10 @@ func TestParticipantQuality(t *testing.T) {
 	check("p2 fast", q[2].FastShare, math.NaN())
 	check("p2 self", q[2].SelfContradiction, math.NaN())
 	check("p2 embedding", q[2].EmbeddingAgreement, 1)
+	// left share: 2 of 3, 3 of 3, none known
+	check("p0 left", q[0].LeftShare, 2.0/3)
+	check("p1 left", q[1].LeftShare, 1)
+	check("p2 left", q[2].LeftShare, math.NaN())
 	if q := ParticipantQuality(answers, 1000, nil); !math.IsNaN(q[0].EmbeddingAgreement) {
 		t.Error("embedding agreement without an embedding")
 	}

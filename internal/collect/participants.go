@@ -165,7 +165,7 @@ const (
 	// their answer counts.
 	listParticipantsSQL = `
 		SELECT p.id, p.public_id, p.study_id, coalesce(p.external_id, ''), coalesce(p.completion_code, ''),
-			p.created_at, p.completed_at, count(a.question_id), max(a.answered_at), p.platform_params
+			p.created_at, p.completed_at, count(a.question_id), max(a.answered_at), p.platform_params, p.excluded_at IS NOT NULL
 		FROM participants p LEFT JOIN answers a ON a.participant_id = p.id
 		WHERE p.study_id = $1
 		GROUP BY p.id
@@ -269,6 +269,7 @@ type ParticipantRow struct {
 	// PlatformParams are the platform's link parameters kept with them
 	// (Prolific's STUDY_ID and SESSION_ID), or nil.
 	PlatformParams map[string]string
+	Excluded       bool // a researcher left their answers out
 }
 
 // ListParticipants returns the study's most recent participants (at most
@@ -281,7 +282,7 @@ func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) 
 	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ParticipantRow, error) {
 		var p ParticipantRow
 		err := r.Scan(&p.ID, &p.PublicID, &p.StudyID, &p.ExternalID, &p.CompletionCode,
-			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer, &p.PlatformParams)
+			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer, &p.PlatformParams, &p.Excluded)
 		return p, err
 	})
 	if err != nil {

@@ -175,12 +175,13 @@ func qualityRows(people []collect.DashboardParticipant, res *recompute.Result) [
 	var rows []templates.QualityRow
 	for _, p := range people {
 		row := templates.QualityRow{PublicID: p.PublicID, ExternalID: p.ExternalID, Answers: p.Answers, Excluded: p.ExcludedAt != nil,
-			Median: "–", Fast: "–", Self: "–", Majority: "–", Agreement: "–"}
+			Median: "–", Fast: "–", Self: "–", Majority: "–", Agreement: "–", Left: "–"}
 		if q, ok := quality[p.PublicID]; ok {
 			if q.MedianResponseMS != nil {
 				row.Median = msText(*q.MedianResponseMS)
 			}
 			row.Fast, row.Self, row.Majority, row.Agreement = pct(q.FastShare), pct(q.SelfContradiction), pct(q.MajorityDisagreement), pct(q.EmbeddingAgreement)
+			row.Left = pct(q.LeftShare)
 		}
 		rows = append(rows, row)
 	}

@@ -165,6 +165,7 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 			r.With(timeout).Post("/admin/studies/{slug}/dashboard/settings", s.handle(s.dashboardSettings))
 			r.With(timeout).Post("/admin/studies/{slug}/participants/{participant}/exclude", s.handle(s.excludeParticipant))
 			r.With(timeout).Get("/admin/studies/{slug}/embedding.csv", s.handle(s.embeddingCSV))
+			r.With(timeout).Get("/admin/studies/{slug}/participants.csv", s.handle(s.participantsCSV))
 			r.With(timeout).Get("/admin/studies/{slug}/kernel-pca.csv", s.handle(s.kernelPCACSV))
 			r.With(uploadTimeout).Get("/admin/studies/{slug}/kernel.csv", s.handle(s.kernelCSV))
 			r.Get("/admin/studies/{slug}/bundle.zip", s.handle(s.exportBundle)) // streamed: no timeout

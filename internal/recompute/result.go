@@ -84,6 +84,7 @@ type Participant struct {
 	SelfContradiction    *float64 `json:"self_contradiction"`
 	MajorityDisagreement *float64 `json:"majority_disagreement"`
 	EmbeddingAgreement   *float64 `json:"embedding_agreement"`
+	LeftShare            *float64 `json:"left_share"` // share of answers choosing the left option
 }
 
 // num returns x, or nil for NaN and infinities (JSON has no NaN).

@@ -111,12 +111,18 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 			index[a.Participant] = p
 			ids = append(ids, a.PublicID)
 		}
-		qa[i] = analysis.Answer{Participant: p, Triplet: triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther}, ResponseMS: a.ResponseMS}
+		side := analysis.SideRight
+		if a.ChoseLeft {
+			side = analysis.SideLeft
+		}
+		qa[i] = analysis.Answer{Participant: p, Triplet: triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther},
+			ResponseMS: a.ResponseMS, Side: side}
 	}
 	for _, q := range analysis.ParticipantQuality(qa, FastMS, res.Embedding) {
 		out.Participants = append(out.Participants, Participant{PublicID: ids[q.Participant], Answers: q.Answers,
 			MedianResponseMS: num(q.MedianResponseMS), FastShare: num(q.FastShare), SelfContradiction: num(q.SelfContradiction),
-			MajorityDisagreement: num(q.MajorityDisagreement), EmbeddingAgreement: num(q.EmbeddingAgreement)})
+			MajorityDisagreement: num(q.MajorityDisagreement), EmbeddingAgreement: num(q.EmbeddingAgreement),
+			LeftShare: num(q.LeftShare)})
 	}
 	// The basis design's own coordinates and d̂, when the study has one.
 	if d, err := store.DesignState(ctx, studyID); err == nil {
