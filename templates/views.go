@@ -5,6 +5,7 @@ package templates
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -205,4 +206,15 @@ func quotaSummary(q collect.Quota) string {
 		s += " (idle after " + itoa(q.IdleMinutes) + " min)"
 	}
 	return s
+}
+
+// pctOf is a share as a whole percentage.
+func pctOf(f float64) int { return int(math.Round(f * 100)) }
+
+// reasonText is ": reason", or "" when a researcher excluded by hand.
+func reasonText(r string) string {
+	if r == "" {
+		return " by a researcher"
+	}
+	return " automatically: " + r
 }

@@ -180,15 +180,29 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 			},
 		}
 		var code *string
+		// The last answer completes the participant: the study's exclusion
+		// rules are checked first, so that their code says whether they
+		// were excluded.
+		finishing := answered+1 >= st.PerParticipant
 		post := &batchPart{
 			queue: func(b *pgx.Batch, nextID string) {
 				var hold any // NULL: no next question yet
 				if nextID != "" {
 					hold = nextID
 				}
+				if finishing {
+					b.Queue(applyRulesSQL, participantID)
+				}
 				b.Queue(answeredSQL, participantID, hold, st.PerParticipant, newCompletionCode())
 			},
-			read: func(br pgx.BatchResults) error { return br.QueryRow().Scan(&pr.Answered, &code) },
+			read: func(br pgx.BatchResults) error {
+				if finishing {
+					if _, err := br.Exec(); err != nil {
+						return err
+					}
+				}
+				return br.QueryRow().Scan(&pr.Answered, &code)
+			},
 		}
 		pr.Total, pr.Status = st.PerParticipant, st.Status
 		if !next || answered+1 >= st.PerParticipant || st.Status != StatusOpen {

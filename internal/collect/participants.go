@@ -165,7 +165,8 @@ const (
 	// their answer counts.
 	listParticipantsSQL = `
 		SELECT p.id, p.public_id, p.study_id, coalesce(p.external_id, ''), coalesce(p.completion_code, ''),
-			p.created_at, p.completed_at, count(a.question_id), max(a.answered_at), p.platform_params, p.excluded_at IS NOT NULL
+			p.created_at, p.completed_at, count(a.question_id), max(a.answered_at), p.platform_params, p.excluded_at IS NOT NULL,
+			coalesce(p.excluded_reason, '')
 		FROM participants p LEFT JOIN answers a ON a.participant_id = p.id
 		WHERE p.study_id = $1
 		GROUP BY p.id
@@ -269,7 +270,8 @@ type ParticipantRow struct {
 	// PlatformParams are the platform's link parameters kept with them
 	// (Prolific's STUDY_ID and SESSION_ID), or nil.
 	PlatformParams map[string]string
-	Excluded       bool // a researcher left their answers out
+	Excluded       bool   // their answers are left out
+	ExcludedReason string // the rule that excluded them ("" when a researcher did)
 }
 
 // ListParticipants returns the study's most recent participants (at most
@@ -282,7 +284,7 @@ func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) 
 	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ParticipantRow, error) {
 		var p ParticipantRow
 		err := r.Scan(&p.ID, &p.PublicID, &p.StudyID, &p.ExternalID, &p.CompletionCode,
-			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer, &p.PlatformParams, &p.Excluded)
+			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer, &p.PlatformParams, &p.Excluded, &p.ExcludedReason)
 		return p, err
 	})
 	if err != nil {
@@ -312,6 +314,9 @@ const completeSQL = `
 // their completion code. Two at once agree: the second UPDATE waits on the
 // first one's row lock and then keeps the code it wrote.
 func completeParticipant(ctx context.Context, tx pgx.Tx, participantID int64) (string, error) {
+	if _, err := tx.Exec(ctx, applyRulesSQL, participantID); err != nil {
+		return "", fmt.Errorf("complete participant: exclusion rules: %w", err)
+	}
 	var code string
 	if err := tx.QueryRow(ctx, completeSQL, participantID, newCompletionCode()).Scan(&code); err != nil {
 		return "", fmt.Errorf("complete participant: %w", err)

@@ -262,6 +262,8 @@ func hotQueries(fx planFixture) []planCase {
 		{"designProgress/large", designProgressSQL, []any{large}},
 		// Participants, exclusion, study page.
 		{"participantByToken", participantByTokenSQL, []any{fx.liveToken}},
+		{"applyRules/large", applyRulesSQL, []any{fx.largePart}},
+		{"takingPart/live", takingPartSQL, []any{live, 30}},
 		{"listParticipants/large", listParticipantsSQL, []any{large, 50}},
 		{"listParticipants/live", listParticipantsSQL, []any{live, 50}},
 		{"setExcluded/live", setExcludedSQL, []any{live, fx.livePublicID, true}},

@@ -15,7 +15,7 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 		QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design, Platform: st.Platform,
-		Quota: st.Quota, MinViewMS: st.MinViewMS}
+		Quota: st.Quota, MinViewMS: st.MinViewMS, Exclusion: st.Exclusion}
 	if in.DesignConfig, err = s.store.DesignConfigOf(r.Context(), st.ID); err != nil {
 		return err
 	}

@@ -31,6 +31,8 @@ func studyInput(r *http.Request) (collect.StudyInput, designForm, error) {
 	in.Quota.MaxParticipants = atoiOr(f.Get("max_participants"), -1)
 	in.Quota.IdleMinutes = atoiOr(f.Get("idle_minutes"), -1)
 	in.MinViewMS = atoiOr(f.Get("min_view_ms"), -1)
+	in.Exclusion = collect.ExclusionRules{FastMS: atoiOr(f.Get("fast_ms"), -1),
+		MaxFastShare: float64(atoiOr(f.Get("max_fast_pct"), -1)) / 100, MaxSideShare: float64(atoiOr(f.Get("max_side_pct"), -1)) / 100}
 	d := parseDesignForm(f)
 	in.DesignConfig = d.config
 	return in, d, nil

@@ -11,7 +11,7 @@ import (
 
 // ParticipantsColumns are participants.csv's columns.
 var ParticipantsColumns = []string{"participant", "external_id", "answers", "started_at", "completed_at", "completion_code",
-	"excluded", "median_response_ms", "fast_share", "left_share", "self_contradiction", "majority_disagreement",
+	"excluded", "excluded_reason", "median_response_ms", "fast_share", "left_share", "self_contradiction", "majority_disagreement",
 	"embedding_agreement"}
 
 // participantsCSV lists every participant of the study, oldest first, with
@@ -56,7 +56,7 @@ func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
 		p := ps[i]
 		q := quality[p.PublicID]
 		cw.Write([]string{p.PublicID, p.ExternalID, strconv.Itoa(p.Answered), at(&p.CreatedAt), at(p.CompletedAt),
-			p.CompletionCode, strconv.FormatBool(p.Excluded), opt(q.MedianResponseMS), opt(q.FastShare), opt(q.LeftShare),
+			p.CompletionCode, strconv.FormatBool(p.Excluded), p.ExcludedReason, opt(q.MedianResponseMS), opt(q.FastShare), opt(q.LeftShare),
 			opt(q.SelfContradiction), opt(q.MajorityDisagreement), opt(q.EmbeddingAgreement)})
 	}
 	cw.Flush()

@@ -70,11 +70,12 @@ type BundleStudy struct {
 	// DesignConfig is the design's settings as stored (studies.design_config).
 	DesignConfig json.RawMessage `json:"design_config,omitempty"`
 	// Platform is the recruiting platform's settings (absent: none).
-	Platform        *collect.Platform `json:"platform,omitempty"`
-	MaxParticipants int               `json:"max_participants,omitempty"`
-	IdleMinutes     int               `json:"idle_minutes,omitempty"`
-	MinViewMS       int               `json:"min_view_ms,omitempty"`
-	Recompute       BundleSettings    `json:"recompute"`
+	Platform        *collect.Platform       `json:"platform,omitempty"`
+	MaxParticipants int                     `json:"max_participants,omitempty"`
+	IdleMinutes     int                     `json:"idle_minutes,omitempty"`
+	MinViewMS       int                     `json:"min_view_ms,omitempty"`
+	Exclusion       *collect.ExclusionRules `json:"exclusion,omitempty"`
+	Recompute       BundleSettings          `json:"recompute"`
 }
 
 // BundleSettings are the dashboard settings in study.json.
@@ -133,6 +134,9 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 			bs.Platform = &st.Platform
 		}
 		bs.MaxParticipants, bs.IdleMinutes, bs.MinViewMS = st.Quota.MaxParticipants, st.Quota.IdleMinutes, st.MinViewMS
+		if st.Exclusion != (collect.ExclusionRules{}) {
+			bs.Exclusion = &st.Exclusion
+		}
 		if err := writeJSONFile(zw, "study.json", bs); err != nil {
 			return err
 		}
@@ -259,6 +263,9 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 		}
 		in.Quota = collect.Quota{MaxParticipants: bs.MaxParticipants, IdleMinutes: bs.IdleMinutes}
 		in.MinViewMS = bs.MinViewMS
+		if bs.Exclusion != nil {
+			in.Exclusion = *bs.Exclusion
+		}
 		st, err = imp.CreateStudy(in)
 		if err != nil {
 			return err
