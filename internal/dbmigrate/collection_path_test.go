@@ -4,10 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/closer-lab/closer/internal/dbmigrate"
-	"github.com/closer-lab/closer/internal/pgtest"
 )
 
 // Migration 000009 moves a participant's progress onto its row: answered
@@ -16,19 +13,11 @@ import (
 // the answers.
 func TestCollectionPathMigration(t *testing.T) {
 	t.Parallel()
-	url := pgtest.EmptyDB(t)
 	ctx := context.Background()
-	if err := dbmigrate.MigrateTo(ctx, url, 8); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	url, conn := migratedTo(t, 8)
 	// p1 answered q1 and q2 and holds q3; p2 answered q4; p3 holds q5;
 	// p4 was never asked.
-	_, err = conn.Exec(ctx, `
+	_, err := conn.Exec(ctx, `
 		INSERT INTO studies (slug, title, questions_per_participant, status) VALUES ('s', 'S', 10, 'open');
 		INSERT INTO participants (public_id, study_id, token_hash)
 			SELECT 'p' || i, 1, decode(md5('t' || i), 'hex') FROM generate_series(1, 4) i;

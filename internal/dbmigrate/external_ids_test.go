@@ -17,20 +17,12 @@ import (
 // drops the key and the tokens table.
 func TestExternalIDsMigration(t *testing.T) {
 	t.Parallel()
-	url := pgtest.EmptyDB(t)
 	ctx := context.Background()
-	if err := dbmigrate.MigrateTo(ctx, url, 9); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	url, conn := migratedTo(t, 9)
 	// Study 1: "dup" three times, the second completed; "most" twice, the
 	// second with more answers; "tie" twice with no answers; "once" once;
 	// p9 has no id. Study 2: "dup" once more.
-	_, err = conn.Exec(ctx, `
+	_, err := conn.Exec(ctx, `
 		INSERT INTO studies (slug, title, questions_per_participant, status) VALUES ('s', 'S', 10, 'open'), ('t', 'T', 10, 'open');
 		INSERT INTO participants (public_id, study_id, token_hash, external_id, completed_at, answered) VALUES
 			('p1', 1, '\x01', 'dup', NULL, 5),
@@ -88,4 +80,21 @@ func TestExternalIDsMigration(t *testing.T) {
 		WHERE table_name = 'participants' AND column_name = 'external_key'`).Scan(&cols); err != nil || cols != 0 {
 		t.Errorf("after down: external_key columns %d, %v; want 0", cols, err)
 	}
+}
+
+// migratedTo returns an empty database migrated up to version, and a
+// connection to it (closed at the test's end).
+func migratedTo(t *testing.T, version uint) (string, *pgx.Conn) {
+	t.Helper()
+	url := pgtest.EmptyDB(t)
+	ctx := context.Background()
+	if err := dbmigrate.MigrateTo(ctx, url, version); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return url, conn
 }

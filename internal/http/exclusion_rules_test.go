@@ -18,11 +18,7 @@ func TestExclusionRulesOnTheForm(t *testing.T) {
 	admin := a.admin()
 	form := url.Values{"title": {"Rules"}, "slug": {"rules"}, "questions_per_participant": {"3"}, "status": {"open"}, "design": {"random"},
 		"fast_ms": {"350"}, "max_fast_pct": {"40"}, "max_side_pct": {"90"}}
-	bad := url.Values{}
-	for k, v := range form {
-		bad[k] = v
-	}
-	bad.Set("max_side_pct", "50")
+	bad := withField(form, "max_side_pct", "50")
 	if res := a.do(admin, "POST", "/admin/studies/rules", bad, nil); res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, "one side") {
 		t.Fatalf("a side limit of 50%%: %d", res.StatusCode)
 	}

@@ -45,11 +45,7 @@ func TestProlificStudy(t *testing.T) {
 	admin := a.admin()
 	form := url.Values{"title": {"Pro"}, "slug": {"pro"}, "questions_per_participant": {"3"}, "status": {"open"}, "design": {"random"},
 		"platform": {"prolific"}, "completion_code": {"C1A2B3"}, "screened_out_code": {"SCR33N"}}
-	bad := url.Values{}
-	for k, v := range form {
-		bad[k] = v
-	}
-	bad.Set("completion_code", "")
+	bad := withField(form, "completion_code", "")
 	if res := a.do(admin, "POST", "/admin/studies/pro", bad, nil); res.StatusCode != http.StatusUnprocessableEntity ||
 		!strings.Contains(res.body, "needs its completion code") {
 		t.Fatalf("Prolific study without a code: %d", res.StatusCode)
@@ -139,4 +135,14 @@ func TestGenericPlatformStudy(t *testing.T) {
 	if done := a.finishByForm(c, "plain"); done.Header.Get("Refresh") != "" || strings.Contains(done.body, "return-link") {
 		t.Fatalf("a study without a platform sends the participant away: %q", done.Header.Get("Refresh"))
 	}
+}
+
+// withField returns a copy of form with one field set to v.
+func withField(form url.Values, field, v string) url.Values {
+	c := url.Values{}
+	for k, vs := range form {
+		c[k] = append([]string(nil), vs...)
+	}
+	c.Set(field, v)
+	return c
 }

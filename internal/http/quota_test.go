@@ -17,11 +17,7 @@ func TestQuotaTurnsAwayPastTheLimit(t *testing.T) {
 	admin := a.admin()
 	form := url.Values{"title": {"Lim"}, "slug": {"lim"}, "questions_per_participant": {"3"}, "status": {"open"}, "design": {"random"},
 		"max_participants": {"1"}, "idle_minutes": {"20"}, "platform": {"prolific"}, "completion_code": {"C0"}}
-	bad := url.Values{}
-	for k, v := range form {
-		bad[k] = v
-	}
-	bad.Set("max_participants", "many")
+	bad := withField(form, "max_participants", "many")
 	if res := a.do(admin, "POST", "/admin/studies/lim", bad, nil); res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, "participant limit") {
 		t.Fatalf("an unreadable limit: %d", res.StatusCode)
 	}

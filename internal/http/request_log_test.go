@@ -1,36 +1,16 @@
 package http_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/closer-lab/closer/internal/collect"
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
 )
-
-// lockedBuffer is a log destination the server's goroutines share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // A request is logged only when Config.RequestLog asks for it; either way
 // the response names its request id.
@@ -39,7 +19,7 @@ func TestRequestLogSetting(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool)
 	for _, on := range []bool{false, true} {
-		var buf lockedBuffer
+		var buf logBuffer
 		srv := httptest.NewServer(closerhttp.New(store, closerhttp.Config{RequestLog: on},
 			slog.New(slog.NewTextHandler(&buf, nil))))
 		res, err := http.Get(srv.URL + "/healthz")
