@@ -85,9 +85,12 @@ type StudyForm struct {
 	// LandmarkPicks is the landmark_picks field: the picked landmarks'
 	// labels, or the text typed in when the form is shown again.
 	LandmarkPicks string
-	Designs       []string
-	Statuses      []string
-	Error         string
+	// ExcludeStudies is the exclude_studies field: the slugs of the
+	// studies whose participants this one refuses.
+	ExcludeStudies string
+	Designs        []string
+	Statuses       []string
+	Error          string
 }
 
 // StudyPage is the researcher's page of one study.

@@ -50,6 +50,12 @@ const (
 			INSERT INTO participant_tokens (token_hash, participant_id) SELECT $3, id FROM p
 		)
 		SELECT id, public_id, code, created_at, completed_at FROM p`
+	// tookPartElsewhereSQL: whether external id $2, new to study $1, took
+	// part in one of the studies $1 refuses the participants of.
+	tookPartElsewhereSQL = `
+		SELECT EXISTS (SELECT 1 FROM studies s JOIN participants p ON p.study_id = ANY (s.exclude_studies) AND p.external_key = $2
+			WHERE s.id = $1)
+		AND NOT EXISTS (SELECT 1 FROM participants WHERE study_id = $1 AND external_key = $2)`
 	// externalKnownSQL: whether external id $2 joined study $1 before.
 	externalKnownSQL = `SELECT EXISTS (SELECT 1 FROM participants WHERE study_id = $1 AND external_key = $2)`
 	// takingPartSQL counts study $1's participants who completed or are in
@@ -111,6 +117,15 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		if q.MaxParticipants > 0 {
 			if err := checkQuota(ctx, tx, studyID, externalID, q); err != nil {
 				return err
+			}
+		}
+		if externalID != "" {
+			var tookPart bool
+			if err := tx.QueryRow(ctx, tookPartElsewhereSQL, studyID, externalID).Scan(&tookPart); err != nil {
+				return err
+			}
+			if tookPart {
+				return userErr(KindForbidden, "this participant id took part in a related study, which this study does not admit")
 			}
 		}
 		err = tx.QueryRow(ctx, joinSQL, p.PublicID, studyID, hashToken(token), externalID, kept).Scan(&p.ID, &p.CreatedAt)

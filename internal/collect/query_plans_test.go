@@ -263,6 +263,7 @@ func hotQueries(fx planFixture) []planCase {
 		// Participants, exclusion, study page.
 		{"participantByToken", participantByTokenSQL, []any{fx.liveToken}},
 		{"applyRules/large", applyRulesSQL, []any{fx.largePart}},
+		{"tookPartElsewhere/live", tookPartElsewhereSQL, []any{live, "someone"}},
 		{"takingPart/live", takingPartSQL, []any{live, 30}},
 		{"listParticipants/large", listParticipantsSQL, []any{large, 50}},
 		{"listParticipants/live", listParticipantsSQL, []any{live, 50}},

@@ -38,8 +38,11 @@ type Study struct {
 	Quota                   Quota
 	MinViewMS               int // how long a question is shown before it takes an answer (ms)
 	Exclusion               ExclusionRules
-	CreatedAt               time.Time
-	UpdatedAt               time.Time
+	// ExcludeStudies are the studies whose participants (by external id)
+	// this one refuses.
+	ExcludeStudies []int64
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // StudyInput is what a researcher sets on a study.
@@ -57,6 +60,7 @@ type StudyInput struct {
 	Quota                   Quota
 	MinViewMS               int
 	Exclusion               ExclusionRules
+	ExcludeStudies          []int64
 }
 
 // Quota limits how many take part in a study: once MaxParticipants (0: no
@@ -114,11 +118,14 @@ func (s *Store) check(in *StudyInput) error {
 	if err := checkExclusionRules(in.Exclusion); err != nil {
 		return err
 	}
+	if len(in.ExcludeStudies) > 100 {
+		return userErr(KindInvalid, "a study can name at most 100 earlier studies whose participants it refuses")
+	}
 	return checkPlatform(&in.Platform)
 }
 
 const studyCols = `id, slug, title, instructions, debrief, consent, questions_per_participant, status, design, platform,
-	max_participants, idle_minutes, min_view_ms, exclusion, created_at, updated_at`
+	max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, created_at, updated_at`
 
 // scanStudy scans the studyCols of row, then the columns after them into
 // more.
@@ -126,7 +133,7 @@ func scanStudy(row pgx.Row, more ...any) (Study, error) {
 	var st Study
 	err := row.Scan(append([]any{&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief, &st.Consent,
 		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.Platform, &st.Quota.MaxParticipants, &st.Quota.IdleMinutes,
-		&st.MinViewMS, &st.Exclusion, &st.CreatedAt, &st.UpdatedAt}, more...)...)
+		&st.MinViewMS, &st.Exclusion, &st.ExcludeStudies, &st.CreatedAt, &st.UpdatedAt}, more...)...)
 	return st, err
 }
 
@@ -140,10 +147,10 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 	}
 	st, err := scanStudy(s.pool.QueryRow(ctx, `
 		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform, consent,
-			max_participants, idle_minutes, min_view_ms, exclusion)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING `+studyCols,
+			max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING `+studyCols,
 		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
-		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion))
+		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies)))
 	if isUnique(err, "") {
 		return Study{}, fmt.Errorf("create study: %w", userErr(KindConflict, "the URL slug %q is taken", in.Slug))
 	}
@@ -235,10 +242,10 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		st, err = scanStudy(tx.QueryRow(ctx, `
 			UPDATE studies SET version = version + 1, slug = $2, title = $3, instructions = $4, debrief = $5,
 				questions_per_participant = $6, status = $7, design = $8, design_config = $9, platform = $10, consent = $11,
-				max_participants = $12, idle_minutes = $13, min_view_ms = $14, exclusion = $15, updated_at = now()
+				max_participants = $12, idle_minutes = $13, min_view_ms = $14, exclusion = $15, exclude_studies = $16, updated_at = now()
 			WHERE id = $1 RETURNING `+studyCols,
 			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
-			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion))
+			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies)))
 		if isUnique(err, "") {
 			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 		}
@@ -248,6 +255,14 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		return Study{}, fmt.Errorf("update study: %w", err)
 	}
 	return st, nil
+}
+
+// excludeList is ids as stored: an empty list, never NULL.
+func excludeList(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
 }
 
 // SetStudyStatus changes only the study's status (open, paused, closed or

@@ -31,7 +31,11 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 		}
 		picks = pickedLabels(in.DesignConfig.LandmarkItems, labels)
 	}
-	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, picks, "")))
+	excluded, err := s.excludedText(r.Context(), st.ExcludeStudies)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, picks, excluded, "")))
 }
 
 // updateStudy saves the study's form (POST /admin/studies/{slug}).
@@ -45,13 +49,17 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var updated collect.Study
+	excluded := r.PostForm.Get("exclude_studies")
 	in.DesignConfig, err = s.designConfig(r.Context(), st.ID, in.Design, d)
+	if err == nil {
+		in.ExcludeStudies, err = s.excludedStudies(r.Context(), excluded, st.ID)
+	}
 	if err == nil {
 		updated, err = s.store.UpdateStudy(r.Context(), st.ID, in)
 	}
 	if formError(err) {
 		return s.render(w, r, http.StatusUnprocessableEntity,
-			templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, d.picks, userMessage(err))))
+			templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, d.picks, excluded, userMessage(err))))
 	}
 	if err != nil {
 		return err

@@ -1,7 +1,10 @@
 package http
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,10 +41,59 @@ func studyInput(r *http.Request) (collect.StudyInput, designForm, error) {
 	return in, d, nil
 }
 
-// studyForm fills the form's view; picks is the landmark_picks text.
-func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, picks, errMsg string) templates.StudyForm {
-	return templates.StudyForm{New: isNew, Action: action, Input: in, LandmarkPicks: picks, Designs: s.store.Designs(),
-		Statuses: collect.Statuses, Error: errMsg}
+// studyForm fills the form's view; picks is the landmark_picks text,
+// excluded the exclude_studies text.
+func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, picks, excluded, errMsg string) templates.StudyForm {
+	return templates.StudyForm{New: isNew, Action: action, Input: in, LandmarkPicks: picks, ExcludeStudies: excluded,
+		Designs: s.store.Designs(), Statuses: collect.Statuses, Error: errMsg}
+}
+
+// maxExcludedText bounds the exclude_studies field.
+const maxExcludedText = 10_000
+
+// excludedStudies resolves the exclude_studies field (study URL slugs,
+// separated by commas or spaces) to the studies' ids; an unknown slug, or
+// the study itself (self), is the user's to fix.
+func (s *Server) excludedStudies(ctx context.Context, text string, self int64) ([]int64, error) {
+	if len(text) > maxExcludedText {
+		return nil, &collect.Error{Kind: collect.KindInvalid, Msg: "the list of earlier studies is too long"}
+	}
+	var ids []int64
+	for _, slug := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }) {
+		st, err := s.store.StudyBySlug(ctx, slug)
+		if collect.KindOf(err) == collect.KindNotFound {
+			return nil, &collect.Error{Kind: collect.KindInvalid, Msg: fmt.Sprintf("there is no study %q to refuse the participants of", slug)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if st.ID == self {
+			return nil, &collect.Error{Kind: collect.KindInvalid, Msg: "a study cannot refuse its own participants"}
+		}
+		if !slices.Contains(ids, st.ID) {
+			ids = append(ids, st.ID)
+		}
+	}
+	return ids, nil
+}
+
+// excludedText is the exclude_studies field of a study's stored ids (the
+// studies' slugs; a deleted study is left out).
+func (s *Server) excludedText(ctx context.Context, ids []int64) (string, error) {
+	if len(ids) == 0 {
+		return "", nil
+	}
+	all, err := s.store.ListStudies(ctx)
+	if err != nil {
+		return "", err
+	}
+	var slugs []string
+	for _, st := range all {
+		if slices.Contains(ids, st.Study.ID) {
+			slugs = append(slugs, st.Study.Slug)
+		}
+	}
+	return strings.Join(slugs, ", "), nil
 }
 
 // formError reports whether err is the user's to fix on the form.

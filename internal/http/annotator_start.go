@@ -40,6 +40,9 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		if collect.KindOf(err) == collect.KindFull {
 			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(st)))
 		}
+		if collect.KindOf(err) == collect.KindForbidden {
+			return s.render(w, r, http.StatusForbidden, templates.NoticePage(tookPartNotice(st)))
+		}
 		if err != nil {
 			return err
 		}

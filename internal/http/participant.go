@@ -104,6 +104,18 @@ func fullNotice(st collect.Study) templates.Notice {
 	return n
 }
 
+// tookPartNotice is the page of someone a study refuses because they took
+// part in a related study.
+func tookPartNotice(st collect.Study) templates.Notice {
+	n := templates.Notice{Title: "You took part in a related study", Status: http.StatusForbidden,
+		Message: "This study is for people who have not seen its images before, and you took part in a related study. Thank you for your interest! Nothing about you was stored."}
+	if st.Platform.Kind == collect.PlatformProlific {
+		n.Message += " Please return this study on Prolific (\"Stop without completing\")."
+		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+	}
+	return n
+}
+
 // notOpenNotice is the friendly page of a study that takes no answers now.
 func notOpenNotice(st collect.Study) templates.Notice {
 	switch st.Status {

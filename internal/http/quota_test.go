@@ -46,3 +46,41 @@ func TestQuotaTurnsAwayPastTheLimit(t *testing.T) {
 		t.Fatalf("first again: %d %s", res.StatusCode, res.body)
 	}
 }
+
+// A follow-up study names the first one on its form: an id from the first
+// is refused with a page saying why; the form refuses an unknown slug and
+// the study itself, and shows the list again.
+func TestRefuseParticipantsOfEarlierStudies(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	a.study("first", 5, 3, "open")
+	a.study("second", 5, 3, "open")
+	admin := a.admin()
+	if res := a.do(a.client(), "POST", "/s/first/start", url.Values{"external_id": {"vet"}}, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("joining the first study: %d", res.StatusCode)
+	}
+	form := url.Values{"title": {"Second"}, "slug": {"second"}, "questions_per_participant": {"3"}, "status": {"open"}, "design": {"random"},
+		"exclude_studies": {"first"}}
+	for _, c := range []struct{ list, want string }{{"nope", `there is no study &#34;nope&#34;`}, {"first, second", "cannot refuse its own"}} {
+		if res := a.do(admin, "POST", "/admin/studies/second", withField(form, "exclude_studies", c.list), nil); res.StatusCode != http.StatusUnprocessableEntity ||
+			!strings.Contains(res.body, c.want) {
+			t.Fatalf("%q: %d", c.list, res.StatusCode)
+		}
+	}
+	if res := a.do(admin, "POST", "/admin/studies/second", form, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d %s", res.StatusCode, res.body)
+	}
+	if edit := a.do(admin, "GET", "/admin/studies/second/edit", nil, nil); !strings.Contains(edit.body, `name="exclude_studies" value="first"`) {
+		t.Fatal("the edit form does not show the list")
+	}
+	res := a.do(a.client(), "POST", "/s/second/start", url.Values{"external_id": {"vet"}}, nil)
+	if res.StatusCode != http.StatusForbidden || !strings.Contains(res.body, "You took part in a related study") {
+		t.Fatalf("a veteran joining the second study: %d\n%s", res.StatusCode, res.body)
+	}
+	if res := a.api("POST", "/api/v1/studies/second/participants", "", `{"external_id": "vet"}`, nil); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("API: %d %s", res.StatusCode, res.body)
+	}
+	if res := a.do(a.client(), "POST", "/s/second/start", url.Values{"external_id": {"fresh"}}, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a newcomer: %d", res.StatusCode)
+	}
+}
