@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -100,14 +101,62 @@ func TestDesignScreenshots(t *testing.T) {
 		}
 		shots["screenshot-design-"+slug+".png"] = png
 	}
+	// The new study form with a landmark design and Prolific chosen (the
+	// form shows only their settings).
 	if err := chromedp.Do(bctx, chromedp.Navigate(a.srv.URL+"/admin/studies/new"), chromedp.WaitVisible(`fieldset.design-settings`)); err != nil {
 		t.Fatal(err)
 	}
-	png, err := chromedp.Run(bctx, chromedp.Screenshot(`fieldset.design-settings`))
+	if _, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`(() => {
+		for (const [n, v] of [["design", "landmark-k1"], ["platform", "prolific"]]) {
+			const s = document.querySelector("select[name=" + n + "]"); s.value = v; s.dispatchEvent(new Event("change"));
+		}
+		document.querySelector("input[name=completion_code]").value = "C1A2B3C4";
+		document.querySelector("input[name=fast_ms]").value = "400";
+		document.querySelector("input[name=max_fast_pct]").value = "30";
+		document.querySelector("input[name=max_side_pct]").value = "90";
+		return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	for sel, name := range map[string]string{`fieldset.design-settings`: "screenshot-design-form.png",
+		`#platform-settings`: "screenshot-platform-form.png", `#exclusion-settings`: "screenshot-exclusion-form.png"} {
+		png, err := chromedp.Run(bctx, chromedp.Screenshot(sel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shots[name] = png
+	}
+	// A Prolific participant's last page, before it sends them back.
+	pro, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "pro", Title: "Disks on Prolific", QuestionsPerParticipant: 1,
+		Debrief: "Thank you for taking part!", Status: collect.StatusOpen,
+		Platform: collect.Platform{Kind: collect.PlatformProlific, CompletionCode: "C1A2B3C4"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	shots["screenshot-design-form.png"] = png
+	if _, _, err := a.store.AddItems(ctx, pro.ID, demo.Items()[:5]); err != nil {
+		t.Fatal(err)
+	}
+	done := newBrowser(t, 800, 700)
+	if err := chromedp.Do(done, chromedp.Navigate(a.srv.URL+"/s/pro?PROLIFIC_PID=5f1e2d&STUDY_ID=s1&SESSION_ID=x9"),
+		chromedp.Click(`form.start button[type=submit]`, chromedp.NodeVisible),
+		chromedp.WaitVisible(`form.question`),
+		pollJS(`document.querySelector("form.question:not(.waiting)") !== null`),
+		chromedp.Click(`form.question button[data-key="1"]`)); err != nil {
+		t.Fatal(err)
+	}
+	// The answer's reply sends the browser on to the done page; open it
+	// afresh once the answer is stored (its Refresh leaves after 5 s).
+	for a.count(`SELECT count(*) FROM answers WHERE study_id = $1`, pro.ID) == 0 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := chromedp.Do(done, chromedp.Navigate(a.srv.URL+"/s/pro/done"), chromedp.WaitVisible(`#completion-code`)); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(done, chromedp.Screenshot(`main`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shots["screenshot-prolific-done.png"] = png
 	for name, png := range shots {
 		if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
 			t.Fatal(err)
