@@ -211,6 +211,21 @@ func (s *Store) inTxFrom(ctx context.Context, sql string, args []any, scan func(
 	b.Queue(sql, args...)
 	br := s.pool.SendBatch(ctx, b)
 	tx := br.Tx()
+	// A panic in scan or f (a bug: the web server answers 500 and goes on)
+	// must not keep the connection out of the pool inside its transaction,
+	// holding the participant's row lock: roll back, then panic on, as
+	// pgx.BeginFunc (inTx) does.
+	defer func() {
+		if p := recover(); p != nil {
+			br.Close()
+			if tx != nil {
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				tx.Rollback(rctx)
+				cancel()
+			}
+			panic(p)
+		}
+	}()
 	_, err := br.Exec() // the BEGIN
 	if err == nil {
 		err = scan(br.QueryRow())
