@@ -79,8 +79,14 @@ psqlc -d closer_load -c "CREATE EXTENSION pg_stat_statements"
 if [ "$pgclients" != 0 ]; then
 	if ! psqlc -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'closer_pgbench'" | grep -q 1; then
 		psqlc -d postgres -c "CREATE DATABASE closer_pgbench"
-		DATABASE_URL="$(url closer_pgbench)" bin/web migrate up >/dev/null
-		psqlc -d closer_pgbench -f scripts/pgbench-answer-setup.sql >/dev/null
+		# A setup that fails leaves no half-made database for the next run
+		# to take as ready.
+		if ! { DATABASE_URL="$(url closer_pgbench)" bin/web migrate up >/dev/null &&
+			psqlc -d closer_pgbench -f scripts/pgbench-answer-setup.sql >/dev/null; }; then
+			psqlc -d postgres -c "DROP DATABASE closer_pgbench"
+			echo "load-bench: setting up pgbench's database failed" >&2
+			exit 1
+		fi
 	fi
 	psqlc -d closer_pgbench -c "TRUNCATE answers, votes" -c "ALTER SEQUENCE pgbench_question RESTART" -c "VACUUM ANALYZE answers, votes"
 fi
