@@ -137,6 +137,9 @@ func ReadZip(name string, r io.ReaderAt, size int64, lim ZipLimits) (images []Im
 			continue
 		}
 		if !safePath(entry) {
+			if entry == "" { // the report names every refused file
+				entry = fmt.Sprintf("%s, entry %d (no name)", name, i+1)
+			}
 			rejected = append(rejected, Rejection{entry, "unsafe path in the zip"})
 			continue
 		}
