@@ -48,8 +48,12 @@ func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, pic
 		Designs: s.store.Designs(), Statuses: collect.Statuses, Error: errMsg}
 }
 
-// maxExcludedText bounds the exclude_studies field.
-const maxExcludedText = 10_000
+// maxExcludedText bounds the exclude_studies field, maxExcludedStudies
+// the studies it names (as the store does).
+const (
+	maxExcludedText    = 10_000
+	maxExcludedStudies = 100
+)
 
 // excludedStudies resolves the exclude_studies field (study URL slugs,
 // separated by commas or spaces) to the studies' ids; an unknown slug, or
@@ -58,8 +62,14 @@ func (s *Server) excludedStudies(ctx context.Context, text string, self int64) (
 	if len(text) > maxExcludedText {
 		return nil, &collect.Error{Kind: collect.KindInvalid, Msg: "the list of earlier studies is too long"}
 	}
+	slugs := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
+	// Each slug costs a lookup: the store's limit is checked before any.
+	if len(slugs) > maxExcludedStudies {
+		return nil, &collect.Error{Kind: collect.KindInvalid,
+			Msg: fmt.Sprintf("a study can name at most %d earlier studies whose participants it refuses", maxExcludedStudies)}
+	}
 	var ids []int64
-	for _, slug := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }) {
+	for _, slug := range slugs {
 		st, err := s.store.StudyBySlug(ctx, slug)
 		if collect.KindOf(err) == collect.KindNotFound {
 			return nil, &collect.Error{Kind: collect.KindInvalid, Msg: fmt.Sprintf("there is no study %q to refuse the participants of", slug)}

@@ -61,7 +61,9 @@ func TestRefuseParticipantsOfEarlierStudies(t *testing.T) {
 	}
 	form := url.Values{"title": {"Second"}, "slug": {"second"}, "questions_per_participant": {"3"}, "status": {"open"}, "design": {"random"},
 		"exclude_studies": {"first"}}
-	for _, c := range []struct{ list, want string }{{"nope", `there is no study &#34;nope&#34;`}, {"first, second", "cannot refuse its own"}} {
+	many := strings.Repeat("nope,", 101)
+	for _, c := range []struct{ list, want string }{{"nope", `there is no study &#34;nope&#34;`}, {"first, second", "cannot refuse its own"},
+		{many, "at most 100 earlier studies"}} {
 		if res := a.do(admin, "POST", "/admin/studies/second", withField(form, "exclude_studies", c.list), nil); res.StatusCode != http.StatusUnprocessableEntity ||
 			!strings.Contains(res.body, c.want) {
 			t.Fatalf("%q: %d", c.list, res.StatusCode)
