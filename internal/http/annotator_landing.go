@@ -22,6 +22,19 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 	}
 	ext := externalID(r, st.Platform)
 	resume := ok && (ext == "" || ext == p.ExternalID)
+	if !resume {
+		// Turned away before reading the instructions, not after.
+		switch err := s.store.CanJoin(r.Context(), st, ext); collect.KindOf(err) {
+		case collect.KindFull:
+			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(st)))
+		case collect.KindForbidden:
+			return s.render(w, r, http.StatusForbidden, templates.NoticePage(tookPartNotice(st)))
+		default:
+			if err != nil {
+				return err
+			}
+		}
+	}
 	var params []templates.Param
 	for _, k := range st.Platform.KeptParams() {
 		if v := r.URL.Query().Get(k); v != "" {

@@ -30,6 +30,16 @@ func TestQuotaTurnsAwayPastTheLimit(t *testing.T) {
 	if res := a.do(a.client(), "POST", "/s/lim/start", url.Values{"external_id": {"first"}}, nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("first: %d", res.StatusCode)
 	}
+	// The landing page says so before the instructions and the Start
+	// button; the one who joined still gets them.
+	if res := a.do(a.client(), "GET", "/s/lim?PROLIFIC_PID=second", nil, nil); res.StatusCode != http.StatusOK ||
+		!strings.Contains(res.body, "Lim is full") || strings.Contains(res.body, `action="/s/lim/start"`) {
+		t.Fatalf("the landing page past the limit: %d\n%s", res.StatusCode, res.body)
+	}
+	if res := a.do(a.client(), "GET", "/s/lim?PROLIFIC_PID=first", nil, nil); res.StatusCode != http.StatusOK ||
+		!strings.Contains(res.body, `action="/s/lim/start"`) {
+		t.Fatalf("the landing page of the one who joined: %d\n%s", res.StatusCode, res.body)
+	}
 	res := a.do(a.client(), "POST", "/s/lim/start", url.Values{"external_id": {"second"}}, nil)
 	if res.StatusCode != http.StatusOK || !strings.Contains(res.body, "Lim is full") || !strings.Contains(res.body, `href="https://app.prolific.com/"`) {
 		t.Fatalf("second: %d\n%s", res.StatusCode, res.body)
@@ -78,6 +88,14 @@ func TestRefuseParticipantsOfEarlierStudies(t *testing.T) {
 	res := a.do(a.client(), "POST", "/s/second/start", url.Values{"external_id": {"vet"}}, nil)
 	if res.StatusCode != http.StatusForbidden || !strings.Contains(res.body, "You took part in a related study") {
 		t.Fatalf("a veteran joining the second study: %d\n%s", res.StatusCode, res.body)
+	}
+	if res := a.do(a.client(), "GET", "/s/second?participant=vet", nil, nil); res.StatusCode != http.StatusForbidden ||
+		!strings.Contains(res.body, "You took part in a related study") || strings.Contains(res.body, `action="/s/second/start"`) {
+		t.Fatalf("a veteran on the landing page: %d\n%s", res.StatusCode, res.body)
+	}
+	if res := a.do(a.client(), "GET", "/s/second?participant=fresh", nil, nil); res.StatusCode != http.StatusOK ||
+		!strings.Contains(res.body, `action="/s/second/start"`) {
+		t.Fatalf("a newcomer on the landing page: %d", res.StatusCode)
 	}
 	if res := a.api("POST", "/api/v1/studies/second/participants", "", `{"external_id": "vet"}`, nil); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("API: %d %s", res.StatusCode, res.body)

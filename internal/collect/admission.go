@@ -1,0 +1,49 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// CanJoin reports, without joining or locking, whether study st would take
+// a new participant with externalID now: KindFull once its participant
+// limit is taken, KindForbidden when the id took part in a study st
+// refuses the participants of, nil otherwise and always for an id that
+// joined st before. The landing page asks first, so that nobody reads the
+// instructions and consents only to be turned away; CreateParticipant,
+// under the study's lock, still decides.
+func (s *Store) CanJoin(ctx context.Context, st Study, externalID string) error {
+	externalID = strings.TrimSpace(externalID)
+	if len(externalID) > MaxExternalIDLen {
+		return fmt.Errorf("can join: %w", userErr(KindInvalid, "the external id is longer than %d characters", MaxExternalIDLen))
+	}
+	if externalID != "" {
+		var known bool
+		if err := s.pool.QueryRow(ctx, externalKnownSQL, st.ID, externalID).Scan(&known); err != nil {
+			return fmt.Errorf("can join: %w", err)
+		}
+		if known {
+			return nil
+		}
+		if len(st.ExcludeStudies) > 0 {
+			var tookPart bool
+			if err := s.pool.QueryRow(ctx, tookPartElsewhereSQL, st.ID, externalID).Scan(&tookPart); err != nil {
+				return fmt.Errorf("can join: %w", err)
+			}
+			if tookPart {
+				return fmt.Errorf("can join: %w", userErr(KindForbidden, "this participant id took part in a related study, which this study does not admit"))
+			}
+		}
+	}
+	if st.Quota.MaxParticipants > 0 {
+		var n int
+		if err := s.pool.QueryRow(ctx, takingPartSQL, st.ID, st.Quota.IdleMinutes).Scan(&n); err != nil {
+			return fmt.Errorf("can join: %w", err)
+		}
+		if n >= st.Quota.MaxParticipants {
+			return fmt.Errorf("can join: %w", userErr(KindFull, "the study is full: %d people have taken part or are taking part", n))
+		}
+	}
+	return nil
+}
