@@ -8,6 +8,11 @@
 // second click while an answer is in flight is ignored (and the server would
 // answer a resubmission idempotently anyway).
 //
+// The next question is issued ahead of time: its images, named by the
+// page's link rel=prefetch elements (which fetch them without this file
+// too), are fetched and decoded as soon as the current question is shown,
+// so that the answer's reply shows the next question at once.
+//
 // The option buttons take a click only once the question's three images are
 // decoded and on screen and the study's minimum viewing time
 // (data-min-view-ms on the form) has passed since; a click disables them
@@ -18,6 +23,7 @@
   var shownAt = performance.now();
   var busy = false;
   var ready = false;
+  var ahead = []; // the next question's images, kept decoded until it is shown
 
   function currentForm() { return document.querySelector("form.question"); }
 
@@ -35,7 +41,9 @@
     ready = false;
     setButtons(form, false);
     var minView = parseInt(form.getAttribute("data-min-view-ms") || "0", 10) || 0;
-    preload(document.querySelector("main")).then(function () {
+    var main = document.querySelector("main");
+    preload(main).then(function () {
+      ahead = loadAhead(main);
       // Two frames: the decoded images are painted before the clock starts.
       requestAnimationFrame(function () {
         requestAnimationFrame(function () {
@@ -59,6 +67,18 @@
       waits.push(im.decode ? im.decode().catch(function () {}) : Promise.resolve());
     }
     return Promise.all(waits);
+  }
+
+  function loadAhead(root) {
+    var links = root.querySelectorAll("link[rel=prefetch][as=image]");
+    var imgs = [];
+    for (var i = 0; i < links.length; i++) {
+      var im = new Image();
+      im.src = links[i].getAttribute("href");
+      if (im.decode) im.decode().catch(function () {});
+      imgs.push(im);
+    }
+    return imgs;
   }
 
   function fallback(form, value) {

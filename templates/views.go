@@ -37,6 +37,9 @@ type Question struct {
 	// MinViewMS is how long the images are shown before the buttons take
 	// a click (app.js).
 	MinViewMS int
+	// Ahead are the image URLs of the next question, already issued: the
+	// page asks the browser to fetch them while this question is shown.
+	Ahead []string
 }
 
 // Landing is a study's start page.

@@ -29,8 +29,10 @@ const (
 	lockAnswerSQL = `
 		SELECT q.participant_id, q.anchor, q.left_idx, q.right_idx, q.design,
 			s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version,
-			p.open_question IS NOT DISTINCT FROM q.id, p.answered
+			p.open_question IS NOT DISTINCT FROM q.id, p.answered,
+			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at
 		FROM questions q JOIN participants p ON p.id = q.participant_id JOIN studies s ON s.id = q.study_id
+		LEFT JOIN questions a ON a.id = p.ahead_question
 		WHERE q.id = $1 FOR UPDATE OF p`
 	previousAnswerSQL    = `SELECT closer FROM answers WHERE question_id = $1`
 	participantExistsSQL = `SELECT EXISTS (SELECT 1 FROM participants WHERE id = $1)`
@@ -44,12 +46,14 @@ const (
 	// inboxSQL hands an answer to a design question to the design's writer.
 	inboxSQL = `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther) VALUES ($1, $2, $3, $4, $5)`
 	// answeredSQL counts the answer on the participant, makes them hold
-	// their next question ($2, if it was issued) and, when it was their
-	// last ($3 questions), gives them a completion code once (the study's
-	// code, or $4 if it has none; kept if they hold one).
+	// their next question: the one they held ahead, if any, and then $2
+	// (if it was issued) ahead of it; else $2 as their open question. When
+	// it was their last ($3 questions), it gives them a completion code
+	// once (the study's code, or $4 if it has none; kept if they hold one).
 	answeredSQL = `
 		UPDATE participants SET answered = answered + 1, last_active_at = now(),
-			open_question = (SELECT id FROM questions WHERE id = $2),
+			open_question = CASE WHEN ahead_question IS NULL THEN (SELECT id FROM questions WHERE id = $2) ELSE ahead_question END,
+			ahead_question = CASE WHEN ahead_question IS NULL THEN NULL ELSE (SELECT id FROM questions WHERE id = $2) END,
 			completion_code = CASE WHEN answered + 1 >= $3 THEN coalesce(completion_code, ` + studyCodeSQL + `, $4) ELSE completion_code END,
 			completed_at = CASE WHEN answered + 1 >= $3 THEN coalesce(completed_at, now()) ELSE completed_at END
 		WHERE id = $1 RETURNING answered, completion_code`
@@ -99,10 +103,11 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		st                  studyState
 		open                bool
 		answered            int
+		ahead               heldQuestion
 	)
 	scan := func(r pgx.Row) error {
-		err := r.Scan(&owner, &anchor, &left, &right, &qDesign,
-			&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version, &open, &answered)
+		err := r.Scan(append([]any{&owner, &anchor, &left, &right, &qDesign,
+			&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version, &open, &answered}, ahead.targets()...)...)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("question")
 		}
@@ -206,7 +211,26 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		}
 		pr.Total, pr.Status = st.PerParticipant, st.Status
 		if !next || answered+1 >= st.PerParticipant || st.Status != StatusOpen {
+			// answeredSQL makes the question held ahead, if any, the open one.
 			if err := sendParts(ctx, tx, pre, post); err != nil {
+				return err
+			}
+		} else if ahead.id != nil {
+			// The question held ahead is next; the one after it is issued
+			// in the same batch, unless there is none to ask.
+			items, err := s.items.get(ctx, tx, st.ID, st.Version)
+			if err != nil {
+				return err
+			}
+			if pr.Question, err = ahead.question(ctx, tx, items, st.ID, participantID); err != nil {
+				return err
+			}
+			if answered+2 >= st.PerParticipant || !s.asksAhead(st) {
+				err = sendParts(ctx, tx, pre, post)
+			} else if pr.Ahead, err = s.issue(ctx, tx, st, participantID, answered+2, items, pre, post, holdAhead); errors.Is(err, ErrExhausted) {
+				pr.Ahead, err = nil, nil
+			}
+			if err != nil {
 				return err
 			}
 		} else {
@@ -214,7 +238,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 			if err != nil {
 				return err
 			}
-			pr.Question, err = s.issue(ctx, tx, st, participantID, answered+1, items, pre, post)
+			pr.Question, err = s.issue(ctx, tx, st, participantID, answered+1, items, pre, post, holdOpen)
 			if errors.Is(err, ErrExhausted) {
 				pr.Question = nil
 				if err := s.complete(ctx, tx, participantID, &pr); err != nil {
@@ -222,6 +246,8 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 				}
 				code = &pr.CompletionCode
 			} else if err != nil {
+				return err
+			} else if err := s.issueAhead(ctx, tx, st, participantID, answered+2, items, nil, &pr); err != nil {
 				return err
 			}
 		}

@@ -289,7 +289,8 @@ func (ds *DesignScheduler) read(cl claim, studyID int64, r pgx.Row) (Comparison,
 // start and from the band's beginning, in any band (a spreading design),
 // and last takes over an expired lease. It makes the participant hold the
 // question it issued; ok = false: none.
-func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string) (Comparison, time.Time, bool, error) {
+func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string,
+	slot holdSlot) (Comparison, time.Time, bool, error) {
 	started, err := ds.start(ctx, tx, st, n)
 	if err != nil {
 		return Comparison{}, time.Time{}, false, err
@@ -316,7 +317,7 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 		if !ok {
 			continue
 		}
-		if _, err := tx.Exec(ctx, holdQuestionSQL, participantID, id); err != nil {
+		if _, err := tx.Exec(ctx, slot.sql(), participantID, id); err != nil {
 			return Comparison{}, time.Time{}, false, err
 		}
 		return c, issued, true, nil

@@ -384,8 +384,9 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
 	// 4 items, landmarks {0, 1} picked: k1 asks (2; 0, 1) and (3; 0, 1).
-	st := designStudy(t, s, "lease", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: collect.StatusOpen,
+	// One question each: nobody holds a second comparison ahead.
+	st := designStudy(t, s, "lease", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 1)
+	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 1, Status: collect.StatusOpen,
 		Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 1, LandmarkItems: []int{0, 1}}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)

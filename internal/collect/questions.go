@@ -24,9 +24,14 @@ type Question struct {
 // Progress is a participant's position in a study: their open question, or
 // Done with the completion code once they answered all they will be asked.
 type Progress struct {
-	Question       *Question
-	Answered       int
-	Total          int
+	Question *Question
+	Answered int
+	Total    int
+	// Ahead is the question after Question, already issued and held, so
+	// that a client loads its images while Question is on screen; nil for
+	// the last question and in a basis study (its open comparisons depend
+	// on the answers just given).
+	Ahead          *Question
 	Done           bool
 	CompletionCode string
 	// Status is the study's status. An answer taken while the study is
@@ -52,9 +57,11 @@ const (
 	// progress, their study and the question they hold, if any.
 	lockParticipantSQL = `
 		SELECT s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version,
-			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at
+			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at,
+			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at
 		FROM participants p JOIN studies s ON s.id = p.study_id
 		LEFT JOIN questions q ON q.id = p.open_question
+		LEFT JOIN questions a ON a.id = p.ahead_question
 		WHERE p.id = $1 FOR UPDATE OF p`
 	// insertQuestionSQL issues a question unless the participant was asked
 	// its comparison before (questions_comparison_once; the id is new).
@@ -66,7 +73,56 @@ const (
 	// holdQuestionSQL makes question $2 the participant's open question
 	// (none if it was not inserted).
 	holdQuestionSQL = `UPDATE participants SET open_question = (SELECT id FROM questions WHERE id = $2) WHERE id = $1`
+	// holdAheadSQL makes question $2 the one the participant holds after
+	// their open question (none if it was not inserted).
+	holdAheadSQL = `UPDATE participants SET ahead_question = (SELECT id FROM questions WHERE id = $2) WHERE id = $1`
 )
+
+// holdSlot says which of a participant's two held questions an issue
+// fills.
+type holdSlot int
+
+const (
+	holdOpen  holdSlot = iota // the question they answer now
+	holdAhead                 // the one after it, issued one step ahead
+)
+
+// sql is the statement that makes the participant hold a question in h.
+func (h holdSlot) sql() string {
+	if h == holdAhead {
+		return holdAheadSQL
+	}
+	return holdQuestionSQL
+}
+
+// heldQuestion is a question a participant holds as read by a join: its id,
+// and its comparison unless the join could not see the row.
+type heldQuestion struct {
+	id                  *string
+	anchor, left, right *int
+	design              *string
+	issued              *time.Time
+}
+
+// targets are the scan destinations of the held question's columns.
+func (h *heldQuestion) targets() []any {
+	return []any{&h.id, &h.anchor, &h.left, &h.right, &h.design, &h.issued}
+}
+
+// question returns the held question, reading its row in tx when the join
+// did not see it: the row lock waited for the transaction that issued it,
+// and the join, from the statement's snapshot, could not see it; a
+// statement of its own can.
+func (h *heldQuestion) question(ctx context.Context, tx pgx.Tx, items *studyItems, studyID, participantID int64) (*Question, error) {
+	var c Comparison
+	var issued time.Time
+	if h.anchor != nil {
+		c, issued = Comparison{Anchor: *h.anchor, Left: *h.left, Right: *h.right, Design: *h.design}, *h.issued
+	} else if err := tx.QueryRow(ctx, openQuestionSQL, *h.id).Scan(&c.Anchor, &c.Left, &c.Right, &c.Design, &issued); err != nil {
+		return nil, fmt.Errorf("a question held: %w", err)
+	}
+	return items.question(*h.id, studyID, participantID, c, issued), nil
+}
 
 // Next returns the participant's open question, issuing one when they have
 // none. Asking again before answering returns the same question: the
@@ -94,18 +150,18 @@ func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error)
 
 // lockedParticipant is what lockParticipantSQL reads of a participant.
 type lockedParticipant struct {
-	st                     studyState
-	code, open, qDesign    *string
-	qAnchor, qLeft, qRight *int
-	qIssued                *time.Time
+	st          studyState
+	code        *string
+	open, ahead heldQuestion
 }
 
 // scan reads lockParticipantSQL's row into l and pr (Answered, Total,
 // Status).
 func (l *lockedParticipant) scan(r pgx.Row, pr *Progress) error {
 	*pr = Progress{}
-	err := r.Scan(&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.PerParticipant, &l.st.Version,
-		&pr.Answered, &l.code, &l.open, &l.qAnchor, &l.qLeft, &l.qRight, &l.qDesign, &l.qIssued)
+	dst := append([]any{&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.PerParticipant, &l.st.Version,
+		&pr.Answered, &l.code}, l.open.targets()...)
+	err := r.Scan(append(dst, l.ahead.targets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return notFound("participant")
 	}
@@ -127,24 +183,16 @@ func (s *Store) next(ctx context.Context, tx pgx.Tx, participantID int64, l *loc
 	if err != nil {
 		return err
 	}
-	if l.open != nil {
-		c := Comparison{}
-		var issued time.Time
-		if l.qAnchor != nil {
-			c, issued = Comparison{Anchor: *l.qAnchor, Left: *l.qLeft, Right: *l.qRight, Design: *l.qDesign}, *l.qIssued
-		} else if err := tx.QueryRow(ctx, openQuestionSQL, *l.open).Scan(&c.Anchor, &c.Left, &c.Right, &c.Design, &issued); err != nil {
-			// The row lock waited for the transaction that issued the
-			// question: the join above, from the statement's snapshot,
-			// could not see it; this statement can.
-			return fmt.Errorf("the question held: %w", err)
+	if l.open.id != nil {
+		if pr.Question, err = l.open.question(ctx, tx, items, st.ID, participantID); err != nil {
+			return err
 		}
-		pr.Question = items.question(*l.open, st.ID, participantID, c, issued)
-		return nil
+		return s.issueAhead(ctx, tx, st, participantID, pr.Answered+1, items, &l.ahead, pr)
 	}
 	if pr.Answered >= pr.Total {
 		return s.complete(ctx, tx, participantID, pr)
 	}
-	q, err := s.issue(ctx, tx, st, participantID, pr.Answered, items, nil, nil)
+	q, err := s.issue(ctx, tx, st, participantID, pr.Answered, items, nil, nil, holdOpen)
 	if errors.Is(err, ErrExhausted) {
 		return s.complete(ctx, tx, participantID, pr)
 	}
@@ -152,7 +200,35 @@ func (s *Store) next(ctx context.Context, tx pgx.Tx, participantID int64, l *loc
 		return err
 	}
 	pr.Question = q
-	return nil
+	return s.issueAhead(ctx, tx, st, participantID, pr.Answered+1, items, nil, pr)
+}
+
+// issueAhead sets pr.Ahead to the question the participant holds after
+// their open one (held, when it is set), issuing it when they hold none and
+// question number `position` (counting from 0) is one they will be asked.
+// Nothing left to ask is no error: there is no question ahead.
+func (s *Store) issueAhead(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, position int, items *studyItems,
+	held *heldQuestion, pr *Progress) error {
+	var err error
+	switch {
+	case held != nil && held.id != nil:
+		pr.Ahead, err = held.question(ctx, tx, items, st.ID, participantID)
+	case position < pr.Total && s.asksAhead(st):
+		pr.Ahead, err = s.issue(ctx, tx, st, participantID, position, items, nil, nil, holdAhead)
+		if errors.Is(err, ErrExhausted) {
+			pr.Ahead, err = nil, nil
+		}
+	}
+	return err
+}
+
+// asksAhead reports whether a study's questions are issued one step ahead:
+// yes but for a basis design, whose open comparisons depend on the answers
+// just given, so a comparison held a question longer would keep it from
+// the others and turn their questions into fallbacks.
+func (s *Store) asksAhead(st studyState) bool {
+	ds, ok := s.designs[st.Design]
+	return !ok || ds.kind.spread
 }
 
 // nextAgain is next for the participant whose row tx already holds (a
@@ -241,13 +317,14 @@ type batchPart struct {
 	read  func(br pgx.BatchResults) error
 }
 
-// issue issues the participant's next question in tx (their row locked)
-// and makes it the question they hold. pre's statements go before the
-// issuing one in the same batch; post's after it, and post, when set, must
-// itself make the participant hold nextID (holdQuestionSQL otherwise). It
-// returns ErrExhausted when nothing is left to ask them.
+// issue issues the participant's question number `answered` (counting from
+// 0) in tx (their row locked) and makes them hold it in slot. pre's
+// statements go before the issuing one in the same batch; post's after it,
+// and post, when set, must itself make the participant hold nextID in slot
+// (slot.sql() otherwise). It returns ErrExhausted when nothing is left to
+// ask them.
 func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered int, items *studyItems,
-	pre, post *batchPart) (*Question, error) {
+	pre, post *batchPart, slot holdSlot) (*Question, error) {
 	n := len(items.refs)
 	if n < 3 {
 		return nil, userErr(KindNotOpen, "the study has fewer than three items")
@@ -267,7 +344,7 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 	if post != nil {
 		post.queue(b, nextID)
 	} else if plan != nil {
-		b.Queue(holdQuestionSQL, participantID, plan.id)
+		b.Queue(slot.sql(), participantID, plan.id)
 	}
 	var (
 		c      Comparison
@@ -308,7 +385,7 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 		return items.question(plan.id, st.ID, participantID, c, issued), nil
 	}
 	id := newID()
-	c, issued, err := s.issueSlow(ctx, tx, st, participantID, answered, n, id)
+	c, issued, err := s.issueSlow(ctx, tx, st, participantID, answered, n, id, slot)
 	if err != nil {
 		return nil, err
 	}
@@ -319,10 +396,11 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 // expired lease taken over, else a random question (recorded as the design's
 // fallback in a design study) among the comparisons the participant was not
 // asked; ErrExhausted if there is none.
-func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string) (Comparison, time.Time, error) {
+func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string,
+	slot holdSlot) (Comparison, time.Time, error) {
 	design := DesignRandom
 	if ds, ok := s.designs[st.Design]; ok {
-		c, issued, ok, err := ds.takeOver(ctx, tx, st, participantID, answered, n, id)
+		c, issued, ok, err := ds.takeOver(ctx, tx, st, participantID, answered, n, id, slot)
 		if err != nil || ok {
 			return c, issued, err
 		}
@@ -333,7 +411,7 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 		if c, ok := blindRandom(n, answered); ok {
 			b := &pgx.Batch{}
 			b.Queue(insertQuestionSQL, id, st.ID, participantID, c.Anchor, c.Left, c.Right, design)
-			b.Queue(holdQuestionSQL, participantID, id)
+			b.Queue(slot.sql(), participantID, id)
 			br := tx.SendBatch(ctx, b)
 			var issued time.Time
 			err := br.QueryRow().Scan(&issued)
@@ -368,7 +446,7 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 	if err := tx.QueryRow(ctx, insertQuestionSQL, id, st.ID, participantID, c.Anchor, c.Left, c.Right, design).Scan(&issued); err != nil {
 		return Comparison{}, time.Time{}, fmt.Errorf("issue a %s question: %w", design, err)
 	}
-	if _, err := tx.Exec(ctx, holdQuestionSQL, participantID, id); err != nil {
+	if _, err := tx.Exec(ctx, slot.sql(), participantID, id); err != nil {
 		return Comparison{}, time.Time{}, err
 	}
 	return c, issued, nil

@@ -33,6 +33,9 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st colle
 		Anchor: img(q.Anchor), Left: img(q.Left), Right: img(q.Right),
 		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS,
 	}
+	if a := pr.Ahead; a != nil {
+		v.Ahead = []string{img(a.Anchor).URL, img(a.Left).URL, img(a.Right).URL}
+	}
 	if strings.TrimSpace(st.Instructions) != "" {
 		v.Instructions = s.texts.render(st.Instructions)
 	}

@@ -20,6 +20,9 @@ type apiQuestion struct {
 	Right      apiItem `json:"right"`
 	Answered   int     `json:"answered"`
 	Total      int     `json:"total"`
+	// AheadImages are the image URLs of the next question, already issued:
+	// a client fetches them now, so that question shows at once.
+	AheadImages []string `json:"ahead_images,omitempty"`
 }
 
 type apiDone struct {
@@ -67,8 +70,12 @@ func (s *Server) apiProgress(pr collect.Progress) any {
 		return apiItem{Index: it.Index, Label: it.Label, ImageURL: s.imageURL(it.SHA256)}
 	}
 	q := pr.Question
-	return apiQuestion{
+	v := apiQuestion{
 		QuestionID: q.ID, Anchor: item(q.Anchor), Left: item(q.Left), Right: item(q.Right),
 		Answered: pr.Answered, Total: pr.Total,
 	}
+	if a := pr.Ahead; a != nil {
+		v.AheadImages = []string{s.imageURL(a.Anchor.SHA256), s.imageURL(a.Left.SHA256), s.imageURL(a.Right.SHA256)}
+	}
+	return v
 }

@@ -19,14 +19,15 @@ type apiItem struct {
 }
 
 type nextResp struct {
-	QuestionID     string  `json:"question_id"`
-	Anchor         apiItem `json:"anchor"`
-	Left           apiItem `json:"left"`
-	Right          apiItem `json:"right"`
-	Answered       int     `json:"answered"`
-	Total          int     `json:"total"`
-	Done           bool    `json:"done"`
-	CompletionCode string  `json:"completion_code"`
+	QuestionID     string   `json:"question_id"`
+	Anchor         apiItem  `json:"anchor"`
+	Left           apiItem  `json:"left"`
+	Right          apiItem  `json:"right"`
+	Answered       int      `json:"answered"`
+	Total          int      `json:"total"`
+	Done           bool     `json:"done"`
+	CompletionCode string   `json:"completion_code"`
+	AheadImages    []string `json:"ahead_images"`
 }
 
 type joinResp struct {

@@ -31,12 +31,22 @@ type app struct {
 
 func newApp(t *testing.T) *app {
 	t.Helper()
+	return newAppWrapped(t, nil)
+}
+
+// newAppWrapped is newApp with the router inside wrap (nil: none), e.g. to
+// watch the requests a browser makes.
+func newAppWrapped(t *testing.T, wrap func(http.Handler) http.Handler) *app {
+	t.Helper()
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	srv.Config.Handler = closerhttp.New(store, closerhttp.Config{BaseURL: base}, log)
+	if wrap != nil {
+		srv.Config.Handler = wrap(srv.Config.Handler)
+	}
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return &app{t: t, pool: pool, store: store, srv: srv}
