@@ -92,7 +92,8 @@ func imageHash(t *testing.T, a *app, idx int) string {
 }
 
 // An answer taken while the study is paused has no next question: "next"
-// is null, and nothing is issued.
+// is null, and nothing is issued beyond the question answered and the one
+// issued ahead of it before the pause.
 func TestAPIAnswerWithNextPaused(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -109,8 +110,8 @@ func TestAPIAnswerWithNextPaused(t *testing.T) {
 	if res.StatusCode != http.StatusCreated || string(r.Next) != "null" {
 		t.Fatalf("paused: %d %s", res.StatusCode, res.body)
 	}
-	if got := a.count(`SELECT count(*) FROM questions`); got != 1 {
-		t.Fatalf("%d questions issued, want the one answered", got)
+	if got := a.count(`SELECT count(*) FROM questions`); got != 2 {
+		t.Fatalf("%d questions issued, want the one answered and the one ahead", got)
 	}
 }
 
