@@ -21,14 +21,7 @@ func TestQuestionHeldAhead(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	st := designStudy(t, s, "ahead", collect.DesignRandom, collect.DesignConfig{}, 8, 5)
-	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := s.Next(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, pr := firstQuestion(t, s, st.ID)
 	if pr.Question == nil || pr.Ahead == nil || pr.Ahead.ID == pr.Question.ID || sameComparison(pr.Question, pr.Ahead) {
 		t.Fatalf("first: question %+v, ahead %+v; want two different comparisons", pr.Question, pr.Ahead)
 	}
@@ -90,14 +83,7 @@ func TestQuestionAheadByDesign(t *testing.T) {
 		st    collect.Study
 		ahead bool
 	}{{lm, true}, {bs, false}} {
-		p, _, err := s.CreateParticipant(ctx, c.st.ID, "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := s.Next(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, pr := firstQuestion(t, s, c.st.ID)
 		if (pr.Ahead != nil) != c.ahead {
 			t.Fatalf("%s: question ahead %+v", c.st.Design, pr.Ahead)
 		}
@@ -121,14 +107,7 @@ func TestQuestionAheadAcrossAPause(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 8, 5)
-	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := s.Next(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, pr := firstQuestion(t, s, st.ID)
 	if err := s.SetStudyStatus(ctx, st.ID, collect.StatusPaused); err != nil {
 		t.Fatal(err)
 	}
@@ -143,6 +122,21 @@ func TestQuestionAheadAcrossAPause(t *testing.T) {
 	if err != nil || back.Question == nil || back.Question.ID != pr.Ahead.ID || back.Ahead == nil {
 		t.Fatalf("after the pause: %+v %v; want the question held ahead (%s) and a new one ahead", back, err, pr.Ahead.ID)
 	}
+}
+
+// firstQuestion makes a new participant of the study and returns them
+// with their first question.
+func firstQuestion(t *testing.T, s *collect.Store, studyID int64) (collect.Participant, collect.Progress) {
+	t.Helper()
+	p, _, err := s.CreateParticipant(context.Background(), studyID, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := s.Next(context.Background(), p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, pr
 }
 
 func sameComparison(a, b *collect.Question) bool {
