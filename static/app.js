@@ -139,10 +139,26 @@
     apply();
   }
 
+  // An MTurk participant's last page submits the HIT by itself after a
+  // few seconds (data-auto-submit-ms), as a Prolific participant's goes
+  // back to Prolific; without this script the button does it.
+  function autoSubmit() {
+    var form = document.querySelector("form[data-auto-submit-ms]");
+    if (!form) return;
+    var ms = parseInt(form.getAttribute("data-auto-submit-ms"), 10) || 0;
+    var timer = setTimeout(function () {
+      form.querySelector("button[type=submit]").disabled = true;
+      form.submit();
+    }, ms);
+    // A click on the button submits it once, not again when the time is up.
+    form.addEventListener("submit", function () { clearTimeout(timer); });
+  }
+
   function start() {
     arm();
     showChosen("design", "data-designs");
     showChosen("platform", "data-platforms");
+    autoSubmit();
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

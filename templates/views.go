@@ -40,7 +40,23 @@ type Question struct {
 	// Ahead are the image URLs of the next question, already issued: the
 	// page asks the browser to fetch them while this question is shown.
 	Ahead []string
+	// ParticipantToken, on an MTurk study, is sent with the answer: the
+	// page does not rely on a cookie inside MTurk's iframe.
+	ParticipantToken string
 }
+
+// MTurkPreview is an MTurk study's page while a worker previews the HIT:
+// the instructions and an example question that takes no answer.
+type MTurkPreview struct {
+	Study        collect.Study
+	Instructions templ.Component
+	// Example is the study's first three items as a question, nil when
+	// the study has fewer.
+	Example *ExampleQuestion
+}
+
+// ExampleQuestion is a question shown only as an example.
+type ExampleQuestion struct{ Anchor, Left, Right Image }
 
 // Landing is a study's start page.
 type Landing struct {
@@ -68,6 +84,10 @@ type Done struct {
 	// ReturnTo names it ("Prolific").
 	ReturnURL string
 	ReturnTo  string
+	// MTurkSubmitURL, on MTurk, is where the page's form submits the
+	// assignment AssignmentID with the completion code.
+	MTurkSubmitURL string
+	AssignmentID   string
 }
 
 // Notice is a friendly page with a title and a message (paused or closed
@@ -149,6 +169,8 @@ func platformSummary(p collect.Platform) string {
 		return ""
 	case collect.PlatformProlific:
 		b.WriteString(" · recruits on Prolific")
+	case collect.PlatformMTurk:
+		b.WriteString(" · recruits on MTurk (ExternalQuestion)")
 	default:
 		b.WriteString(" · recruits by the link parameter " + p.IDParam)
 	}

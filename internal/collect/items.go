@@ -172,13 +172,32 @@ func (s *Store) ListItems(ctx context.Context, studyID int64) ([]Item, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list items: %w", err)
 	}
-	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Item, error) {
-		var it Item
-		err := r.Scan(&it.ID, &it.StudyID, &it.Index, &it.Label, &it.FileName, &it.ContentType, &it.SHA256, &it.Width, &it.Height)
-		return it, err
-	})
+	items, err := pgx.CollectRows(rows, scanItem)
 	if err != nil {
 		return nil, fmt.Errorf("list items: %w", err)
+	}
+	return items, nil
+}
+
+// scanItem reads an item row of ListItems and ExampleItems.
+func scanItem(r pgx.CollectableRow) (Item, error) {
+	var it Item
+	err := r.Scan(&it.ID, &it.StudyID, &it.Index, &it.Label, &it.FileName, &it.ContentType, &it.SHA256, &it.Width, &it.Height)
+	return it, err
+}
+
+// ExampleItems returns a study's first n items in index order (without
+// their bytes): an example question shown before anyone takes part.
+func (s *Store) ExampleItems(ctx context.Context, studyID int64, n int) ([]Item, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT id, study_id, idx, label, file_name, content_type, sha256, width, height
+		FROM items WHERE study_id = $1 ORDER BY idx LIMIT $2`, studyID, n)
+	if err != nil {
+		return nil, fmt.Errorf("example items: %w", err)
+	}
+	items, err := pgx.CollectRows(rows, scanItem)
+	if err != nil {
+		return nil, fmt.Errorf("example items: %w", err)
 	}
 	return items, nil
 }

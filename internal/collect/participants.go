@@ -338,3 +338,18 @@ func completeParticipant(ctx context.Context, tx pgx.Tx, participantID int64) (s
 	}
 	return code, nil
 }
+
+// ParticipantPlatformParams returns the platform's link parameters kept
+// with a participant (nil when none were given): an MTurk participant's
+// last page reads where to submit their assignment from them.
+func (s *Store) ParticipantPlatformParams(ctx context.Context, participantID int64) (map[string]string, error) {
+	var params map[string]string
+	err := s.pool.QueryRow(ctx, `SELECT platform_params FROM participants WHERE id = $1`, participantID).Scan(&params)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("participant platform params: %w", s.gone(participantID))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("participant platform params: %w", err)
+	}
+	return params, nil
+}

@@ -11,10 +11,11 @@ const (
 	PlatformNone     = ""         // links shared by the researcher
 	PlatformProlific = "prolific" // PROLIFIC_PID, STUDY_ID, SESSION_ID
 	PlatformGeneric  = "generic"  // an id parameter and a return URL the researcher names
+	PlatformMTurk    = "mturk"    // an ExternalQuestion HIT: workerId, assignmentId, hitId, turkSubmitTo
 )
 
 // Platforms lists the platforms in the order the study form offers them.
-var Platforms = []string{PlatformNone, PlatformProlific, PlatformGeneric}
+var Platforms = []string{PlatformNone, PlatformProlific, PlatformMTurk, PlatformGeneric}
 
 // ProlificCompleteURL is where a Prolific participant is sent at the end,
 // with the code as cc.
@@ -36,6 +37,20 @@ type Platform struct {
 // ProlificParams are the link parameters a Prolific participant arrives
 // with besides PROLIFIC_PID; they are kept with the participant.
 var ProlificParams = []string{"STUDY_ID", "SESSION_ID"}
+
+// MTurkParams are the link parameters of an MTurk ExternalQuestion besides
+// workerId; they are kept with the participant, and the last page submits
+// the assignment to turkSubmitTo.
+var MTurkParams = []string{"assignmentId", "hitId", "turkSubmitTo"}
+
+// MTurkPreviewAssignment is the assignmentId MTurk sends while a worker
+// only previews the HIT (before accepting it).
+const MTurkPreviewAssignment = "ASSIGNMENT_ID_NOT_AVAILABLE"
+
+// MTurkOrigins are the addresses of MTurk's worker sites, live and
+// sandbox: the only turkSubmitTo values accepted, and the only pages that
+// may frame an MTurk study.
+var MTurkOrigins = []string{"https://www.mturk.com", "https://workersandbox.mturk.com"}
 
 // MaxPlatformParamLen bounds one kept link parameter.
 const MaxPlatformParamLen = 200
@@ -63,6 +78,10 @@ func checkPlatform(p *Platform) error {
 		if p.CompletionCode == "" {
 			return userErr(KindInvalid, "a Prolific study needs its completion code (Prolific shows it under the study's completion paths)")
 		}
+	case PlatformMTurk:
+		// MTurk takes the code back as an answer of the HIT, so a code of
+		// each participant's own (the default) tells workers apart.
+		p.IDParam, p.ReturnURL = "", ""
 	case PlatformGeneric:
 		if !idParamRE.MatchString(p.IDParam) {
 			return userErr(KindInvalid, "the participant id parameter %q must be a letter followed by up to 63 letters, digits or underscores", p.IDParam)
@@ -74,7 +93,7 @@ func checkPlatform(p *Platform) error {
 			}
 		}
 	default:
-		return userErr(KindInvalid, "unknown platform %q (none, prolific or generic)", p.Kind)
+		return userErr(KindInvalid, "unknown platform %q (none, prolific, mturk or generic)", p.Kind)
 	}
 	for _, c := range []string{p.CompletionCode, p.ScreenedOutCode} {
 		if c != "" && !codeRE.MatchString(c) {
@@ -91,6 +110,8 @@ func (p Platform) IDParams() []string {
 	switch p.Kind {
 	case PlatformProlific:
 		return []string{"PROLIFIC_PID"}
+	case PlatformMTurk:
+		return []string{"workerId"}
 	case PlatformGeneric:
 		return []string{p.IDParam}
 	}
@@ -99,14 +120,18 @@ func (p Platform) IDParams() []string {
 
 // KeptParams returns the link parameters kept with a participant.
 func (p Platform) KeptParams() []string {
-	if p.Kind == PlatformProlific {
+	switch p.Kind {
+	case PlatformProlific:
 		return ProlificParams
+	case PlatformMTurk:
+		return MTurkParams
 	}
 	return nil
 }
 
 // ReturnLink returns where a participant who finished with code goes back
-// to, or "" when the study sends them nowhere.
+// to, or "" when the study sends them nowhere (an MTurk participant's
+// last page posts the code to MTurk instead).
 func (p Platform) ReturnLink(code, externalID string) string {
 	switch p.Kind {
 	case PlatformProlific:

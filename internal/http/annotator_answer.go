@@ -57,7 +57,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 		return s.render(w, r, http.StatusConflict, templates.NoticePage(templates.Notice{
 			Title:   "Already answered",
 			Message: "You already answered this question with the other image; your first answer counts.",
-			LinkURL: "/s/" + st.Slug + "/q", LinkText: "Continue",
+			LinkURL: participantPath(st, pageToken(r, st), "/q"), LinkText: "Continue",
 		}))
 	case collect.KindNotOpen:
 		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
@@ -65,9 +65,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if pr.Question != nil {
-		w.Header().Set("Content-Location", "/s/"+st.Slug+"/q")
+		w.Header().Set("Content-Location", participantPath(st, pageToken(r, st), "/q"))
 		return s.renderQuestion(w, r, st, pr)
 	}
-	http.Redirect(w, r, "/s/"+st.Slug+"/q", http.StatusSeeOther)
+	http.Redirect(w, r, participantPath(st, pageToken(r, st), "/q"), http.StatusSeeOther)
 	return nil
 }

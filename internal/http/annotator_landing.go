@@ -9,14 +9,23 @@ import (
 
 // landing shows a study's instructions and the Start button (GET /s/{slug}).
 func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
-	st, err := s.studyFromURL(r)
+	st, err := s.annotatorStudy(w, r)
 	if err != nil {
 		return err
 	}
 	if st.Status != collect.StatusOpen {
 		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 	}
-	p, ok, err := s.cookieParticipant(r, st)
+	if st.Platform.Kind == collect.PlatformMTurk {
+		q := r.URL.Query()
+		if isMTurkPreview(q.Get("assignmentId")) {
+			return s.mturkPreview(w, r, st)
+		}
+		if err := s.checkMTurkAssignment(q.Get("workerId"), q.Get("assignmentId"), q.Get("hitId"), q.Get("turkSubmitTo")); err != nil {
+			return err
+		}
+	}
+	p, ok, err := s.browserParticipant(r, st)
 	if err != nil {
 		return err
 	}
@@ -52,7 +61,7 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 // consent (GET /s/{slug}/declined): nothing is stored, and on a platform
 // they are pointed back to it.
 func (s *Server) declined(w http.ResponseWriter, r *http.Request) error {
-	st, err := s.studyFromURL(r)
+	st, err := s.annotatorStudy(w, r)
 	if err != nil {
 		return err
 	}
@@ -62,6 +71,8 @@ func (s *Server) declined(w http.ResponseWriter, r *http.Request) error {
 	case collect.PlatformProlific:
 		n.Message = "Nothing about you was stored. Please return the study on Prolific (\"Stop without completing\")."
 		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+	case collect.PlatformMTurk:
+		n.Message = "Nothing about you was stored. Please return the HIT on MTurk (\"Return\")."
 	case collect.PlatformGeneric:
 		if st.Platform.ReturnURL != "" {
 			n.Message = "Nothing about you was stored."

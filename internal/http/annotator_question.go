@@ -11,18 +11,19 @@ import (
 // question shows the participant's open question, issuing one if needed
 // (GET /s/{slug}/q).
 func (s *Server) question(w http.ResponseWriter, r *http.Request) error {
-	st, pr, ok, err := s.annotatorProgress(w, r)
+	st, _, pr, ok, err := s.annotatorProgress(w, r)
 	if !ok || err != nil {
 		return err
 	}
 	if pr.Done {
-		http.Redirect(w, r, "/s/"+st.Slug+"/done", http.StatusSeeOther)
+		http.Redirect(w, r, participantPath(st, pageToken(r, st), "/done"), http.StatusSeeOther)
 		return nil
 	}
 	return s.renderQuestion(w, r, st, pr)
 }
 
-// renderQuestion shows the participant's open question pr.Question.
+// renderQuestion shows the participant's open question pr.Question (on
+// MTurk with the page's participant token in the form).
 func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st collect.Study, pr collect.Progress) error {
 	q := pr.Question
 	img := func(it collect.ItemRef) templates.Image {
@@ -32,6 +33,7 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st colle
 		Slug: st.Slug, Title: st.Title, QuestionID: q.ID,
 		Anchor: img(q.Anchor), Left: img(q.Left), Right: img(q.Right),
 		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS,
+		ParticipantToken: pageToken(r, st),
 	}
 	if a := pr.Ahead; a != nil {
 		v.Ahead = []string{img(a.Anchor).URL, img(a.Left).URL, img(a.Right).URL}

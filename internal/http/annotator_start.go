@@ -9,8 +9,10 @@ import (
 
 // start makes the browser a participant of the study, or resumes its
 // participant, and sends it to the first question (POST /s/{slug}/start).
+// On MTurk the worker's id resumes their participant, and the question
+// page's URL carries the new token.
 func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
-	st, err := s.studyFromURL(r)
+	st, err := s.annotatorStudy(w, r)
 	if err != nil {
 		return err
 	}
@@ -21,10 +23,17 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("unreadable form")
 	}
 	ext := r.PostForm.Get("external_id")
-	p, ok, err := s.cookieParticipant(r, st)
+	if st.Platform.Kind == collect.PlatformMTurk {
+		f := r.PostForm
+		if err := s.checkMTurkAssignment(ext, f.Get("assignmentId"), f.Get("hitId"), f.Get("turkSubmitTo")); err != nil {
+			return err
+		}
+	}
+	p, ok, err := s.browserParticipant(r, st)
 	if err != nil {
 		return err
 	}
+	token := pageToken(r, st)
 	if !ok || (ext != "" && ext != p.ExternalID) {
 		if st.Consent != "" && r.PostForm.Get("consent") != "yes" {
 			return badRequest("this study starts only after you agree to its consent text on the study's first page")
@@ -33,7 +42,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		for _, k := range st.Platform.KeptParams() {
 			params[k] = r.PostForm.Get(k)
 		}
-		_, token, err := s.store.CreateParticipant(r.Context(), st.ID, ext, params)
+		_, token, err = s.store.CreateParticipant(r.Context(), st.ID, ext, params)
 		if collect.KindOf(err) == collect.KindNotOpen {
 			return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 		}
@@ -46,8 +55,10 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		s.setCookie(w, participantCookie, token, "/s/"+st.Slug, participantCookieTTL)
+		if st.Platform.Kind != collect.PlatformMTurk { // MTurk's pages carry the token instead (participantTokenField)
+			s.setCookie(w, participantCookie, token, "/s/"+st.Slug, participantCookieTTL)
+		}
 	}
-	http.Redirect(w, r, "/s/"+st.Slug+"/q", http.StatusSeeOther)
+	http.Redirect(w, r, participantPath(st, token, "/q"), http.StatusSeeOther)
 	return nil
 }

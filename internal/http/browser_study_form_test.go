@@ -68,6 +68,8 @@ func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
 	choose("basis", "prolific")
 	check("basis, Prolific", map[string]bool{"seed": true, "repeats": true, "landmarks": false, "coordinates": true, "extra": true,
 		"completion_code": true, "screened_out_code": true, "id_param": false, "return_url": false})
+	choose("random", "mturk")
+	check("random, MTurk", map[string]bool{"completion_code": true, "screened_out_code": true, "id_param": false, "return_url": false})
 	choose("landmark-k1", "generic")
 	check("landmark-k1, generic", map[string]bool{"landmarks": true, "landmark_picks": true, "coordinates": false, "extra": false,
 		"id_param": true, "return_url": true})

@@ -59,8 +59,7 @@ func (s *Server) securityHeaders(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")
-		h.Set("Content-Security-Policy",
-			"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+		h.Set("Content-Security-Policy", contentSecurityPolicy("'none'", "'self'"))
 		if s.cfg.HSTSMaxAge > 0 {
 			h.Set("Strict-Transport-Security", fmt.Sprintf("max-age=%d", int64(s.cfg.HSTSMaxAge/time.Second)))
 		}

@@ -62,6 +62,13 @@ type Config struct {
 	// RequestLog logs one line per request at info level; without it only
 	// failures are logged (5xx by the error adapter, panics).
 	RequestLog bool
+	// MTurkTestOrigins are, for tests only, local stand-ins for MTurk
+	// (origins such as http://localhost:8081): accepted as an MTurk
+	// link's turkSubmitTo and allowed to frame MTurk studies' pages
+	// besides https://www.mturk.com and https://workersandbox.mturk.com.
+	// cmd/web never sets it (no environment variable reaches it), so a
+	// deployment trusts MTurk's own sites only.
+	MTurkTestOrigins []string
 }
 
 // Server holds the handlers' dependencies.
@@ -74,6 +81,9 @@ type Server struct {
 	texts  markdownCache
 
 	slots chan struct{} // one per request using the database (shed.go)
+
+	// mturkOrigins may frame MTurk studies and receive their assignments (mturk.go).
+	mturkOrigins []string
 }
 
 // New returns the app's router.
@@ -95,6 +105,7 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 	cfg = withShedDefaults(cfg)
 	s := &Server{store: store, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://"), dash: newDashCache()}
 	s.slots = make(chan struct{}, cfg.MaxDBRequests)
+	s.mturkOrigins = mturkOrigins(cfg)
 
 	cop := http.NewCrossOriginProtection()
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {
