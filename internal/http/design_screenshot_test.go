@@ -157,6 +157,26 @@ func TestDesignScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	shots["screenshot-prolific-done.png"] = png
+	// An MTurk HIT as a worker previews it: the instructions and an
+	// example question, nothing stored.
+	mt, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "mt", Title: "Disks on MTurk", QuestionsPerParticipant: 20,
+		Instructions: "Click the image that is **more similar** to the top one.", Status: collect.StatusOpen,
+		Platform: collect.Platform{Kind: collect.PlatformMTurk}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.store.AddItems(ctx, mt.ID, demo.Items()[:5]); err != nil {
+		t.Fatal(err)
+	}
+	preview := newBrowser(t, 900, 900)
+	if err := chromedp.Do(preview, chromedp.Navigate(a.srv.URL+"/s/mt?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=3XAMPLEHIT"),
+		chromedp.WaitVisible(`main`)); err != nil {
+		t.Fatal(err)
+	}
+	if png, err = chromedp.Run(preview, chromedp.Screenshot(`main`)); err != nil {
+		t.Fatal(err)
+	}
+	shots["screenshot-mturk-preview.png"] = png
 	for name, png := range shots {
 		if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
 			t.Fatal(err)
