@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,6 +44,14 @@ type studyState struct {
 	Design         string
 	PerParticipant int
 	Version        int64 // studies.version: the items in memory are current at it
+	Quality        QualityControl
+}
+
+// scanQuality parses the raw studies.quality the locking statements read.
+func (st *studyState) scanQuality(raw []byte) error {
+	q, err := parseQuality(raw)
+	st.Quality = q
+	return err
 }
 
 // The SQL of Next, by name so that TestHotQueryPlans explains these very
@@ -51,7 +60,7 @@ const (
 	// lockParticipantSQL locks the participant's row and reads their
 	// progress, their study and the question they hold, if any.
 	lockParticipantSQL = `
-		SELECT s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version,
+		SELECT s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version, s.quality,
 			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at
 		FROM participants p JOIN studies s ON s.id = p.study_id
 		LEFT JOIN questions q ON q.id = p.open_question
@@ -63,6 +72,25 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING issued_at`
 	// openQuestionSQL reads the question a participant holds.
 	openQuestionSQL = `SELECT anchor, left_idx, right_idx, design, issued_at FROM questions WHERE id = $1`
+	// insertCatchSQL issues catch trial $1 (expected answer $7) unless the
+	// participant had this very one (questions_comparison_once).
+	insertCatchSQL = `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, expected)
+		VALUES ($1, $2, $3, $4, $5, $6, 'catch', $7) ON CONFLICT DO NOTHING
+		RETURNING anchor, left_idx, right_idx, issued_at`
+	// insertRepeatSQL issues repeat trial $1: a comparison participant $3
+	// answered and was not asked again yet, chosen in an order fixed by the
+	// participant ($4), with left and right swapped; expected is their
+	// first choice. No row when they have answered nothing to repeat.
+	insertRepeatSQL = `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, expected)
+		SELECT $1, $2, $3, q.anchor, q.right_idx, q.left_idx, 'repeat', a.closer
+		FROM questions q JOIN answers a ON a.question_id = q.id
+		WHERE q.participant_id = $3 AND q.design NOT IN ('import', 'catch', 'repeat')
+			AND NOT EXISTS (SELECT 1 FROM questions r WHERE r.participant_id = $3 AND r.design = 'repeat'
+				AND r.anchor = q.anchor AND r.left_idx = q.right_idx AND r.right_idx = q.left_idx)
+		ORDER BY md5(q.id || $4::text) LIMIT 1
+		RETURNING anchor, left_idx, right_idx, issued_at`
 	// holdQuestionSQL makes question $2 the participant's open question
 	// (none if it was not inserted).
 	holdQuestionSQL = `UPDATE participants SET open_question = (SELECT id FROM questions WHERE id = $2) WHERE id = $1`
@@ -104,13 +132,17 @@ type lockedParticipant struct {
 // Status).
 func (l *lockedParticipant) scan(r pgx.Row, pr *Progress) error {
 	*pr = Progress{}
-	err := r.Scan(&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.PerParticipant, &l.st.Version,
+	var quality []byte
+	err := r.Scan(&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.PerParticipant, &l.st.Version, &quality,
 		&pr.Answered, &l.code, &l.open, &l.qAnchor, &l.qLeft, &l.qRight, &l.qDesign, &l.qIssued)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return notFound("participant")
 	}
 	pr.Total, pr.Status = l.st.PerParticipant, l.st.Status
-	return err
+	if err != nil {
+		return err
+	}
+	return l.st.scanQuality(quality)
 }
 
 // next is Next inside tx, after the participant's row was locked and read.
@@ -193,6 +225,7 @@ func (it *studyItems) question(id string, studyID, participantID int64, c Compar
 type issuePlan struct {
 	id      string
 	random  Comparison       // the drawn comparison (random design)
+	trial   string           // DesignCatch or DesignRepeat: the statement returns the comparison
 	claim   *claim           // a design's claim (its statement returns the comparison)
 	design  *DesignScheduler // the claim's design
 	studyID int64
@@ -205,6 +238,15 @@ type issuePlan struct {
 // (a random study whose participant was asked most comparisons).
 func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *issuePlan {
 	id := newID()
+	switch st.Quality.trialAt(participantID, answered+1) {
+	case DesignCatch:
+		c, expected := catchComparison(participantID, answered+1, n)
+		return &issuePlan{id: id, trial: DesignCatch, sql: insertCatchSQL,
+			args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, expected}}
+	case DesignRepeat:
+		return &issuePlan{id: id, trial: DesignRepeat, sql: insertRepeatSQL,
+			args: []any{id, st.ID, participantID, strconv.FormatInt(participantID, 10)}}
+	}
 	if ds, ok := s.designs[st.Design]; ok {
 		cl := ds.likelyClaim(st.ID, participantID, answered, id)
 		return &issuePlan{id: id, claim: &cl, design: ds, studyID: st.ID, sql: cl.sql, args: cl.args}
@@ -223,6 +265,17 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 func (p *issuePlan) read(br pgx.BatchResults) (c Comparison, issued time.Time, ok bool, err error) {
 	if p.claim != nil {
 		return p.design.read(*p.claim, p.studyID, br.QueryRow())
+	}
+	if p.trial != "" {
+		// A trial that found nothing to ask (no answer to repeat, a catch
+		// trial the participant had) leaves the number to an ordinary
+		// question (issueSlow).
+		c = Comparison{Design: p.trial}
+		err = br.QueryRow().Scan(&c.Anchor, &c.Left, &c.Right, &issued)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Comparison{}, time.Time{}, false, nil
+		}
+		return c, issued, err == nil, err
 	}
 	err = br.QueryRow().Scan(&issued)
 	c = p.random
