@@ -37,6 +37,8 @@ type Question struct {
 	// MinViewMS is how long the images are shown before the buttons take
 	// a click (app.js).
 	MinViewMS int
+	// CantDecide shows the third button, "can't decide" (closer=skip).
+	CantDecide bool
 }
 
 // Landing is a study's start page.
@@ -88,9 +90,12 @@ type StudyForm struct {
 	// ExcludeStudies is the exclude_studies field: the slugs of the
 	// studies whose participants this one refuses.
 	ExcludeStudies string
-	Designs        []string
-	Statuses       []string
-	Error          string
+	// CatchAt and RepeatAt are the catch_at and repeat_at fields: the
+	// question numbers of the trials, as typed.
+	CatchAt, RepeatAt string
+	Designs           []string
+	Statuses          []string
+	Error             string
 }
 
 // StudyPage is the researcher's page of one study.

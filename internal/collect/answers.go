@@ -266,7 +266,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 				return br.QueryRow().Scan(&pr.Answered, &code)
 			},
 		}
-		pr.Total, pr.Status = st.PerParticipant, st.Status
+		pr.Total, pr.Status, pr.CantDecide = st.PerParticipant, st.Status, st.Quality.CantDecide
 		if !next || answered+1 >= st.PerParticipant || st.Status != StatusOpen {
 			if err := sendParts(ctx, tx, pre, post); err != nil {
 				return err

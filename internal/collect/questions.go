@@ -34,6 +34,8 @@ type Progress struct {
 	// paused leaves the participant without a next question, and not
 	// done: AnswerNext then returns neither.
 	Status string
+	// CantDecide: the study takes a skip ("can't decide") as an answer.
+	CantDecide bool
 }
 
 // studyState is what issuing a question needs of a study.
@@ -142,7 +144,9 @@ func (l *lockedParticipant) scan(r pgx.Row, pr *Progress) error {
 	if err != nil {
 		return err
 	}
-	return l.st.scanQuality(quality)
+	err = l.st.scanQuality(quality)
+	pr.CantDecide = l.st.Quality.CantDecide
+	return err
 }
 
 // next is Next inside tx, after the participant's row was locked and read.

@@ -25,7 +25,7 @@ func (s *Server) streamCSV(w http.ResponseWriter, r *http.Request, st collect.St
 	// Catch and repeat trials and skipped questions only on request
 	// (?all_answers=1): triplets.csv holds triplets.
 	if r.URL.Query().Get("all_answers") == "1" {
-		w.Header().Set("Content-Disposition", `attachment; filename="`+st.Slug+`-answers.csv"`)
+		w.Header().Set("Content-Disposition", `attachment; filename="`+st.Slug+`-all-answers.csv"`)
 		return s.store.ExportAllAnswersCSV(r.Context(), st.ID, w, includeExcluded)
 	}
 	w.Header().Set("Content-Disposition", `attachment; filename="`+st.Slug+`-triplets.csv"`)

@@ -20,6 +20,8 @@ type apiQuestion struct {
 	Right      apiItem `json:"right"`
 	Answered   int     `json:"answered"`
 	Total      int     `json:"total"`
+	// CantDecide: the study takes {"skip": true} as an answer.
+	CantDecide bool `json:"cant_decide,omitempty"`
 }
 
 type apiDone struct {
@@ -69,6 +71,6 @@ func (s *Server) apiProgress(pr collect.Progress) any {
 	q := pr.Question
 	return apiQuestion{
 		QuestionID: q.ID, Anchor: item(q.Anchor), Left: item(q.Left), Right: item(q.Right),
-		Answered: pr.Answered, Total: pr.Total,
+		Answered: pr.Answered, Total: pr.Total, CantDecide: pr.CantDecide,
 	}
 }
