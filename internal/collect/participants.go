@@ -184,13 +184,7 @@ const (
 			p.platform_params, p.excluded_at IS NOT NULL, coalesce(p.excluded_reason, ''),
 			t.skipped, t.catches, t.caught, t.repeats, t.same
 		FROM participants p LEFT JOIN answers a ON a.participant_id = p.id
-		CROSS JOIN LATERAL (
-			SELECT count(*)::int AS n, max(x.answered_at) AS last, count(*) FILTER (WHERE x.closer IS NULL)::int AS skipped,
-				count(*) FILTER (WHERE q.design = 'catch')::int AS catches,
-				count(*) FILTER (WHERE q.design = 'catch' AND x.correct)::int AS caught,
-				count(*) FILTER (WHERE q.design = 'repeat' AND x.closer IS NOT NULL)::int AS repeats,
-				count(*) FILTER (WHERE q.design = 'repeat' AND x.correct)::int AS same
-			FROM trial_answers x JOIN questions q ON q.id = x.question_id WHERE x.participant_id = p.id) t
+		CROSS JOIN LATERAL ` + trialFiguresSQL + ` t
 		WHERE p.study_id = $1
 		GROUP BY p.id, t.n, t.last, t.skipped, t.catches, t.caught, t.repeats, t.same
 		ORDER BY p.id DESC
@@ -295,7 +289,23 @@ type ParticipantRow struct {
 	PlatformParams map[string]string
 	Excluded       bool   // their answers are left out
 	ExcludedReason string // the rule that excluded them ("" when a researcher did)
-	// Skipped counts their "can't decide" answers (in Answered).
+	TrialFigures
+}
+
+// trialFiguresSQL reads the trial figures of participant p.id (the
+// enclosing query's), with how many trial answers they gave (n) and the
+// last one's time (last); by trial_answers_participant.
+const trialFiguresSQL = `(
+	SELECT count(*)::int AS n, max(x.answered_at) AS last, count(*) FILTER (WHERE x.closer IS NULL)::int AS skipped,
+		count(*) FILTER (WHERE q.design = 'catch')::int AS catches,
+		count(*) FILTER (WHERE q.design = 'catch' AND x.correct)::int AS caught,
+		count(*) FILTER (WHERE q.design = 'repeat' AND x.closer IS NOT NULL)::int AS repeats,
+		count(*) FILTER (WHERE q.design = 'repeat' AND x.correct)::int AS same
+	FROM trial_answers x JOIN questions q ON q.id = x.question_id WHERE x.participant_id = p.id)`
+
+// TrialFigures are a participant's quality-control figures.
+type TrialFigures struct {
+	// Skipped counts their "can't decide" answers.
 	Skipped int
 	// CatchTrials they answered (a skip counts), CatchCorrect of them
 	// right; RepeatTrials they answered (skips do not count), RepeatSame of
@@ -305,11 +315,11 @@ type ParticipantRow struct {
 
 // CatchAccuracy is the share of their catch trials answered right; nil
 // without any.
-func (p ParticipantRow) CatchAccuracy() *float64 { return share(p.CatchCorrect, p.CatchTrials) }
+func (f TrialFigures) CatchAccuracy() *float64 { return share(f.CatchCorrect, f.CatchTrials) }
 
 // Consistency is the share of their repeat trials answered the same way as
 // the first time; nil without any.
-func (p ParticipantRow) Consistency() *float64 { return share(p.RepeatSame, p.RepeatTrials) }
+func (f TrialFigures) Consistency() *float64 { return share(f.RepeatSame, f.RepeatTrials) }
 
 func share(k, n int) *float64 {
 	if n == 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -103,5 +104,18 @@ func TestQualitySettingsOnTheForm(t *testing.T) {
 	}
 	if r := all[2]; col(r, "kind") != "catch" || col(r, "correct") != "true" || col(r, "closer") != anchor {
 		t.Errorf("all answers, the catch trial: %v", r)
+	}
+
+	// The participant's figures: participants.csv and the dashboard.
+	people := read("/admin/studies/qc/participants.csv")
+	pcol := func(name string) string { return people[1][slices.Index(people[0], name)] }
+	if len(people) != 2 || pcol("answers") != "3" || pcol("catch_trials") != "1" || pcol("catch_accuracy") != "1" ||
+		pcol("repeat_trials") != "0" || pcol("self_consistency") != "" || pcol("skipped") != "1" {
+		t.Errorf("participants.csv: %v", people)
+	}
+	dash := a.do(admin, "GET", "/admin/studies/qc/dashboard", nil, nil)
+	if !strings.Contains(dash.body, "Catch trials right") ||
+		!regexp.MustCompile(`<td>–</td><td>100%</td><td>–</td><td>1</td>`).MatchString(dash.body) {
+		t.Errorf("the dashboard's participants table lacks the catch accuracy and the skip:\n%s", dash.body)
 	}
 }
