@@ -1,3 +1,4 @@
+DROP TABLE IF EXISTS gold_triplets;
 DROP TABLE IF EXISTS trial_answers;
 DELETE FROM questions WHERE design IN ('catch', 'repeat');
 DROP INDEX IF EXISTS questions_comparison_once;

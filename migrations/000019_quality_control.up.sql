@@ -36,3 +36,16 @@ CREATE TABLE trial_answers (
 );
 CREATE INDEX trial_answers_participant ON trial_answers (participant_id);
 CREATE INDEX trial_answers_study ON trial_answers (study_id, answered_at, question_id);
+
+-- gold_triplets: a researcher's known answers (uploaded as CSV), asked as
+-- catch trials: closer is the right answer. Items by id, not index: a
+-- study's items are renumbered until its first question.
+CREATE TABLE gold_triplets (
+    study_id     bigint NOT NULL REFERENCES studies (id) ON DELETE CASCADE,
+    line         integer NOT NULL, -- the row's line in the uploaded file
+    anchor_item  bigint NOT NULL REFERENCES items (id) ON DELETE CASCADE,
+    closer_item  bigint NOT NULL REFERENCES items (id) ON DELETE CASCADE,
+    farther_item bigint NOT NULL REFERENCES items (id) ON DELETE CASCADE,
+    PRIMARY KEY (study_id, line),
+    CHECK (anchor_item <> closer_item AND anchor_item <> farther_item AND closer_item <> farther_item)
+);

@@ -111,6 +111,8 @@ type StudyPage struct {
 	Message string
 	Design  *collect.DesignStatus // the design's settings and progress
 	Error   string
+	// GoldTriplets counts the researcher's gold triplets (catch trials).
+	GoldTriplets int
 }
 
 // Account is the admin's account page.

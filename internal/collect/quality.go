@@ -177,16 +177,12 @@ func (q QualityControl) trialAt(participantID int64, position int) string {
 	return ""
 }
 
-// catchComparison is the participant's catch trial at position among n >= 2
-// items: anchor a shown with options a and another item x, on sides drawn
-// like the rest; expected is a.
-func catchComparison(participantID int64, position, n int) (c Comparison, expected int) {
+// catchItems are the items of the participant's anchor-identical catch
+// trial at position among n >= 2 items: anchor a shown with options a and
+// another item x, a on the right when swap (drawn like the rest).
+func catchItems(participantID int64, position, n int) (a, x int, swap bool) {
 	h := trialSeed(participantID, position, "catch-items")
-	a := int(h % uint64(n))
-	x := (a + 1 + int((h>>20)%uint64(n-1))) % n
-	c = Comparison{Anchor: a, Left: a, Right: x, Design: DesignCatch}
-	if h>>63 == 1 {
-		c.Left, c.Right = x, a
-	}
-	return c, a
+	a = int(h % uint64(n))
+	x = (a + 1 + int((h>>20)%uint64(n-1))) % n
+	return a, x, h>>63 == 1
 }

@@ -38,9 +38,9 @@ func TestTrialPositionsDeterministic(t *testing.T) {
 	if got := (QualityControl{}).trialAt(1, 5); got != "" {
 		t.Errorf("no settings: %q", got)
 	}
-	c1, e1 := catchComparison(42, 9, 10)
-	c2, e2 := catchComparison(42, 9, 10)
-	if c1 != c2 || e1 != e2 || e1 != c1.Anchor || (c1.Left != c1.Anchor) == (c1.Right != c1.Anchor) {
-		t.Errorf("catch comparisons %+v (%d), %+v (%d)", c1, e1, c2, e2)
+	a1, x1, s1 := catchItems(42, 9, 10)
+	a2, x2, s2 := catchItems(42, 9, 10)
+	if a1 != a2 || x1 != x2 || s1 != s2 || a1 == x1 || x1 < 0 || x1 >= 10 {
+		t.Errorf("catch items (%d, %d, %v), (%d, %d, %v)", a1, x1, s1, a2, x2, s2)
 	}
 }

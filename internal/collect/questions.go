@@ -74,11 +74,25 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING issued_at`
 	// openQuestionSQL reads the question a participant holds.
 	openQuestionSQL = `SELECT anchor, left_idx, right_idx, design, issued_at FROM questions WHERE id = $1`
-	// insertCatchSQL issues catch trial $1 (expected answer $7) unless the
-	// participant had this very one (questions_comparison_once).
+	// insertCatchSQL issues catch trial $1 to participant $3 of study $2:
+	// one of the study's gold triplets the participant was not asked, in
+	// an order drawn from $7, else anchor $4 with options $4 and $5; the
+	// right answer (closer, expected) on the right when $6. Nothing when
+	// the participant had this very one (questions_comparison_once).
 	insertCatchSQL = `
 		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, expected)
-		VALUES ($1, $2, $3, $4, $5, $6, 'catch', $7) ON CONFLICT DO NOTHING
+		SELECT $1, $2, $3, c.anchor, CASE WHEN $6 THEN c.farther ELSE c.closer END,
+			CASE WHEN $6 THEN c.closer ELSE c.farther END, 'catch', c.closer
+		FROM (
+			(SELECT 0 AS pri, ia.idx AS anchor, ic.idx AS closer, iff.idx AS farther
+			FROM gold_triplets g JOIN items ia ON ia.id = g.anchor_item
+				JOIN items ic ON ic.id = g.closer_item JOIN items iff ON iff.id = g.farther_item
+			WHERE g.study_id = $2 AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $3 AND q.anchor = ia.idx
+				AND least(q.left_idx, q.right_idx) = least(ic.idx, iff.idx) AND greatest(q.left_idx, q.right_idx) = greatest(ic.idx, iff.idx))
+			ORDER BY md5(g.line::text || $7::text) LIMIT 1)
+			UNION ALL SELECT 1, $4::int, $4::int, $5::int
+		) c ORDER BY c.pri LIMIT 1
+		ON CONFLICT DO NOTHING
 		RETURNING anchor, left_idx, right_idx, issued_at`
 	// insertRepeatSQL issues repeat trial $1: a comparison participant $3
 	// answered and was not asked again yet, chosen in an order fixed by the
@@ -244,9 +258,9 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	id := newID()
 	switch st.Quality.trialAt(participantID, answered+1) {
 	case DesignCatch:
-		c, expected := catchComparison(participantID, answered+1, n)
+		a, x, swap := catchItems(participantID, answered+1, n)
 		return &issuePlan{id: id, trial: DesignCatch, sql: insertCatchSQL,
-			args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, expected}}
+			args: []any{id, st.ID, participantID, a, x, swap, strconv.FormatInt(participantID, 10) + "-" + strconv.Itoa(answered+1)}}
 	case DesignRepeat:
 		return &issuePlan{id: id, trial: DesignRepeat, sql: insertRepeatSQL,
 			args: []any{id, st.ID, participantID, strconv.FormatInt(participantID, 10)}}
