@@ -1,5 +1,9 @@
 DROP TABLE IF EXISTS gold_triplets;
 DROP TABLE IF EXISTS trial_answers;
+-- Catch and repeat questions go (a participant holding one holds none);
+-- participants.answered keeps counting the trials and skips they answered.
+UPDATE participants SET open_question = NULL
+WHERE open_question IN (SELECT id FROM questions WHERE design IN ('catch', 'repeat'));
 DELETE FROM questions WHERE design IN ('catch', 'repeat');
 DROP INDEX IF EXISTS questions_comparison_once;
 CREATE UNIQUE INDEX questions_comparison_once
