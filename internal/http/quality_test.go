@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,5 +118,49 @@ func TestQualitySettingsOnTheForm(t *testing.T) {
 	if !strings.Contains(dash.body, "Catch trials right") ||
 		!regexp.MustCompile(`<td>–</td><td>100%</td><td>–</td><td>1</td>`).MatchString(dash.body) {
 		t.Errorf("the dashboard's participants table lacks the catch accuracy and the skip:\n%s", dash.body)
+	}
+}
+
+// "Can't decide" through the JSON API: {"skip": true} where the study
+// offers it (next says "cant_decide"), refused where it does not (422) or
+// sent with a closer (400); the same skip again is 200.
+func TestAPICantDecide(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	st := a.study("apiskip", 6, 3, "open")
+	j := a.join("apiskip", "")
+	var q struct {
+		QuestionID string `json:"question_id"`
+		Left       struct {
+			Index int `json:"index"`
+		} `json:"left"`
+		CantDecide bool `json:"cant_decide"`
+	}
+	if res := a.api("GET", "/api/v1/studies/apiskip/next", j.Token, "", &q); res.StatusCode != http.StatusOK || q.CantDecide {
+		t.Fatalf("next: %d %s", res.StatusCode, res.body)
+	}
+	skip := `{"question_id": "` + q.QuestionID + `", "skip": true}`
+	if res := a.api("POST", "/api/v1/answers", j.Token, skip, nil); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("a skip the study does not offer: %d %s", res.StatusCode, res.body)
+	}
+	in := collect.StudyInput{Slug: "apiskip", Title: st.Title, QuestionsPerParticipant: 3, Status: "open",
+		Quality: collect.QualityControl{CantDecide: true}}
+	if _, err := a.store.UpdateStudy(t.Context(), st.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	if res := a.api("GET", "/api/v1/studies/apiskip/next", j.Token, "", &q); res.StatusCode != http.StatusOK || !q.CantDecide {
+		t.Fatalf("next does not say the study takes skips: %s", res.body)
+	}
+	both := `{"question_id": "` + q.QuestionID + `", "skip": true, "closer": ` + strconv.Itoa(q.Left.Index) + `}`
+	if res := a.api("POST", "/api/v1/answers", j.Token, both, nil); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("closer and skip: %d, want 400", res.StatusCode)
+	}
+	for _, want := range []int{http.StatusCreated, http.StatusOK} {
+		if res := a.api("POST", "/api/v1/answers", j.Token, skip, nil); res.StatusCode != want {
+			t.Fatalf("skip: %d, want %d (%s)", res.StatusCode, want, res.body)
+		}
+	}
+	if n := a.count(`SELECT answered FROM participants WHERE study_id = $1`, st.ID); n != 1 {
+		t.Errorf("the skip counts %d questions, want 1", n)
 	}
 }
