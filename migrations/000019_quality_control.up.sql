@@ -49,3 +49,7 @@ CREATE TABLE gold_triplets (
     PRIMARY KEY (study_id, line),
     CHECK (anchor_item <> closer_item AND anchor_item <> farther_item AND closer_item <> farther_item)
 );
+-- Deleting an item looks its gold triplets up by each reference.
+CREATE INDEX gold_triplets_anchor ON gold_triplets (anchor_item);
+CREATE INDEX gold_triplets_closer ON gold_triplets (closer_item);
+CREATE INDEX gold_triplets_farther ON gold_triplets (farther_item);
