@@ -1,7 +1,8 @@
 // closer: progressive enhancement of the question page (and of the study
 // form, at the end). Without this file
 // the page is a plain form (POST, then 303 to the next question). With it:
-// keys (left/right arrow, 1/2) answer, the answer is sent in the background
+// keys (left/right arrow, 1/2; down arrow or 3 for "can't decide" where the
+// study offers it) answer, the answer is sent in the background
 // and its reply is the next question's page (one round trip: the header
 // X-Closer-Next asks for it), whose images are fetched and decoded before it
 // replaces the current one, so a question never appears half loaded. A
@@ -179,7 +180,9 @@
     var i;
     if (e.key === "ArrowLeft" || e.key === "1") i = 0;
     else if (e.key === "ArrowRight" || e.key === "2") i = 1;
+    else if (e.key === "ArrowDown" || e.key === "3") i = 2; // "can't decide", where offered
     else return;
+    if (!form.querySelectorAll("button[name=closer]")[i]) return;
     e.preventDefault();
     answer(form, form.querySelectorAll("button[name=closer]")[i]);
   });

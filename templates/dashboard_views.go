@@ -70,6 +70,11 @@ type QualityRow struct {
 	Majority   string
 	Agreement  string
 	Left       string
+	// Catch and Consistent are the shares of catch trials right and of
+	// repeat trials answered the same way ("–" without any); Skipped
+	// counts "can't decide".
+	Catch, Consistent string
+	Skipped           int
 }
 
 // GalleryRow is an item with its nearest neighbours.

@@ -43,6 +43,8 @@ type Question struct {
 	// ParticipantToken, on an MTurk study, is sent with the answer: the
 	// page does not rely on a cookie inside MTurk's iframe.
 	ParticipantToken string
+	// CantDecide shows the third button, "can't decide" (closer=skip).
+	CantDecide bool
 }
 
 // MTurkPreview is an MTurk study's page while a worker previews the HIT:
@@ -111,9 +113,12 @@ type StudyForm struct {
 	// ExcludeStudies is the exclude_studies field: the slugs of the
 	// studies whose participants this one refuses.
 	ExcludeStudies string
-	Designs        []string
-	Statuses       []string
-	Error          string
+	// CatchAt and RepeatAt are the catch_at and repeat_at fields: the
+	// question numbers of the trials, as typed.
+	CatchAt, RepeatAt string
+	Designs           []string
+	Statuses          []string
+	Error             string
 }
 
 // StudyPage is the researcher's page of one study.
@@ -129,6 +134,8 @@ type StudyPage struct {
 	Message string
 	Design  *collect.DesignStatus // the design's settings and progress
 	Error   string
+	// GoldTriplets counts the researcher's gold triplets (catch trials).
+	GoldTriplets int
 }
 
 // Account is the admin's account page.

@@ -18,6 +18,9 @@ type AnswerInput struct {
 	QuestionID string
 	Closer     int  // the item index chosen as closer to the anchor
 	ResponseMS *int // optional: how long the participant took
+	// Skip answers "can't decide" (studies that offer it): the question
+	// counts as answered, with no triplet; Closer is ignored.
+	Skip bool
 }
 
 // The SQL of Answer, by name so that TestHotQueryPlans explains these very
@@ -27,14 +30,34 @@ const (
 	// the participant it was issued to; the question is unanswered when
 	// the participant holds it.
 	lockAnswerSQL = `
-		SELECT q.participant_id, q.anchor, q.left_idx, q.right_idx, q.design,
-			s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version,
+		SELECT q.participant_id, q.anchor, q.left_idx, q.right_idx, q.design, q.expected,
+			s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version, s.quality,
 			p.open_question IS NOT DISTINCT FROM q.id, p.answered,
 			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at
 		FROM questions q JOIN participants p ON p.id = q.participant_id JOIN studies s ON s.id = q.study_id
 		LEFT JOIN questions a ON a.id = p.ahead_question
 		WHERE q.id = $1 FOR UPDATE OF p`
-	previousAnswerSQL    = `SELECT closer FROM answers WHERE question_id = $1`
+	// previousAnswerSQL reads the answer given to a question: a triplet's
+	// closer, or a trial's or skip's (NULL: skipped).
+	previousAnswerSQL = `
+		SELECT closer FROM answers WHERE question_id = $1
+		UNION ALL SELECT closer FROM trial_answers WHERE question_id = $1`
+	// insertTrialAnswerSQL stores an answer that is no triplet: to a catch
+	// or repeat trial ($5: it chose the expected option), or a skip ($4
+	// NULL).
+	insertTrialAnswerSQL = `
+		INSERT INTO trial_answers (question_id, study_id, participant_id, closer, correct, response_ms)
+		VALUES ($1, $2, $3, $4, $5, $6)`
+	// releaseSkippedSQL gives a design back the comparison a skipped
+	// question of participant $2 held: its lease ends and its pool row's
+	// slot is free again (as the writer does for an answered one). Nothing
+	// when the lease lapsed and another question took it over.
+	releaseSkippedSQL = `
+		WITH l AS (
+			DELETE FROM design_leases WHERE study_id = $1 AND participant_id = $2 AND anchor = $3 AND j = $4 AND k = $5
+			RETURNING anchor, j, k)
+		UPDATE design_pool p SET taken = p.taken - 1
+		FROM l WHERE p.study_id = $1 AND p.anchor = l.anchor AND p.j = l.j AND p.k = l.k`
 	participantExistsSQL = `SELECT EXISTS (SELECT 1 FROM participants WHERE id = $1)`
 	insertAnswerSQL      = `
 		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms)
@@ -100,18 +123,23 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		owner               int64
 		anchor, left, right int
 		qDesign             string
+		expected            *int
 		st                  studyState
+		quality             []byte
 		open                bool
 		answered            int
 		ahead               heldQuestion
 	)
 	scan := func(r pgx.Row) error {
-		err := r.Scan(append([]any{&owner, &anchor, &left, &right, &qDesign,
-			&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version, &open, &answered}, ahead.targets()...)...)
+		err := r.Scan(append([]any{&owner, &anchor, &left, &right, &qDesign, &expected,
+			&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version, &quality, &open, &answered}, ahead.targets()...)...)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("question")
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return st.scanQuality(quality)
 	}
 	var studyID int64
 	err = s.inTxFrom(ctx, lockAnswerSQL, []any{in.QuestionID}, scan, func(tx pgx.Tx) error {
@@ -120,8 +148,14 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		if owner != participantID {
 			return userErr(KindForbidden, "this question was issued to another participant")
 		}
-		if in.Closer != left && in.Closer != right {
+		if in.Skip && !st.Quality.CantDecide {
+			return userErr(KindInvalid, "this study does not offer \"can't decide\"")
+		}
+		if !in.Skip && in.Closer != left && in.Closer != right {
 			return userErr(KindInvalid, "closer must be one of the two options, %d or %d", left, right)
+		}
+		if in.Skip {
+			in.Closer = left // the key below is the comparison's either way
 		}
 		farther := right
 		if in.Closer == right {
@@ -129,7 +163,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		}
 		if !open {
 			// Every question is held until it is answered: this one was.
-			var prev int
+			var prev *int
 			err := tx.QueryRow(ctx, previousAnswerSQL, in.QuestionID).Scan(&prev)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return userErr(KindConflict, "this question is no longer open")
@@ -137,8 +171,13 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 			if err != nil {
 				return err
 			}
-			if prev != in.Closer {
-				return userErr(KindConflict, "this question was already answered with %d", prev)
+			switch {
+			case prev == nil && !in.Skip:
+				return userErr(KindConflict, "this question was already answered with \"can't decide\"")
+			case prev != nil && in.Skip:
+				return userErr(KindConflict, "this question was already answered with %d", *prev)
+			case prev != nil && *prev != in.Closer:
+				return userErr(KindConflict, "this question was already answered with %d", *prev)
 			}
 			if next { // the same answer again: where the participant is now
 				pr, err = s.nextAgain(ctx, tx, participantID)
@@ -160,11 +199,28 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		} else {
 			kc = 1
 		}
-		if ds, ok := s.designs[st.Design]; ok && qDesign == st.Design {
+		ds, stateful := s.designs[st.Design]
+		designQuestion := stateful && qDesign == st.Design
+		trial := qDesign == DesignCatch || qDesign == DesignRepeat
+		if designQuestion && !in.Skip {
 			record = ds
 		}
 		pre := &batchPart{
 			queue: func(b *pgx.Batch, _ string) {
+				if trial || in.Skip {
+					var closer, correct any // NULL: skipped, or not a trial
+					if !in.Skip {
+						closer = in.Closer
+						if expected != nil {
+							correct = in.Closer == *expected
+						}
+					}
+					b.Queue(insertTrialAnswerSQL, in.QuestionID, st.ID, participantID, closer, correct, in.ResponseMS)
+					if in.Skip && designQuestion {
+						b.Queue(releaseSkippedSQL, st.ID, participantID, k.Anchor, k.J, k.K)
+					}
+					return
+				}
 				b.Queue(insertAnswerSQL, in.QuestionID, st.ID, participantID, anchor, in.Closer, farther, in.ResponseMS)
 				b.Queue(addVoteSQL, st.ID, k.Anchor, k.J, k.K, jc, kc)
 				if record != nil {
@@ -173,7 +229,13 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 			},
 			read: func(br pgx.BatchResults) error {
 				n := 2
-				if record != nil {
+				switch {
+				case trial || in.Skip:
+					n = 1
+					if in.Skip && designQuestion {
+						n = 2
+					}
+				case record != nil:
 					n = 3
 				}
 				for range n {
@@ -209,7 +271,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 				return br.QueryRow().Scan(&pr.Answered, &code)
 			},
 		}
-		pr.Total, pr.Status = st.PerParticipant, st.Status
+		pr.Total, pr.Status, pr.CantDecide = st.PerParticipant, st.Status, st.Quality.CantDecide
 		if !next || answered+1 >= st.PerParticipant || st.Status != StatusOpen {
 			// answeredSQL makes the question held ahead, if any, the open one.
 			if err := sendParts(ctx, tx, pre, post); err != nil {

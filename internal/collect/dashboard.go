@@ -128,8 +128,10 @@ const (
 		FROM unnest($2::int[], $3::int[], $4::int[]) AS u(a, j, k)
 		JOIN votes v ON v.study_id = $1 AND v.anchor = u.a AND v.j = u.j AND v.k = u.k`
 	tallyPeopleSQL = `
-		SELECT id, public_id, coalesce(external_id, ''), excluded_at, created_at
-		FROM participants WHERE study_id = $1 AND id = ANY($2)`
+		SELECT p.id, p.public_id, coalesce(p.external_id, ''), p.excluded_at, p.created_at,
+			t.skipped, t.catches, t.caught, t.repeats, t.same
+		FROM participants p CROSS JOIN LATERAL ` + trialFiguresSQL + ` t
+		WHERE p.study_id = $1 AND p.id = ANY($2)`
 )
 
 // readOnlySnapshot runs fn in one read-only snapshot of the database.
@@ -234,6 +236,7 @@ type DashboardParticipant struct {
 	Answers    int // left 0 by DashboardParticipants: the caller's count
 	ExcludedAt *time.Time
 	CreatedAt  time.Time
+	TrialFigures
 }
 
 // DashboardParticipants returns the study's participants with the given
@@ -246,7 +249,8 @@ func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []
 	}
 	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DashboardParticipant, error) {
 		var p DashboardParticipant
-		err := r.Scan(&p.ID, &p.PublicID, &p.ExternalID, &p.ExcludedAt, &p.CreatedAt)
+		err := r.Scan(&p.ID, &p.PublicID, &p.ExternalID, &p.ExcludedAt, &p.CreatedAt,
+			&p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame)
 		return p, err
 	})
 	if err != nil {

@@ -182,7 +182,7 @@ func claimWith(cond, order string) string {
 			WHERE x.study_id = $1 AND ` + cond + `
 				AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $2 AND q.anchor = x.anchor
 					AND least(q.left_idx, q.right_idx) = x.j AND greatest(q.left_idx, q.right_idx) = x.k
-					AND q.design <> 'import')
+					AND q.design NOT IN ('import', 'repeat'))
 			ORDER BY ` + order + ` LIMIT 1 FOR UPDATE SKIP LOCKED),
 		c AS (
 			UPDATE design_pool p SET taken = p.taken + 1
@@ -225,7 +225,7 @@ const (
 			WHERE x.study_id = $1 AND x.expires_at <= now()
 				AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $2 AND q.anchor = x.anchor
 					AND least(q.left_idx, q.right_idx) = x.j AND greatest(q.left_idx, q.right_idx) = x.k
-					AND q.design <> 'import')
+					AND q.design NOT IN ('import', 'repeat'))
 				AND (SELECT p.wanted FROM design_pool p WHERE p.study_id = $1 AND p.anchor = x.anchor
 					AND p.j = x.j AND p.k = x.k) > 0
 			ORDER BY x.expires_at LIMIT 1 FOR UPDATE OF x SKIP LOCKED),

@@ -13,12 +13,21 @@ import (
 	"github.com/closer-lab/closer/internal/csvsafe"
 )
 
-// ExportColumns are the columns of triplets.csv, in order.
+// ExportColumns are the columns of triplets.csv, in order. kind is
+// "design" (a question of the study's design, random included, or an
+// imported answer) or "fallback" (a random question a design study asked
+// when its design had nothing open).
 var ExportColumns = []string{
 	"study", "question_id", "participant", "external_id", "anchor", "closer", "farther",
 	"anchor_label", "closer_label", "farther_label", "left", "right", "design",
-	"response_ms", "asked_at", "answered_at",
+	"response_ms", "asked_at", "answered_at", "kind",
 }
+
+// AllAnswersColumns are the columns of the all-answers export: triplets.csv's,
+// then whether the question was skipped ("can't decide": closer and farther
+// empty) and, for catch and repeat trials (kind catch, repeat), whether the
+// expected option was chosen.
+var AllAnswersColumns = append(append([]string{}, ExportColumns...), "skipped", "correct")
 
 // exportBatch is how many rows one FETCH from the export cursor returns.
 const exportBatch = 5000
@@ -37,6 +46,25 @@ const (
 		JOIN participants p ON p.id = a.participant_id
 		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
 		ORDER BY a.answered_at, a.question_id`
+	// exportAllAnswersSQL is the all-answers export's query: the triplets
+	// and trial_answers (catch and repeat trials, skips) of study $1 in
+	// answer order, those of excluded participants only when $2.
+	exportAllAnswersSQL = `
+		SELECT a.question_id, p.public_id, coalesce(p.external_id, ''), a.anchor, a.closer, a.farther,
+			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, false, NULL::boolean
+		FROM answers a
+		JOIN questions q ON q.id = a.question_id
+		JOIN participants p ON p.id = a.participant_id
+		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
+		UNION ALL
+		SELECT t.question_id, p.public_id, coalesce(p.external_id, ''), q.anchor, t.closer,
+			CASE WHEN t.closer = q.left_idx THEN q.right_idx WHEN t.closer = q.right_idx THEN q.left_idx END,
+			q.left_idx, q.right_idx, q.design, t.response_ms, q.issued_at, t.answered_at, t.closer IS NULL, t.correct
+		FROM trial_answers t
+		JOIN questions q ON q.id = t.question_id
+		JOIN participants p ON p.id = t.participant_id
+		WHERE t.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
+		ORDER BY 12, 1`
 )
 
 // ExportCSVWith writes the study's answers as triplets.csv to w, one row per
@@ -48,7 +76,25 @@ const (
 // spreadsheet would run as formulas (labels and external ids are anyone's
 // text) get a leading single quote (package csvsafe).
 // The answers of excluded participants are left out unless includeExcluded.
+// Only triplets are exported: catch and repeat trials and skipped questions
+// are in ExportAllAnswersCSV.
 func (s *Store) ExportCSVWith(ctx context.Context, studyID int64, w io.Writer, includeExcluded bool) error {
+	return s.exportCSV(ctx, studyID, w, includeExcluded, false)
+}
+
+// ExportAllAnswersCSV is ExportCSVWith with every answer: the triplets, the
+// catch and repeat trials, and the skipped questions (AllAnswersColumns).
+func (s *Store) ExportAllAnswersCSV(ctx context.Context, studyID int64, w io.Writer, includeExcluded bool) error {
+	return s.exportCSV(ctx, studyID, w, includeExcluded, true)
+}
+
+func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, includeExcluded, all bool) error {
+	// Each export has a cursor name of its own: pgx caches FETCH's
+	// description by its text, and the two return different columns.
+	query, columns, cursor := exportAnswersSQL, ExportColumns, "export"
+	if all {
+		query, columns, cursor = exportAllAnswersSQL, AllAnswersColumns, "export_all"
+	}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		var slug string
 		err := tx.QueryRow(ctx, `SELECT slug FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).Scan(&slug)
@@ -74,41 +120,62 @@ func (s *Store) ExportCSVWith(ctx context.Context, studyID int64, w io.Writer, i
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DECLARE export NO SCROLL CURSOR FOR `+exportAnswersSQL, studyID, includeExcluded); err != nil {
+		if _, err := tx.Exec(ctx, `DECLARE `+cursor+` NO SCROLL CURSOR FOR `+query, studyID, includeExcluded); err != nil {
 			return err
 		}
 		cw := csvsafe.NewWriter(w)
-		if err := cw.Write(ExportColumns); err != nil {
+		if err := cw.Write(columns); err != nil {
 			return err
 		}
 		var (
-			qid, pid, ext, design                string
-			anchor, closer, farther, left, right int
-			ms                                   *int
-			asked, answered                      time.Time
+			qid, pid, ext, design string
+			anchor, left, right   int
+			closer, farther, ms   *int
+			skipped               bool
+			correct               *bool
+			asked, answered       time.Time
 		)
-		rec := make([]string, len(ExportColumns))
+		rec := make([]string, len(columns))
 		itoa := strconv.Itoa
+		opt := func(x *int) string {
+			if x == nil {
+				return ""
+			}
+			return itoa(*x)
+		}
+		label := func(x *int) string {
+			if x == nil {
+				return ""
+			}
+			return labels[*x]
+		}
 		for {
-			rows, err := tx.Query(ctx, `FETCH `+strconv.Itoa(exportBatch)+` FROM export`)
+			rows, err := tx.Query(ctx, `FETCH `+strconv.Itoa(exportBatch)+` FROM `+cursor)
 			if err != nil {
 				return err
 			}
 			n := 0
 			for rows.Next() {
 				n++
-				if err := rows.Scan(&qid, &pid, &ext, &anchor, &closer, &farther,
-					&left, &right, &design, &ms, &asked, &answered); err != nil {
+				dest := []any{&qid, &pid, &ext, &anchor, &closer, &farther,
+					&left, &right, &design, &ms, &asked, &answered}
+				if all {
+					dest = append(dest, &skipped, &correct)
+				}
+				if err := rows.Scan(dest...); err != nil {
 					rows.Close()
 					return err
 				}
-				msText := ""
-				if ms != nil {
-					msText = itoa(*ms)
+				rec = append(rec[:0], slug, qid, pid, ext, itoa(anchor), opt(closer), opt(farther),
+					labels[anchor], label(closer), label(farther), itoa(left), itoa(right), design, opt(ms),
+					asked.UTC().Format(time.RFC3339Nano), answered.UTC().Format(time.RFC3339Nano), kindOf(design))
+				if all {
+					correctText := ""
+					if correct != nil {
+						correctText = strconv.FormatBool(*correct)
+					}
+					rec = append(rec, strconv.FormatBool(skipped), correctText)
 				}
-				rec = append(rec[:0], slug, qid, pid, ext, itoa(anchor), itoa(closer), itoa(farther),
-					labels[anchor], labels[closer], labels[farther], itoa(left), itoa(right), design, msText,
-					asked.UTC().Format(time.RFC3339Nano), answered.UTC().Format(time.RFC3339Nano))
 				if err := cw.Write(rec); err != nil {
 					rows.Close()
 					return err

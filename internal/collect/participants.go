@@ -177,14 +177,16 @@ const (
 		FROM participant_tokens t JOIN participants p ON p.id = t.participant_id WHERE t.token_hash = $1
 		LIMIT 1`
 	// listParticipantsSQL: the newest $2 participants of study $1 with
-	// their answer counts.
+	// their answer counts (triplets and trial_answers) and their trials.
 	listParticipantsSQL = `
 		SELECT p.id, p.public_id, p.study_id, coalesce(p.external_id, ''), coalesce(p.completion_code, ''),
-			p.created_at, p.completed_at, count(a.question_id), max(a.answered_at), p.platform_params, p.excluded_at IS NOT NULL,
-			coalesce(p.excluded_reason, '')
+			p.created_at, p.completed_at, count(a.question_id) + t.n, greatest(max(a.answered_at), t.last),
+			p.platform_params, p.excluded_at IS NOT NULL, coalesce(p.excluded_reason, ''),
+			t.skipped, t.catches, t.caught, t.repeats, t.same
 		FROM participants p LEFT JOIN answers a ON a.participant_id = p.id
+		CROSS JOIN LATERAL ` + trialFiguresSQL + ` t
 		WHERE p.study_id = $1
-		GROUP BY p.id
+		GROUP BY p.id, t.n, t.last, t.skipped, t.catches, t.caught, t.repeats, t.same
 		ORDER BY p.id DESC
 		LIMIT $2`
 )
@@ -287,6 +289,44 @@ type ParticipantRow struct {
 	PlatformParams map[string]string
 	Excluded       bool   // their answers are left out
 	ExcludedReason string // the rule that excluded them ("" when a researcher did)
+	TrialFigures
+}
+
+// trialFiguresSQL reads the trial figures of participant p.id (the
+// enclosing query's), with how many trial answers they gave (n) and the
+// last one's time (last); by trial_answers_participant.
+const trialFiguresSQL = `(
+	SELECT count(*)::int AS n, max(x.answered_at) AS last, count(*) FILTER (WHERE x.closer IS NULL)::int AS skipped,
+		count(*) FILTER (WHERE q.design = 'catch')::int AS catches,
+		count(*) FILTER (WHERE q.design = 'catch' AND x.correct)::int AS caught,
+		count(*) FILTER (WHERE q.design = 'repeat' AND x.closer IS NOT NULL)::int AS repeats,
+		count(*) FILTER (WHERE q.design = 'repeat' AND x.correct)::int AS same
+	FROM trial_answers x JOIN questions q ON q.id = x.question_id WHERE x.participant_id = p.id)`
+
+// TrialFigures are a participant's quality-control figures.
+type TrialFigures struct {
+	// Skipped counts their "can't decide" answers.
+	Skipped int
+	// CatchTrials they answered (a skip counts), CatchCorrect of them
+	// right; RepeatTrials they answered (skips do not count), RepeatSame of
+	// them the same way as the first time.
+	CatchTrials, CatchCorrect, RepeatTrials, RepeatSame int
+}
+
+// CatchAccuracy is the share of their catch trials answered right; nil
+// without any.
+func (f TrialFigures) CatchAccuracy() *float64 { return share(f.CatchCorrect, f.CatchTrials) }
+
+// Consistency is the share of their repeat trials answered the same way as
+// the first time; nil without any.
+func (f TrialFigures) Consistency() *float64 { return share(f.RepeatSame, f.RepeatTrials) }
+
+func share(k, n int) *float64 {
+	if n == 0 {
+		return nil
+	}
+	x := float64(k) / float64(n)
+	return &x
 }
 
 // ListParticipants returns the study's most recent participants (at most
@@ -299,7 +339,8 @@ func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) 
 	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ParticipantRow, error) {
 		var p ParticipantRow
 		err := r.Scan(&p.ID, &p.PublicID, &p.StudyID, &p.ExternalID, &p.CompletionCode,
-			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer, &p.PlatformParams, &p.Excluded, &p.ExcludedReason)
+			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer, &p.PlatformParams, &p.Excluded, &p.ExcludedReason,
+			&p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame)
 		return p, err
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,6 +39,8 @@ type Progress struct {
 	// paused leaves the participant without a next question, and not
 	// done: AnswerNext then returns neither.
 	Status string
+	// CantDecide: the study takes a skip ("can't decide") as an answer.
+	CantDecide bool
 }
 
 // studyState is what issuing a question needs of a study.
@@ -48,6 +51,14 @@ type studyState struct {
 	Design         string
 	PerParticipant int
 	Version        int64 // studies.version: the items in memory are current at it
+	Quality        QualityControl
+}
+
+// scanQuality parses the raw studies.quality the locking statements read.
+func (st *studyState) scanQuality(raw []byte) error {
+	q, err := parseQuality(raw)
+	st.Quality = q
+	return err
 }
 
 // The SQL of Next, by name so that TestHotQueryPlans explains these very
@@ -56,7 +67,7 @@ const (
 	// lockParticipantSQL locks the participant's row and reads their
 	// progress, their study and the question they hold, if any.
 	lockParticipantSQL = `
-		SELECT s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version,
+		SELECT s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version, s.quality,
 			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at,
 			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at
 		FROM participants p JOIN studies s ON s.id = p.study_id
@@ -70,6 +81,39 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING issued_at`
 	// openQuestionSQL reads the question a participant holds.
 	openQuestionSQL = `SELECT anchor, left_idx, right_idx, design, issued_at FROM questions WHERE id = $1`
+	// insertCatchSQL issues catch trial $1 to participant $3 of study $2:
+	// one of the study's gold triplets the participant was not asked, in
+	// an order drawn from $7, else anchor $4 with options $4 and $5; the
+	// right answer (closer, expected) on the right when $6. Nothing when
+	// the participant had this very one (questions_comparison_once).
+	insertCatchSQL = `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, expected)
+		SELECT $1, $2, $3, c.anchor, CASE WHEN $6 THEN c.farther ELSE c.closer END,
+			CASE WHEN $6 THEN c.closer ELSE c.farther END, 'catch', c.closer
+		FROM (
+			(SELECT 0 AS pri, ia.idx AS anchor, ic.idx AS closer, iff.idx AS farther
+			FROM gold_triplets g JOIN items ia ON ia.id = g.anchor_item
+				JOIN items ic ON ic.id = g.closer_item JOIN items iff ON iff.id = g.farther_item
+			WHERE g.study_id = $2 AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $3 AND q.anchor = ia.idx
+				AND least(q.left_idx, q.right_idx) = least(ic.idx, iff.idx) AND greatest(q.left_idx, q.right_idx) = greatest(ic.idx, iff.idx))
+			ORDER BY md5(g.line::text || $7::text) LIMIT 1)
+			UNION ALL SELECT 1, $4::int, $4::int, $5::int
+		) c ORDER BY c.pri LIMIT 1
+		ON CONFLICT DO NOTHING
+		RETURNING anchor, left_idx, right_idx, issued_at`
+	// insertRepeatSQL issues repeat trial $1: a comparison participant $3
+	// answered and was not asked again yet, chosen in an order fixed by the
+	// participant ($4), with left and right swapped; expected is their
+	// first choice. No row when they have answered nothing to repeat.
+	insertRepeatSQL = `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, expected)
+		SELECT $1, $2, $3, q.anchor, q.right_idx, q.left_idx, 'repeat', a.closer
+		FROM questions q JOIN answers a ON a.question_id = q.id
+		WHERE q.participant_id = $3 AND q.design NOT IN ('import', 'catch', 'repeat')
+			AND NOT EXISTS (SELECT 1 FROM questions r WHERE r.participant_id = $3 AND r.design = 'repeat'
+				AND r.anchor = q.anchor AND r.left_idx = q.right_idx AND r.right_idx = q.left_idx)
+		ORDER BY md5(q.id || $4::text) LIMIT 1
+		RETURNING anchor, left_idx, right_idx, issued_at`
 	// holdQuestionSQL makes question $2 the participant's open question
 	// (none if it was not inserted).
 	holdQuestionSQL = `UPDATE participants SET open_question = (SELECT id FROM questions WHERE id = $2) WHERE id = $1`
@@ -159,13 +203,19 @@ type lockedParticipant struct {
 // Status).
 func (l *lockedParticipant) scan(r pgx.Row, pr *Progress) error {
 	*pr = Progress{}
-	dst := append([]any{&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.PerParticipant, &l.st.Version,
+	var quality []byte
+	dst := append([]any{&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.PerParticipant, &l.st.Version, &quality,
 		&pr.Answered, &l.code}, l.open.targets()...)
 	err := r.Scan(append(dst, l.ahead.targets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return notFound("participant")
 	}
 	pr.Total, pr.Status = l.st.PerParticipant, l.st.Status
+	if err != nil {
+		return err
+	}
+	err = l.st.scanQuality(quality)
+	pr.CantDecide = l.st.Quality.CantDecide
 	return err
 }
 
@@ -269,6 +319,7 @@ func (it *studyItems) question(id string, studyID, participantID int64, c Compar
 type issuePlan struct {
 	id      string
 	random  Comparison       // the drawn comparison (random design)
+	trial   string           // DesignCatch or DesignRepeat: the statement returns the comparison
 	claim   *claim           // a design's claim (its statement returns the comparison)
 	design  *DesignScheduler // the claim's design
 	studyID int64
@@ -281,6 +332,15 @@ type issuePlan struct {
 // (a random study whose participant was asked most comparisons).
 func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *issuePlan {
 	id := newID()
+	switch st.Quality.trialAt(participantID, answered+1) {
+	case DesignCatch:
+		a, x, swap := catchItems(participantID, answered+1, n)
+		return &issuePlan{id: id, trial: DesignCatch, sql: insertCatchSQL,
+			args: []any{id, st.ID, participantID, a, x, swap, strconv.FormatInt(participantID, 10) + "-" + strconv.Itoa(answered+1)}}
+	case DesignRepeat:
+		return &issuePlan{id: id, trial: DesignRepeat, sql: insertRepeatSQL,
+			args: []any{id, st.ID, participantID, strconv.FormatInt(participantID, 10)}}
+	}
 	if ds, ok := s.designs[st.Design]; ok {
 		cl := ds.likelyClaim(st.ID, participantID, answered, id)
 		return &issuePlan{id: id, claim: &cl, design: ds, studyID: st.ID, sql: cl.sql, args: cl.args}
@@ -299,6 +359,17 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 func (p *issuePlan) read(br pgx.BatchResults) (c Comparison, issued time.Time, ok bool, err error) {
 	if p.claim != nil {
 		return p.design.read(*p.claim, p.studyID, br.QueryRow())
+	}
+	if p.trial != "" {
+		// A trial that found nothing to ask (no answer to repeat, a catch
+		// trial the participant had) leaves the number to an ordinary
+		// question (issueSlow).
+		c = Comparison{Design: p.trial}
+		err = br.QueryRow().Scan(&c.Anchor, &c.Left, &c.Right, &issued)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Comparison{}, time.Time{}, false, nil
+		}
+		return c, issued, err == nil, err
 	}
 	err = br.QueryRow().Scan(&issued)
 	c = p.random

@@ -38,6 +38,7 @@ type Study struct {
 	Quota                   Quota
 	MinViewMS               int // how long a question is shown before it takes an answer (ms)
 	Exclusion               ExclusionRules
+	Quality                 QualityControl // catch and repeat trials, "can't decide" (quality.go)
 	// ExcludeStudies are the studies whose participants (by external id)
 	// this one refuses.
 	ExcludeStudies []int64
@@ -60,6 +61,7 @@ type StudyInput struct {
 	Quota                   Quota
 	MinViewMS               int
 	Exclusion               ExclusionRules
+	Quality                 QualityControl
 	ExcludeStudies          []int64
 }
 
@@ -118,6 +120,9 @@ func (s *Store) check(in *StudyInput) error {
 	if err := checkExclusionRules(in.Exclusion); err != nil {
 		return err
 	}
+	if err := checkQuality(&in.Quality, in.QuestionsPerParticipant); err != nil {
+		return err
+	}
 	if len(in.ExcludeStudies) > 100 {
 		return userErr(KindInvalid, "a study can name at most 100 earlier studies whose participants it refuses")
 	}
@@ -125,7 +130,7 @@ func (s *Store) check(in *StudyInput) error {
 }
 
 const studyCols = `id, slug, title, instructions, debrief, consent, questions_per_participant, status, design, platform,
-	max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, created_at, updated_at`
+	max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, created_at, updated_at`
 
 // scanStudy scans the studyCols of row, then the columns after them into
 // more.
@@ -133,7 +138,7 @@ func scanStudy(row pgx.Row, more ...any) (Study, error) {
 	var st Study
 	err := row.Scan(append([]any{&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief, &st.Consent,
 		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.Platform, &st.Quota.MaxParticipants, &st.Quota.IdleMinutes,
-		&st.MinViewMS, &st.Exclusion, &st.ExcludeStudies, &st.CreatedAt, &st.UpdatedAt}, more...)...)
+		&st.MinViewMS, &st.Exclusion, &st.ExcludeStudies, &st.Quality, &st.CreatedAt, &st.UpdatedAt}, more...)...)
 	return st, err
 }
 
@@ -147,10 +152,10 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 	}
 	st, err := scanStudy(s.pool.QueryRow(ctx, `
 		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform, consent,
-			max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING `+studyCols,
+			max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING `+studyCols,
 		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
-		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies)))
+		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality))
 	if isUnique(err, "") {
 		return Study{}, fmt.Errorf("create study: %w", userErr(KindConflict, "the URL slug %q is taken", in.Slug))
 	}
@@ -165,10 +170,10 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 func insertStudy(ctx context.Context, tx pgx.Tx, in StudyInput) (Study, error) {
 	st, err := scanStudy(tx.QueryRow(ctx, `
 		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, platform, consent,
-			max_participants, idle_minutes, min_view_ms, exclusion)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING `+studyCols,
+			max_participants, idle_minutes, min_view_ms, exclusion, quality)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING `+studyCols,
 		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform, in.Consent,
-		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion))
+		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, in.Quality))
 	if isUnique(err, "") {
 		return Study{}, userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 	}
@@ -242,10 +247,10 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		st, err = scanStudy(tx.QueryRow(ctx, `
 			UPDATE studies SET version = version + 1, slug = $2, title = $3, instructions = $4, debrief = $5,
 				questions_per_participant = $6, status = $7, design = $8, design_config = $9, platform = $10, consent = $11,
-				max_participants = $12, idle_minutes = $13, min_view_ms = $14, exclusion = $15, exclude_studies = $16, updated_at = now()
+				max_participants = $12, idle_minutes = $13, min_view_ms = $14, exclusion = $15, exclude_studies = $16, quality = $17, updated_at = now()
 			WHERE id = $1 RETURNING `+studyCols,
 			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
-			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies)))
+			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality))
 		if isUnique(err, "") {
 			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 		}

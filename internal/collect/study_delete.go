@@ -124,22 +124,25 @@ type purgeTable struct {
 // so that the foreign keys' ON DELETE CASCADE never finds anything to
 // delete (a cascade runs row by row inside the statement that set it off,
 // which is what made one DELETE of a large study take 39 s). Items go
-// first: their images are public by URL. Every table with a study_id
+// first (after the gold triplets that reference them): their images are
+// public by URL. Every table with a study_id
 // column must be here (internal/purge TestPurgeDeletesEveryRow).
 var purgeTables = []purgeTable{
-	{"items", "idx", 200},                 // items_study_id_idx_key
-	{"design_leases", "anchor, j, k", 1},  // design_leases_study
-	{"design_pool", "anchor, j, k", 1},    // design_pool_pkey
-	{"design_inbox", "id", 1},             // design_inbox_study
-	{"answers", "seq", 1},                 // answers_study_seq
-	{"questions", "issued_at", 1},         // questions_study
-	{"design_events", "version", 1},       // design_events_pkey
-	{"design_states", "study_id", 1},      // design_states_pkey (one row)
-	{"votes", "anchor, j, k", 1},          // votes_pkey
-	{"participants", "id", 100},           // participants_pkey
-	{"recompute_runs", "id", 200},         // recompute_runs_study
-	{"recompute_settings", "study_id", 1}, // recompute_settings_pkey (one row)
-	{"upload_reports", "created_at", 100}, // upload_reports_study
+	{"gold_triplets", "line", 1000},                  // gold_triplets_pkey (it references items)
+	{"items", "idx", 200},                            // items_study_id_idx_key
+	{"design_leases", "anchor, j, k", 1},             // design_leases_study
+	{"design_pool", "anchor, j, k", 1},               // design_pool_pkey
+	{"design_inbox", "id", 1},                        // design_inbox_study
+	{"answers", "seq", 1},                            // answers_study_seq
+	{"trial_answers", "answered_at, question_id", 1}, // trial_answers_study
+	{"questions", "issued_at", 1},                    // questions_study
+	{"design_events", "version", 1},                  // design_events_pkey
+	{"design_states", "study_id", 1},                 // design_states_pkey (one row)
+	{"votes", "anchor, j, k", 1},                     // votes_pkey
+	{"participants", "id", 100},                      // participants_pkey
+	{"recompute_runs", "id", 200},                    // recompute_runs_study
+	{"recompute_settings", "study_id", 1},            // recompute_settings_pkey (one row)
+	{"upload_reports", "created_at", 100},            // upload_reports_study
 }
 
 // PurgeTables returns the tables PurgeStudyBatch empties, in the order the

@@ -15,7 +15,7 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 		QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design, Platform: st.Platform,
-		Quota: st.Quota, MinViewMS: st.MinViewMS, Exclusion: st.Exclusion}
+		Quota: st.Quota, MinViewMS: st.MinViewMS, Exclusion: st.Exclusion, Quality: st.Quality}
 	if in.DesignConfig, err = s.store.DesignConfigOf(r.Context(), st.ID); err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, picks, excluded, "")))
+	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, picks, excluded, trialFormOf(st.Quality), "")))
 }
 
 // updateStudy saves the study's form (POST /admin/studies/{slug}).
@@ -44,13 +44,16 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in, d, err := studyInput(r)
+	in, d, t, err := studyInput(r)
 	if err != nil {
 		return err
 	}
 	var updated collect.Study
 	excluded := r.PostForm.Get("exclude_studies")
-	in.DesignConfig, err = s.designConfig(r.Context(), st.ID, in.Design, d)
+	err = t.err
+	if err == nil {
+		in.DesignConfig, err = s.designConfig(r.Context(), st.ID, in.Design, d)
+	}
 	if err == nil {
 		in.ExcludeStudies, err = s.excludedStudies(r.Context(), excluded, st.ID)
 	}
@@ -59,7 +62,7 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 	}
 	if formError(err) {
 		return s.render(w, r, http.StatusUnprocessableEntity,
-			templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, d.picks, excluded, userMessage(err))))
+			templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, d.picks, excluded, t, userMessage(err))))
 	}
 	if err != nil {
 		return err

@@ -12,11 +12,55 @@ import (
 	"github.com/closer-lab/closer/templates"
 )
 
+// trialForm is the quality-control question numbers as typed (catch_at,
+// repeat_at), and why they could not be read (nil: they were).
+type trialForm struct {
+	catchAt, repeatAt string
+	err               error
+}
+
+// trialFormOf is the form's text of stored settings.
+func trialFormOf(q collect.QualityControl) trialForm {
+	return trialForm{catchAt: collect.FormatPositions(q.CatchAt), repeatAt: collect.FormatPositions(q.RepeatAt)}
+}
+
+// maxPositionsText bounds a question-number field.
+const maxPositionsText = 10_000
+
+// readTrials reads the quality-control fields into in.
+func readTrials(f map[string][]string, in *collect.StudyInput) trialForm {
+	get := func(k string) string {
+		if v := f[k]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	t := trialForm{catchAt: get("catch_at"), repeatAt: get("repeat_at")}
+	in.Quality = collect.QualityControl{CatchPercent: atoiOr(get("catch_pct"), -1), RepeatPercent: atoiOr(get("repeat_pct"), -1),
+		CantDecide: get("cant_decide") == "on"}
+	for _, fld := range []struct {
+		name, text string
+		into       *[]int
+	}{{"catch trials", t.catchAt, &in.Quality.CatchAt}, {"repeat trials", t.repeatAt, &in.Quality.RepeatAt}} {
+		if len(fld.text) > maxPositionsText {
+			t.err = &collect.Error{Kind: collect.KindInvalid, Msg: "the question numbers for " + fld.name + " are too long a list"}
+			return t
+		}
+		ps, err := collect.ParsePositions(fld.text)
+		if err != nil {
+			t.err = &collect.Error{Kind: collect.KindInvalid, Msg: "question numbers for " + fld.name + ": " + userMessage(err)}
+			return t
+		}
+		*fld.into = ps
+	}
+	return t
+}
+
 // studyInput reads the study form: the study's fields, and its design
 // settings as typed (designConfig turns them into the stored settings).
-func studyInput(r *http.Request) (collect.StudyInput, designForm, error) {
+func studyInput(r *http.Request) (collect.StudyInput, designForm, trialForm, error) {
 	if err := r.ParseForm(); err != nil {
-		return collect.StudyInput{}, designForm{}, badRequest("unreadable form")
+		return collect.StudyInput{}, designForm{}, trialForm{}, badRequest("unreadable form")
 	}
 	f := r.PostForm
 	in := collect.StudyInput{
@@ -35,17 +79,19 @@ func studyInput(r *http.Request) (collect.StudyInput, designForm, error) {
 	in.Quota.IdleMinutes = atoiOr(f.Get("idle_minutes"), -1)
 	in.MinViewMS = atoiOr(f.Get("min_view_ms"), -1)
 	in.Exclusion = collect.ExclusionRules{FastMS: atoiOr(f.Get("fast_ms"), -1),
-		MaxFastShare: float64(atoiOr(f.Get("max_fast_pct"), -1)) / 100, MaxSideShare: float64(atoiOr(f.Get("max_side_pct"), -1)) / 100}
+		MaxFastShare: float64(atoiOr(f.Get("max_fast_pct"), -1)) / 100, MaxSideShare: float64(atoiOr(f.Get("max_side_pct"), -1)) / 100,
+		MinCatchAccuracy: float64(atoiOr(f.Get("min_catch_pct"), -1)) / 100, MinConsistency: float64(atoiOr(f.Get("min_consistency_pct"), -1)) / 100}
+	t := readTrials(f, &in)
 	d := parseDesignForm(f)
 	in.DesignConfig = d.config
-	return in, d, nil
+	return in, d, t, nil
 }
 
 // studyForm fills the form's view; picks is the landmark_picks text,
 // excluded the exclude_studies text.
-func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, picks, excluded, errMsg string) templates.StudyForm {
+func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, picks, excluded string, t trialForm, errMsg string) templates.StudyForm {
 	return templates.StudyForm{New: isNew, Action: action, Input: in, LandmarkPicks: picks, ExcludeStudies: excluded,
-		Designs: s.store.Designs(), Statuses: collect.Statuses, Error: errMsg}
+		CatchAt: t.catchAt, RepeatAt: t.repeatAt, Designs: s.store.Designs(), Statuses: collect.Statuses, Error: errMsg}
 }
 
 // maxExcludedText bounds the exclude_studies field, maxExcludedStudies

@@ -11,18 +11,21 @@ import (
 func (s *Server) newStudyForm(w http.ResponseWriter, r *http.Request) error {
 	in := collect.StudyInput{QuestionsPerParticipant: 50, Status: collect.StatusDraft, Design: collect.DesignRandom,
 		DesignConfig: collect.DesignConfig{Repeats: 1, Landmarks: 10}}
-	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, "", "", "")))
+	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, "", "", trialForm{}, "")))
 }
 
 // createStudy creates a study (POST /admin/studies).
 func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
-	in, d, err := studyInput(r)
+	in, d, t, err := studyInput(r)
 	if err != nil {
 		return err
 	}
 	var st collect.Study
 	excluded := r.PostForm.Get("exclude_studies")
-	in.DesignConfig, err = s.designConfig(r.Context(), 0, in.Design, d)
+	err = t.err
+	if err == nil {
+		in.DesignConfig, err = s.designConfig(r.Context(), 0, in.Design, d)
+	}
 	if err == nil {
 		in.ExcludeStudies, err = s.excludedStudies(r.Context(), excluded, 0)
 	}
@@ -31,7 +34,7 @@ func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
 	}
 	if formError(err) {
 		return s.render(w, r, http.StatusUnprocessableEntity,
-			templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, d.picks, excluded, userMessage(err))))
+			templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, d.picks, excluded, t, userMessage(err))))
 	}
 	if err != nil {
 		return err

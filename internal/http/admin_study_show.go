@@ -30,6 +30,9 @@ func (s *Server) studyPage(r *http.Request, st collect.Study) (templates.StudyPa
 		return templates.StudyPage{}, err
 	}
 	v.Design = &ds
+	if v.GoldTriplets, err = s.store.GoldTripletCount(r.Context(), st.ID); err != nil {
+		return templates.StudyPage{}, err
+	}
 	for _, it := range items {
 		v.Items = append(v.Items, templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256})
 	}
@@ -43,6 +46,7 @@ var studyMessages = map[string]string{
 	"open":   "The study is open: participants can start and answer.",
 	"paused": "The study is paused: participants see a notice and keep their progress until you open it again.",
 	"closed": "The study is closed: it takes no more answers.",
+	"gold":   "Gold triplets stored: catch trials ask them first.",
 }
 
 // showStudy is a study's page for the researcher (GET /admin/studies/{slug}),

@@ -31,9 +31,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 	if in.QuestionID == "" {
 		return badRequest("the form has no question_id")
 	}
-	in.Closer, err = strconv.Atoi(r.PostForm.Get("closer"))
-	if err != nil {
-		return badRequest("closer must be an item index")
+	if closer := r.PostForm.Get("closer"); closer == "skip" {
+		in.Skip = true // "can't decide"
+	} else if in.Closer, err = strconv.Atoi(closer); err != nil {
+		return badRequest("closer must be an item index or skip")
 	}
 	if v := r.PostForm.Get("response_ms"); v != "" {
 		ms, err := strconv.Atoi(v)

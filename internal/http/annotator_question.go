@@ -32,7 +32,7 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st colle
 	v := templates.Question{
 		Slug: st.Slug, Title: st.Title, QuestionID: q.ID,
 		Anchor: img(q.Anchor), Left: img(q.Left), Right: img(q.Right),
-		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS,
+		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS, CantDecide: pr.CantDecide,
 		ParticipantToken: pageToken(r, st),
 	}
 	if a := pr.Ahead; a != nil {

@@ -7,7 +7,8 @@ import (
 )
 
 // apiAnswer stores an answer (POST /api/v1/answers, body {"question_id",
-// "closer", "response_ms", "next"}) → 201 {"ok": true}; the same answer
+// "closer", "response_ms", "next"}, or "skip": true instead of "closer" for
+// "can't decide" where the study offers it) → 201 {"ok": true}; the same answer
 // again → 200. With "next": true the reply also carries the participant's
 // next question, issued in the answer's own transaction: "next" is the
 // body GET …/next would return ({"question_id", …} or {"done": true,
@@ -23,6 +24,7 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		QuestionID *string `json:"question_id"`
 		Closer     *int    `json:"closer"`
+		Skip       bool    `json:"skip"`
 		ResponseMS *int    `json:"response_ms"`
 		Next       bool    `json:"next"`
 	}
@@ -32,10 +34,15 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) error {
 	if body.QuestionID == nil || *body.QuestionID == "" {
 		return badRequest("question_id is missing")
 	}
-	if body.Closer == nil {
+	in := collect.AnswerInput{QuestionID: *body.QuestionID, Skip: body.Skip, ResponseMS: body.ResponseMS}
+	switch {
+	case body.Skip && body.Closer != nil:
+		return badRequest("send either closer or skip, not both")
+	case !body.Skip && body.Closer == nil:
 		return badRequest("closer is missing")
+	case !body.Skip:
+		in.Closer = *body.Closer
 	}
-	in := collect.AnswerInput{QuestionID: *body.QuestionID, Closer: *body.Closer, ResponseMS: body.ResponseMS}
 	if !body.Next {
 		created, err := s.store.Answer(r.Context(), p.ID, in)
 		if err != nil {

@@ -23,6 +23,8 @@ type apiQuestion struct {
 	// AheadImages are the image URLs of the next question, already issued:
 	// a client fetches them now, so that question shows at once.
 	AheadImages []string `json:"ahead_images,omitempty"`
+	// CantDecide: the study takes {"skip": true} as an answer.
+	CantDecide bool `json:"cant_decide,omitempty"`
 }
 
 type apiDone struct {
@@ -72,7 +74,7 @@ func (s *Server) apiProgress(pr collect.Progress) any {
 	q := pr.Question
 	v := apiQuestion{
 		QuestionID: q.ID, Anchor: item(q.Anchor), Left: item(q.Left), Right: item(q.Right),
-		Answered: pr.Answered, Total: pr.Total,
+		Answered: pr.Answered, Total: pr.Total, CantDecide: pr.CantDecide,
 	}
 	if a := pr.Ahead; a != nil {
 		v.AheadImages = []string{s.imageURL(a.Anchor.SHA256), s.imageURL(a.Left.SHA256), s.imageURL(a.Right.SHA256)}

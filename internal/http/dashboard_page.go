@@ -175,7 +175,8 @@ func qualityRows(people []collect.DashboardParticipant, res *recompute.Result) [
 	var rows []templates.QualityRow
 	for _, p := range people {
 		row := templates.QualityRow{PublicID: p.PublicID, ExternalID: p.ExternalID, Answers: p.Answers, Excluded: p.ExcludedAt != nil,
-			Median: "–", Fast: "–", Self: "–", Majority: "–", Agreement: "–", Left: "–"}
+			Median: "–", Fast: "–", Self: "–", Majority: "–", Agreement: "–", Left: "–",
+			Catch: pct(p.CatchAccuracy()), Consistent: pct(p.Consistency()), Skipped: p.Skipped}
 		if q, ok := quality[p.PublicID]; ok {
 			if q.MedianResponseMS != nil {
 				row.Median = msText(*q.MedianResponseMS)

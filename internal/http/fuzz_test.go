@@ -153,7 +153,7 @@ func FuzzFormText(f *testing.F) {
 					}
 				}
 			}
-			got, d, err := studyInput(r)
+			got, d, _, err := studyInput(r)
 			if err != nil {
 				t.Fatalf("studyInput after the form was parsed: %v", err)
 			}

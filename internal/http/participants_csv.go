@@ -12,7 +12,7 @@ import (
 // ParticipantsColumns are participants.csv's columns.
 var ParticipantsColumns = []string{"participant", "external_id", "answers", "started_at", "completed_at", "completion_code",
 	"excluded", "excluded_reason", "median_response_ms", "fast_share", "left_share", "self_contradiction", "majority_disagreement",
-	"embedding_agreement"}
+	"embedding_agreement", "catch_trials", "catch_accuracy", "repeat_trials", "self_consistency", "skipped"}
 
 // participantsCSV lists every participant of the study, oldest first, with
 // the quality figures of the last recompute (empty without one, or for a
@@ -57,7 +57,8 @@ func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
 		q := quality[p.PublicID]
 		cw.Write([]string{p.PublicID, p.ExternalID, strconv.Itoa(p.Answered), at(&p.CreatedAt), at(p.CompletedAt),
 			p.CompletionCode, strconv.FormatBool(p.Excluded), p.ExcludedReason, opt(q.MedianResponseMS), opt(q.FastShare), opt(q.LeftShare),
-			opt(q.SelfContradiction), opt(q.MajorityDisagreement), opt(q.EmbeddingAgreement)})
+			opt(q.SelfContradiction), opt(q.MajorityDisagreement), opt(q.EmbeddingAgreement),
+			strconv.Itoa(p.CatchTrials), opt(p.CatchAccuracy()), strconv.Itoa(p.RepeatTrials), opt(p.Consistency()), strconv.Itoa(p.Skipped)})
 	}
 	cw.Flush()
 	return cw.Error()

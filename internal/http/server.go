@@ -161,6 +161,7 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 			r.With(timeout).Post("/admin/studies/{slug}/delete", s.handle(s.deleteStudy))
 			r.With(timeout).Post("/admin/studies/{slug}/status", s.handle(s.setStudyStatus))
 			r.With(uploadTimeout).Post("/admin/studies/{slug}/items", s.handle(s.uploadItems))
+			r.With(uploadTimeout).Post("/admin/studies/{slug}/gold", s.handle(s.uploadGold))
 			r.Get("/admin/studies/{slug}/triplets.csv", s.handle(s.exportCSV)) // streamed: no timeout
 			r.With(timeout).Get("/admin/account", s.handle(s.account))
 			r.With(timeout).Post("/admin/account/tokens", s.handle(s.createToken))

@@ -37,12 +37,17 @@ func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) colle
 	t.Helper()
 	ctx := context.Background()
 	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: 6,
-		Status: collect.StatusOpen, Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 3, Landmarks: 3}})
+		Status: collect.StatusOpen, Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 3, Landmarks: 3},
+		Quality: collect.QualityControl{CatchAt: []int{2}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, rej, err := s.AddItems(ctx, st.ID, demo.Items()[:9]); err != nil || len(rej) > 0 {
 		t.Fatal(rej, err)
+	}
+	// Catch trials (trial_answers), the first of them a gold triplet.
+	if err := s.SetGoldTriplets(ctx, st.ID, []collect.GoldTriplet{{Line: 2, Anchor: 0, Closer: 1, Farther: 2}}); err != nil {
+		t.Fatal(err)
 	}
 	for i := range 3 {
 		p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("worker-", i), nil)
@@ -232,12 +237,12 @@ func TestPurgeResumes(t *testing.T) {
 	if err := s.MarkStudyDeleted(ctx, doomed.ID); err != nil {
 		t.Fatal(err)
 	}
-	// The first run got through the images and the leases and deleted
-	// one batch of answers, then its process died.
+	// The first run got through the gold triplets, the images and the
+	// leases and deleted one batch of answers, then its process died.
 	for _, b := range []struct {
 		table string
 		batch int
-	}{{"items", 2000}, {"design_leases", 1000}, {"answers", 5}} { // items: 2000/200 rows
+	}{{"gold_triplets", 1000}, {"items", 2000}, {"design_leases", 1000}, {"answers", 5}} { // items: 2000/200 rows
 		if _, _, err := s.PurgeStudyBatch(ctx, doomed.ID, b.table, b.batch); err != nil {
 			t.Fatal(err)
 		}
