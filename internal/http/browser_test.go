@@ -16,8 +16,9 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 )
 
-// newBrowser starts headless Chromium for a test.
-func newBrowser(t *testing.T, width, height int) context.Context {
+// newBrowser starts headless Chromium for a test, with extra options if
+// given.
+func newBrowser(t *testing.T, width, height int, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.NoSandbox, chromedp.DisableGPU,
@@ -27,6 +28,7 @@ func newBrowser(t *testing.T, width, height int) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(width, height),
 	)
+	opts = append(opts, extra...)
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancel)
 	bctx, cancel := chromedp.NewContext(actx)
