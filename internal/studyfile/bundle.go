@@ -75,7 +75,9 @@ type BundleStudy struct {
 	IdleMinutes     int                     `json:"idle_minutes,omitempty"`
 	MinViewMS       int                     `json:"min_view_ms,omitempty"`
 	Exclusion       *collect.ExclusionRules `json:"exclusion,omitempty"`
-	Recompute       BundleSettings          `json:"recompute"`
+	// Quality is the quality control's settings (absent: none).
+	Quality   *collect.QualityControl `json:"quality,omitempty"`
+	Recompute BundleSettings          `json:"recompute"`
 }
 
 // BundleSettings are the dashboard settings in study.json.
@@ -136,6 +138,9 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 		bs.MaxParticipants, bs.IdleMinutes, bs.MinViewMS = st.Quota.MaxParticipants, st.Quota.IdleMinutes, st.MinViewMS
 		if st.Exclusion != (collect.ExclusionRules{}) {
 			bs.Exclusion = &st.Exclusion
+		}
+		if st.Quality.Active() {
+			bs.Quality = &st.Quality
 		}
 		if err := writeJSONFile(zw, "study.json", bs); err != nil {
 			return err
@@ -265,6 +270,9 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 		in.MinViewMS = bs.MinViewMS
 		if bs.Exclusion != nil {
 			in.Exclusion = *bs.Exclusion
+		}
+		if bs.Quality != nil {
+			in.Quality = *bs.Quality
 		}
 		st, err = imp.CreateStudy(in)
 		if err != nil {
