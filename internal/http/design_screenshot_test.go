@@ -114,11 +114,15 @@ func TestDesignScreenshots(t *testing.T) {
 		document.querySelector("input[name=fast_ms]").value = "400";
 		document.querySelector("input[name=max_fast_pct]").value = "30";
 		document.querySelector("input[name=max_side_pct]").value = "90";
+		document.querySelector("input[name=catch_pct]").value = "10";
+		document.querySelector("input[name=repeat_at]").value = "20, 40";
+		document.querySelector("input[name=cant_decide]").checked = true;
 		return true; })()`)); err != nil {
 		t.Fatal(err)
 	}
 	for sel, name := range map[string]string{`fieldset.design-settings`: "screenshot-design-form.png",
-		`#platform-settings`: "screenshot-platform-form.png", `#exclusion-settings`: "screenshot-exclusion-form.png"} {
+		`#platform-settings`: "screenshot-platform-form.png", `#exclusion-settings`: "screenshot-exclusion-form.png",
+		`#quality-settings`: "screenshot-quality-form.png"} {
 		png, err := chromedp.Run(bctx, chromedp.Screenshot(sel))
 		if err != nil {
 			t.Fatal(err)
