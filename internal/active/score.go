@@ -30,7 +30,7 @@ type ScoreConfig struct {
 	// PosteriorMass and MaxSupport prune the head's posterior for
 	// InfoGain: the locations are taken most probable first until they
 	// hold PosteriorMass of the probability (default 0.999; 1 keeps every
-	// location) or MaxSupport of them are taken (default 64; negative: no
+	// location) or MaxSupport of them are taken (default 32; negative: no
 	// cap), then renormalised. A question's score costs one logarithm per
 	// kept location, so this bounds the cost when the posterior is still
 	// broad (early in a study, or with many items).
@@ -45,7 +45,7 @@ type ScoreConfig struct {
 const (
 	DefaultCandidates    = 1000
 	DefaultPosteriorMass = 0.999
-	DefaultMaxSupport    = 64
+	DefaultMaxSupport    = 32
 	defaultMu            = 0.1
 )
 
@@ -267,15 +267,11 @@ func (s *Scorer) Posterior(dst []Location, head int) []Location {
 		dst = append(dst, Location{Item: l, Weight: w})
 	}
 	locs := dst[start:]
-	slices.SortStableFunc(locs, func(x, y Location) int {
-		switch {
-		case x.Weight > y.Weight:
-			return -1
-		case x.Weight < y.Weight:
-			return 1
-		}
-		return 0
-	})
+	if s.cfg.MaxSupport > 0 && s.cfg.MaxSupport < len(locs) {
+		locs = topLocations(locs, s.cfg.MaxSupport)
+	} else {
+		slices.SortFunc(locs, byWeight)
+	}
 	keep, kept := 0, 0.0
 	for keep < len(locs) {
 		if s.cfg.MaxSupport > 0 && keep == s.cfg.MaxSupport {
@@ -292,6 +288,39 @@ func (s *Scorer) Posterior(dst []Location, head int) []Location {
 		locs[i].Weight /= kept
 	}
 	return dst[:start+keep]
+}
+
+// byWeight orders locations most probable first, ties by item.
+func byWeight(x, y Location) int {
+	switch {
+	case x.Weight > y.Weight:
+		return -1
+	case x.Weight < y.Weight:
+		return 1
+	}
+	return x.Item - y.Item
+}
+
+// topLocations moves the k most probable locations (byWeight) to the front
+// of locs, in order, and returns them: an insertion into a sorted prefix,
+// which most locations skip after one comparison.
+func topLocations(locs []Location, k int) []Location {
+	top := locs[:0:0]
+	top = append(top, locs[:k]...)
+	slices.SortFunc(top, byWeight)
+	for _, l := range locs[k:] {
+		if byWeight(l, top[k-1]) >= 0 {
+			continue
+		}
+		i := k - 1
+		for i > 0 && byWeight(l, top[i-1]) < 0 {
+			i--
+		}
+		copy(top[i+1:], top[i:k-1])
+		top[i] = l
+	}
+	copy(locs, top)
+	return locs[:k]
 }
 
 // InfoGain returns the expected information gain (nats) of asking the

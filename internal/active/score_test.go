@@ -265,7 +265,7 @@ func TestScorerRejectsBadInput(t *testing.T) {
 		answers []triplet.Triplet
 		cfg     ScoreConfig
 	}{
-		{"answer outside the items", x, []triplet.Triplet{{0, 1, 3}}, ScoreConfig{}},
+		{"answer outside the items", x, []triplet.Triplet{{Anchor: 0, Closer: 1, Farther: 3}}, ScoreConfig{}},
 		{"two items", mat.NewDense(2, 1, []float64{0, 1}), nil, ScoreConfig{}},
 		{"NaN coordinate", mat.NewDense(3, 1, []float64{0, math.NaN(), 2}), nil, ScoreConfig{}},
 		{"unknown model", x, nil, ScoreConfig{Model: "soe"}},
