@@ -2,7 +2,10 @@ package active
 
 import (
 	"context"
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -37,6 +40,7 @@ func BenchmarkScore10000(b *testing.B) {
 		b.Run(string(rule), func(b *testing.B) {
 			cfg := ScoreConfig{Rule: rule, Candidates: 100, Workers: 1}
 			var qs []Question
+			cpu := threadCPU(b)
 			for b.Loop() {
 				var err error
 				qs, err = Pool(qs[:0], x, answers, heads, 1, cfg, 1)
@@ -44,6 +48,7 @@ func BenchmarkScore10000(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			cpu.report(b)
 		})
 	}
 }
@@ -55,6 +60,7 @@ func BenchmarkRefresh1000(b *testing.B) {
 	x, answers := benchStudy(b, 1000, 2)
 	for _, workers := range []int{1, 2} {
 		b.Run(map[int]string{1: "one-core", 2: "two-cores"}[workers], func(b *testing.B) {
+			cpu := threadCPU(b)
 			for b.Loop() {
 				d, err := New(1000, Config{Seed: 1, Pool: 5000, Score: ScoreConfig{Workers: workers}})
 				if err != nil {
@@ -67,6 +73,45 @@ func BenchmarkRefresh1000(b *testing.B) {
 					b.Fatalf("pool of %d", len(d.pool))
 				}
 			}
+			if workers == 1 {
+				cpu.report(b)
+			}
+			d, _ := New(1000, Config{Seed: 1, Pool: 5000, Score: ScoreConfig{Workers: workers}})
+			if err := d.Refresh(x, answers); err != nil {
+				b.Fatal(err)
+			}
+			state, err := d.MarshalState()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(len(state)), "state-bytes")
 		})
 	}
+}
+
+// cpuClock measures the CPU time of the benchmark's own thread, which the
+// work runs on with one worker: on a shared machine the wall time (ns/op)
+// includes the time other processes held the core, the thread's CPU time
+// (cpu-ms/op) does not.
+type cpuClock struct{ start time.Duration }
+
+func threadCPU(b *testing.B) *cpuClock {
+	runtime.LockOSThread()
+	b.Cleanup(runtime.UnlockOSThread)
+	return &cpuClock{start: threadTime()}
+}
+
+func (c *cpuClock) report(b *testing.B) {
+	b.ReportMetric(float64(threadTime()-c.start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
+// threadTime is the user + system CPU time of the calling thread
+// (getrusage RUSAGE_THREAD, Linux).
+func threadTime() time.Duration {
+	const rusageThread = 1
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,6 +1,7 @@
 package active
 
 import (
+	"errors"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -165,7 +166,7 @@ func (d *Design) Heads() []int {
 // error the design is unchanged.
 func (d *Design) Refresh(x *mat.Dense, answers []triplet.Triplet) error {
 	if x == nil {
-		return fmt.Errorf("active: refresh without points")
+		return errors.New("active: refresh without points")
 	}
 	if r, _ := x.Dims(); r != d.n {
 		return fmt.Errorf("active: refresh with %d points for %d items", r, d.n)

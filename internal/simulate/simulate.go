@@ -15,6 +15,11 @@
 // a fallback, kept with the collected triplets but not recorded with the
 // design, exactly like the store's random fallback.
 //
+// Designs that choose questions from a fitted embedding (the active
+// design, a Refresher) run with a Worker (RunWithWorker): between rounds it
+// refits the embedding of all answers and refreshes the design's pool of
+// scored questions, as the web app's worker does beside the requests.
+//
 // Annotators are anonymous: every answer is an independent draw of the
 // oracle, so "never the same comparison twice to one participant" (the
 // store's rule) is not modelled.
