@@ -30,6 +30,7 @@ var (
 	activeDesigns = flag.String("active-designs", "random,infogain-ckl,infogain-tste,uncertainty-tste,landmark-k1,basis-extra", "TestReproduceActive: comma-separated designs")
 	activeNoise   = flag.String("active-noise", "0,0.1", "TestReproduceActive: comma-separated answer error rates")
 	activeOut     = flag.String("active-out", "", "TestReproduceActive: write every run's held-out errors to this CSV file")
+	activeWarmup  = flag.Int("active-warmup", active.DefaultWarmupPerItem, "TestReproduceActive: the active designs' warm-up, answers per item")
 	activeStarts  = flag.Int("active-starts", 1, "TestReproduceActive: random starts of the judging t-STE fit; the one with the lowest training loss is judged")
 )
 
@@ -83,9 +84,9 @@ func newReproDesign(name string, set activeSet, seed uint64) (design.Design, *Wo
 	if !ok {
 		return nil, nil, fmt.Errorf("unknown design %q", name)
 	}
-	warm := active.DefaultWarmupPerItem * n
+	warm := *activeWarmup * n
 	every := max((set.budget-warm)/activeRefits, 1)
-	d, err := active.New(n, active.Config{Seed: seed, Pool: every, Score: active.ScoreConfig{Rule: active.Rule(rule), Model: active.Model(model), Workers: 1}})
+	d, err := active.New(n, active.Config{Seed: seed, WarmupPerItem: *activeWarmup, Pool: every, Score: active.ScoreConfig{Rule: active.Rule(rule), Model: active.Model(model), Workers: 1}})
 	if err != nil {
 		return nil, nil, err
 	}
