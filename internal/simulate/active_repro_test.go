@@ -117,7 +117,7 @@ type activeRun struct {
 // design collects, at ten equal budgets, on four sets, error-free and with
 // 10% wrong answers (issue 16; docs/reproductions.md). It reports, per set,
 // the answers each design needs to reach random's error at the full budget
-// (linear interpolation between budgets), and fails unless an active
+// and stay there (answersToReach), and fails unless an active
 // design reaches it with at most half of random's answers on at least two
 // sets error-free.
 func TestReproduceActive(t *testing.T) {
@@ -247,21 +247,26 @@ func TestReproduceActive(t *testing.T) {
 	}
 }
 
-// answersToReach returns the first budget at which the mean error reaches
-// target, interpolated linearly between the ten budgets (-1: never).
+// answersToReach returns the budget from which the mean error stays at or
+// below target for good: linearly interpolated between the last budget
+// above it and the next (-1: the last budget is above it). A curve that
+// dips below and rises again does not count until it stays.
 func answersToReach(mean []float64, budget int, target float64) int {
-	prevB, prevE := 0.0, math.Inf(1)
+	last := -1 // the last budget index whose mean is above target
 	for k, e := range mean {
-		b := float64(budget * (k + 1) / 10)
-		if e <= target {
-			if math.IsInf(prevE, 1) {
-				return int(b)
-			}
-			return int(math.Ceil(prevB + (b-prevB)*(prevE-target)/(prevE-e)))
+		if e > target {
+			last = k
 		}
-		prevB, prevE = b, e
 	}
-	return -1
+	switch last {
+	case len(mean) - 1:
+		return -1
+	case -1:
+		return budget / 10
+	}
+	b0, b1 := float64(budget*(last+1)/10), float64(budget*(last+2)/10)
+	e0, e1 := mean[last], mean[last+1]
+	return int(math.Ceil(b0 + (b1-b0)*(e0-target)/(e0-e1)))
 }
 
 // runActiveRepro runs one design on one set for one seed and returns the
@@ -312,4 +317,21 @@ func parallel(m int, f func(i int)) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+func TestAnswersToReach(t *testing.T) {
+	for _, c := range []struct {
+		mean []float64
+		want int
+	}{
+		{[]float64{0.5, 0.4, 0.3, 0.2, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, 350},   // crosses 0.25 halfway from 300 to 400
+		{[]float64{0.5, 0.2, 0.3, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2}, 350},   // the dip at 200 does not count
+		{[]float64{0.5, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.3}, -1},    // above at the end
+		{[]float64{0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.25}, 1000}, // reaches it exactly at the end
+		{[]float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, 100},
+	} {
+		if got := answersToReach(c.mean, 1000, 0.25); got != c.want {
+			t.Errorf("answersToReach(%v, 0.25) = %d, want %d", c.mean, got, c.want)
+		}
+	}
 }
