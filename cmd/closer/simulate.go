@@ -64,8 +64,8 @@ Point sets (--points), N points in D dimensions:
 --coords FILE reads points instead (CSV item,x1,...,xD).
 
 The active design asks random questions until --warmup answers per item are
-in, then questions scored by expected information gain (--score infogain)
-or by uncertainty (--score uncertainty) under the t-STE or CKL answer model
+in, then questions scored by uncertainty (--score uncertainty) or by
+expected information gain (--score infogain) under the t-STE or CKL answer model
 (--model), from a pool of --pool questions (heads round robin, the best of
 --candidates pairs per head). As the web app's worker does, the simulator
 refits the embedding (t-STE, or CKL with --model ckl, in --dim dimensions,
@@ -99,7 +99,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	coordRule := fs.String("coordinates", basis.CoordRankDifference, "basis: coordinate rule, rank-difference or median (the paper's median index in the lens)")
 	warmup := fs.Int("warmup", active.DefaultWarmupPerItem, "active: random answers per item before the scored questions start (R; the warm-up is R·n answers)")
 	model := fs.String("model", string(active.TSTE), "active: answer model of the scores and of the worker's fit, tste or ckl")
-	score := fs.String("score", string(active.InfoGain), "active: infogain (expected information gain) or uncertainty (answer probability closest to 1/2)")
+	score := fs.String("score", string(active.Uncertainty), "active: uncertainty (answer probability closest to 1/2) or infogain (expected information gain)")
 	candidates := fs.Int("candidates", active.DefaultCandidates, "active: pairs sampled and scored per head")
 	pool := fs.Int("pool", 0, "active: scored questions per refresh (default: the number of items, one per head)")
 	refitEvery := fs.Int("refit-every", 0, "active: answers between the worker's fits (default: the pool size)")

@@ -191,8 +191,10 @@ func TestSimulateErrors(t *testing.T) {
 func TestSimulateActive(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
-		{"--score", "infogain", "--model", "tste"},
-		{"--score", "uncertainty", "--model", "ckl"},
+		// (information gain under t-STE in 2-D picks easy questions, see
+		// docs/active.md, so it is run under CKL here)
+		{"--score", "infogain", "--model", "ckl"},
+		{"--score", "uncertainty", "--model", "tste"},
 	} {
 		out, errs, code := simulateCLI(t, append([]string{"--design", "active", "--points", "gaussian:40:2", "--budget", "700",
 			"--warmup", "5", "--pool", "50", "--refit-every", "100", "--candidates", "200", "--method", "tste",

@@ -62,7 +62,7 @@ func BenchmarkRefresh1000(b *testing.B) {
 		b.Run(map[int]string{1: "one-core", 2: "two-cores"}[workers], func(b *testing.B) {
 			cpu := threadCPU(b)
 			for b.Loop() {
-				d, err := New(1000, Config{Seed: 1, Pool: 5000, Score: ScoreConfig{Workers: workers}})
+				d, err := New(1000, Config{Seed: 1, Pool: 5000, Score: ScoreConfig{Rule: InfoGain, Workers: workers}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -76,7 +76,7 @@ func BenchmarkRefresh1000(b *testing.B) {
 			if workers == 1 {
 				cpu.report(b)
 			}
-			d, _ := New(1000, Config{Seed: 1, Pool: 5000, Score: ScoreConfig{Workers: workers}})
+			d, _ := New(1000, Config{Seed: 1, Pool: 5000, Score: ScoreConfig{Rule: InfoGain, Workers: workers}})
 			if err := d.Refresh(x, answers); err != nil {
 				b.Fatal(err)
 			}

@@ -22,7 +22,8 @@ type ScoreConfig struct {
 	// embed.TSTEParams); Mu is CKL's μ (default 0.1, as embed.CKLParams).
 	// Use the values of the fit the points came from.
 	Alpha, Mu float64
-	// Rule is the score (default InfoGain).
+	// Rule is the score (default Uncertainty: it needed fewer answers than
+	// InfoGain on every set of the reproduction, docs/active.md).
 	Rule Rule
 	// Candidates is the number of pairs (b, c) sampled per head (default
 	// 1,000); every pair is scored when the head has no more than that.
@@ -60,7 +61,7 @@ func (c ScoreConfig) withDefaults(dim int) ScoreConfig {
 		c.Mu = defaultMu
 	}
 	if c.Rule == "" {
-		c.Rule = InfoGain
+		c.Rule = Uncertainty
 	}
 	if c.Candidates == 0 {
 		c.Candidates = DefaultCandidates
