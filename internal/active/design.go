@@ -161,23 +161,52 @@ func (d *Design) Heads() []int {
 // Refresh replaces the pool by the best questions for the next heads,
 // scored against the points x (a fit of the answers, one row per item)
 // and the answers so far (all of them: the posteriors and the questions
-// already asked come from them). The candidate pairs are drawn with a
-// seed derived from the design's seed and the number of refreshes. On
+// already asked come from them): ApplyPool(NextPool(x, answers)). On
 // error the design is unchanged.
 func (d *Design) Refresh(x *mat.Dense, answers []triplet.Triplet) error {
+	qs, err := d.NextPool(x, answers)
+	if err != nil {
+		return err
+	}
+	return d.ApplyPool(qs)
+}
+
+// NextPool scores the pool the next Refresh would install, without
+// changing the design: the heads are Heads(), the candidate pairs are
+// drawn with a seed derived from the design's seed and the number of
+// refreshes so far. A worker can call it on a copy of the state, outside
+// any lock, and hand the result to ApplyPool on the latest state.
+func (d *Design) NextPool(x *mat.Dense, answers []triplet.Triplet) ([]Question, error) {
 	if x == nil {
-		return errors.New("active: refresh without points")
+		return nil, errors.New("active: refresh without points")
 	}
 	if r, _ := x.Dims(); r != d.n {
-		return fmt.Errorf("active: refresh with %d points for %d items", r, d.n)
+		return nil, fmt.Errorf("active: refresh with %d points for %d items", r, d.n)
 	}
 	heads := d.Heads()
 	perHead := (d.cfg.Pool + len(heads) - 1) / len(heads)
 	qs, err := Pool(nil, x, answers, heads, perHead, d.cfg.Score, mix64(d.cfg.Seed^0x706f6f6c+uint64(d.refreshes))) // "pool"
 	if err != nil {
-		return err
+		return nil, err
 	}
-	d.setPool(qs[:min(len(qs), d.cfg.Pool)])
+	return qs[:min(len(qs), d.cfg.Pool)], nil
+}
+
+// ApplyPool installs a pool (from NextPool, possibly computed on an older
+// copy of the state) and counts a refresh. Questions over other items, or
+// more than the pool size, are refused and leave the design unchanged; a
+// question given twice is kept once.
+func (d *Design) ApplyPool(qs []Question) error {
+	if len(qs) > d.cfg.Pool {
+		return fmt.Errorf("active: pool of %d questions, more than its size %d", len(qs), d.cfg.Pool)
+	}
+	for i, q := range qs {
+		k := q.Key
+		if err := (triplet.Triplet{Anchor: k.Anchor, Closer: k.J, Farther: k.K}).Valid(d.n); err != nil || k.J >= k.K {
+			return fmt.Errorf("active: pool question %d (%d; %d, %d) is not a question over %d items", i, k.Anchor, k.J, k.K, d.n)
+		}
+	}
+	d.setPool(qs)
 	d.refreshes++
 	return nil
 }

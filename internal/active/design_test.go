@@ -272,3 +272,63 @@ func TestNewRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyPoolToNewerState follows the app's contract: the worker scores
+// the next pool on a copy of the state while answers keep arriving, and
+// the writer applies it to the newer state, which keeps its answers.
+func TestApplyPoolToNewerState(t *testing.T) {
+	const n = 20
+	x := triplet.Gaussian(triplet.NewRand(6), n, 2, 1)
+	d, err := New(n, Config{Seed: 3, WarmupPerItem: 2, Pool: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := triplet.NewOracle(x, 0, 6)
+	answers := drive(t, d, o, nil, d.Warmup(), 1000, nil)
+	snapshot, _ := d.MarshalState()
+	copyOfState, err := Restore(snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := embed.Fit(context.Background(), n, answers, embed.Options{Method: embed.TSTE, Dim: 2, Seed: 1, MaxIter: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := copyOfState.NextPool(res.X, answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if copyOfState.Refreshes() != 0 || len(copyOfState.Pool(nil)) != 0 {
+		t.Fatal("NextPool changed the design")
+	}
+	// Three more answers reach the live design meanwhile.
+	for range 3 {
+		nd := d.Open(nil, 1)[0]
+		d.Record(o.Answer(nd.Key.Anchor, nd.Key.J, nd.Key.K))
+	}
+	if err := d.ApplyPool(qs); err != nil {
+		t.Fatal(err)
+	}
+	if d.Answered() != d.Warmup()+3 || d.Refreshes() != 1 {
+		t.Errorf("after applying: %d answers, %d refreshes; want %d and 1", d.Answered(), d.Refreshes(), d.Warmup()+3)
+	}
+	// The same pool as a Refresh of the copy would install.
+	if err := copyOfState.Refresh(res.X, answers); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Pool(nil), copyOfState.Pool(nil)) || len(qs) != 8 {
+		t.Errorf("applied pool %v, refreshed pool %v", d.Pool(nil), copyOfState.Pool(nil))
+	}
+	for _, bad := range [][]Question{
+		{{Key: triplet.Key{Anchor: 0, J: 1, K: n}}},
+		{{Key: triplet.Key{Anchor: 0, J: 2, K: 1}}},
+		make([]Question, 9),
+	} {
+		if err := d.ApplyPool(bad); err == nil {
+			t.Errorf("pool %v applied", bad)
+		}
+	}
+	if d.Refreshes() != 1 {
+		t.Error("a refused pool counted as a refresh")
+	}
+}
