@@ -14,9 +14,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/closer-lab/closer/internal/active"
 	"github.com/closer-lab/closer/internal/basis"
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/design"
+	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/kernel"
 	"github.com/closer-lab/closer/internal/landmark"
 	"github.com/closer-lab/closer/internal/simulate"
@@ -46,7 +48,7 @@ to 5,000 points, as it needs the n×n kernel matrix).
 
 The result is learned from the collected triplets: landmark-k1/k2 by kernel
 PCA of k1/k2 in the compressed landmark feature space (fallback answers left
-out), random by kernel PCA of k1 on all triplets, basis by its own
+out), random and active by kernel PCA of k1 on all triplets, basis by its own
 coordinates; --method tste fits t-STE instead (for basis: warm-started from
 its coordinates). --dim sets the number of components (default: the points'
 dimension).
@@ -61,6 +63,15 @@ Point sets (--points), N points in D dimensions:
   gaussian[:N[:D]]       N(0, I)                     (default 1000:3)
 --coords FILE reads points instead (CSV item,x1,...,xD).
 
+The active design asks random questions until --warmup answers per item are
+in, then questions scored by uncertainty (--score uncertainty) or by
+expected information gain (--score infogain) under the t-STE or CKL answer model
+(--model), from a pool of --pool questions (heads round robin, the best of
+--candidates pairs per head). As the web app's worker does, the simulator
+refits the embedding (t-STE, or CKL with --model ckl, in --dim dimensions,
+warm-started from the previous fit) and refreshes the pool as soon as the
+warm-up is over and then every --refit-every answers.
+
 flags:
 `
 
@@ -71,7 +82,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprint(stderr, simulateUsage)
 		fs.PrintDefaults()
 	}
-	designName := fs.String("design", "landmark-k1", "question design: random, landmark-k1, landmark-k2 or basis")
+	designName := fs.String("design", "landmark-k1", "question design: random, landmark-k1, landmark-k2, basis or active")
 	points := fs.String("points", "gmm", "synthetic points: gmm, cube, ball, sphere or gaussian, with optional :N:D (see above)")
 	coords := fs.String("coords", "", "CSV file of point coordinates (item,x1,...,xD) instead of --points")
 	budget := fs.Int("budget", 10000, "number of answers to collect")
@@ -86,6 +97,12 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	dim := fs.Int("dim", 0, "components or embedding dimension (default: the points' dimension)")
 	extra := fs.Bool("extra", false, "basis: run the Extra phase (sort the 2⌈log2 n⌉ nearest points of every point)")
 	coordRule := fs.String("coordinates", basis.CoordRankDifference, "basis: coordinate rule, rank-difference or median (the paper's median index in the lens)")
+	warmup := fs.Int("warmup", active.DefaultWarmupPerItem, "active: random answers per item before the scored questions start (R; the warm-up is R·n answers)")
+	model := fs.String("model", string(active.TSTE), "active: answer model of the scores and of the worker's fit, tste or ckl")
+	score := fs.String("score", string(active.Uncertainty), "active: uncertainty (answer probability closest to 1/2) or infogain (expected information gain)")
+	candidates := fs.Int("candidates", active.DefaultCandidates, "active: pairs sampled and scored per head")
+	pool := fs.Int("pool", 0, "active: scored questions per refresh (default: the number of items, one per head)")
+	refitEvery := fs.Int("refit-every", 0, "active: answers between the worker's fits (default: the pool size)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -162,10 +179,16 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if set["coordinates"] && *designName != "basis" {
 		return errors.New("--coordinates applies to --design basis only")
 	}
+	for _, f := range []string{"warmup", "model", "score", "candidates", "pool", "refit-every"} {
+		if set[f] && *designName != "active" {
+			return fmt.Errorf("--%s applies to --design active only", f)
+		}
+	}
 
 	// The design.
 	var d design.Design
 	var about string
+	var worker *simulate.Worker
 	switch *designName {
 	case "random":
 		r, err := landmark.NewRandom(n, mix(*seed, 2))
@@ -202,8 +225,17 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if *method == "" {
 			est.Method = ""
 		}
+	case "active":
+		ad, w, err := activeDesign(n, *dim, mix(*seed, 2), mix(*seed, 6), *warmup, *model, *score, *candidates, *pool, *refitEvery, *repeats)
+		if err != nil {
+			return err
+		}
+		d, worker = ad, w
+		c := ad.Config()
+		about = fmt.Sprintf("active, %s scores under the %s model, warm-up %d answers, pool %d (best of %d pairs per head), refit every %d answers",
+			c.Score.Rule, *model, ad.Warmup(), c.Pool, *candidates, w.Every)
 	default:
-		return fmt.Errorf("--design %q: want random, landmark-k1, landmark-k2 or basis", *designName)
+		return fmt.Errorf("--design %q: want random, landmark-k1, landmark-k2, basis or active", *designName)
 	}
 	// Settings another design ignores are allowed, so that one command
 	// line can be rerun with a different --design, but said.
@@ -237,7 +269,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprint(tw, "answers\tfallback\td̂\ttau\tknn\theldout\tpurity\tused\t\n")
 	}
-	stats, err := simulate.Run(ctx, d, crowd, *budget, cps, func(cp simulate.Checkpoint) error {
+	stats, err := simulate.RunWithWorker(ctx, d, crowd, worker, *budget, cps, func(cp simulate.Checkpoint) error {
 		q, err := simulate.Assess(ctx, cp, truth, est)
 		if err != nil {
 			return err
@@ -264,6 +296,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if !*csvOut {
 		fmt.Fprintf(stdout, "# %d rounds; %d fallback answers; design done: %v; most times one comparison was handed out: %d\n",
 			stats.Rounds, stats.Fallbacks, d.Done(), stats.MaxHanded)
+		if stats.Fits > 0 {
+			fmt.Fprintf(stdout, "# the worker refitted the embedding %d times\n", stats.Fits)
+		}
 		if ld, ok := d.(*landmark.Design); ok {
 			p := ld.Progress()
 			fmt.Fprintf(stdout, "# coverage %d of %d answers (%.1f%%), %d of %d comparisons fully answered\n",
@@ -271,6 +306,52 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	return nil
+}
+
+// activeDesign builds the active design and the worker that refits its
+// embedding (t-STE, or CKL for the CKL model, in dim dimensions,
+// warm-started from the previous fit) from the flags.
+func activeDesign(n, dim int, seed, fitSeed uint64, warmup int, modelName, scoreName string, candidates, pool, refitEvery, repeats int) (*active.Design, *simulate.Worker, error) {
+	m, err := active.ParseModel(modelName)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--model: %w", err)
+	}
+	rule, err := active.ParseRule(scoreName)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--score: %w", err)
+	}
+	switch {
+	case warmup < 1 || warmup > active.MaxWarmupPerItem:
+		return nil, nil, fmt.Errorf("--warmup %d: want 1..%d answers per item", warmup, active.MaxWarmupPerItem)
+	case candidates < 1 || candidates > active.MaxCandidates:
+		return nil, nil, fmt.Errorf("--candidates %d: want 1..%d", candidates, active.MaxCandidates)
+	case pool < 0 || pool > active.MaxPool:
+		return nil, nil, fmt.Errorf("--pool %d: want 1..%d", pool, active.MaxPool)
+	case refitEvery < 0:
+		return nil, nil, fmt.Errorf("--refit-every %d: want at least 1", refitEvery)
+	case repeats > active.MaxRepeats:
+		return nil, nil, fmt.Errorf("--repeats %d: want 1..%d", repeats, active.MaxRepeats)
+	}
+	d, err := active.New(n, active.Config{Seed: seed, WarmupPerItem: warmup, Pool: pool, Repeats: repeats,
+		Score: active.ScoreConfig{Model: m, Rule: rule, Candidates: candidates}})
+	if err != nil {
+		return nil, nil, err
+	}
+	if refitEvery == 0 {
+		refitEvery = d.Config().Pool
+	}
+	method := embed.TSTE
+	if m == active.CKL {
+		method = embed.CKL
+	}
+	w := &simulate.Worker{Every: refitEvery, Fit: func(ctx context.Context, ts []triplet.Triplet, prev *mat.Dense) (*mat.Dense, error) {
+		res, err := embed.Fit(ctx, n, ts, embed.Options{Method: method, Dim: dim, Seed: fitSeed, Init: prev})
+		if err != nil {
+			return nil, err
+		}
+		return res.X, nil
+	}}
+	return d, w, nil
 }
 
 // mix derives an independent seed for one use of the run's seed.

@@ -15,6 +15,11 @@
 // a fallback, kept with the collected triplets but not recorded with the
 // design, exactly like the store's random fallback.
 //
+// Designs that choose questions from a fitted embedding (the active
+// design, a Refresher) run with a Worker (RunWithWorker): between rounds it
+// refits the embedding of all answers and refreshes the design's pool of
+// scored questions, as the web app's worker does beside the requests.
+//
 // Annotators are anonymous: every answer is an independent draw of the
 // oracle, so "never the same comparison twice to one participant" (the
 // store's rule) is not modelled.
@@ -39,6 +44,26 @@ import (
 type Coordinator interface {
 	DHat() int
 	Coordinates() *mat.Dense
+}
+
+// Refresher is implemented by designs that choose their questions from a
+// fitted embedding (the active design): once WarmedUp, a worker fits the
+// answers and hands the fit to Refresh, which rescores the design's pool.
+type Refresher interface {
+	WarmedUp() bool
+	Refresh(x *mat.Dense, answers []triplet.Triplet) error
+}
+
+// Worker stands in for the web app's worker for a Refresher design: it
+// refits the embedding of all answers so far and refreshes the design,
+// first as soon as the warm-up is over, then every Every answers. A fit
+// happens between rounds, as the app's worker runs beside the requests.
+type Worker struct {
+	// Every is the number of answers between fits (at least 1).
+	Every int
+	// Fit embeds the answers; prev is the previous fit (nil the first
+	// time), for a warm start.
+	Fit func(ctx context.Context, answers []triplet.Triplet, prev *mat.Dense) (*mat.Dense, error)
 }
 
 // Crowd is the simulated crowd.
@@ -97,6 +122,8 @@ type Stats struct {
 	// out as a design question over the whole run; with a landmark design
 	// it is at most its repeats.
 	MaxHanded int
+	// Fits counts the worker's fits (RunWithWorker).
+	Fits int
 }
 
 // Run drives d with the crowd until budget answers are collected, calling
@@ -104,6 +131,13 @@ type Stats struct {
 // last one). Checkpoints above the budget are ignored. Run stops early, with
 // the error, when at or the context returns one.
 func Run(ctx context.Context, d design.Design, crowd Crowd, budget int, checkpoints []int, at func(Checkpoint) error) (Stats, error) {
+	return RunWithWorker(ctx, d, crowd, nil, budget, checkpoints, at)
+}
+
+// RunWithWorker is Run with a worker that refits the embedding for a
+// Refresher design (nil: none, as Run). A design that is not a Refresher
+// ignores the worker.
+func RunWithWorker(ctx context.Context, d design.Design, crowd Crowd, worker *Worker, budget int, checkpoints []int, at func(Checkpoint) error) (Stats, error) {
 	if crowd.Oracle == nil {
 		panic("simulate: Run without an oracle")
 	}
@@ -117,6 +151,10 @@ func Run(ctx context.Context, d design.Design, crowd Crowd, budget int, checkpoi
 	if budget < 1 {
 		return Stats{}, fmt.Errorf("simulate: budget %d, want at least 1", budget)
 	}
+	refresher, _ := d.(Refresher)
+	if worker != nil && refresher != nil && (worker.Every < 1 || worker.Fit == nil) {
+		return Stats{}, fmt.Errorf("simulate: worker refitting every %d answers, want at least 1 and a fit", worker.Every)
+	}
 	cps := normaliseCheckpoints(checkpoints, budget)
 	rng := triplet.NewRand(crowd.Seed)
 	m := crowd.Annotators
@@ -128,10 +166,23 @@ func Run(ctx context.Context, d design.Design, crowd Crowd, budget int, checkpoi
 		handed   = make(map[triplet.Key]int)
 		open     []design.Need
 		round    = make([]question, 0, m)
+		fit      *mat.Dense
+		fitAt    int
 	)
 	for st.Answers < budget {
 		if err := ctx.Err(); err != nil {
 			return st, err
+		}
+		if worker != nil && refresher != nil && refresher.WarmedUp() && (fit == nil || st.Answers-fitAt >= worker.Every) {
+			x, err := worker.Fit(ctx, ts, fit)
+			if err != nil {
+				return st, fmt.Errorf("simulate: worker fit after %d answers: %w", st.Answers, err)
+			}
+			if err := refresher.Refresh(x, ts); err != nil {
+				return st, fmt.Errorf("simulate: refresh after %d answers: %w", st.Answers, err)
+			}
+			fit, fitAt = x, st.Answers
+			st.Fits++
 		}
 		st.Rounds++
 		slots := min(m, budget-st.Answers)
