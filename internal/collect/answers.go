@@ -31,7 +31,7 @@ const (
 	// the participant holds it.
 	lockAnswerSQL = `
 		SELECT q.participant_id, q.anchor, q.left_idx, q.right_idx, q.design, q.expected,
-			s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version, s.quality,
+			s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version, s.quality, s.exclusion <> '{}',
 			p.open_question IS NOT DISTINCT FROM q.id, p.answered,
 			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at
 		FROM questions q JOIN participants p ON p.id = q.participant_id JOIN studies s ON s.id = q.study_id
@@ -128,11 +128,12 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		quality             []byte
 		open                bool
 		answered            int
+		hasRules            bool // the study has exclusion rules
 		ahead               heldQuestion
 	)
 	scan := func(r pgx.Row) error {
 		err := r.Scan(append([]any{&owner, &anchor, &left, &right, &qDesign, &expected,
-			&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version, &quality, &open, &answered}, ahead.targets()...)...)
+			&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version, &quality, &hasRules, &open, &answered}, ahead.targets()...)...)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("question")
 		}
@@ -248,22 +249,23 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		}
 		var code *string
 		// The last answer completes the participant: the study's exclusion
-		// rules are checked first, so that their code says whether they
-		// were excluded.
+		// rules, if it has any, are checked first, so that their code says
+		// whether they were excluded.
 		finishing := answered+1 >= st.PerParticipant
+		checkRules := finishing && hasRules
 		post := &batchPart{
 			queue: func(b *pgx.Batch, nextID string) {
 				var hold any // NULL: no next question yet
 				if nextID != "" {
 					hold = nextID
 				}
-				if finishing {
+				if checkRules {
 					b.Queue(applyRulesSQL, participantID)
 				}
 				b.Queue(answeredSQL, participantID, hold, st.PerParticipant, newCompletionCode())
 			},
 			read: func(br pgx.BatchResults) error {
-				if finishing {
+				if checkRules {
 					if _, err := br.Exec(); err != nil {
 						return err
 					}

@@ -56,7 +56,7 @@ const applyRulesSQL = `
 			coalesce((s.exclusion->>'min_consistency')::float8, 0) AS min_same
 		FROM participants p JOIN studies s ON s.id = p.study_id
 		WHERE p.id = $1 AND p.excluded_at IS NULL AND s.exclusion <> '{}'
-	), f AS (
+	), f AS MATERIALIZED (
 		SELECT r.*,
 			(SELECT avg((a.response_ms < r.fast_ms)::int) FROM answers a
 				WHERE a.participant_id = $1 AND a.response_ms IS NOT NULL AND r.max_fast > 0) AS fast,
