@@ -147,6 +147,25 @@ SELECT pg_stat_statements_reset();
 SQL
 [ -n "$extra_sql" ] && psqlc -d closer_load -f "$extra_sql" >/dev/null
 
+# --- CPU time (user + system, in clock ticks) of the web replicas and of
+# the PostgreSQL backends serving the app's database: read before and
+# after the run, so that the summary can say what an answer cost in CPU,
+# a figure that other work on the machine disturbs far less than a rate.
+ticks() { # pid...: the sum of their utime + stime
+	local sum=0 p
+	for p in "$@"; do
+		[ -r "/proc/$p/stat" ] || continue
+		# fields 14 and 15, after the command name in parentheses
+		sum=$((sum + $(sed 's/^.*) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
+	done
+	echo "$sum"
+}
+app_backends() { psqlc -d postgres -c "SELECT pid FROM pg_stat_activity WHERE datname = 'closer_load' AND pid <> pg_backend_pid()"; }
+web_ticks() { ticks "${pids[@]}"; }
+declare -A pg_before=()
+for p in $(app_backends); do pg_before[$p]="$(ticks "$p")"; done
+web_before="$(web_ticks)"
+
 # --- the run: closer load and pgbench in the same window
 basearg="$(IFS=,; echo "${bases[*]}")"
 bin/closer load --base "$basearg" --study bench --concurrency "$concurrency" --duration "$duration" --think "$think" \
@@ -178,6 +197,10 @@ loadrc=0
 wait "$loadpid" || loadrc=$?
 [ -n "$pgpid" ] && wait "$pgpid"
 
+web_cpu=$(($(web_ticks) - web_before))
+pg_cpu=0
+for p in $(app_backends); do pg_cpu=$((pg_cpu + $(ticks "$p") - ${pg_before[$p]:-0})); done
+
 psqlc -d closer_load -F $'\t' -c "
 	SELECT calls, round(total_exec_time + total_plan_time)::bigint AS ms, round(mean_exec_time::numeric, 3) AS mean_ms, round(mean_plan_time::numeric, 3) AS plan_ms,
 		regexp_replace(left(query, 110), '\s+', ' ', 'g')
@@ -193,6 +216,9 @@ tps=0
 	jq -r '"closer load: \(.answers) answers, \(.answers_per_s | floor) answers/s; check ok: \(.check.ok), lost \(.check.lost), duplicated \(.check.duplicated)"' "$out/load.json"
 	jq -r '.endpoints | to_entries[] | "  \(.key): p50 \(.value.p50_ms) ms, p95 \(.value.p95_ms) ms, p99 \(.value.p99_ms) ms, errors \(.value.errors)"' "$out/load.json"
 	[ "$pgclients" != 0 ] && echo "pgbench ($pgclients clients): $tps transactions/s; ratio $(echo "scale=3; $aps / $tps" | bc)"
+	hz="$(getconf CLK_TCK)"
+	answers="$(jq -r '.answers' "$out/load.json")"
+	[ "$answers" -gt 0 ] && echo "CPU per answer: web $(echo "scale=3; 1000 * $web_cpu / $hz / $answers" | bc) ms, PostgreSQL (the app's backends) $(echo "scale=3; 1000 * $pg_cpu / $hz / $answers" | bc) ms"
 	echo "peak RSS of a web replica: $((peak / 1024)) MB"
 	echo "load exit status: $loadrc"
 } | tee "$out/summary.txt"
