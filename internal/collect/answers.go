@@ -331,10 +331,19 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 	if err != nil {
 		return false, Progress{}, err
 	}
+	if in.Skip && created {
+		if ds, ok := s.designs[st.Design]; ok {
+			ds.clearFull(studyID) // a skipped design question gave its slot back
+		}
+	}
 	if record != nil {
 		// The answer is durable; the design records it in a transaction of
 		// its own, one writer per study at a time (design_scheduler.go).
-		record.recordPending(ctx, studyID)
+		if record.kind.spread {
+			record.recordSoon(studyID)
+		} else {
+			record.recordPending(ctx, studyID)
+		}
 	}
 	return created, pr, nil
 }

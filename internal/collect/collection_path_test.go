@@ -176,6 +176,7 @@ func TestPoolCountsLeasesTakenBefore(t *testing.T) {
 	if _, err := s.Answer(ctx, ids[0], collect.AnswerInput{QuestionID: qs[0].ID, Closer: qs[0].Left.Index}); err != nil {
 		t.Fatal(err)
 	}
+	recorded(t, s)
 	p3, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)

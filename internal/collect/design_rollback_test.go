@@ -55,6 +55,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	if _, err := other.Answer(ctx, p2, collect.AnswerInput{QuestionID: q2.ID, Closer: q2.Right.Index}); err != nil {
 		t.Fatal(err)
 	}
+	recorded(t, other)
 	status, err := s.DesignStatusOf(ctx, st)
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +68,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	if _, err := s.Answer(ctx, p1, collect.AnswerInput{QuestionID: q1.ID, Closer: q1.Left.Index}); err != nil {
 		t.Fatal(err)
 	}
+	recorded(t, s)
 	if got := ds.CacheStats().Restores; got != before+1 {
 		t.Fatalf("restores %d → %d; want one reload after the rollback", before, got)
 	}

@@ -1,11 +1,13 @@
 package collect
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +67,9 @@ type DesignScheduler struct {
 	// PoolWindow bounds the open comparisons kept in design_pool, the
 	// design's most wanted first (0: all; the basis design keeps all).
 	PoolWindow int
+	// FullFor is how long the process takes the study's design for full
+	// after a question found no free slot in it (DefaultFullFor; 0: never).
+	FullFor time.Duration
 	// OnError is told when the writer fails (its answers stay in the inbox
 	// and the next writer records them); nil ignores it.
 	OnError func(studyID int64, err error)
@@ -74,8 +79,9 @@ type DesignScheduler struct {
 	db      *pgxpool.Pool
 	mu      sync.Mutex
 	cache   map[int64]*cachedState
-	started map[int64]bool  // studies whose design state is known to exist
-	bands   map[int64]int32 // the band each study's last likely claim took a slot in
+	started map[int64]bool      // studies whose design state is known to exist
+	bands   map[int64]int32     // the band each study's last likely claim took a slot in
+	full    map[int64]time.Time // when a question last found no slot of the study free (seemsFull)
 	writers map[int64]*writer
 	stats   struct{ hits, replays, restores, steps, failures atomic.Int64 }
 }
@@ -83,8 +89,9 @@ type DesignScheduler struct {
 // NewDesignScheduler returns the scheduler of one of the stateful designs
 // (DesignLandmarkK1, DesignLandmarkK2, DesignBasis).
 func NewDesignScheduler(name string) (*DesignScheduler, error) {
-	ds := &DesignScheduler{LeaseTTL: DefaultLeaseTTL, SnapshotEvery: DefaultSnapshotEvery, name: name,
-		cache: map[int64]*cachedState{}, started: map[int64]bool{}, bands: map[int64]int32{}, writers: map[int64]*writer{}}
+	ds := &DesignScheduler{LeaseTTL: DefaultLeaseTTL, SnapshotEvery: DefaultSnapshotEvery, FullFor: DefaultFullFor, name: name,
+		cache: map[int64]*cachedState{}, started: map[int64]bool{}, bands: map[int64]int32{}, writers: map[int64]*writer{},
+		full: map[int64]time.Time{}}
 	switch name {
 	case DesignLandmarkK1, DesignLandmarkK2:
 		ds.kind, ds.PoolWindow = landmarkKind, DefaultPoolWindow
@@ -310,6 +317,10 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 	}
 	tries = append(tries, claim{takeOverSQL, base, false})
 	for _, cl := range tries {
+		if cl.sql == takeOverSQL {
+			// Every claim found the pool without a free slot.
+			ds.markFull(st.ID)
+		}
 		c, issued, ok, err := ds.read(cl, st.ID, tx.QueryRow(ctx, cl.sql, cl.args...))
 		if err != nil {
 			return Comparison{}, time.Time{}, false, err
@@ -323,6 +334,40 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 		return c, issued, true, nil
 	}
 	return Comparison{}, time.Time{}, false, nil
+}
+
+// DefaultFullFor is how long a process takes a study's design for full
+// after a question found no free slot in it: the questions in that time
+// get their random fallback at once, in one statement, instead of after
+// two claims and a takeover that would find nothing (a basis design waits
+// on answers much of the time, a covered landmark design has nothing
+// left). The process's own writer and skipped questions clear it when
+// they free or open slots; slots that other processes open or that expire
+// reach its questions after FullFor at the latest.
+const DefaultFullFor = 100 * time.Millisecond
+
+// markFull records that a question of the study found no free slot.
+func (ds *DesignScheduler) markFull(studyID int64) {
+	ds.mu.Lock()
+	ds.full[studyID] = time.Now()
+	ds.mu.Unlock()
+}
+
+// clearFull forgets that the study's design seemed full: slots were freed
+// or opened.
+func (ds *DesignScheduler) clearFull(studyID int64) {
+	ds.mu.Lock()
+	delete(ds.full, studyID)
+	ds.mu.Unlock()
+}
+
+// seemsFull reports whether a question of the study found no free slot
+// within the last fullFor.
+func (ds *DesignScheduler) seemsFull(studyID int64) bool {
+	ds.mu.Lock()
+	at, ok := ds.full[studyID]
+	ds.mu.Unlock()
+	return ok && time.Since(at) < ds.FullFor
 }
 
 // start creates the study's design state and pool if it has none yet (its
@@ -366,6 +411,16 @@ type writer struct {
 // unless the writer failed (OnError is told; the answers stay in the inbox
 // for the next pass).
 func (ds *DesignScheduler) recordPending(ctx context.Context, studyID int64) {
+	ds.askPass(ctx, studyID, true)
+}
+
+// recordSoon asks for a writer pass that records the study's inbox and
+// returns at once.
+func (ds *DesignScheduler) recordSoon(studyID int64) {
+	ds.askPass(context.Background(), studyID, false)
+}
+
+func (ds *DesignScheduler) askPass(ctx context.Context, studyID int64, wait bool) {
 	ds.mu.Lock()
 	w, ok := ds.writers[studyID]
 	if !ok {
@@ -380,7 +435,7 @@ func (ds *DesignScheduler) recordPending(ctx context.Context, studyID int64) {
 		w.running = true
 		go ds.runWriter(studyID, w)
 	}
-	for w.done < mine {
+	for wait && w.done < mine {
 		wake := w.wake
 		w.mu.Unlock()
 		select {
@@ -392,6 +447,10 @@ func (ds *DesignScheduler) recordPending(ctx context.Context, studyID int64) {
 	}
 	w.mu.Unlock()
 }
+
+// gatherDelay is how long a landmark design's writer waits before a pass,
+// gathering answers: nothing waits on its passes.
+const gatherDelay = 20 * time.Millisecond
 
 // inboxBatch bounds the answers one writer transaction records.
 const inboxBatch = 1000
@@ -405,6 +464,11 @@ func (ds *DesignScheduler) runWriter(studyID int64, w *writer) {
 			w.mu.Unlock()
 			return
 		}
+		w.mu.Unlock()
+		if ds.kind.spread {
+			time.Sleep(gatherDelay)
+		}
+		w.mu.Lock()
 		target := w.asked
 		w.mu.Unlock()
 		// Not the request's context: the pass serves every waiting answer.
@@ -528,6 +592,7 @@ func (ds *DesignScheduler) recordInbox(ctx context.Context, studyID int64) (int,
 		e.d, e.pool = nil, nil
 		return 0, err
 	}
+	ds.clearFull(studyID) // leases released, comparisons perhaps opened
 	return len(entries), nil
 }
 
@@ -573,7 +638,13 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 		return err
 	}
 
-	write, drop := ds.poolChanges(e, released)
+	var write []poolWrite
+	var drop []triplet.Key
+	if c, ok := e.d.(countingDesign); ok && e.whole && ds.kind.spread && (ds.PoolWindow <= 0 || c.Comparisons() <= ds.PoolWindow) {
+		write, drop = countedPoolChanges(c, e, entries, released)
+	} else {
+		write, drop = ds.poolChanges(e, released)
+	}
 	b = &pgx.Batch{}
 	if len(released) > 0 {
 		var a, j, k, n []int32
@@ -617,6 +688,7 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 		}
 	}
 	if b.Len() == 0 {
+		e.whole = true
 		return nil
 	}
 	deleted := map[triplet.Key]bool{}
@@ -658,7 +730,7 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 	for k := range deleted {
 		delete(e.pool, k)
 	}
-	e.version, e.rev = v, rev
+	e.version, e.rev, e.whole = v, rev, true
 	return nil
 }
 
@@ -724,9 +796,57 @@ func (ds *DesignScheduler) poolChanges(e *cachedState, released map[triplet.Key]
 	return write, drop
 }
 
+// countingDesign is a design whose open comparisons are fixed from the
+// start, each wanted a number of times (the landmark designs).
+type countingDesign interface {
+	Comparisons() int
+	Repeats() int
+	Index(k triplet.Key) (int, bool)
+	Count(i int) int
+}
+
+// countedPoolChanges is poolChanges for a counting design whose every
+// comparison fits in the pool window: the pool holds every comparison
+// still wanted from the design's start, so recording answers changes only
+// the rows of the comparisons answered (their wanted) and of those whose
+// leases were released; no comparison enters. It gives what poolChanges
+// gives, in time proportional to the answers instead of the window (the
+// window's walk was the writer's main cost, TestCountedPoolChanges).
+func countedPoolChanges(c countingDesign, e *cachedState, entries []inboxEntry, released map[triplet.Key]int32) (write []poolWrite, drop []triplet.Key) {
+	touched := make(map[triplet.Key]bool, len(entries)+len(released))
+	for _, en := range entries {
+		touched[triplet.KeyOf(en.t)] = true
+	}
+	for k := range released {
+		touched[k] = true
+	}
+	for k := range touched {
+		old, had := e.pool[k]
+		if !had {
+			continue // not a comparison of the design, or dropped before
+		}
+		wanted := 0
+		if i, ok := c.Index(k); ok {
+			wanted = max(c.Repeats()-c.Count(i), 0)
+		}
+		if wanted != old.wanted {
+			write = append(write, poolWrite{key: k, wanted: wanted, ord: old.ord})
+		}
+		if wanted == 0 && (old.wanted != 0 || released[k] > 0) {
+			drop = append(drop, k)
+		}
+	}
+	// The order of the rows written does not matter to PostgreSQL, but a
+	// fixed one keeps the writer's statements reproducible.
+	slices.SortFunc(write, func(a, b poolWrite) int { return cmp.Compare(a.ord, b.ord) })
+	slices.SortFunc(drop, func(a, b triplet.Key) int { return cmp.Compare(e.pool[a].ord, e.pool[b].ord) })
+	return write, drop
+}
+
 // writePool writes the first pool of a new state e (a design just built).
 func (ds *DesignScheduler) writePool(ctx context.Context, tx pgx.Tx, studyID int64, e *cachedState) error {
 	write, _ := ds.poolChanges(e, nil)
+	e.whole = true
 	if len(write) == 0 {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -83,6 +84,12 @@ type cachedState struct {
 	// (version, rev); nil: must be read. nextOrd is the ord a new row gets.
 	pool    map[triplet.Key]poolRow
 	nextOrd int64
+	// whole: pool holds every row of the design's window as this
+	// process's last walk of it wrote them (countedPoolChanges may then
+	// update the rows answered alone); false after pool is read from
+	// PostgreSQL, whose rows may lack some (a pool lost, or a study from
+	// before migration 000009).
+	whole bool
 }
 
 // poolRow is what the writer keeps of a design_pool row.
@@ -119,6 +126,7 @@ func (ds *DesignScheduler) DropCache() {
 	ds.cache = map[int64]*cachedState{}
 	ds.started = map[int64]bool{}
 	ds.bands = map[int64]int32{}
+	ds.full = map[int64]time.Time{}
 }
 
 // The SQL that reads a design's state, by name so that TestHotQueryPlans
@@ -182,7 +190,7 @@ func (e *cachedState) readPool(ctx context.Context, tx pgx.Tx, studyID int64) er
 		return err
 	}
 	defer rows.Close()
-	e.pool, e.nextOrd = map[triplet.Key]poolRow{}, 0
+	e.pool, e.nextOrd, e.whole = map[triplet.Key]poolRow{}, 0, false
 	for rows.Next() {
 		var k triplet.Key
 		var r poolRow

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -46,6 +47,16 @@ func designStudy(t testing.TB, s *collect.Store, slug, design string, cfg collec
 }
 
 // answerFor is the simulated crowd's answer to q (which option is closer).
+// recorded waits until s's designs have recorded every answer stored so
+// far: a landmark design records its answers shortly after they are
+// acknowledged, not before (DesignScheduler).
+func recorded(t *testing.T, s *collect.Store) {
+	t.Helper()
+	if err := s.RecordPending(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func answerFor(o *triplet.Oracle, q *collect.Question) int {
 	a, l, r := q.Anchor.Index, q.Left.Index, q.Right.Index
 	return o.Answer(a, min(l, r), max(l, r)).Closer
@@ -139,6 +150,9 @@ func (r *crashingReplica) round(st collect.Study, m int, o *triplet.Oracle) []*c
 		}
 		r.maybeCrash()
 	}
+	// The crowd is slower than the writer: the next round sees these
+	// answers recorded, so that runs with and without restarts agree.
+	recorded(r.t, r.s)
 	return qs
 }
 
@@ -382,7 +396,11 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
-	s, _ := designStore(pool)
+	s, schs := designStore(pool)
+	// The lease below expires by hand, at once: the process's note that
+	// the design was full (FullFor, TestFullDesignFallsBackAtOnce) would
+	// hide it for a moment.
+	schs[collect.DesignLandmarkK1].FullFor = 0
 	// 4 items, landmarks {0, 1} picked: k1 asks (2; 0, 1) and (3; 0, 1).
 	// One question each: nobody holds a second comparison ahead.
 	st := designStudy(t, s, "lease", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 1)
@@ -428,6 +446,7 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	recorded(t, s)
 	status, err := s.DesignStatusOf(ctx, st)
 	if err != nil {
 		t.Fatal(err)
@@ -463,6 +482,7 @@ func TestLandmarkCoverageGrowsEvenly(t *testing.T) {
 			}
 			answered++
 		}
+		recorded(t, s)
 		status, err := s.DesignStatusOf(ctx, st)
 		if err != nil {
 			t.Fatal(err)
@@ -513,5 +533,49 @@ func TestLandmarkItemsChecked(t *testing.T) {
 	c, err := s.DesignConfigOf(ctx, st.ID)
 	if err != nil || !slices.Equal(c.LandmarkItems, []int{3, 1}) || c.Landmarks != 0 {
 		t.Errorf("stored %+v, %v; want items [3 1] and no number", c, err)
+	}
+}
+
+// A question that finds the design full makes the process take it for full
+// for a moment (DesignScheduler.FullFor): the next questions are random
+// fallbacks at once, even when a lease expired meanwhile, until the
+// process's writer records an answer; then the expired lease is taken over.
+func TestFullDesignFallsBackAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s, schs := designStore(pool)
+	schs[collect.DesignLandmarkK1].FullFor = time.Hour                                                           // no expiry within the test
+	st := designStudy(t, s, "full", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 1) // two comparisons
+	next := func() (int64, *collect.Question) {
+		t.Helper()
+		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := s.Next(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ID, pr.Question
+	}
+	pa, qa := next()
+	pb, qb := next()
+	_, qc := next()
+	if qa.Design != collect.DesignLandmarkK1 || qb.Design != collect.DesignLandmarkK1 || qc.Design != collect.DesignFallback {
+		t.Fatalf("designs %s, %s, %s; want two landmark questions then a fallback", qa.Design, qb.Design, qc.Design)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE design_leases SET expires_at = now() - interval '1 second' WHERE participant_id = $1`, pa); err != nil {
+		t.Fatal(err)
+	}
+	if _, qd := next(); qd.Design != collect.DesignFallback {
+		t.Fatalf("with the design taken for full: a %s question; want a fallback", qd.Design)
+	}
+	if _, err := s.Answer(ctx, pb, collect.AnswerInput{QuestionID: qb.ID, Closer: qb.Left.Index}); err != nil {
+		t.Fatal(err)
+	}
+	recorded(t, s)
+	if _, qe := next(); qe.Design != collect.DesignLandmarkK1 || qe.Anchor.Index != qa.Anchor.Index {
+		t.Fatalf("after the writer recorded an answer: a %s question on anchor %d; want A's expired comparison (anchor %d)", qe.Design, qe.Anchor.Index, qa.Anchor.Index)
 	}
 }

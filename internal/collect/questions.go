@@ -318,7 +318,7 @@ func (it *studyItems) question(id string, studyID, participantID int64, c Compar
 // participant's hold on it come out of one round trip.
 type issuePlan struct {
 	id      string
-	random  Comparison       // the drawn comparison (random design)
+	random  Comparison       // the drawn comparison (random design, or a design's fallback: random.Design)
 	trial   string           // DesignCatch or DesignRepeat: the statement returns the comparison
 	claim   *claim           // a design's claim (its statement returns the comparison)
 	design  *DesignScheduler // the claim's design
@@ -341,7 +341,8 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 		return &issuePlan{id: id, trial: DesignRepeat, sql: insertRepeatSQL,
 			args: []any{id, st.ID, participantID, strconv.FormatInt(participantID, 10)}}
 	}
-	if ds, ok := s.designs[st.Design]; ok {
+	ds, stateful := s.designs[st.Design]
+	if stateful && !ds.seemsFull(st.ID) {
 		cl := ds.likelyClaim(st.ID, participantID, answered, id)
 		return &issuePlan{id: id, claim: &cl, design: ds, studyID: st.ID, sql: cl.sql, args: cl.args}
 	}
@@ -349,8 +350,14 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	if !ok {
 		return nil
 	}
+	// A design with no free slot a moment ago (seemsFull) gets its
+	// fallback question at once, as a random study does.
+	c.Design = DesignRandom
+	if stateful {
+		c.Design = DesignFallback
+	}
 	return &issuePlan{id: id, random: c, sql: insertQuestionSQL,
-		args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, DesignRandom}}
+		args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, c.Design}}
 }
 
 // read reads the plan's result from the batch: the comparison and when it
@@ -373,7 +380,6 @@ func (p *issuePlan) read(br pgx.BatchResults) (c Comparison, issued time.Time, o
 	}
 	err = br.QueryRow().Scan(&issued)
 	c = p.random
-	c.Design = DesignRandom
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Comparison{}, time.Time{}, false, nil
 	}

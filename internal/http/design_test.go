@@ -119,6 +119,9 @@ func TestDesignSettingsForm(t *testing.T) {
 	if _, err := a.store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 		t.Fatal(err)
 	}
+	if err := a.store.RecordPending(ctx); err != nil { // the design records it shortly after
+		t.Fatal(err)
+	}
 	res = a.do(c, "POST", "/admin/studies/shapes", form("landmark-k2", "landmark_picks", picks, "repeats", "3", "seed", "9", "status", "open"), nil)
 	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, "cannot change after questions were issued") {
 		t.Fatalf("changing repeats after a question: %d", res.StatusCode)

@@ -28,12 +28,36 @@ func newStore(t *testing.T) (*pgxpool.Pool, *collect.Store) {
 	return pool, s
 }
 
-// fill creates an open landmark study with a row in every table that holds
-// a study's rows: images, participants (one excluded), answered questions
+// fill creates an open landmark study for each slug, each with a row in
+// every table that holds a study's rows: images, participants (one excluded), answered questions
 // with their votes and design events, open questions holding leases, the
 // design's state and pool, an answer waiting for the design's writer,
 // dashboard settings and a finished recompute run.
-func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) collect.Study {
+func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slugs ...string) []collect.Study {
+	t.Helper()
+	ctx := context.Background()
+	var sts []collect.Study
+	for _, slug := range slugs {
+		sts = append(sts, fillOne(t, pool, s, slug))
+	}
+	// The answers recorded by their designs, and in each study one its
+	// design has not recorded yet (the writer records each shortly after
+	// the answer's request returns; this one as if its process stopped in
+	// between).
+	if err := s.RecordPending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sts {
+		if _, err := pool.Exec(ctx, `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther)
+			SELECT study_id, participant_id, anchor, closer, farther FROM answers WHERE study_id = $1 LIMIT 1`, st.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sts
+}
+
+// fillOne makes study slug with rows in every table (fill).
+func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) collect.Study {
 	t.Helper()
 	ctx := context.Background()
 	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: 6,
@@ -72,13 +96,6 @@ func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) colle
 				t.Fatal(err)
 			}
 		}
-	}
-	// An answer its design has not recorded yet (the writer records each
-	// before the answer's request returns; this one as if its process
-	// stopped in between).
-	if _, err := pool.Exec(ctx, `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther)
-		SELECT study_id, participant_id, anchor, closer, farther FROM answers WHERE study_id = $1 LIMIT 1`, st.ID); err != nil {
-		t.Fatal(err)
 	}
 	if _, err := s.SaveUploadReport(ctx, st.ID, collect.UploadReport{Added: 9}); err != nil {
 		t.Fatal(err)
@@ -185,8 +202,8 @@ func TestPurgeDeletesEveryRow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
-	doomed := fill(t, pool, s, "doomed")
-	kept := fill(t, pool, s, "kept")
+	sts := fill(t, pool, s, "doomed", "kept")
+	doomed, kept := sts[0], sts[1]
 	forbidCascades(t, pool)
 	before, keptBefore := rowsOf(t, pool, doomed.ID), rowsOf(t, pool, kept.ID)
 	for table, n := range before {
@@ -230,8 +247,8 @@ func TestPurgeResumes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
-	doomed := fill(t, pool, s, "doomed")
-	kept := fill(t, pool, s, "kept")
+	sts := fill(t, pool, s, "doomed", "kept")
+	doomed, kept := sts[0], sts[1]
 	forbidCascades(t, pool)
 	before, keptBefore := rowsOf(t, pool, doomed.ID), rowsOf(t, pool, kept.ID)
 	if err := s.MarkStudyDeleted(ctx, doomed.ID); err != nil {
@@ -275,7 +292,7 @@ func TestPurgeRefusesLiveStudy(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
-	live := fill(t, pool, s, "live")
+	live := fill(t, pool, s, "live")[0]
 	before := rowsOf(t, pool, live.ID)
 	if _, err := purge.Study(ctx, s, live.ID, 10); !errors.Is(err, purge.ErrNotMarked) {
 		t.Fatalf("purge of a live study: %v", err)
@@ -300,9 +317,8 @@ func TestPurgeJobs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, s := newStore(t)
-	enqueued := fill(t, pool, s, "enqueued")
-	lost := fill(t, pool, s, "lost")
-	kept := fill(t, pool, s, "kept")
+	sts := fill(t, pool, s, "enqueued", "lost", "kept")
+	enqueued, lost, kept := sts[0], sts[1], sts[2]
 	keptBefore := rowsOf(t, pool, kept.ID)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 
