@@ -31,7 +31,7 @@ const (
 	// the participant holds it.
 	lockAnswerSQL = `
 		SELECT q.participant_id, q.anchor, q.left_idx, q.right_idx, q.design, q.expected,
-			s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version, s.quality, s.exclusion <> '{}',
+			s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version, s.quality, s.idle_minutes, s.exclusion <> '{}',
 			p.open_question IS NOT DISTINCT FROM q.id, p.answered,
 			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at
 		FROM questions q JOIN participants p ON p.id = q.participant_id JOIN studies s ON s.id = q.study_id
@@ -133,7 +133,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 	)
 	scan := func(r pgx.Row) error {
 		err := r.Scan(append([]any{&owner, &anchor, &left, &right, &qDesign, &expected,
-			&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version, &quality, &hasRules, &open, &answered}, ahead.targets()...)...)
+			&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version, &quality, &st.IdleMinutes, &hasRules, &open, &answered}, ahead.targets()...)...)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("question")
 		}

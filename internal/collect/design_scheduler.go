@@ -258,8 +258,9 @@ type claim struct {
 // likelyClaim is the claim a question tries first: in the band this
 // process last took a slot in, when it knows one, else in the first band;
 // from the participant's own start (claimStart), with the design's cap.
-func (ds *DesignScheduler) likelyClaim(studyID, participantID int64, answered int, id string) claim {
-	base := []any{studyID, participantID, ds.LeaseTTL.Seconds(), id, rand.IntN(2) == 1, ds.name, ds.firstCap()}
+func (ds *DesignScheduler) likelyClaim(st studyState, participantID int64, answered int, id string) claim {
+	studyID := st.ID
+	base := []any{studyID, participantID, ds.leaseFor(st).Seconds(), id, rand.IntN(2) == 1, ds.name, ds.firstCap()}
 	start := ds.claimStart(participantID, answered)
 	ds.mu.Lock()
 	band, known := ds.bands[studyID]
@@ -268,6 +269,16 @@ func (ds *DesignScheduler) likelyClaim(studyID, participantID int64, answered in
 		return claim{claimBandSQL, append(base, band, start), true}
 	}
 	return claim{claimFirstSQL, append(base, start), true}
+}
+
+// leaseFor is how long a question of study st holds its comparison:
+// LeaseTTL, or the study's idle time when that is shorter, so that a
+// participant who went idle no longer keeps a comparison from others.
+func (ds *DesignScheduler) leaseFor(st studyState) time.Duration {
+	if idle := time.Duration(st.IdleMinutes) * time.Minute; idle > 0 && idle < ds.LeaseTTL {
+		return idle
+	}
+	return ds.LeaseTTL
 }
 
 // read reads a claim's result, remembering the band it took a slot in.
@@ -302,7 +313,7 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 	if err != nil {
 		return Comparison{}, time.Time{}, false, err
 	}
-	base := []any{st.ID, participantID, ds.LeaseTTL.Seconds(), id, rand.IntN(2) == 1, ds.name}
+	base := []any{st.ID, participantID, ds.leaseFor(st).Seconds(), id, rand.IntN(2) == 1, ds.name}
 	var tries []claim
 	if ds.kind.spread {
 		tries = []claim{

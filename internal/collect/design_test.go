@@ -46,7 +46,6 @@ func designStudy(t testing.TB, s *collect.Store, slug, design string, cfg collec
 	return st
 }
 
-// answerFor is the simulated crowd's answer to q (which option is closer).
 // recorded waits until s's designs have recorded every answer stored so
 // far: a landmark design records its answers shortly after they are
 // acknowledged, not before (DesignScheduler).
@@ -57,6 +56,7 @@ func recorded(t *testing.T, s *collect.Store) {
 	}
 }
 
+// answerFor is the simulated crowd's answer to q (which option is closer).
 func answerFor(o *triplet.Oracle, q *collect.Question) int {
 	a, l, r := q.Anchor.Index, q.Left.Index, q.Right.Index
 	return o.Answer(a, min(l, r), max(l, r)).Closer

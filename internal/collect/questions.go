@@ -52,6 +52,7 @@ type studyState struct {
 	PerParticipant int
 	Version        int64 // studies.version: the items in memory are current at it
 	Quality        QualityControl
+	IdleMinutes    int // a participant this long without an answer is idle (0: never)
 }
 
 // scanQuality parses the raw studies.quality the locking statements read.
@@ -67,7 +68,7 @@ const (
 	// lockParticipantSQL locks the participant's row and reads their
 	// progress, their study and the question they hold, if any.
 	lockParticipantSQL = `
-		SELECT s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version, s.quality,
+		SELECT s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version, s.quality, s.idle_minutes,
 			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at,
 			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at
 		FROM participants p JOIN studies s ON s.id = p.study_id
@@ -204,7 +205,7 @@ type lockedParticipant struct {
 func (l *lockedParticipant) scan(r pgx.Row, pr *Progress) error {
 	*pr = Progress{}
 	var quality []byte
-	dst := append([]any{&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.PerParticipant, &l.st.Version, &quality,
+	dst := append([]any{&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.PerParticipant, &l.st.Version, &quality, &l.st.IdleMinutes,
 		&pr.Answered, &l.code}, l.open.targets()...)
 	err := r.Scan(append(dst, l.ahead.targets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -343,7 +344,7 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	}
 	ds, stateful := s.designs[st.Design]
 	if stateful && !ds.seemsFull(st.ID) {
-		cl := ds.likelyClaim(st.ID, participantID, answered, id)
+		cl := ds.likelyClaim(st, participantID, answered, id)
 		return &issuePlan{id: id, claim: &cl, design: ds, studyID: st.ID, sql: cl.sql, args: cl.args}
 	}
 	c, ok := blindRandom(n, answered)

@@ -3,6 +3,7 @@ package collect_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 
@@ -126,5 +127,41 @@ func TestQuotaSettingsChecked(t *testing.T) {
 		if collect.KindOf(err) != collect.KindInvalid {
 			t.Errorf("%+v: %v; want KindInvalid", q, err)
 		}
+	}
+}
+
+// A participant idle past the study's idle time frees their design
+// question's comparison for others: the lease lasts the idle time when
+// that is shorter than the scheduler's LeaseTTL (an expired lease is taken
+// over, TestExpiredLeaseReturnsToPool).
+func TestIdleTimeBoundsTheLease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s, _ := designStore(pool)
+	for _, c := range []struct {
+		idle int
+		want float64 // seconds
+	}{{0, collect.DefaultLeaseTTL.Seconds()}, {1, 60}, {30, collect.DefaultLeaseTTL.Seconds()}} {
+		t.Run(fmt.Sprint("idle ", c.idle), func(t *testing.T) {
+			st := designStudy(t, s, fmt.Sprint("idle", c.idle), collect.DesignLandmarkK1, collect.DesignConfig{Seed: 2, Landmarks: 3}, 8, 2)
+			in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 2, Status: collect.StatusOpen,
+				Design: st.Design, DesignConfig: collect.DesignConfig{Seed: 2, Landmarks: 3}, Quota: collect.Quota{IdleMinutes: c.idle}}
+			if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
+				t.Fatal(err)
+			}
+			ids, qs := holdQuestions(t, s, st.ID, 1)
+			if qs[0].Design != collect.DesignLandmarkK1 {
+				t.Fatalf("a %s question; want the design's", qs[0].Design)
+			}
+			var secs float64
+			if err := pool.QueryRow(ctx, `SELECT min(extract(epoch FROM expires_at - leased_at)) FROM design_leases WHERE participant_id = $1`,
+				ids[0]).Scan(&secs); err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(secs-c.want) > 1 {
+				t.Fatalf("the lease lasts %.1f s; want %.0f s", secs, c.want)
+			}
+		})
 	}
 }

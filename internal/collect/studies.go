@@ -69,8 +69,9 @@ type StudyInput struct {
 // limit) have completed or are in progress, no one new is admitted; a
 // participant without activity (joining, answering) for IdleMinutes (0:
 // never) is no longer in progress and leaves a place free. Their open
-// question stays theirs; a design's lease on it lapses by itself
-// (DesignScheduler.LeaseTTL).
+// question stays theirs to answer, but a design's lease on it lasts at most
+// IdleMinutes (DesignScheduler.LeaseTTL otherwise): by the time they are
+// idle the design may ask that comparison of someone else.
 type Quota struct {
 	MaxParticipants int
 	IdleMinutes     int
