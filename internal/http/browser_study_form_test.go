@@ -64,11 +64,11 @@ func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
 			}
 		}
 	}
-	// help returns the platforms (data-platforms) of the platform help
-	// paragraphs on screen.
+	// help checks the platforms (data-platforms) of the platform help on
+	// screen: the paragraphs, then the fields' notes.
 	help := func(when, want string) {
 		t.Helper()
-		got, err := chromedp.Run(b, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#platform-settings p[data-platforms]"))
+		got, err := chromedp.Run(b, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#platform-settings p[data-platforms], #platform-settings small[data-platforms]"))
 			.filter(e => e.getClientRects().length > 0).map(e => e.getAttribute("data-platforms")).join(" | ")`))
 		if err != nil {
 			t.Fatal(err)
@@ -83,14 +83,14 @@ func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
 	choose("basis", "prolific")
 	check("basis, Prolific", map[string]bool{"seed": true, "repeats": true, "landmarks": false, "coordinates": true, "extra": true,
 		"completion_code": true, "screened_out_code": true, "id_param": false, "return_url": false})
-	help("Prolific", "prolific | prolific mturk generic")
+	help("Prolific", "prolific | prolific mturk generic | prolific | prolific")
 	choose("random", "mturk")
 	check("random, MTurk", map[string]bool{"completion_code": true, "screened_out_code": true, "id_param": false, "return_url": false})
-	help("MTurk", "mturk | prolific mturk generic")
+	help("MTurk", "mturk | prolific mturk generic | mturk | mturk")
 	choose("landmark-k1", "generic")
 	check("landmark-k1, generic", map[string]bool{"landmarks": true, "landmark_picks": true, "coordinates": false, "extra": false,
 		"id_param": true, "return_url": true})
-	help("generic", "generic | prolific mturk generic")
+	help("generic", "generic | prolific mturk generic | generic | generic")
 	choose("random", "")
 	help("no platform again", "none")
 }

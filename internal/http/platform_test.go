@@ -186,6 +186,12 @@ func TestStudyFormPlatformHelp(t *testing.T) {
 			}
 		}
 	}
+	// The codes' notes: one per platform that has the field.
+	for _, platform := range []string{"prolific", "mturk", "generic"} {
+		if n := strings.Count(section, `<small data-platforms="`+platform+`">`); n != 2 {
+			t.Errorf("%d notes for %s on the completion and screened-out codes, want 2", n, platform)
+		}
+	}
 	// Every platform's settings are marked too, with known platforms only.
 	for _, m := range regexp.MustCompile(`data-platforms="([^"]*)"`).FindAllStringSubmatch(section, -1) {
 		for _, p := range strings.Fields(m[1]) {
