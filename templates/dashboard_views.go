@@ -31,8 +31,11 @@ type DashboardPage struct {
 	MedianResponse     string
 	DesignProgress     string
 
-	Plots             []Plot
-	Participants      []QualityRow
+	Plots        []Plot
+	Participants []QualityRow
+	// FastMS is the threshold of the participants' "very fast" share: the
+	// shown run's, or (no run) the one the next run will use.
+	FastMS            int
 	ParticipantsTotal int
 	PeoplePage        int
 	PeoplePages       int

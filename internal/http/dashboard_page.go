@@ -125,6 +125,10 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 	}
 	v.Plots = s.dashboardPlots(v.Figures, views, run, runs)
 	v.Participants = qualityRows(people, res)
+	v.FastMS = recompute.FastThreshold(st)
+	if res != nil {
+		v.FastMS = res.FastThresholdMS()
+	}
 	if res != nil && len(res.NeighboursKernel) == len(items) {
 		v.GalleryPages = pageCount(len(items), galleryPageSize)
 		v.GalleryPage = max(1, min(p.galleryPage, v.GalleryPages))
