@@ -26,6 +26,9 @@ type DashboardPage struct {
 	Notice string
 	Error  string
 
+	// Skipped counts the study's "can't decide" answers (shown where the
+	// study offers the button or has such answers).
+	Skipped int
 	// Overview figures, already formatted.
 	ContradictionShare string
 	MedianResponse     string

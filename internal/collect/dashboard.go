@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -82,6 +83,7 @@ const (
 	dashboardVersionSQL = `
 		SELECT (SELECT max(answered_at) FROM answers WHERE study_id = $1),
 			(SELECT count(*) FROM answers WHERE study_id = $1 AND answered_at > now() - interval '10 minutes'),
+			(SELECT count(*) FROM trial_answers WHERE study_id = $1 AND closer IS NULL),
 			count(*), count(*) FILTER (WHERE excluded_at IS NOT NULL), coalesce(sum(id) FILTER (WHERE excluded_at IS NOT NULL), 0)
 		FROM participants WHERE study_id = $1`
 	// tallyAnswersSQL counts all the study's answers: the watermark, the
@@ -260,8 +262,8 @@ func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []
 }
 
 // DashboardVersion is a cheap fingerprint of what the dashboard's figures
-// depend on (the last answer's time, the participants and who is
-// excluded), read through indexes without scanning the answers, and the
+// depend on (the last answer's time, the "can't decide" count, the
+// participants and who is excluded), read through indexes without scanning the answers, and the
 // live figures that change with the clock alone.
 type DashboardVersion struct {
 	Key string
@@ -272,6 +274,9 @@ type DashboardVersion struct {
 	Recent       int // answers in the last RecentWindow
 	RecentWindow time.Duration
 	Excluded     int
+	// Skipped counts the study's "can't decide" answers (kept apart from
+	// the answers, in trial_answers, read through its study index).
+	Skipped int
 }
 
 // DashboardVersion returns the study's fingerprint. Answers are only ever
@@ -281,7 +286,7 @@ func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (DashboardV
 	v := DashboardVersion{RecentWindow: 10 * time.Minute}
 	var last *time.Time
 	var people, exclSum int64
-	err := s.pool.QueryRow(ctx, dashboardVersionSQL, studyID).Scan(&last, &v.Recent, &people, &v.Excluded, &exclSum)
+	err := s.pool.QueryRow(ctx, dashboardVersionSQL, studyID).Scan(&last, &v.Recent, &v.Skipped, &people, &v.Excluded, &exclSum)
 	if err != nil {
 		return v, fmt.Errorf("dashboard version: %w", err)
 	}
@@ -290,6 +295,6 @@ func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (DashboardV
 		lastS = last.UTC().Format(time.RFC3339Nano)
 	}
 	v.Structure = fmt.Sprintf("%d/%d/%d", people, v.Excluded, exclSum)
-	v.Key = lastS + "/" + v.Structure
+	v.Key = lastS + "/" + strconv.Itoa(v.Skipped) + "/" + v.Structure
 	return v, nil
 }
