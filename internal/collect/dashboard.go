@@ -3,7 +3,6 @@ package collect
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -83,7 +82,6 @@ const (
 	dashboardVersionSQL = `
 		SELECT (SELECT max(answered_at) FROM answers WHERE study_id = $1),
 			(SELECT count(*) FROM answers WHERE study_id = $1 AND answered_at > now() - interval '10 minutes'),
-			(SELECT count(*) FROM trial_answers WHERE study_id = $1 AND closer IS NULL),
 			count(*), count(*) FILTER (WHERE excluded_at IS NOT NULL), coalesce(sum(id) FILTER (WHERE excluded_at IS NOT NULL), 0)
 		FROM participants WHERE study_id = $1`
 	// tallyAnswersSQL counts all the study's answers: the watermark, the
@@ -262,8 +260,8 @@ func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []
 }
 
 // DashboardVersion is a cheap fingerprint of what the dashboard's figures
-// depend on (the last answer's time, the "can't decide" count, the
-// participants and who is excluded), read through indexes without scanning the answers, and the
+// depend on (the last answer's time, the participants and who is
+// excluded), read through indexes without scanning the answers, and the
 // live figures that change with the clock alone.
 type DashboardVersion struct {
 	Key string
@@ -274,9 +272,6 @@ type DashboardVersion struct {
 	Recent       int // answers in the last RecentWindow
 	RecentWindow time.Duration
 	Excluded     int
-	// Skipped counts the study's "can't decide" answers (kept apart from
-	// the answers, in trial_answers, read through its study index).
-	Skipped int
 }
 
 // DashboardVersion returns the study's fingerprint. Answers are only ever
@@ -286,7 +281,7 @@ func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (DashboardV
 	v := DashboardVersion{RecentWindow: 10 * time.Minute}
 	var last *time.Time
 	var people, exclSum int64
-	err := s.pool.QueryRow(ctx, dashboardVersionSQL, studyID).Scan(&last, &v.Recent, &v.Skipped, &people, &v.Excluded, &exclSum)
+	err := s.pool.QueryRow(ctx, dashboardVersionSQL, studyID).Scan(&last, &v.Recent, &people, &v.Excluded, &exclSum)
 	if err != nil {
 		return v, fmt.Errorf("dashboard version: %w", err)
 	}
@@ -295,6 +290,18 @@ func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (DashboardV
 		lastS = last.UTC().Format(time.RFC3339Nano)
 	}
 	v.Structure = fmt.Sprintf("%d/%d/%d", people, v.Excluded, exclSum)
-	v.Key = lastS + "/" + strconv.Itoa(v.Skipped) + "/" + v.Structure
+	v.Key = lastS + "/" + v.Structure
 	return v, nil
+}
+
+// CantDecideCount counts the study's "can't decide" answers (skips, kept
+// in trial_answers apart from the answers), read through trial_answers'
+// study index. Only the dashboard page asks for it, not its status poll.
+func (s *Store) CantDecideCount(ctx context.Context, studyID int64) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM trial_answers WHERE study_id = $1 AND closer IS NULL`, studyID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("can't decide count: %w", err)
+	}
+	return n, nil
 }

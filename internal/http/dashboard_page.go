@@ -72,7 +72,9 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 	// The clock moves the rate window without any new answer.
 	v.Stats.AnswersPerMinute = float64(ver.Recent) / ver.RecentWindow.Minutes()
 	v.Figures.Excluded = ver.Excluded
-	v.Skipped = ver.Skipped
+	if v.Skipped, err = s.store.CantDecideCount(ctx, st.ID); err != nil {
+		return v, err
+	}
 	if v.Settings, err = s.store.RecomputeSettings(ctx, st.ID); err != nil {
 		return v, err
 	}
