@@ -329,3 +329,33 @@ func TestMTurkFramingHeaders(t *testing.T) {
 		}
 	}
 }
+
+// An MTurk worker who does not agree to the consent text: the page, in
+// MTurk's frame, tells them to return the HIT with MTurk's Return button
+// (MTurk has no address to send them back to, so it links nowhere), and
+// nothing is stored.
+func TestMTurkConsentDeclined(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	a.study("hit", 5, 3, "open")
+	mturkStudy(a, a.admin(), "hit", url.Values{"consent": {"I know my answers are kept."}})
+	c := noCookies()
+	landing := a.do(c, "GET", hitLink("hit", "W1", "A1", mturkSandbox), nil, nil)
+	if !strings.Contains(landing.body, "I know my answers are kept.") || !strings.Contains(landing.body, `href="/s/hit/declined"`) {
+		t.Fatalf("the HIT's first page lacks the consent and the way to decline:\n%s", landing.body)
+	}
+	res := a.do(c, "GET", "/s/hit/declined", nil, nil)
+	if res.StatusCode != http.StatusOK || !strings.Contains(res.body, "Nothing about you was stored") ||
+		!strings.Contains(res.body, "return the HIT: use the Return button on MTurk&#39;s page") {
+		t.Fatalf("declined page: %d\n%s", res.StatusCode, res.body)
+	}
+	if strings.Contains(res.body, `class="button" href=`) {
+		t.Errorf("the declined page of an MTurk study links somewhere:\n%s", res.body)
+	}
+	if !strings.Contains(res.Header.Get("Content-Security-Policy"), mturkFrames) {
+		t.Errorf("the declined page may not show in MTurk's frame: %q", res.Header.Get("Content-Security-Policy"))
+	}
+	if n := a.count(`SELECT count(*) FROM participants`); n != 0 {
+		t.Errorf("%d participants stored after declining, want 0", n)
+	}
+}
