@@ -124,16 +124,18 @@
       .catch(function () { fallback(form, button.value); });
   }
 
-  // The study form shows only the settings of the chosen design and
-  // platform: an element lists in data-designs (data-platforms) the
-  // choices it belongs to. Without this script every setting shows.
+  // The study form shows only the settings and help of the chosen design
+  // and platform: an element lists in data-designs (data-platforms) the
+  // choices it belongs to, "none" standing for the empty choice (no
+  // platform). Without this script every setting and all the help show.
   function showChosen(selectName, attr) {
     var sel = document.querySelector("select[name=" + selectName + "]");
     if (!sel) return;
     function apply() {
+      var chosen = sel.value || "none";
       var els = document.querySelectorAll("[" + attr + "]");
       for (var i = 0; i < els.length; i++) {
-        els[i].hidden = (" " + els[i].getAttribute(attr) + " ").indexOf(" " + sel.value + " ") < 0;
+        els[i].hidden = (" " + els[i].getAttribute(attr) + " ").indexOf(" " + chosen + " ") < 0;
       }
     }
     sel.addEventListener("change", apply);

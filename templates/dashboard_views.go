@@ -26,13 +26,19 @@ type DashboardPage struct {
 	Notice string
 	Error  string
 
+	// Skipped counts the study's "can't decide" answers (shown where the
+	// study offers the button or has such answers).
+	Skipped int
 	// Overview figures, already formatted.
 	ContradictionShare string
 	MedianResponse     string
 	DesignProgress     string
 
-	Plots             []Plot
-	Participants      []QualityRow
+	Plots        []Plot
+	Participants []QualityRow
+	// FastMS is the threshold of the participants' "very fast" share: the
+	// shown run's, or (no run) the one the next run will use.
+	FastMS            int
 	ParticipantsTotal int
 	PeoplePage        int
 	PeoplePages       int

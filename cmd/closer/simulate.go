@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -72,6 +73,36 @@ refits the embedding (t-STE, or CKL with --model ckl, in --dim dimensions,
 warm-started from the previous fit) and refreshes the pool as soon as the
 warm-up is over and then every --refit-every answers.
 
+Arms: --arms "NAME:SHARE,..." runs several designs at once on the same
+points and the same crowd, instead of --design. Each annotator is assigned
+to one arm when they start, by the shares (which must sum to 1; every
+prefix of the annotators is within one annotator of the shares), answers
+--per-annotator questions (default 50 with --arms, the app's default;
+0: no limit) and is replaced by the next annotator. --heldout-share H
+(default 0.1 with --arms, 0 with --design) of every annotator's questions
+are held out: uniformly random comparisons, answered by the crowd like any
+other, kept out of every arm's design and fit, the study's common test
+set. A NAME is a design, optionally with settings after a slash that
+override the flags for that arm:
+  random
+  landmark-k1[/L], landmark-k2[/L]  L landmarks (else --landmarks)
+  basis[/extra]                     with the Extra phase (else --extra)
+  active[/S]                        S a score (uncertainty or infogain;
+                                    else --score), a model (tste or ckl;
+                                    else --model) or both joined by "-",
+                                    e.g. active/infogain-ckl
+so "active/infogain:0.5,active/uncertainty:0.5" compares the two scores,
+and "active:0.5,random:0.5" the active design with random. The other
+flags apply to every arm of their design. Names must differ. At every
+checkpoint (counted in all answers, held-out ones included) the table has
+a row per arm: its annotators and answers, and the quality of its
+answers' fit as for a single design, with two errors: test-error on the
+crowd's held-out answers so far (as noisy as the crowd) and heldout on the
+10,000 fresh noise-free triplets. --csv prints answers,test_answers,arm,
+annotators,arm_answers,fallback_share,d_hat,kendall_tau,knn_precision,
+test_error,heldout_error. --design with --heldout-share or --per-annotator
+runs that design as one arm, with the same table.
+
 flags:
 `
 
@@ -83,6 +114,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fs.PrintDefaults()
 	}
 	designName := fs.String("design", "landmark-k1", "question design: random, landmark-k1, landmark-k2, basis or active")
+	armsSpec := fs.String("arms", "", `several designs at once, "NAME:SHARE,..." (e.g. "active:0.5,random:0.5"; see above)`)
+	heldoutShare := fs.Float64("heldout-share", 0, "share of every annotator's questions held out as the common test set, 0 <= H < 1 (default 0; 0.1 with --arms)")
+	perAnnotator := fs.Int("per-annotator", 0, "questions each annotator answers before the next one takes their place (default: no limit; 50 with --arms)")
 	points := fs.String("points", "gmm", "synthetic points: gmm, cube, ball, sphere or gaussian, with optional :N:D (see above)")
 	coords := fs.String("coords", "", "CSV file of point coordinates (item,x1,...,xD) instead of --points")
 	budget := fs.Int("budget", 10000, "number of answers to collect")
@@ -92,7 +126,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	landmarks := fs.String("landmarks", "15", "landmark designs: the number of random landmarks, or a comma-separated list of landmark items (ids of --coords, else indices)")
 	seed := fs.Uint64("seed", 1, "random seed (points, crowd, design, evaluation)")
 	checkpoints := fs.String("checkpoints", "10", "K evenly spaced checkpoints up to the budget, or a comma-separated list of answer counts")
-	csvOut := fs.Bool("csv", false, "print CSV: answers,fallback_share,d_hat,kendall_tau,knn_precision,heldout_error")
+	csvOut := fs.Bool("csv", false, "print CSV: answers,fallback_share,d_hat,kendall_tau,knn_precision,heldout_error (with --arms: see above)")
 	method := fs.String("method", "", "how to learn coordinates from the triplets: kpca or tste (default kpca; basis: its own coordinates)")
 	dim := fs.Int("dim", 0, "components or embedding dimension (default: the points' dimension)")
 	extra := fs.Bool("extra", false, "basis: run the Extra phase (sort the 2⌈log2 n⌉ nearest points of every point)")
@@ -108,6 +142,55 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	// The designs: one (--design), or arms (--arms). A single design with
+	// a held-out share or a number of questions per annotator runs as one
+	// arm.
+	var specs []armSpec
+	withArms := set["arms"]
+	if withArms {
+		if set["design"] {
+			return errors.New("give either --design or --arms, not both")
+		}
+		var err error
+		if specs, err = parseArms(*armsSpec); err != nil {
+			return err
+		}
+		if !set["heldout-share"] {
+			*heldoutShare = 0.1
+		}
+		if !set["per-annotator"] {
+			*perAnnotator = 50
+		}
+	} else {
+		if !slices.Contains(armDesigns, *designName) {
+			return fmt.Errorf("--design %q: want random, landmark-k1, landmark-k2, basis or active", *designName)
+		}
+		specs = []armSpec{{name: *designName, design: *designName, share: 1}}
+	}
+	asArms := withArms || set["heldout-share"] || set["per-annotator"]
+	if !(*heldoutShare >= 0 && *heldoutShare < 1) {
+		return fmt.Errorf("--heldout-share %g: want 0 <= H < 1", *heldoutShare)
+	}
+	if *perAnnotator < 0 {
+		return fmt.Errorf("--per-annotator %d: want at least 1 (or 0: no limit)", *perAnnotator)
+	}
+	has := func(designs ...string) bool {
+		for _, sp := range specs {
+			if slices.Contains(designs, sp.design) {
+				return true
+			}
+		}
+		return false
+	}
+	// onlyFor names the design(s) a flag applies to, in the words of the
+	// mode (--design or --arms).
+	onlyFor := func(flagName, what string) error {
+		if withArms {
+			return fmt.Errorf("--%s applies to %s arms only, and --arms has none", flagName, what)
+		}
+		return fmt.Errorf("--%s applies to --design %s only", flagName, what)
+	}
 
 	// The points.
 	var (
@@ -165,7 +248,10 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	switch *method {
 	case "":
 	case "kpca":
-		if *designName == "basis" {
+		if has("basis") {
+			if withArms {
+				return errors.New("--method kpca does not apply to basis arms (they are judged by their own coordinates, or --method tste)")
+			}
 			return errors.New("--method kpca does not apply to --design basis (it is judged by its own coordinates, or --method tste)")
 		}
 	case "tste":
@@ -173,81 +259,61 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	default:
 		return fmt.Errorf("--method %q: want kpca or tste", *method)
 	}
-	if set["extra"] && *designName != "basis" {
-		return errors.New("--extra applies to --design basis only")
-	}
-	if set["coordinates"] && *designName != "basis" {
-		return errors.New("--coordinates applies to --design basis only")
+	for _, f := range []string{"extra", "coordinates"} {
+		if set[f] && !has("basis") {
+			return onlyFor(f, "basis")
+		}
 	}
 	for _, f := range []string{"warmup", "model", "score", "candidates", "pool", "refit-every"} {
-		if set[f] && *designName != "active" {
-			return fmt.Errorf("--%s applies to --design active only", f)
+		if set[f] && !has("active") {
+			return onlyFor(f, "active")
 		}
 	}
 
-	// The design.
-	var d design.Design
-	var about string
-	var worker *simulate.Worker
-	switch *designName {
-	case "random":
-		r, err := landmark.NewRandom(n, mix(*seed, 2))
+	// The designs, each with its estimator.
+	opts := designOptions{n: n, dim: *dim, ids: ids, repeats: *repeats, landmarks: *landmarks, extra: *extra, coordRule: *coordRule,
+		warmup: *warmup, model: *model, score: *score, candidates: *candidates, pool: *pool, refitEvery: *refitEvery, method: *method}
+	arms := make([]builtArm, len(specs))
+	for i, sp := range specs {
+		// A single design keeps the seeds it always had; arms get their own.
+		designSeed, fitSeed := mix(*seed, 2), mix(*seed, 6)
+		if withArms {
+			designSeed, fitSeed = mix(designSeed, uint64(i+1)), mix(fitSeed, uint64(i+1))
+		}
+		b, err := buildDesign(sp, opts, est, designSeed, fitSeed)
 		if err != nil {
+			if withArms {
+				return fmt.Errorf("arm %s: %w", sp.name, err)
+			}
 			return err
 		}
-		d, about = r, "random questions"
-	case "landmark-k1", "landmark-k2":
-		v := landmark.K1
-		if *designName == "landmark-k2" {
-			v, est.Kind = landmark.K2, kernel.K2
-		}
-		cfg := landmark.Config{Variant: v, Repeats: *repeats, Seed: mix(*seed, 2)}
-		if cfg.Landmarks, cfg.NumLandmarks, err = parseLandmarks(*landmarks, ids, n); err != nil {
-			return err
-		}
-		ld, err := landmark.New(n, cfg)
-		if err != nil {
-			return err
-		}
-		d = ld
-		if est.Method == simulate.KernelPCA {
-			est.Landmarks = ld.Landmarks()
-			est.Keep = func(t triplet.Triplet) bool { _, ok := ld.Index(triplet.KeyOf(t)); return ok }
-		}
-		about = fmt.Sprintf("landmark %v, %d landmarks, %d comparisons × %d repeats = %d answers to cover", v, len(ld.Landmarks()), ld.Comparisons(), ld.Repeats(), ld.Size())
-	case "basis":
-		cfg := basis.Config{Seed: mix(*seed, 2), Repeats: *repeats, Extra: *extra, Coordinates: *coordRule}
-		if err := cfg.Validate(); err != nil {
-			return err
-		}
-		d = basis.New(n, cfg)
-		about = fmt.Sprintf("adaptive basis discovery, repeats %d, extra %v, coordinates %s", *repeats, *extra, *coordRule)
-		if *method == "" {
-			est.Method = ""
-		}
-	case "active":
-		ad, w, err := activeDesign(n, *dim, mix(*seed, 2), mix(*seed, 6), *warmup, *model, *score, *candidates, *pool, *refitEvery, *repeats)
-		if err != nil {
-			return err
-		}
-		d, worker = ad, w
-		c := ad.Config()
-		about = fmt.Sprintf("active, %s scores under the %s model, warm-up %d answers, pool %d (best of %d pairs per head), refit every %d answers",
-			c.Score.Rule, *model, ad.Warmup(), c.Pool, *candidates, w.Every)
-	default:
-		return fmt.Errorf("--design %q: want random, landmark-k1, landmark-k2, basis or active", *designName)
+		arms[i] = b
 	}
 	// Settings another design ignores are allowed, so that one command
 	// line can be rerun with a different --design, but said.
-	if set["landmarks"] && !strings.HasPrefix(*designName, "landmark") {
-		fmt.Fprintf(stderr, "closer simulate: note: --landmarks does not apply to --design %s\n", *designName)
+	if set["landmarks"] && !has("landmark-k1", "landmark-k2") {
+		if withArms {
+			fmt.Fprintln(stderr, "closer simulate: note: --landmarks applies to no arm of --arms")
+		} else {
+			fmt.Fprintf(stderr, "closer simulate: note: --landmarks does not apply to --design %s\n", *designName)
+		}
 	}
-	if set["repeats"] && *designName == "random" {
-		fmt.Fprintln(stderr, "closer simulate: note: --repeats does not apply to --design random (every random question is new)")
+	if set["repeats"] && !has("landmark-k1", "landmark-k2", "basis", "active") {
+		if withArms {
+			fmt.Fprintln(stderr, "closer simulate: note: --repeats applies to no arm of --arms (every random question is new)")
+		} else {
+			fmt.Fprintln(stderr, "closer simulate: note: --repeats does not apply to --design random (every random question is new)")
+		}
 	}
 
 	truth := simulate.Truth{X: x, Labels: labels, Heldout: simulate.Heldout(x, heldoutSize, mix(*seed, 4))}
 	crowd := simulate.Crowd{Oracle: triplet.NewOracle(x, *errP, mix(*seed, 1)), Annotators: *annotators, Seed: mix(*seed, 3)}
+	if asArms {
+		return simulateArms(ctx, stdout, arms, truth, crowd, simulate.Study{PerAnnotator: *perAnnotator, HeldoutShare: *heldoutShare},
+			*budget, cps, *csvOut, fmt.Sprintf("%d points in %d dimensions; error %g", n, D, *errP), mix(*seed, 5), *seed)
+	}
+	d, worker, about := arms[0].design, arms[0].worker, arms[0].about
+	est = arms[0].est
 
 	var (
 		tw *tabwriter.Writer
@@ -258,14 +324,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		cw.Write([]string{"answers", "fallback_share", "d_hat", "kendall_tau", "knn_precision", "heldout_error"})
 	} else {
 		fmt.Fprintf(stdout, "# %d points in %d dimensions; %s; error %g; %d annotators; seed %d\n", n, D, about, *errP, *annotators, *seed)
-		if labels != nil && n <= simulate.MaxPurityItems {
-			k := 0
-			for _, l := range labels {
-				k = max(k, l+1)
-			}
-			fmt.Fprintf(stdout, "# baseline: k-means on the true points, purity %.4f\n",
-				kernel.Purity(kernel.KMeans(x, k, 5, mix(*seed, 5)), labels))
-		}
+		printBaseline(stdout, x, labels, mix(*seed, 5))
 		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprint(tw, "answers\tfallback\td̂\ttau\tknn\theldout\tpurity\tused\t\n")
 	}
@@ -299,11 +358,308 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if stats.Fits > 0 {
 			fmt.Fprintf(stdout, "# the worker refitted the embedding %d times\n", stats.Fits)
 		}
-		if ld, ok := d.(*landmark.Design); ok {
-			p := ld.Progress()
-			fmt.Fprintf(stdout, "# coverage %d of %d answers (%.1f%%), %d of %d comparisons fully answered\n",
-				p.Answered, p.Needed, 100*p.Fraction(), p.Covered, p.Comparisons)
+		printCoverage(stdout, "", d)
+	}
+	return nil
+}
+
+// printBaseline prints the purity of k-means on the true points, for
+// clustered points.
+func printBaseline(w io.Writer, x *mat.Dense, labels []int, seed uint64) {
+	n, _ := x.Dims()
+	if labels == nil || n > simulate.MaxPurityItems {
+		return
+	}
+	k := 0
+	for _, l := range labels {
+		k = max(k, l+1)
+	}
+	fmt.Fprintf(w, "# baseline: k-means on the true points, purity %.4f\n", kernel.Purity(kernel.KMeans(x, k, 5, seed), labels))
+}
+
+// printCoverage prints a landmark design's coverage.
+func printCoverage(w io.Writer, prefix string, d design.Design) {
+	if ld, ok := d.(*landmark.Design); ok {
+		p := ld.Progress()
+		fmt.Fprintf(w, "# %scoverage %d of %d answers (%.1f%%), %d of %d comparisons fully answered\n",
+			prefix, p.Answered, p.Needed, 100*p.Fraction(), p.Covered, p.Comparisons)
+	}
+}
+
+// designOptions are the flags that configure the designs.
+type designOptions struct {
+	n, dim                       int
+	ids                          []string
+	repeats                      int
+	landmarks                    string
+	extra                        bool
+	coordRule                    string
+	warmup                       int
+	model, score                 string
+	candidates, pool, refitEvery int
+	method                       string
+}
+
+// builtArm is a design ready to run: its state machine, the worker of an
+// active design, the estimator that judges it, and a line about it.
+type builtArm struct {
+	spec   armSpec
+	design design.Design
+	worker *simulate.Worker
+	est    simulate.Estimator
+	about  string
+}
+
+// buildDesign builds the design of one arm (or of --design) from the
+// flags, the arm's own settings overriding them, with the estimator est
+// adapted to the design (landmarks, kernel, the basis design's own
+// coordinates).
+func buildDesign(sp armSpec, o designOptions, est simulate.Estimator, seed, fitSeed uint64) (builtArm, error) {
+	b := builtArm{spec: sp}
+	n := o.n
+	switch sp.design {
+	case "random":
+		r, err := landmark.NewRandom(n, seed)
+		if err != nil {
+			return b, err
 		}
+		b.design, b.about = r, "random questions"
+	case "landmark-k1", "landmark-k2":
+		v := landmark.K1
+		if sp.design == "landmark-k2" {
+			v, est.Kind = landmark.K2, kernel.K2
+		}
+		cfg := landmark.Config{Variant: v, Repeats: o.repeats, Seed: seed}
+		marks := o.landmarks
+		if sp.landmarks != "" {
+			marks = sp.landmarks
+		}
+		var err error
+		if cfg.Landmarks, cfg.NumLandmarks, err = parseLandmarks(marks, o.ids, n); err != nil {
+			return b, err
+		}
+		ld, err := landmark.New(n, cfg)
+		if err != nil {
+			return b, err
+		}
+		b.design = ld
+		if est.Method == simulate.KernelPCA {
+			est.Landmarks = ld.Landmarks()
+			est.Keep = func(t triplet.Triplet) bool { _, ok := ld.Index(triplet.KeyOf(t)); return ok }
+		}
+		b.about = fmt.Sprintf("landmark %v, %d landmarks, %d comparisons × %d repeats = %d answers to cover", v, len(ld.Landmarks()), ld.Comparisons(), ld.Repeats(), ld.Size())
+	case "basis":
+		extra := o.extra || sp.extra
+		cfg := basis.Config{Seed: seed, Repeats: o.repeats, Extra: extra, Coordinates: o.coordRule}
+		if err := cfg.Validate(); err != nil {
+			return b, err
+		}
+		b.design = basis.New(n, cfg)
+		b.about = fmt.Sprintf("adaptive basis discovery, repeats %d, extra %v, coordinates %s", o.repeats, extra, o.coordRule)
+		if o.method == "" {
+			est.Method = ""
+		}
+	case "active":
+		model, score := o.model, o.score
+		if sp.model != "" {
+			model = sp.model
+		}
+		if sp.score != "" {
+			score = sp.score
+		}
+		ad, w, err := activeDesign(n, o.dim, seed, fitSeed, o.warmup, model, score, o.candidates, o.pool, o.refitEvery, o.repeats)
+		if err != nil {
+			return b, err
+		}
+		b.design, b.worker = ad, w
+		c := ad.Config()
+		b.about = fmt.Sprintf("active, %s scores under the %s model, warm-up %d answers, pool %d (best of %d pairs per head), refit every %d answers",
+			c.Score.Rule, model, ad.Warmup(), c.Pool, o.candidates, w.Every)
+	default:
+		return b, fmt.Errorf("unknown design %q", sp.design)
+	}
+	b.est = est
+	return b, nil
+}
+
+// simulateArms runs the arms with one crowd and prints, at every
+// checkpoint, a row per arm: its answers and its quality, judged on the
+// crowd's held-out answers so far (the test set) and on the fresh
+// noise-free held-out triplets.
+func simulateArms(ctx context.Context, stdout io.Writer, arms []builtArm, truth simulate.Truth, crowd simulate.Crowd, study simulate.Study,
+	budget int, cps []int, csvOut bool, about string, baselineSeed, seed uint64) error {
+	sims := make([]simulate.Arm, len(arms))
+	for i, a := range arms {
+		sims[i] = simulate.Arm{Name: a.spec.name, Share: a.spec.share, Design: a.design, Worker: a.worker}
+	}
+	var (
+		tw *tabwriter.Writer
+		cw *csvsafe.Writer
+	)
+	if csvOut {
+		cw = csvsafe.NewWriter(stdout)
+		cw.Write([]string{"answers", "test_answers", "arm", "annotators", "arm_answers", "fallback_share", "d_hat", "kendall_tau", "knn_precision", "test_error", "heldout_error"})
+	} else {
+		per := "no limit of questions per annotator"
+		if study.PerAnnotator > 0 {
+			per = fmt.Sprintf("%d questions each", study.PerAnnotator)
+		}
+		held := "nothing held out"
+		if study.HeldoutShare > 0 {
+			held = fmt.Sprintf("%s of every annotator's questions held out (the test set)", strconv.FormatFloat(100*study.HeldoutShare, 'g', 6, 64)+"%")
+		}
+		fmt.Fprintf(stdout, "# %s; %d annotators at once, %s; %s; seed %d\n", about, crowd.Annotators, per, held, seed)
+		for _, a := range arms {
+			fmt.Fprintf(stdout, "# arm %s, share %s: %s\n", a.spec.name, strconv.FormatFloat(a.spec.share, 'f', -1, 64), a.about)
+		}
+		printBaseline(stdout, truth.X, truth.Labels, baselineSeed)
+		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "answers\ttest\tarm\tannotators\tarm-answers\tfallback\td̂\ttau\tknn\ttest-error\theldout\tpurity\tused\t\n")
+	}
+	stats, err := simulate.RunArms(ctx, sims, crowd, study, budget, cps, func(cp simulate.StudyCheckpoint) error {
+		tr := truth
+		tr.CrowdHeldout = cp.Heldout
+		for i, a := range cp.Arms {
+			q, err := simulate.Assess(ctx, a.Checkpoint, tr, arms[i].est)
+			if err != nil {
+				return fmt.Errorf("arm %s: %w", a.Name, err)
+			}
+			if cw != nil {
+				cw.Write([]string{strconv.Itoa(cp.Answers), strconv.Itoa(len(cp.Heldout)), a.Name, strconv.Itoa(a.Annotators), strconv.Itoa(a.Answers),
+					num(a.FallbackShare()), dhat(q.DHat), num(q.Tau), num(q.KNN), num(q.CrowdHeldout), num(q.Heldout)})
+				continue
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", cp.Answers, len(cp.Heldout), a.Name, a.Annotators, a.Answers,
+				num(a.FallbackShare()), or(dhat(q.DHat)), or(num(q.Tau)), or(num(q.KNN)), or(num(q.CrowdHeldout)), or(num(q.Heldout)), or(num(q.Purity)), q.Used)
+		}
+		if cw != nil {
+			cw.Flush() // the rows of a checkpoint as they come
+			return cw.Error()
+		}
+		return nil
+	})
+	if tw != nil {
+		tw.Flush()
+	}
+	if cw != nil {
+		cw.Flush()
+	}
+	if err != nil {
+		return err
+	}
+	if !csvOut {
+		fmt.Fprintf(stdout, "# %d answers in %d rounds from %d annotators; %d held out\n", stats.Answers, stats.Rounds, stats.Annotators, stats.Heldout)
+		for i, a := range stats.Arms {
+			fmt.Fprintf(stdout, "# arm %s: %d annotators, %d answers, %d fallback answers; design done: %v; most times one comparison was handed out: %d",
+				a.Name, a.Annotators, a.Answers, a.Fallbacks, arms[i].design.Done(), a.MaxHanded)
+			if a.Fits > 0 {
+				fmt.Fprintf(stdout, "; the worker refitted the embedding %d times", a.Fits)
+			}
+			fmt.Fprintln(stdout)
+			printCoverage(stdout, "arm "+a.Name+": ", arms[i].design)
+		}
+	}
+	return nil
+}
+
+// armDesigns are the designs an arm may run.
+var armDesigns = []string{"random", "landmark-k1", "landmark-k2", "basis", "active"}
+
+// armSpec is one arm of --arms: its name as given, the design, its share,
+// and the settings of its name's suffix (empty: the flags').
+type armSpec struct {
+	name, design string
+	share        float64
+	score, model string // active
+	extra        bool   // basis
+	landmarks    string // landmark-k1, landmark-k2
+}
+
+// parseArms reads --arms: NAME:SHARE,... with NAME = DESIGN[/SETTINGS].
+// The settings are, for active, a score (uncertainty, infogain) and/or a
+// model (tste, ckl) joined by "-" (active/infogain, active/infogain-ckl);
+// for basis, extra; for landmark-k1 and landmark-k2, a number of
+// landmarks (landmark-k1/30). The names must differ, the shares be
+// positive and sum to 1.
+func parseArms(s string) ([]armSpec, error) {
+	const want = `want "NAME:SHARE,..." (e.g. "active:0.5,random:0.5")`
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("--arms is empty: %s", want)
+	}
+	var specs []armSpec
+	var shares []float64
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		name, shareText, ok := strings.Cut(f, ":")
+		name, shareText = strings.TrimSpace(name), strings.TrimSpace(shareText)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("--arms: %q is not NAME:SHARE; %s", f, want)
+		}
+		share, err := strconv.ParseFloat(shareText, 64)
+		if err != nil || !(share > 0) || math.IsInf(share, 0) {
+			return nil, fmt.Errorf("--arms: arm %s has share %q, want a positive number", name, shareText)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("--arms: arm %s is given twice (two arms of one design need different settings, e.g. active/infogain and active/uncertainty)", name)
+		}
+		seen[name] = true
+		sp := armSpec{name: name, share: share}
+		d, settings, hasSettings := strings.Cut(name, "/")
+		sp.design = d
+		if !slices.Contains(armDesigns, d) {
+			return nil, fmt.Errorf("--arms: arm %s: unknown design %q, want random, landmark-k1, landmark-k2, basis or active", name, d)
+		}
+		if hasSettings {
+			if err := sp.parseSettings(settings); err != nil {
+				return nil, fmt.Errorf("--arms: arm %s: %w", name, err)
+			}
+		}
+		specs = append(specs, sp)
+		shares = append(shares, share)
+	}
+	sum := 0.0
+	for _, sh := range shares {
+		sum += sh
+	}
+	if math.Abs(sum-1) > design.ShareTolerance {
+		return nil, fmt.Errorf("--arms: the shares sum to %s, want 1", strconv.FormatFloat(sum, 'g', 10, 64))
+	}
+	return specs, nil
+}
+
+// parseSettings reads the suffix of an arm's name after "/".
+func (sp *armSpec) parseSettings(s string) error {
+	switch sp.design {
+	case "active":
+		for _, t := range strings.Split(s, "-") {
+			switch {
+			case t == string(active.Uncertainty) || t == string(active.InfoGain):
+				if sp.score != "" {
+					return fmt.Errorf("two scores (%s, %s)", sp.score, t)
+				}
+				sp.score = t
+			case t == string(active.TSTE) || t == string(active.CKL):
+				if sp.model != "" {
+					return fmt.Errorf("two models (%s, %s)", sp.model, t)
+				}
+				sp.model = t
+			default:
+				return fmt.Errorf("setting %q: want a score (uncertainty or infogain) and/or a model (tste or ckl), joined by -", t)
+			}
+		}
+	case "basis":
+		if s != "extra" {
+			return fmt.Errorf("setting %q: basis takes extra (the Extra phase)", s)
+		}
+		sp.extra = true
+	case "landmark-k1", "landmark-k2":
+		if k, err := strconv.Atoi(s); err != nil || k < 2 {
+			return fmt.Errorf("setting %q: want a number of landmarks >= 2", s)
+		}
+		sp.landmarks = s
+	default:
+		return fmt.Errorf("%s takes no settings", sp.design)
 	}
 	return nil
 }

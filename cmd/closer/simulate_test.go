@@ -234,3 +234,114 @@ func TestSimulateActive(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateArms runs two arms on one crowd through the CLI, as CSV: a
+// row per arm at every checkpoint, equal shares of annotators and answers,
+// 10% of the answers held out (the default with --arms), errors in range
+// on the test set and on the fresh held-out triplets; the same seed gives
+// the same output.
+func TestSimulateArms(t *testing.T) {
+	t.Parallel()
+	args := []string{"--arms", "active:0.5,random:0.5", "--points", "gaussian:50:3", "--budget", "2000", "--warmup", "5",
+		"--candidates", "200", "--method", "tste", "--annotators", "4", "--per-annotator", "20", "--checkpoints", "1000,2000", "--csv"}
+	out, errs, code := simulateCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if lines[0] != "answers,test_answers,arm,annotators,arm_answers,fallback_share,d_hat,kendall_tau,knn_precision,test_error,heldout_error" {
+		t.Fatalf("header %q", lines[0])
+	}
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want header + 2 checkpoints × 2 arms:\n%s", len(lines), out)
+	}
+	for i, line := range lines[1:] {
+		f := strings.Split(line, ",")
+		wantAnswers := []string{"1000", "2000"}[i/2]
+		// 4 annotators × 20 questions: every 80 answers, 4 annotators
+		// finish; 2 of each one's 20 are held out, so at 2000 answers 25
+		// waves of 4, 50 each, 900 answers per arm and 200 held out.
+		if len(f) != 11 || f[0] != wantAnswers || f[2] != []string{"active", "random"}[i%2] || f[6] != "" {
+			t.Fatalf("row %q", line)
+		}
+		if i >= 2 && (f[1] != "200" || f[3] != "50" || f[4] != "900") {
+			t.Errorf("row %q: want 200 held out, 50 annotators and 900 answers per arm", line)
+		}
+		for _, v := range []string{f[5], f[7], f[8], f[9], f[10]} {
+			if x, err := strconv.ParseFloat(v, 64); err != nil || x < -1 || x > 1 {
+				t.Fatalf("row %q has %q", line, v)
+			}
+		}
+	}
+	if again, _, _ := simulateCLI(t, args...); again != out {
+		t.Errorf("the same seed gave a different run:\n%s\nthen\n%s", out, again)
+	}
+
+	// Two arms of one design with different scores, as a table.
+	out, errs, code = simulateCLI(t, "--arms", "active/infogain-ckl:0.5,active/uncertainty:0.5", "--points", "gaussian:30:2", "--budget", "600",
+		"--warmup", "3", "--candidates", "100", "--method", "tste", "--annotators", "2", "--per-annotator", "30", "--checkpoints", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"# arm active/infogain-ckl, share 0.5: active, infogain scores under the ckl model",
+		"# arm active/uncertainty, share 0.5: active, uncertainty scores under the tste model",
+		"30 questions each; 10% of every annotator's questions held out", "test-error", "; 60 held out"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A single design with a held-out share runs as one arm, the table with
+// the test set's columns.
+func TestSimulateDesignWithHeldout(t *testing.T) {
+	t.Parallel()
+	out, errs, code := simulateCLI(t, "--design", "random", "--points", "cube:30:2", "--budget", "500", "--heldout-share", "0.2",
+		"--annotators", "2", "--checkpoints", "1", "--method", "tste")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"no limit of questions per annotator; 20% of every annotator's questions held out", "# arm random, share 1: random questions",
+		"# 500 answers in 250 rounds from 2 annotators; 100 held out", "# arm random: 2 annotators, 400 answers"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestSimulateArmsErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--arms", "active:0.5,random:0.4"}, "the shares sum to 0.9, want 1"},
+		{[]string{"--arms", "active:0.5,random:0.5000001"}, "the shares sum to 1.0000001, want 1"},
+		{[]string{"--arms", "active:0.5,active:0.5"}, "arm active is given twice"},
+		{[]string{"--arms", "greedy:1"}, `unknown design "greedy"`},
+		{[]string{"--arms", "active:0,random:1"}, `arm active has share "0", want a positive number`},
+		{[]string{"--arms", "active:-0.5,random:1.5"}, `share "-0.5"`},
+		{[]string{"--arms", "active:half,random:0.5"}, `share "half"`},
+		{[]string{"--arms", "active"}, `"active" is not NAME:SHARE`},
+		{[]string{"--arms", " "}, "--arms is empty"},
+		{[]string{"--arms", "random:0.5,,active:0.5"}, `"" is not NAME:SHARE`},
+		{[]string{"--arms", "random/fast:1"}, "random takes no settings"},
+		{[]string{"--arms", "active/margin:1"}, `setting "margin"`},
+		{[]string{"--arms", "active/infogain-uncertainty:1"}, "two scores"},
+		{[]string{"--arms", "basis/fast:1"}, "basis takes extra"},
+		{[]string{"--arms", "landmark-k1/1:1"}, "number of landmarks >= 2"},
+		{[]string{"--design", "random", "--arms", "random:1"}, "either --design or --arms"},
+		{[]string{"--heldout-share", "1"}, "--heldout-share 1"},
+		{[]string{"--arms", "random:1", "--heldout-share", "-0.1"}, "--heldout-share -0.1"},
+		{[]string{"--per-annotator", "-1"}, "--per-annotator -1"},
+		{[]string{"--arms", "random:0.5,landmark-k1:0.5", "--model", "ckl"}, "--model applies to active arms only, and --arms has none"},
+		{[]string{"--arms", "random:1", "--extra"}, "--extra applies to basis arms only"},
+		{[]string{"--arms", "random:0.5,basis:0.5", "--method", "kpca"}, "basis arms"},
+		{[]string{"--arms", "random:0.5,basis:0.5", "--repeats", "2"}, "arm basis: "},
+	} {
+		_, errs, code := simulateCLI(t, append(c.args, "--points", "gaussian:20:2", "--budget", "10")...)
+		if code != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 mentioning %q", c.args, code, errs, c.want)
+		}
+	}
+}

@@ -293,3 +293,15 @@ func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (DashboardV
 	v.Key = lastS + "/" + v.Structure
 	return v, nil
 }
+
+// CantDecideCount counts the study's "can't decide" answers (skips, kept
+// in trial_answers apart from the answers), read through trial_answers'
+// study index. Only the dashboard page asks for it, not its status poll.
+func (s *Store) CantDecideCount(ctx context.Context, studyID int64) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM trial_answers WHERE study_id = $1 AND closer IS NULL`, studyID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("can't decide count: %w", err)
+	}
+	return n, nil
+}

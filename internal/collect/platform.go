@@ -47,10 +47,15 @@ var MTurkParams = []string{"assignmentId", "hitId", "turkSubmitTo"}
 // only previews the HIT (before accepting it).
 const MTurkPreviewAssignment = "ASSIGNMENT_ID_NOT_AVAILABLE"
 
-// MTurkOrigins are the addresses of MTurk's worker sites, live and
-// sandbox: the only turkSubmitTo values accepted, and the only pages that
-// may frame an MTurk study.
-var MTurkOrigins = []string{"https://www.mturk.com", "https://workersandbox.mturk.com"}
+// MTurkSubmitOrigins are where MTurk submits assignments, live and
+// sandbox: the only turkSubmitTo values accepted (and so the only
+// addresses an MTurk study's last page posts to).
+var MTurkSubmitOrigins = []string{"https://www.mturk.com", "https://workersandbox.mturk.com"}
+
+// MTurkFrameOrigins are the MTurk pages that may show an MTurk study in
+// their iframe: the worker site live workers use (worker.mturk.com), the
+// sandbox's, and www.mturk.com (the requester's preview of a HIT).
+var MTurkFrameOrigins = []string{"https://worker.mturk.com", "https://www.mturk.com", "https://workersandbox.mturk.com"}
 
 // MaxPlatformParamLen bounds one kept link parameter.
 const MaxPlatformParamLen = 200

@@ -10,10 +10,14 @@ import (
 	"github.com/closer-lab/closer/internal/media"
 )
 
-// UploadReport is what one image upload added and refused.
+// UploadReport is what one image upload added and refused, or why a
+// gold-triplet file was refused.
 type UploadReport struct {
 	Added    int               `json:"added"`
 	Rejected []media.Rejection `json:"rejected"`
+	// GoldRefused is the reason a gold-triplet file was refused whole
+	// (nothing stored); "" in an image upload's report.
+	GoldRefused string `json:"gold_refused,omitempty"`
 }
 
 // saveUploadReportSQL stores report $3 as $1 of study $2 and deletes the

@@ -3,6 +3,7 @@ package http
 import (
 	"net/http"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/templates"
 )
@@ -10,39 +11,53 @@ import (
 // uploadGold replaces the study's gold triplets, asked as catch trials,
 // with those of an uploaded CSV (POST /admin/studies/{slug}/gold, field
 // "file"; anchor,closer,farther by item label). A file with any bad row is
-// refused whole with its rows' reasons (422) and nothing is stored; a file
-// with a header and no rows clears them.
+// refused whole and nothing is stored; as after an image upload, the
+// refusal (the file's name and its rows' reasons) is kept as an upload
+// report and the request ends in a redirect to the study page that shows
+// it, so a reload never sends the file again. A file with a header and no
+// rows clears them. An upload that cannot be read at all (no file, too
+// large, not multipart) is answered at once, as for images.
 func (s *Server) uploadGold(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.studyFromURL(r)
 	if err != nil {
 		return err
 	}
 	up, err := s.receiveFile(w, r)
-	if err == nil {
-		defer up.Close()
-		err = func() error {
-			items, err := s.store.ListItems(r.Context(), st.ID)
-			if err != nil {
-				return err
-			}
-			labels := make([]string, len(items))
-			for _, it := range items {
-				labels[it.Index] = it.Label
-			}
-			gold, err := studyfile.ReadGold(up.file, up.file.Size(), labels)
-			if err != nil {
-				return named(up.name, err)
-			}
-			return s.store.SetGoldTriplets(r.Context(), st.ID, gold)
-		}()
-	}
-	if status, msg := classify(err); err != nil && status < 500 {
+	if err != nil {
+		status, msg := classify(err)
+		if status >= 500 {
+			return err
+		}
 		v, perr := s.studyPage(r, st)
 		if perr != nil {
 			return perr
 		}
 		v.Error = "Gold triplets not stored: " + msg
 		return s.render(w, r, status, templates.StudyShowPage(v))
+	}
+	defer up.Close()
+	err = func() error {
+		items, err := s.store.ListItems(r.Context(), st.ID)
+		if err != nil {
+			return err
+		}
+		labels := make([]string, len(items))
+		for _, it := range items {
+			labels[it.Index] = it.Label
+		}
+		gold, err := studyfile.ReadGold(up.file, up.file.Size(), labels)
+		if err != nil {
+			return named(up.name, err)
+		}
+		return s.store.SetGoldTriplets(r.Context(), st.ID, gold)
+	}()
+	if status, msg := classify(err); err != nil && status < 500 {
+		id, err := s.store.SaveUploadReport(r.Context(), st.ID, collect.UploadReport{GoldRefused: msg})
+		if err != nil {
+			return err
+		}
+		http.Redirect(w, r, "/admin/studies/"+st.Slug+"?upload="+id+"#gold", http.StatusSeeOther)
+		return nil
 	}
 	if err != nil {
 		return err

@@ -72,7 +72,10 @@ func (s *Server) declined(w http.ResponseWriter, r *http.Request) error {
 		n.Message = "Nothing about you was stored. Please return the study on Prolific (\"Stop without completing\")."
 		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
 	case collect.PlatformMTurk:
-		n.Message = "Nothing about you was stored. Please return the HIT on MTurk (\"Return\")."
+		// The page is in MTurk's frame, and MTurk has no address to send
+		// a worker back to: the way back is MTurk's own Return button.
+		n.Message = "Nothing about you was stored. Please return the HIT: use the Return button on MTurk's page, outside this frame. " +
+			"There is nothing to submit, and returning it lets another worker take it."
 	case collect.PlatformGeneric:
 		if st.Platform.ReturnURL != "" {
 			n.Message = "Nothing about you was stored."

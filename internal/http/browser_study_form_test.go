@@ -11,7 +11,8 @@ import (
 )
 
 // The study form shows only the settings of the chosen design and platform,
-// and shows the others when the choice changes. Runs with CLOSER_BROWSER=1.
+// and only the chosen platform's help, and shows the others when the
+// choice changes. Runs with CLOSER_BROWSER=1.
 func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
@@ -63,14 +64,33 @@ func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
 			}
 		}
 	}
+	// help checks the platforms (data-platforms) of the platform help on
+	// screen: the paragraphs, then the fields' notes.
+	help := func(when, want string) {
+		t.Helper()
+		got, err := chromedp.Run(b, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#platform-settings p[data-platforms], #platform-settings small[data-platforms]"))
+			.filter(e => e.getClientRects().length > 0).map(e => e.getAttribute("data-platforms")).join(" | ")`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: platform help shown for %q, want %q", when, got, want)
+		}
+	}
 	check("random, no platform", map[string]bool{"title": true, "seed": false, "landmarks": false, "coordinates": false,
 		"completion_code": false, "id_param": false})
+	help("no platform", "none")
 	choose("basis", "prolific")
 	check("basis, Prolific", map[string]bool{"seed": true, "repeats": true, "landmarks": false, "coordinates": true, "extra": true,
 		"completion_code": true, "screened_out_code": true, "id_param": false, "return_url": false})
+	help("Prolific", "prolific | prolific mturk generic | prolific | prolific")
 	choose("random", "mturk")
 	check("random, MTurk", map[string]bool{"completion_code": true, "screened_out_code": true, "id_param": false, "return_url": false})
+	help("MTurk", "mturk | prolific mturk generic | mturk | mturk")
 	choose("landmark-k1", "generic")
 	check("landmark-k1, generic", map[string]bool{"landmarks": true, "landmark_picks": true, "coordinates": false, "extra": false,
 		"id_param": true, "return_url": true})
+	help("generic", "generic | prolific mturk generic | generic | generic")
+	choose("random", "")
+	help("no platform again", "none")
 }

@@ -72,6 +72,9 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 	// The clock moves the rate window without any new answer.
 	v.Stats.AnswersPerMinute = float64(ver.Recent) / ver.RecentWindow.Minutes()
 	v.Figures.Excluded = ver.Excluded
+	if v.Skipped, err = s.store.CantDecideCount(ctx, st.ID); err != nil {
+		return v, err
+	}
 	if v.Settings, err = s.store.RecomputeSettings(ctx, st.ID); err != nil {
 		return v, err
 	}
@@ -125,6 +128,10 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 	}
 	v.Plots = s.dashboardPlots(v.Figures, views, run, runs)
 	v.Participants = qualityRows(people, res)
+	v.FastMS = recompute.FastThreshold(st)
+	if res != nil {
+		v.FastMS = res.FastThresholdMS()
+	}
 	if res != nil && len(res.NeighboursKernel) == len(items) {
 		v.GalleryPages = pageCount(len(items), galleryPageSize)
 		v.GalleryPage = max(1, min(p.galleryPage, v.GalleryPages))

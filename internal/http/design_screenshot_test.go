@@ -3,6 +3,7 @@ package http_test
 import (
 	"context"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,8 +18,10 @@ import (
 // TestDesignScreenshots takes pictures of the design section of the study
 // page for a basis study and a landmark-k1 study on the 40 demo disks, part
 // way through a simulated crowd (answers from the disks' true hue and size,
-// four participants at a time). It runs only when CLOSER_SCREENSHOTS names a
-// directory (needs chromium):
+// four participants at a time); then the study form's platform (Prolific,
+// then MTurk), exclusion and quality sections, a Prolific participant's
+// last page, an MTurk HIT's preview and an MTurk worker's last page. It
+// runs only when CLOSER_SCREENSHOTS names a directory (needs chromium):
 //
 //	CLOSER_SCREENSHOTS=$PWD/docs go test ./internal/http -run TestDesignScreenshots
 func TestDesignScreenshots(t *testing.T) {
@@ -129,6 +132,18 @@ func TestDesignScreenshots(t *testing.T) {
 		}
 		shots[name] = png
 	}
+	// The same form's platform settings with MTurk chosen: no completion
+	// code (each worker gets their own), a screened-out code.
+	if _, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`(() => {
+		const s = document.querySelector("select[name=platform]"); s.value = "mturk"; s.dispatchEvent(new Event("change"));
+		document.querySelector("input[name=completion_code]").value = "";
+		document.querySelector("input[name=screened_out_code]").value = "SCR33N";
+		return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	if shots["screenshot-platform-form-mturk.png"], err = chromedp.Run(bctx, chromedp.Screenshot(`#platform-settings`)); err != nil {
+		t.Fatal(err)
+	}
 	// A Prolific participant's last page, before it sends them back.
 	pro, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "pro", Title: "Disks on Prolific", QuestionsPerParticipant: 1,
 		Debrief: "Thank you for taking part!", Status: collect.StatusOpen,
@@ -181,6 +196,38 @@ func TestDesignScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	shots["screenshot-mturk-preview.png"] = png
+	// An MTurk worker's last page: the code, and the form that submits the
+	// assignment to turkSubmitTo's /mturk/externalSubmit (by itself after
+	// 5 s; the picture is taken before).
+	mtDone, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "mt-done", Title: "Disks on MTurk", QuestionsPerParticipant: 1,
+		Debrief: "Thank you for your work!", Status: collect.StatusOpen, Platform: collect.Platform{Kind: collect.PlatformMTurk}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.store.AddItems(ctx, mtDone.ID, demo.Items()[:5]); err != nil {
+		t.Fatal(err)
+	}
+	worker, token, err := a.store.CreateParticipant(ctx, mtDone.ID, "A1EXAMPLEWORKER", map[string]string{
+		"assignmentId": "3EXAMPLEASSIGNMENT", "hitId": "3XAMPLEHIT", "turkSubmitTo": "https://workersandbox.mturk.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := a.store.Next(ctx, worker.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.store.Answer(ctx, worker.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+		t.Fatal(err)
+	}
+	last := newBrowser(t, 800, 700)
+	if err := chromedp.Do(last, chromedp.Navigate(a.srv.URL+"/s/mt-done/done?participant_token="+url.QueryEscape(token)),
+		chromedp.WaitVisible(`#mturk-submit`)); err != nil {
+		t.Fatal(err)
+	}
+	if png, err = chromedp.Run(last, chromedp.Screenshot(`main`)); err != nil {
+		t.Fatal(err)
+	}
+	shots["screenshot-mturk-done.png"] = png
 	for name, png := range shots {
 		if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
 			t.Fatal(err)

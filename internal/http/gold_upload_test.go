@@ -3,6 +3,7 @@ package http_test
 import (
 	"context"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -10,9 +11,13 @@ import (
 )
 
 // Gold triplets uploaded on the study page: a file with bad rows is
-// refused whole (422, every bad row's line and reason, nothing stored); a
-// good one is stored, and the participant's catch trials ask it with the
+// refused whole (nothing stored; a redirect to the study page, which shows
+// every bad row's line and reason from the upload's report); a good one
+// is stored, and the participant's catch trials ask it with the
 // right answer being its closer item; a header alone removes them.
+// goldReportRE is where a refused gold upload redirects to.
+var goldReportRE = regexp.MustCompile(`^/admin/studies/gold\?upload=[a-z0-9]+#gold$`)
+
 func TestGoldTripletUpload(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -31,9 +36,20 @@ func TestGoldTripletUpload(t *testing.T) {
 			"3 bad row(s); line 3: no item is labelled &#34;nobody&#34;; line 4: repeated item in"},
 		{"too large", "anchor,closer,farther\n" + strings.Repeat(l(0)+","+l(1)+","+l(2)+"\n", 2<<20/20), "larger than 2 MiB"},
 	} {
+		// Refused as an image upload ends: a redirect to the study page,
+		// which shows the refusal from its report, also when reloaded.
 		res := a.upload(admin, "/admin/studies/gold/gold", nil, []byte(bad.file), "gold.csv")
-		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, "gold.csv: ") || !strings.Contains(res.body, bad.want) {
-			t.Errorf("%s: %d, want 422 saying %q:\n%.2000s", bad.name, res.StatusCode, bad.want, res.body)
+		to := res.Header.Get("Location")
+		if res.StatusCode != http.StatusSeeOther || !goldReportRE.MatchString(to) {
+			t.Errorf("%s: %d to %q, want 303 to the study page's report", bad.name, res.StatusCode, to)
+			continue
+		}
+		for range 2 {
+			page := a.do(admin, "GET", to, nil, nil)
+			if page.StatusCode != http.StatusOK || !strings.Contains(page.body, `id="gold-report">Gold triplets not stored: gold.csv: `) ||
+				!strings.Contains(page.body, bad.want) || strings.Contains(page.body, `id="upload"`) {
+				t.Errorf("%s: the study page after the refusal: %d, want the refusal saying %q:\n%.2000s", bad.name, page.StatusCode, bad.want, page.body)
+			}
 		}
 		if n := a.count(`SELECT count(*) FROM gold_triplets`); n != 0 {
 			t.Fatalf("%s: %d gold triplets stored", bad.name, n)

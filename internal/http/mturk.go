@@ -13,14 +13,14 @@ import (
 // (upper-case letters and digits, about 30 of them), with some room.
 var mturkIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// mturkOrigins returns MTurk's two worker sites and, in tests only, the
+// withTestOrigins returns origins followed, in tests only, by the
 // stand-ins of Config.MTurkTestOrigins.
-func mturkOrigins(cfg Config) []string {
-	origins := append([]string(nil), collect.MTurkOrigins...)
+func withTestOrigins(origins []string, cfg Config) []string {
+	out := append([]string(nil), origins...)
 	for _, o := range cfg.MTurkTestOrigins {
-		origins = append(origins, strings.TrimRight(o, "/"))
+		out = append(out, strings.TrimRight(o, "/"))
 	}
-	return origins
+	return out
 }
 
 // mturkSubmitURL returns where an assignment is submitted for the
@@ -33,7 +33,7 @@ func (s *Server) mturkSubmitURL(turkSubmitTo string) (string, bool) {
 		return "", false
 	}
 	origin := u.Scheme + "://" + u.Host
-	for _, o := range s.mturkOrigins {
+	for _, o := range s.mturkSubmitOrigins {
 		if origin == o {
 			return origin + "/mturk/externalSubmit", true
 		}
@@ -61,7 +61,7 @@ func (s *Server) checkMTurkAssignment(workerID, assignmentID, hitID, turkSubmitT
 		return badRequest("this is a preview of the HIT: accept the HIT on MTurk to start")
 	}
 	if _, ok := s.mturkSubmitURL(turkSubmitTo); !ok {
-		return badRequest("the MTurk link's turkSubmitTo must be " + strings.Join(collect.MTurkOrigins, " or "))
+		return badRequest("the MTurk link's turkSubmitTo must be " + strings.Join(collect.MTurkSubmitOrigins, " or "))
 	}
 	return nil
 }
@@ -74,11 +74,12 @@ func contentSecurityPolicy(frameAncestors, formAction string) string {
 }
 
 // allowMTurkFraming lets MTurk (only) show the response in its HIT's
-// iframe, and the page's form post the assignment to MTurk. Every other
-// response keeps frame-ancestors 'none' and X-Frame-Options DENY
-// (securityHeaders).
+// iframe (collect.MTurkFrameOrigins), and the page's form post the
+// assignment to MTurk (collect.MTurkSubmitOrigins, where turkSubmitTo
+// points). Every other response keeps frame-ancestors 'none' and
+// X-Frame-Options DENY (securityHeaders).
 func (s *Server) allowMTurkFraming(w http.ResponseWriter) {
-	origins := strings.Join(s.mturkOrigins, " ")
 	w.Header().Del("X-Frame-Options") // DENY would win over frame-ancestors in older browsers
-	w.Header().Set("Content-Security-Policy", contentSecurityPolicy(origins, "'self' "+origins))
+	w.Header().Set("Content-Security-Policy", contentSecurityPolicy(strings.Join(s.mturkFrameOrigins, " "),
+		"'self' "+strings.Join(s.mturkSubmitOrigins, " ")))
 }

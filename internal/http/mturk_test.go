@@ -13,7 +13,10 @@ import (
 
 const (
 	mturkSandbox = "https://workersandbox.mturk.com"
-	mturkFrames  = "frame-ancestors https://www.mturk.com https://workersandbox.mturk.com;"
+	// Live workers see HITs on worker.mturk.com, requesters preview them
+	// on www.mturk.com; assignments are submitted to www or the sandbox.
+	mturkFrames = "frame-ancestors https://worker.mturk.com https://www.mturk.com https://workersandbox.mturk.com;"
+	mturkPosts  = "form-action 'self' https://www.mturk.com https://workersandbox.mturk.com"
 )
 
 var (
@@ -174,7 +177,7 @@ func TestMTurkWorkerTakesPart(t *testing.T) {
 			t.Fatalf("the done page lacks %s:\n%s", want, done.body)
 		}
 	}
-	if csp := done.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "form-action 'self' https://www.mturk.com https://workersandbox.mturk.com") {
+	if csp := done.Header.Get("Content-Security-Policy"); !strings.HasSuffix(csp, mturkPosts) {
 		t.Fatalf("the done page's form may not post to MTurk: %q", csp)
 	}
 	var ext, params string
@@ -248,6 +251,7 @@ func TestMTurkLinkChecked(t *testing.T) {
 		"a user":               {"W1", "A1", "https://x@www.mturk.com", "turkSubmitTo must be"},
 		"a query":              {"W1", "A1", "https://www.mturk.com?x=1", "turkSubmitTo must be"},
 		"none":                 {"W1", "A1", "", "turkSubmitTo must be"},
+		"the worker site":      {"W1", "A1", "https://worker.mturk.com", "turkSubmitTo must be"},
 		"a local stand-in":     {"W1", "A1", "http://127.0.0.1:9", "turkSubmitTo must be"},
 		"no worker":            {"", "A1", mturkSandbox, "workerId is missing"},
 		"a worker with spaces": {"W 1", "A1", mturkSandbox, "workerId is missing"},
@@ -277,7 +281,7 @@ func TestMTurkLinkChecked(t *testing.T) {
 	mturkStudy(b, b.admin(), "hit", nil)
 	res := b.do(noCookies(), "GET", hitLink("hit", "W1", "A1", "http://127.0.0.1:9"), nil, nil)
 	if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("Content-Security-Policy"),
-		"frame-ancestors https://www.mturk.com https://workersandbox.mturk.com http://127.0.0.1:9;") {
+		"frame-ancestors https://worker.mturk.com https://www.mturk.com https://workersandbox.mturk.com http://127.0.0.1:9;") {
 		t.Fatalf("the configured stand-in: %d, CSP %q", res.StatusCode, res.Header.Get("Content-Security-Policy"))
 	}
 }
@@ -303,7 +307,7 @@ func TestMTurkFramingHeaders(t *testing.T) {
 	}
 	for name, res := range framed {
 		csp := res.Header.Get("Content-Security-Policy")
-		if !strings.Contains(csp, mturkFrames) || strings.Contains(csp, "'none'; form") || res.Header.Get("X-Frame-Options") != "" {
+		if !strings.Contains(csp, mturkFrames) || !strings.HasSuffix(csp, mturkPosts) || strings.Contains(csp, "'none'; form") || res.Header.Get("X-Frame-Options") != "" {
 			t.Errorf("MTurk study %s (%d): CSP %q, X-Frame-Options %q; want MTurk allowed to frame it", name, res.StatusCode, csp, res.Header.Get("X-Frame-Options"))
 		}
 	}
@@ -323,5 +327,35 @@ func TestMTurkFramingHeaders(t *testing.T) {
 		if !strings.Contains(csp, "frame-ancestors 'none';") || strings.Contains(csp, "mturk") || res.Header.Get("X-Frame-Options") != "DENY" {
 			t.Errorf("%s (%d): CSP %q, X-Frame-Options %q; want framing refused", name, res.StatusCode, csp, res.Header.Get("X-Frame-Options"))
 		}
+	}
+}
+
+// An MTurk worker who does not agree to the consent text: the page, in
+// MTurk's frame, tells them to return the HIT with MTurk's Return button
+// (MTurk has no address to send them back to, so it links nowhere), and
+// nothing is stored.
+func TestMTurkConsentDeclined(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	a.study("hit", 5, 3, "open")
+	mturkStudy(a, a.admin(), "hit", url.Values{"consent": {"I know my answers are kept."}})
+	c := noCookies()
+	landing := a.do(c, "GET", hitLink("hit", "W1", "A1", mturkSandbox), nil, nil)
+	if !strings.Contains(landing.body, "I know my answers are kept.") || !strings.Contains(landing.body, `href="/s/hit/declined"`) {
+		t.Fatalf("the HIT's first page lacks the consent and the way to decline:\n%s", landing.body)
+	}
+	res := a.do(c, "GET", "/s/hit/declined", nil, nil)
+	if res.StatusCode != http.StatusOK || !strings.Contains(res.body, "Nothing about you was stored") ||
+		!strings.Contains(res.body, "return the HIT: use the Return button on MTurk&#39;s page") {
+		t.Fatalf("declined page: %d\n%s", res.StatusCode, res.body)
+	}
+	if strings.Contains(res.body, `class="button" href=`) {
+		t.Errorf("the declined page of an MTurk study links somewhere:\n%s", res.body)
+	}
+	if !strings.Contains(res.Header.Get("Content-Security-Policy"), mturkFrames) {
+		t.Errorf("the declined page may not show in MTurk's frame: %q", res.Header.Get("Content-Security-Policy"))
+	}
+	if n := a.count(`SELECT count(*) FROM participants`); n != 0 {
+		t.Errorf("%d participants stored after declining, want 0", n)
 	}
 }

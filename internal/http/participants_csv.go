@@ -9,10 +9,21 @@ import (
 	"github.com/closer-lab/closer/internal/recompute"
 )
 
-// ParticipantsColumns are participants.csv's columns.
-var ParticipantsColumns = []string{"participant", "external_id", "answers", "started_at", "completed_at", "completion_code",
+// ParticipantsColumns are participants.csv's columns. New columns go at
+// the end: scripts read the others by position. fast_share_under_ms is
+// the threshold fast_share counts answers under (the study's exclusion
+// rule's when it sets one, else 1000: recompute.FastThreshold, as of the
+// last recompute); then the platform's link parameters kept with the
+// participant (collect.ProlificParams, then MTurk's assignment and HIT),
+// empty where the platform has none.
+var ParticipantsColumns = append([]string{"participant", "external_id", "answers", "started_at", "completed_at", "completion_code",
 	"excluded", "excluded_reason", "median_response_ms", "fast_share", "left_share", "self_contradiction", "majority_disagreement",
-	"embedding_agreement", "catch_trials", "catch_accuracy", "repeat_trials", "self_consistency", "skipped"}
+	"embedding_agreement", "catch_trials", "catch_accuracy", "repeat_trials", "self_consistency", "skipped",
+	"fast_share_under_ms"}, participantParamColumns...)
+
+// participantParamColumns are the kept link parameters participants.csv
+// lists, under their platform's names.
+var participantParamColumns = []string{"STUDY_ID", "SESSION_ID", "assignmentId", "hitId"}
 
 // participantsCSV lists every participant of the study, oldest first, with
 // the quality figures of the last recompute (empty without one, or for a
@@ -27,6 +38,7 @@ func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	quality := map[string]recompute.Participant{}
+	fastMS := ""
 	if _, blob, err := s.store.LatestResult(r.Context(), st.ID); err != nil {
 		return err
 	} else if blob != nil {
@@ -37,6 +49,7 @@ func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
 		for _, q := range res.Participants {
 			quality[q.PublicID] = q
 		}
+		fastMS = strconv.Itoa(res.FastThresholdMS())
 	}
 	cw := csvResponse(w, st.Slug+"-participants.csv")
 	cw.Write(ParticipantsColumns)
@@ -54,11 +67,20 @@ func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
 	}
 	for i := len(ps) - 1; i >= 0; i-- { // ListParticipants gives the newest first
 		p := ps[i]
-		q := quality[p.PublicID]
-		cw.Write([]string{p.PublicID, p.ExternalID, strconv.Itoa(p.Answered), at(&p.CreatedAt), at(p.CompletedAt),
+		q, ok := quality[p.PublicID]
+		under := ""
+		if ok && q.FastShare != nil {
+			under = fastMS
+		}
+		row := []string{p.PublicID, p.ExternalID, strconv.Itoa(p.Answered), at(&p.CreatedAt), at(p.CompletedAt),
 			p.CompletionCode, strconv.FormatBool(p.Excluded), p.ExcludedReason, opt(q.MedianResponseMS), opt(q.FastShare), opt(q.LeftShare),
 			opt(q.SelfContradiction), opt(q.MajorityDisagreement), opt(q.EmbeddingAgreement),
-			strconv.Itoa(p.CatchTrials), opt(p.CatchAccuracy()), strconv.Itoa(p.RepeatTrials), opt(p.Consistency()), strconv.Itoa(p.Skipped)})
+			strconv.Itoa(p.CatchTrials), opt(p.CatchAccuracy()), strconv.Itoa(p.RepeatTrials), opt(p.Consistency()), strconv.Itoa(p.Skipped),
+			under}
+		for _, k := range participantParamColumns {
+			row = append(row, p.PlatformParams[k])
+		}
+		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()

@@ -146,3 +146,58 @@ func withField(form url.Values, field, v string) url.Values {
 	c.Set(field, v)
 	return c
 }
+
+// The study form's help on the recruiting platforms: a paragraph per
+// platform, each marked with the platform it is about (data-platforms, so
+// app.js shows the chosen one's only; without JavaScript all show), in
+// plain words: no repository path.
+func TestStudyFormPlatformHelp(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	res := a.do(a.admin(), "GET", "/admin/studies/new", nil, nil)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("new study form: %d", res.StatusCode)
+	}
+	for _, path := range []string{"docs/", ".md", "internal/", ".go"} {
+		if strings.Contains(res.body, path) {
+			t.Errorf("the study form mentions %q", path)
+		}
+	}
+	section := regexp.MustCompile(`(?s)<fieldset class="design-settings" id="platform-settings">.*?</fieldset>`).FindString(res.body)
+	help := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?s)<p class="muted" data-platforms="([^"]*)">(.*?)</p>`).FindAllStringSubmatch(section, -1) {
+		help[m[1]] = m[2]
+	}
+	for platform, want := range map[string]string{
+		"none": "you share the study's link yourself", "prolific": "PROLIFIC_PID", "mturk": "ExternalQuestion",
+		"generic": "link parameter", "prolific mturk generic": "same participant id always continues",
+	} {
+		if !strings.Contains(help[platform], want) {
+			t.Errorf("the help for %q lacks %q: %q", platform, want, help[platform])
+		}
+	}
+	if len(help) != 5 {
+		t.Errorf("%d platform help paragraphs, want 5: %v", len(help), help)
+	}
+	for platform, text := range help {
+		for _, other := range []string{"<strong>none</strong>", "<strong>Prolific</strong>", "<strong>MTurk</strong>", "<strong>generic</strong>"} {
+			if strings.Contains(text, other) && !strings.Contains(strings.ToLower(other), ">"+strings.ToLower(platform)+"<") {
+				t.Errorf("the help for %q also describes %s", platform, other)
+			}
+		}
+	}
+	// The codes' notes: one per platform that has the field.
+	for _, platform := range []string{"prolific", "mturk", "generic"} {
+		if n := strings.Count(section, `<small data-platforms="`+platform+`">`); n != 2 {
+			t.Errorf("%d notes for %s on the completion and screened-out codes, want 2", n, platform)
+		}
+	}
+	// Every platform's settings are marked too, with known platforms only.
+	for _, m := range regexp.MustCompile(`data-platforms="([^"]*)"`).FindAllStringSubmatch(section, -1) {
+		for _, p := range strings.Fields(m[1]) {
+			if p != "none" && p != "prolific" && p != "mturk" && p != "generic" {
+				t.Errorf("data-platforms names %q", p)
+			}
+		}
+	}
+}

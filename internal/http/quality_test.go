@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"encoding/csv"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -162,5 +163,69 @@ func TestAPICantDecide(t *testing.T) {
 	}
 	if n := a.count(`SELECT answered FROM participants WHERE study_id = $1`, st.ID); n != 1 {
 		t.Errorf("the skip counts %d questions, want 1", n)
+	}
+}
+
+// cantDecideStatRE is the dashboard's study-wide "can't decide" count.
+var cantDecideStatRE = regexp.MustCompile(`<div class="stat-name">Can&#39;t decide</div><div class="stat-value">(\d+)</div>`)
+
+// The dashboard counts the study's "can't decide" answers beside its other
+// totals, every participant's (an excluded one's too: the skips are
+// stored); a study that does not offer the button and has no skips does
+// not show the count.
+func TestDashboardCountsCantDecide(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	st := a.study("skips", 6, 4, "open")
+	admin := a.admin()
+	stat := func() string {
+		t.Helper()
+		res := a.do(admin, "GET", "/admin/studies/skips/dashboard", nil, nil)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("dashboard: %d", res.StatusCode)
+		}
+		if m := cantDecideStatRE.FindStringSubmatch(res.body); m != nil {
+			return m[1]
+		}
+		return ""
+	}
+	if got := stat(); got != "" {
+		t.Fatalf("a study without \"can't decide\" shows a count of %s", got)
+	}
+	in := collect.StudyInput{Slug: "skips", Title: st.Title, QuestionsPerParticipant: 4, Status: "open",
+		Quality: collect.QualityControl{CantDecide: true}}
+	if _, err := a.store.UpdateStudy(t.Context(), st.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	if got := stat(); got != "0" {
+		t.Fatalf("before any skip: %q, want 0", got)
+	}
+	// Two participants: one skips twice and answers once, the other skips once.
+	for p, skips := range []int{2, 1} {
+		j := a.join("skips", fmt.Sprintf(`{"external_id": "p%d"}`, p))
+		for i := 0; i <= skips; i++ {
+			var q nextResp
+			if res := a.api("GET", "/api/v1/studies/skips/next", j.Token, "", &q); res.StatusCode != http.StatusOK {
+				t.Fatalf("next: %d %s", res.StatusCode, res.body)
+			}
+			body := `{"question_id": "` + q.QuestionID + `", "skip": true}`
+			if i == skips {
+				body = `{"question_id": "` + q.QuestionID + `", "closer": ` + strconv.Itoa(q.Left.Index) + `}`
+			}
+			if res := a.api("POST", "/api/v1/answers", j.Token, body, nil); res.StatusCode != http.StatusCreated {
+				t.Fatalf("answer: %d %s", res.StatusCode, res.body)
+			}
+		}
+	}
+	if got := stat(); got != "3" {
+		t.Errorf("after three skips: %q, want 3", got)
+	}
+	// The count stays when the button is turned off again.
+	in.Quality.CantDecide = false
+	if _, err := a.store.UpdateStudy(t.Context(), st.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	if got := stat(); got != "3" {
+		t.Errorf("with the button turned off: %q, want 3", got)
 	}
 }

@@ -65,7 +65,7 @@ type Config struct {
 	// MTurkTestOrigins are, for tests only, local stand-ins for MTurk
 	// (origins such as http://localhost:8081): accepted as an MTurk
 	// link's turkSubmitTo and allowed to frame MTurk studies' pages
-	// besides https://www.mturk.com and https://workersandbox.mturk.com.
+	// besides MTurk's own (collect.MTurkFrameOrigins, MTurkSubmitOrigins).
 	// cmd/web never sets it (no environment variable reaches it), so a
 	// deployment trusts MTurk's own sites only.
 	MTurkTestOrigins []string
@@ -82,8 +82,9 @@ type Server struct {
 
 	slots chan struct{} // one per request using the database (shed.go)
 
-	// mturkOrigins may frame MTurk studies and receive their assignments (mturk.go).
-	mturkOrigins []string
+	// mturkFrameOrigins may frame MTurk studies, mturkSubmitOrigins
+	// receive their assignments (mturk.go).
+	mturkFrameOrigins, mturkSubmitOrigins []string
 }
 
 // New returns the app's router.
@@ -105,7 +106,8 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 	cfg = withShedDefaults(cfg)
 	s := &Server{store: store, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://"), dash: newDashCache()}
 	s.slots = make(chan struct{}, cfg.MaxDBRequests)
-	s.mturkOrigins = mturkOrigins(cfg)
+	s.mturkFrameOrigins = withTestOrigins(collect.MTurkFrameOrigins, cfg)
+	s.mturkSubmitOrigins = withTestOrigins(collect.MTurkSubmitOrigins, cfg)
 
 	cop := http.NewCrossOriginProtection()
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {

@@ -51,6 +51,10 @@ type Result struct {
 
 	Timings      []Timing      `json:"timings"`
 	Participants []Participant `json:"participants"`
+	// FastMS is the threshold the participants' FastShare counts answers
+	// under (FastThreshold; 0 in results stored before it was kept, which
+	// used FastMS: see FastThresholdMS).
+	FastMS int `json:"fast_ms,omitempty"`
 
 	// For a study with the basis design: the design's own coordinates
 	// (n × d̂, along the axes found so far until the basis is complete) and
@@ -85,6 +89,15 @@ type Participant struct {
 	MajorityDisagreement *float64 `json:"majority_disagreement"`
 	EmbeddingAgreement   *float64 `json:"embedding_agreement"`
 	LeftShare            *float64 `json:"left_share"` // share of answers choosing the left option
+}
+
+// FastThresholdMS is the threshold the participants' FastShare counts
+// answers under.
+func (r *Result) FastThresholdMS() int {
+	if r.FastMS > 0 {
+		return r.FastMS
+	}
+	return FastMS
 }
 
 // num returns x, or nil for NaN and infinities (JSON has no NaN).

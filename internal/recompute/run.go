@@ -13,8 +13,21 @@ import (
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
-// FastMS is the "very fast answer" threshold of the participants table.
+// FastMS is the default "very fast answer" threshold of the participants'
+// figures (FastShare), for a study whose exclusion rules set none.
 const FastMS = 1000
+
+// FastThreshold is study st's "very fast answer" threshold in ms: the one
+// of its exclusion rules when they set one (the rule's "an answer under …
+// ms"), else FastMS. A run counts FastShare under it and keeps it with its
+// results (Result.FastMS), so the figures always say which threshold they
+// used.
+func FastThreshold(st collect.Study) int {
+	if st.Exclusion.FastMS > 0 {
+		return st.Exclusion.FastMS
+	}
+	return FastMS
+}
 
 // Settings are what a run of a study computes with (stored with the run).
 type Settings struct {
@@ -38,9 +51,11 @@ type Settings struct {
 // A study that does not exist or is being deleted is KindNotFound, with no
 // run stored.
 func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64, error) {
-	if _, err := store.StudyByID(ctx, studyID); err != nil {
+	st, err := store.StudyByID(ctx, studyID)
+	if err != nil {
 		return 0, err
 	}
+	fastMS := FastThreshold(st)
 	rs, err := store.RecomputeSettings(ctx, studyID)
 	if err != nil {
 		return 0, err
@@ -55,7 +70,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 	}
 	n := len(items)
 	set := Settings{Method: rs.Method, Dim: rs.Dim, Clusters: rs.Clusters, HoldoutFrac: 0.1,
-		Seed: uint64(studyID), Neighbours: 5, FastMS: FastMS}
+		Seed: uint64(studyID), Neighbours: 5, FastMS: fastMS}
 	in := analysis.Input{N: n}
 	for _, a := range all {
 		if a.Excluded {
@@ -99,6 +114,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 		return runID, fmt.Errorf("recompute study %d: %w", studyID, err)
 	}
 	out := newResult(n, res)
+	out.FastMS = fastMS
 
 	// Participant quality over every answer, against the new embedding.
 	index := map[int64]int{}
@@ -118,7 +134,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 		qa[i] = analysis.Answer{Participant: p, Triplet: triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther},
 			ResponseMS: a.ResponseMS, Side: side}
 	}
-	for _, q := range analysis.ParticipantQuality(qa, FastMS, res.Embedding) {
+	for _, q := range analysis.ParticipantQuality(qa, fastMS, res.Embedding) {
 		out.Participants = append(out.Participants, Participant{PublicID: ids[q.Participant], Answers: q.Answers,
 			MedianResponseMS: num(q.MedianResponseMS), FastShare: num(q.FastShare), SelfContradiction: num(q.SelfContradiction),
 			MajorityDisagreement: num(q.MajorityDisagreement), EmbeddingAgreement: num(q.EmbeddingAgreement),

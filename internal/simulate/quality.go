@@ -22,6 +22,10 @@ type Truth struct {
 	// Heldout are fresh triplets for the held-out error, answered without
 	// noise (see Heldout).
 	Heldout []triplet.Triplet
+	// CrowdHeldout are the crowd's held-out answers of a run of arms
+	// (StudyCheckpoint.Heldout: the arms' common test set, as noisy as the
+	// crowd); nil when there are none.
+	CrowdHeldout []triplet.Triplet
 	// K is the k of the kNN precision (0: ⌈log2 n⌉, embed.DefaultK).
 	K int
 }
@@ -74,6 +78,9 @@ type Quality struct {
 	// rankings, KNN the kNN precision, Heldout the error on Truth.Heldout
 	// (embed.MeanKendallTau, embed.KNNPrecision, embed.TripletError).
 	Tau, KNN, Heldout float64
+	// CrowdHeldout is the error on Truth.CrowdHeldout, the share of those
+	// answers the learned coordinates contradict (NaN when there are none).
+	CrowdHeldout float64
 	// Purity is the purity of a clustering with as many clusters as the
 	// true labels have: kernel k-means on the fixed kernel (KernelPCA,
 	// section 2.1) or k-means on the learned coordinates (t-STE and
@@ -94,7 +101,7 @@ const kmeansRestarts = 5
 
 // Assess judges the run at checkpoint cp against the truth.
 func Assess(ctx context.Context, cp Checkpoint, truth Truth, est Estimator) (Quality, error) {
-	q := Quality{DHat: -1, Tau: math.NaN(), KNN: math.NaN(), Heldout: math.NaN(), Purity: math.NaN()}
+	q := Quality{DHat: -1, Tau: math.NaN(), KNN: math.NaN(), Heldout: math.NaN(), CrowdHeldout: math.NaN(), Purity: math.NaN()}
 	n, _ := truth.X.Dims()
 	var coords *mat.Dense
 	var gram *mat.SymDense // kernel for the clustering
@@ -125,6 +132,10 @@ func Assess(ctx context.Context, cp Checkpoint, truth Truth, est Estimator) (Qua
 			}
 		}
 		q.Used = len(ts)
+		if len(ts) == 0 {
+			// Nothing to learn from yet (an arm that has had no annotator).
+			return q, nil
+		}
 		switch est.Method {
 		case KernelPCA:
 			f, err := kernel.NewFeatures(est.Kind, n, ts, est.Landmarks)
@@ -154,6 +165,7 @@ func Assess(ctx context.Context, cp Checkpoint, truth Truth, est Estimator) (Qua
 	q.Tau = embed.MeanKendallTau(truth.X, coords)
 	q.KNN = embed.KNNPrecision(truth.X, coords, truth.K)
 	q.Heldout = embed.TripletError(coords, truth.Heldout)
+	q.CrowdHeldout = embed.TripletError(coords, truth.CrowdHeldout)
 	if truth.Labels != nil && n <= MaxPurityItems {
 		k := numLabels(truth.Labels)
 		var lab []int

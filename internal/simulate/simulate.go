@@ -20,14 +20,18 @@
 // refits the embedding of all answers and refreshes the design's pool of
 // scored questions, as the web app's worker does beside the requests.
 //
-// Annotators are anonymous: every answer is an independent draw of the
-// oracle, so "never the same comparison twice to one participant" (the
-// store's rule) is not modelled.
+// Several designs can run at once on one crowd (RunArms): each annotator
+// is assigned to one arm when they start, by the arms' shares, answers a
+// set number of questions, and a share of every annotator's questions are
+// held out, random comparisons kept out of every arm's design and fit,
+// the arms' common test set. Run is RunArms with one arm.
+//
+// Every answer is an independent draw of the oracle, so "never the same
+// comparison twice to one participant" (the store's rule) is not modelled.
 package simulate
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 
@@ -136,84 +140,19 @@ func Run(ctx context.Context, d design.Design, crowd Crowd, budget int, checkpoi
 
 // RunWithWorker is Run with a worker that refits the embedding for a
 // Refresher design (nil: none, as Run). A design that is not a Refresher
-// ignores the worker.
+// ignores the worker. It is RunArms with one arm, annotators who answer to
+// the end and nothing held out.
 func RunWithWorker(ctx context.Context, d design.Design, crowd Crowd, worker *Worker, budget int, checkpoints []int, at func(Checkpoint) error) (Stats, error) {
-	if crowd.Oracle == nil {
-		panic("simulate: Run without an oracle")
+	arms := []Arm{{Name: "design", Share: 1, Design: d, Worker: worker}}
+	ss, err := RunArms(ctx, arms, crowd, Study{}, budget, checkpoints, func(cp StudyCheckpoint) error {
+		return at(cp.Arms[0].Checkpoint)
+	})
+	st := Stats{}
+	if len(ss.Arms) == 1 {
+		st = ss.Arms[0].Stats
 	}
-	n, _ := crowd.Oracle.X.Dims()
-	if n < 3 {
-		return Stats{}, fmt.Errorf("simulate: need at least 3 points, have %d", n)
-	}
-	if crowd.Annotators < 1 {
-		return Stats{}, fmt.Errorf("simulate: need at least 1 annotator, have %d", crowd.Annotators)
-	}
-	if budget < 1 {
-		return Stats{}, fmt.Errorf("simulate: budget %d, want at least 1", budget)
-	}
-	refresher, _ := d.(Refresher)
-	if worker != nil && refresher != nil && (worker.Every < 1 || worker.Fit == nil) {
-		return Stats{}, fmt.Errorf("simulate: worker refitting every %d answers, want at least 1 and a fit", worker.Every)
-	}
-	cps := normaliseCheckpoints(checkpoints, budget)
-	rng := triplet.NewRand(crowd.Seed)
-	m := crowd.Annotators
-
-	var (
-		st       Stats
-		ts       = make([]triplet.Triplet, 0, budget)
-		fallback = make([]bool, 0, budget)
-		handed   = make(map[triplet.Key]int)
-		open     []design.Need
-		round    = make([]question, 0, m)
-		fit      *mat.Dense
-		fitAt    int
-	)
-	for st.Answers < budget {
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		if worker != nil && refresher != nil && refresher.WarmedUp() && (fit == nil || st.Answers-fitAt >= worker.Every) {
-			x, err := worker.Fit(ctx, ts, fit)
-			if err != nil {
-				return st, fmt.Errorf("simulate: worker fit after %d answers: %w", st.Answers, err)
-			}
-			if err := refresher.Refresh(x, ts); err != nil {
-				return st, fmt.Errorf("simulate: refresh after %d answers: %w", st.Answers, err)
-			}
-			fit, fitAt = x, st.Answers
-			st.Fits++
-		}
-		st.Rounds++
-		slots := min(m, budget-st.Answers)
-		round = lease(round[:0], d, &open, slots, rng, n)
-		for _, q := range round {
-			if !q.fallback {
-				handed[q.key]++
-				st.MaxHanded = max(st.MaxHanded, handed[q.key])
-			}
-		}
-		// Everybody answers, then the answers are recorded in order.
-		for _, q := range round {
-			t := crowd.Oracle.Answer(q.key.Anchor, q.key.J, q.key.K)
-			if q.fallback {
-				st.Fallbacks++
-			} else if !d.Record(t) {
-				st.Refused++
-			}
-			ts = append(ts, t)
-			fallback = append(fallback, q.fallback)
-			st.Answers++
-			if len(cps) > 0 && st.Answers == cps[0] {
-				cps = cps[1:]
-				cp := Checkpoint{Answers: st.Answers, Fallbacks: st.Fallbacks, Triplets: ts, Fallback: fallback, Design: d}
-				if err := at(cp); err != nil {
-					return st, err
-				}
-			}
-		}
-	}
-	return st, nil
+	st.Rounds = ss.Rounds
+	return st, err
 }
 
 type question struct {
