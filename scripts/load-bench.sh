@@ -14,6 +14,7 @@
 #   scripts/load-bench.sh --concurrency 2000 --think exp:2s --pgbench 0
 #   scripts/load-bench.sh --replicas 2 --design landmark-k1  # two web replicas and a worker
 #   scripts/load-bench.sh --profile                          # also a 20 s CPU profile of replica 1
+#   scripts/load-bench.sh --pgbench-after                    # pgbench alone after the load, not during it
 #
 # The study is a fresh copy of the demo study's 40 items ("bench", 50
 # questions per participant) with the chosen design.
@@ -24,6 +25,7 @@ root="$PWD"
 design=random concurrency=200 duration=30s think=0 replicas=1 pgclients=32 repeats=40 landmarks=10
 out=""
 profile=0
+pgbench_after=0
 extra_sql=""
 web_bin=""
 load_flags=()
@@ -33,12 +35,14 @@ while [ $# -gt 0 ]; do
 	--concurrency) concurrency="$2"; shift 2 ;;
 	--duration) duration="$2"; shift 2 ;;
 	--think) think="$2"; shift 2 ;;
+	--ramp) load_flags+=(--ramp "$2"); shift 2 ;;
 	--replicas) replicas="$2"; shift 2 ;;
 	--pgbench) pgclients="$2"; shift 2 ;;
 	--repeats) repeats="$2"; shift 2 ;;
 	--landmarks) landmarks="$2"; shift 2 ;;
 	--out) out="$2"; shift 2 ;;
 	--profile) profile=1; shift ;;
+	--pgbench-after) pgbench_after=1; shift ;; # each alone on the machine, one after the other
 	--sql) extra_sql="$2"; shift 2 ;; # an experiment: SQL run on the app's database before the load
 	--web-bin) web_bin="$2"; shift 2 ;; # another build of the server (e.g. an older commit's), for a before/after
 	--separate-next) load_flags+=(--separate-next); shift ;;
@@ -77,6 +81,12 @@ web="${web_bin:-bin/web}"
 psqlc -d postgres -c "DROP DATABASE IF EXISTS closer_load WITH (FORCE)" -c "CREATE DATABASE closer_load"
 psqlc -d closer_load -c "CREATE EXTENSION pg_stat_statements"
 if [ "$pgclients" != 0 ]; then
+	# A database set up before pgbench's clients answered as participants
+	# of their own (migration 000021) is made again.
+	if psqlc -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'closer_pgbench'" | grep -q 1 &&
+		[ "$(psqlc -d closer_pgbench -c "SELECT count(*) FROM participants")" -lt 1000 ]; then
+		psqlc -d postgres -c "DROP DATABASE closer_pgbench WITH (FORCE)"
+	fi
 	if ! psqlc -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'closer_pgbench'" | grep -q 1; then
 		psqlc -d postgres -c "CREATE DATABASE closer_pgbench"
 		# A setup that fails leaves no half-made database for the next run
@@ -88,6 +98,7 @@ if [ "$pgclients" != 0 ]; then
 			exit 1
 		fi
 	fi
+	DATABASE_URL="$(url closer_pgbench)" bin/web migrate up >/dev/null
 	psqlc -d closer_pgbench -c "TRUNCATE answers, votes" -c "ALTER SEQUENCE pgbench_question RESTART" -c "VACUUM ANALYZE answers, votes"
 fi
 
@@ -173,9 +184,12 @@ bin/closer load --base "$basearg" --study bench --concurrency "$concurrency" --d
 loadpid=$!
 secs="${duration%s}"
 pgpid=""
-if [ "$pgclients" != 0 ]; then
+run_pgbench() {
 	"$bindir/pgbench" -h 127.0.0.1 -p "$port" -U postgres -n -c "$pgclients" -j 2 -T "$secs" \
-		-f scripts/pgbench-answer.sql closer_pgbench >"$out/pgbench.txt" 2>&1 &
+		-f scripts/pgbench-answer.sql closer_pgbench >"$out/pgbench.txt" 2>&1
+}
+if [ "$pgclients" != 0 ] && [ "$pgbench_after" = 0 ]; then
+	run_pgbench &
 	pgpid=$!
 fi
 if [ "$profile" = 1 ]; then
@@ -200,6 +214,10 @@ wait "$loadpid" || loadrc=$?
 web_cpu=$(($(web_ticks) - web_before))
 pg_cpu=0
 for p in $(app_backends); do pg_cpu=$((pg_cpu + $(ticks "$p") - ${pg_before[$p]:-0})); done
+if [ "$pgclients" != 0 ] && [ "$pgbench_after" = 1 ]; then
+	sleep 2 # the load's last requests and the design writers settle
+	run_pgbench
+fi
 
 psqlc -d closer_load -F $'\t' -c "
 	SELECT calls, round(total_exec_time + total_plan_time)::bigint AS ms, round(mean_exec_time::numeric, 3) AS mean_ms, round(mean_plan_time::numeric, 3) AS plan_ms,
@@ -215,7 +233,9 @@ tps=0
 	echo "design $design, $concurrency annotators, think $think, $duration, $replicas web replica(s)"
 	jq -r '"closer load: \(.answers) answers, \(.answers_per_s | floor) answers/s; check ok: \(.check.ok), lost \(.check.lost), duplicated \(.check.duplicated)"' "$out/load.json"
 	jq -r '.endpoints | to_entries[] | "  \(.key): p50 \(.value.p50_ms) ms, p95 \(.value.p95_ms) ms, p99 \(.value.p99_ms) ms, errors \(.value.errors)"' "$out/load.json"
-	[ "$pgclients" != 0 ] && echo "pgbench ($pgclients clients): $tps transactions/s; ratio $(echo "scale=3; $aps / $tps" | bc)"
+	when="in the same window"
+	[ "$pgbench_after" = 1 ] && when="alone, after the load"
+	[ "$pgclients" != 0 ] && echo "pgbench ($pgclients clients, $when): $tps transactions/s; ratio $(echo "scale=3; $aps / $tps" | bc)"
 	hz="$(getconf CLK_TCK)"
 	answers="$(jq -r '.answers' "$out/load.json")"
 	[ "$answers" -gt 0 ] && echo "CPU per answer: web $(echo "scale=3; 1000 * $web_cpu / $hz / $answers" | bc) ms, PostgreSQL (the app's backends) $(echo "scale=3; 1000 * $pg_cpu / $hz / $answers" | bc) ms"

@@ -63,6 +63,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	concurrency := fs.Int("concurrency", 10, "simulated annotators at once")
 	duration := fs.Duration("duration", 30*time.Second, "how long to run")
 	maxAnswers := fs.Int("answers", 0, "stop earlier, once this many answers were acknowledged (0: run for --duration)")
+	ramp := fs.Duration("ramp", 0, "spread the annotators' arrivals evenly over this time from the start (0: all at once)")
 	thinkF := fs.String("think", "0", "think time before each answer: a duration (200ms) or exp:MEAN for exponential pauses")
 	coords := fs.String("coords", "", "CSV item,x1,...,xD: answer as an oracle on these coordinates (items by label or index); random answers without")
 	adminToken := fs.String("admin-token", "", "admin API token for the exactly-once check of the export (default $CLOSER_ADMIN_TOKEN; none: no check)")
@@ -88,7 +89,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	bases := strings.Split(*base, ",")
 	cfg := loadgen.Config{
 		BaseURL: bases[0], Replicas: bases[1:], Study: *study, Concurrency: *concurrency, Duration: *duration, MaxAnswers: *maxAnswers,
-		Think: think, AdminToken: *adminToken, Seed: *seed, Timeout: *timeout, SeparateNext: *separate,
+		Think: think, Ramp: *ramp, AdminToken: *adminToken, Seed: *seed, Timeout: *timeout, SeparateNext: *separate,
 	}
 	if *coords != "" {
 		f, err := os.Open(*coords)
@@ -189,6 +190,7 @@ type loadJSON struct {
 	Concurrency  int                     `json:"concurrency"`
 	DurationS    float64                 `json:"duration_s"`
 	Think        string                  `json:"think"`
+	RampS        float64                 `json:"ramp_s"`
 	Oracle       bool                    `json:"oracle"`
 	ElapsedS     float64                 `json:"elapsed_s"`
 	Answers      int                     `json:"answers"`
@@ -229,7 +231,7 @@ type checkJSON struct {
 func writeLoadJSON(w io.Writer, cfg loadgen.Config, res *loadgen.Result, runErr error) error {
 	out := loadJSON{
 		BaseURL: cfg.BaseURL, Study: cfg.Study, Concurrency: cfg.Concurrency, DurationS: cfg.Duration.Seconds(),
-		Think: cfg.Think.String(), Oracle: cfg.Oracle != nil,
+		Think: cfg.Think.String(), RampS: cfg.Ramp.Seconds(), Oracle: cfg.Oracle != nil,
 		ElapsedS: res.Elapsed.Seconds(), Answers: res.Answers, AnswersPerS: res.AnswersPerSecond(),
 		Participants: res.Participants, Completed: res.Completed,
 		Endpoints: map[string]endpointJSON{}, ServerErrors: res.ServerErrors(), Stopped: res.Stopped,

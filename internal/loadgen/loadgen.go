@@ -63,6 +63,11 @@ type Config struct {
 	Duration     time.Duration // how long annotators keep asking; in-flight requests then finish
 	MaxAnswers   int           // stop earlier, once this many answers were acknowledged (0: no limit)
 	Think        Think         // pause between seeing a question and answering it
+	// Ramp spreads the annotators' arrivals: annotator i of N joins at
+	// i·Ramp/N after the start instead of all at once, as a crowd that
+	// trickles in rather than one that clicks "start" in the same second
+	// (0: all at once). The run's Duration counts from the start.
+	Ramp time.Duration
 	Oracle       *Oracle       // answers from coordinates; nil answers at random
 	AdminToken   string        // an admin API token: download the export and check it; "" skips the check
 	Seed         uint64        // random answers and think times
@@ -272,6 +277,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Duration <= 0 {
 		return nil, errors.New("duration must be positive")
 	}
+	if cfg.Ramp < 0 || cfg.Ramp >= cfg.Duration {
+		return nil, errors.New("ramp must be at least 0 and shorter than the duration")
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
@@ -315,7 +323,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			a.stats[ep] = newEndpointStats()
 		}
 		annotators[i] = a
-		wg.Go(a.run)
+		arrive := cfg.Ramp * time.Duration(i) / time.Duration(cfg.Concurrency)
+		wg.Go(func() {
+			if a.sleep(arrive) {
+				a.run()
+			}
+		})
 	}
 	wg.Wait()
 	res := &Result{Elapsed: time.Since(start), Endpoints: map[Endpoint]*EndpointStats{}}

@@ -1,9 +1,14 @@
 package loadgen
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -117,5 +122,51 @@ func TestOracle(t *testing.T) {
 	}
 	if _, err := ReadOracle(strings.NewReader("item,x\na,1\na,2\n")); err == nil {
 		t.Error("a repeated item was accepted")
+	}
+}
+
+// With a ramp, annotator i of N joins no earlier than i·Ramp/N after the
+// start; without one they all join at once.
+func TestRampSpreadsArrivals(t *testing.T) {
+	for _, ramp := range []time.Duration{0, 400 * time.Millisecond} {
+		var mu sync.Mutex
+		var joins []time.Duration
+		release := make(chan struct{})
+		start := time.Now()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/participants"):
+				mu.Lock()
+				joins = append(joins, time.Since(start))
+				mu.Unlock()
+				w.WriteHeader(http.StatusCreated)
+				fmt.Fprint(w, `{"token":"t"}`)
+			default: // every participant waits on its first question until the run is over
+				<-release
+				fmt.Fprint(w, `{"done":true}`)
+			}
+		}))
+		time.AfterFunc(time.Second, func() { close(release) })
+		_, err := Run(context.Background(), Config{BaseURL: srv.URL, Study: "s", Concurrency: 4, Duration: 700 * time.Millisecond,
+			Ramp: ramp, Timeout: 5 * time.Second})
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(joins)
+		if len(joins) != 4 {
+			t.Fatalf("ramp %v: %d joins, want one per annotator", ramp, len(joins))
+		}
+		for i, at := range joins {
+			if due := ramp * time.Duration(i) / 4; at < due {
+				t.Errorf("ramp %v: annotator %d joined after %v, before its arrival at %v", ramp, i, at, due)
+			}
+		}
+		if ramp == 0 && joins[3] > 200*time.Millisecond {
+			t.Errorf("without a ramp the last annotator joined only after %v", joins[3])
+		}
+	}
+	if _, err := Run(context.Background(), Config{BaseURL: "http://127.0.0.1:1", Study: "s", Concurrency: 1, Duration: time.Second, Ramp: time.Second}); err == nil {
+		t.Error("a ramp as long as the run was accepted")
 	}
 }
