@@ -67,10 +67,10 @@ type Config struct {
 	// i·Ramp/N after the start instead of all at once, as a crowd that
 	// trickles in rather than one that clicks "start" in the same second
 	// (0: all at once). The run's Duration counts from the start.
-	Ramp time.Duration
-	Oracle       *Oracle       // answers from coordinates; nil answers at random
-	AdminToken   string        // an admin API token: download the export and check it; "" skips the check
-	Seed         uint64        // random answers and think times
+	Ramp       time.Duration
+	Oracle     *Oracle // answers from coordinates; nil answers at random
+	AdminToken string  // an admin API token: download the export and check it; "" skips the check
+	Seed       uint64  // random answers and think times
 	// Stop, if set, ends the run early when it is closed, as the end of
 	// Duration does (requests in flight finish, the check runs).
 	Stop <-chan struct{}
