@@ -279,3 +279,7 @@ func mix64(z uint64) uint64 {
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
 }
+
+// Left returns the answers the i-th pool question (in Pool's order) still
+// wants.
+func (d *Design) Left(i int) int { return d.pool[i].left }
