@@ -68,8 +68,9 @@ const (
 		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (study_id, anchor, j, k) DO UPDATE
 		SET j_closer = votes.j_closer + excluded.j_closer, k_closer = votes.k_closer + excluded.k_closer`
-	// inboxSQL hands an answer to a design question to the design's writer.
-	inboxSQL = `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther) VALUES ($1, $2, $3, $4, $5)`
+	// inboxSQL hands an answer to a design question to the writer of the
+	// design of arm $6.
+	inboxSQL = `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther, arm) VALUES ($1, $2, $3, $4, $5, $6)`
 	// answeredSQL counts the answer on the participant, makes them hold
 	// their next question: the one they held ahead, if any, and then $2
 	// (if it was issued) ahead of it; else $2 as their open question. When
@@ -234,7 +235,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 					b.Queue(addVoteSQL, st.ID, k.Anchor, k.J, k.K, jc, kc)
 				}
 				if record != nil {
-					b.Queue(inboxSQL, st.ID, participantID, t.Anchor, t.Closer, t.Farther)
+					b.Queue(inboxSQL, st.ID, participantID, t.Anchor, t.Closer, t.Farther, st.Arm)
 				}
 			},
 			read: func(br pgx.BatchResults) error {

@@ -228,7 +228,7 @@ func hotQueries(fx planFixture) []planCase {
 		{"previousAnswer/large", previousAnswerSQL, []any{fx.largeAnswered}},
 		{"insertAnswer/live", insertAnswerSQL, []any{fx.liveOpen, live, fx.livePart, 0, 1, 2, 900}},
 		{"addVote/live", addVoteSQL, []any{live, fx.liveAnchor, fx.liveJ, fx.liveK, 1, 0}},
-		{"inbox/live", inboxSQL, []any{live, fx.livePart, 0, 1, 2}},
+		{"inbox/live", inboxSQL, []any{live, fx.livePart, 0, 1, 2, 0}},
 		{"answered/large", answeredSQL, []any{fx.largePart, "q-new", 100, "CODE"}},
 		{"complete/large", completeSQL, []any{fx.largePart, "CODE"}},
 		{"votes/live", votesSQL, []any{live}},
