@@ -269,7 +269,10 @@ func TestArmsSettings(t *testing.T) {
 	changed := slices.Clone(st.Arms)
 	changed[0].Config.Landmarks = 4
 	for name, f := range map[string]func(*collect.StudyInput){
-		"shares":   func(in *collect.StudyInput) { in.Arms = []collect.Arm{st.Arms[0], st.Arms[1], st.Arms[2]}; in.Arms[0].Share, in.Arms[1].Share = 0.25, 0.5 },
+		"shares": func(in *collect.StudyInput) {
+			in.Arms = []collect.Arm{st.Arms[0], st.Arms[1], st.Arms[2]}
+			in.Arms[0].Share, in.Arms[1].Share = 0.25, 0.5
+		},
 		"settings": func(in *collect.StudyInput) { in.Arms = changed },
 		"names":    func(in *collect.StudyInput) { in.Arms = slices.Clone(st.Arms); in.Arms[2].Name = "other" },
 		"no arms":  func(in *collect.StudyInput) { in.Arms = nil },
