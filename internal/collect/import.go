@@ -132,6 +132,9 @@ func (imp *ImportTx) CreateStudy(in StudyInput) (Study, error) {
 	return st, nil
 }
 
+// Study is the study as created and given its arms so far.
+func (imp *ImportTx) Study() Study { return imp.study }
+
 // studyID is the created study's id, or an error before CreateStudy.
 func (imp *ImportTx) studyID() (int64, error) {
 	if imp.study.ID == 0 {

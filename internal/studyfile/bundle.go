@@ -327,6 +327,7 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 			}
 			return err
 		}
+		st = imp.Study()
 
 		parts, err := br.participants()
 		if err != nil {

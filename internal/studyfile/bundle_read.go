@@ -316,8 +316,8 @@ func (b *bundleReader) participants() (*bundleRows[collect.ImportParticipant], e
 			CreatedAt: *ts[0], CompletedAt: ts[1], ExcludedAt: ts[2]}
 		if armCol >= 0 && armCol < len(rec) && rec[armCol] != "" {
 			arm, err := strconv.Atoi(rec[armCol])
-			if err != nil || arm < 0 || arm >= collect.MaxArms {
-				return collect.ImportParticipant{}, fmt.Errorf("arm %q is not an arm's number", rec[armCol])
+			if arms := max(len(b.study.Arms), 1); err != nil || arm < 0 || arm >= arms {
+				return collect.ImportParticipant{}, fmt.Errorf("arm %q is not one of the study's arms 0..%d", rec[armCol], arms-1)
 			}
 			p.Arm = arm
 		}
