@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/closer-lab/closer/internal/active"
 	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -262,6 +263,16 @@ const (
 		SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6 FROM c
 		RETURNING anchor, left_idx, right_idx, issued_at, 0`
 	stateExistsSQL = `SELECT EXISTS (SELECT 1 FROM design_states WHERE study_id = $1 AND arm = $2)`
+	// insertWarmupSQL issues question $1 to participant $3 of study $2 on
+	// a random comparison as a warm-up question of the active design of
+	// arm $7 ('active': the design records its answer), if the design has
+	// recorded fewer answers than its warm-up takes; nothing otherwise, or
+	// when the participant had this comparison.
+	insertWarmupSQL = `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
+		SELECT $1, $2, $3, $4, $5, $6, 'active' FROM design_states d
+		WHERE d.study_id = $2 AND d.arm = $7 AND d.version < (d.progress -> 'active' ->> 'warmup')::bigint
+		ON CONFLICT DO NOTHING RETURNING issued_at`
 	// insertActiveFallbackSQL issues question $1 to participant $3 of
 	// study $2 on a random comparison when the active design of arm $7
 	// offers none from its pool: recorded as a warm-up question of the
@@ -326,17 +337,21 @@ func (ds *DesignScheduler) read(cl claim, key armKey, r pgx.Row) (Comparison, ti
 		ds.bands[key] = band
 		ds.mu.Unlock()
 	}
+	if ds.kind.warmup {
+		ds.noteWarming(key, false) // a pool question: the warm-up is over
+	}
 	return c, issued, true, nil
 }
 
-// takeOver issues question id when the likely claim found no free slot:
-// first, on the study's first design question, it creates the design's
-// state and pool; then it claims in the first band from the participant's
-// start and from the band's beginning, in any band (a spreading design),
-// and last takes over an expired lease. It makes the participant hold the
-// question it issued; ok = false: none.
+// takeOver issues question id when the likely path found no free slot
+// (claimed: it tried a claim; an active design warming up tries a warm-up
+// question instead): first, on the arm's first design question, it creates
+// the design's state and pool; then it claims in the first band from the
+// participant's start and from the band's beginning, in any band (a
+// spreading design), and last takes over an expired lease. It makes the
+// participant hold the question it issued; ok = false: none.
 func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string,
-	slot holdSlot) (Comparison, time.Time, bool, error) {
+	slot holdSlot, claimed bool) (Comparison, time.Time, bool, error) {
 	started, err := ds.start(ctx, tx, st, n)
 	if err != nil {
 		return Comparison{}, time.Time{}, false, err
@@ -350,9 +365,10 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 			{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), int64(0)), true},
 			{claimAnySQL, base, false},
 		}
-	} else if !started {
-		// Basis keeps one band and claims from its beginning: the likely
-		// claim was this one, unless the state was only just created.
+	} else if !started || !claimed {
+		// Basis and active keep one band and claim from its beginning: the
+		// likely claim was this one, unless the state was only just created
+		// or the likely path was a warm-up question.
 		tries = []claim{{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), int64(0)), true}}
 	}
 	tries = append(tries, claim{takeOverSQL, base, false})
@@ -689,6 +705,12 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, key armKey, ro
 		a, c, f []int32
 	}
 	v, rev := row.version, row.rev
+	// An active design's pool rows change with its answers alone, but all
+	// of them appear at the end of its warm-up.
+	wasWarm := false
+	if a, ok := e.d.(*active.Design); ok {
+		wasWarm = a.WarmedUp()
+	}
 	for i, en := range entries {
 		ids[i] = en.id
 		k := triplet.KeyOf(en.t)
@@ -721,6 +743,8 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, key armKey, ro
 	var drop []triplet.Key
 	if c, ok := e.d.(countingDesign); ok && e.whole && ds.kind.spread && (ds.PoolWindow <= 0 || c.Comparisons() <= ds.PoolWindow) {
 		write, drop = countedPoolChanges(c, e, entries, released)
+	} else if a, ok := e.d.(*active.Design); ok && e.whole && (wasWarm || !a.WarmedUp()) {
+		write, drop = activePoolChanges(a, e, entries, released)
 	} else {
 		write, drop = ds.poolChanges(e, released)
 	}
@@ -930,6 +954,41 @@ func countedPoolChanges(c countingDesign, e *cachedState, entries []inboxEntry, 
 	}
 	// The order of the rows written does not matter to PostgreSQL, but a
 	// fixed one keeps the writer's statements reproducible.
+	slices.SortFunc(write, func(a, b poolWrite) int { return cmp.Compare(a.ord, b.ord) })
+	slices.SortFunc(drop, func(a, b triplet.Key) int { return cmp.Compare(e.pool[a].ord, e.pool[b].ord) })
+	return write, drop
+}
+
+// activePoolChanges is poolChanges for the active design while its pool
+// stays the same (no refresh, no end of the warm-up in between): only the
+// rows of the questions answered and of those whose leases were released
+// change, as countedPoolChanges has it for the landmark designs; the walk
+// of a pool of thousands after every writer pass was the writer's main
+// cost (BenchmarkActiveServing).
+func activePoolChanges(a *active.Design, e *cachedState, entries []inboxEntry, released map[triplet.Key]int32) (write []poolWrite, drop []triplet.Key) {
+	touched := make(map[triplet.Key]bool, len(entries)+len(released))
+	for _, en := range entries {
+		touched[triplet.KeyOf(en.t)] = true
+	}
+	for k := range released {
+		touched[k] = true
+	}
+	for k := range touched {
+		old, had := e.pool[k]
+		wanted, ord := 0, old.ord
+		if i, ok := a.PoolIndex(k); ok && a.WarmedUp() {
+			wanted, ord = a.Left(i), int64(i)
+		}
+		if !had && wanted == 0 {
+			continue // not in the pool, or answered before its row was written
+		}
+		if !had || wanted != old.wanted || ord != old.ord {
+			write = append(write, poolWrite{key: k, wanted: wanted, ord: ord})
+		}
+		if wanted == 0 && (old.wanted != 0 || released[k] > 0) {
+			drop = append(drop, k)
+		}
+	}
 	slices.SortFunc(write, func(a, b poolWrite) int { return cmp.Compare(a.ord, b.ord) })
 	slices.SortFunc(drop, func(a, b triplet.Key) int { return cmp.Compare(e.pool[a].ord, e.pool[b].ord) })
 	return write, drop

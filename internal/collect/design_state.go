@@ -140,7 +140,7 @@ func progressOf(d design.Design) DesignProgress {
 		p.Basis = &bp
 	case *active.Design:
 		p.Active = &ActiveProgress{Answers: d.Answered(), Warmup: d.Warmup(), Refreshes: d.Refreshes(),
-			PoolSize: len(d.Pool(nil)), PoolLeft: d.PoolLeft()}
+			PoolSize: d.PoolSize(), PoolLeft: d.PoolLeft()}
 	}
 	return p
 }

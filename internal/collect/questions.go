@@ -374,13 +374,21 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	}
 	key := keyOf(st)
 	ds, stateful := s.designs[st.Design]
-	if stateful && !ds.seemsFull(key) && !ds.warmingUp(key) {
+	warming := stateful && ds.warmingUp(key)
+	if stateful && !ds.seemsFull(key) && !warming {
 		cl := ds.likelyClaim(st, participantID, answered, id)
 		return &issuePlan{id: id, claim: &cl, design: ds, key: key, sql: cl.sql, args: cl.args}
 	}
 	c, ok := blindRandom(n, answered)
 	if !ok {
 		return nil
+	}
+	if warming {
+		// A warm-up question, while the design still warms up (else none:
+		// the slow path claims from the pool).
+		c.Design = DesignActive
+		return &issuePlan{id: id, random: c, sql: insertWarmupSQL,
+			args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm}}
 	}
 	// A design with no free slot a moment ago (seemsFull) gets its
 	// fallback question at once, as a random study does; so does an active
@@ -506,27 +514,27 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 		return items.question(plan.id, st.ID, participantID, c, issued), nil
 	}
 	id := newID()
-	c, issued, err := s.issueSlow(ctx, tx, st, participantID, answered, n, id, slot)
+	c, issued, err := s.issueSlow(ctx, tx, st, participantID, answered, n, id, slot, plan != nil && plan.claim != nil)
 	if err != nil {
 		return nil, err
 	}
 	return items.question(id, st.ID, participantID, c, issued), nil
 }
 
-// issueSlow issues a question when the likely path found none: a held-out
-// question at a held-out position; else a design's expired lease taken
-// over, else a random question (recorded as the design's fallback in a
-// design study, or as a warm-up question of an active design warming up)
-// among the comparisons the participant was not asked; ErrExhausted if
-// there is none.
+// issueSlow issues a question when the likely path found none (claimed:
+// it tried a design's claim): a held-out question at a held-out position;
+// else a design's free slot or expired lease (takeOver), else a random
+// question (recorded as the design's fallback in a design study, or as a
+// warm-up question of an active design warming up) among the comparisons
+// the participant was not asked; ErrExhausted if there is none.
 func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string,
-	slot holdSlot) (Comparison, time.Time, error) {
+	slot holdSlot, claimed bool) (Comparison, time.Time, error) {
 	design := DesignRandom
 	var labeller *DesignScheduler // the active design whose fallback insertActiveFallbackSQL labels
 	if st.heldOut(participantID, answered) {
 		design = DesignHeldout
 	} else if ds, ok := s.designs[st.Design]; ok {
-		c, issued, ok, err := ds.takeOver(ctx, tx, st, participantID, answered, n, id, slot)
+		c, issued, ok, err := ds.takeOver(ctx, tx, st, participantID, answered, n, id, slot, claimed)
 		if err != nil || ok {
 			return c, issued, err
 		}
