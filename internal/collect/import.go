@@ -115,11 +115,15 @@ type ImportTx struct {
 	participants bool // CopyParticipants ran: import_participants exists
 }
 
-// CreateStudy checks in like CreateStudy does (not its design settings)
-// and creates the study; a taken slug is a KindConflict error.
+// CreateStudy checks in like CreateStudy does (not its design settings;
+// the arms come later, SetArms) and creates the study; a taken slug is a
+// KindConflict error.
 func (imp *ImportTx) CreateStudy(in StudyInput) (Study, error) {
 	if imp.study.ID != 0 {
 		return Study{}, errors.New("import: the study is created once")
+	}
+	if len(in.Arms) > 0 {
+		return Study{}, errors.New("import: give the arms to SetArms, once the items are in")
 	}
 	if err := imp.s.check(&in); err != nil {
 		return Study{}, err
