@@ -521,7 +521,7 @@ func TestLoadTwoReplicasLandmark(t *testing.T) {
 		WHERE a.study_id = $1 AND q.design = 'landmark-k1'`, st.ID).Scan(&designAnswers); err != nil {
 		t.Fatal(err)
 	}
-	status, err := a.store.DesignStatusOf(ctx, st)
+	status, err := a.store.DesignStatusOf(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

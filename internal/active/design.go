@@ -279,3 +279,16 @@ func mix64(z uint64) uint64 {
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
 }
+
+// Left returns the answers the i-th pool question (in Pool's order) still
+// wants.
+func (d *Design) Left(i int) int { return d.pool[i].left }
+
+// PoolIndex returns the place of question k in the pool (Pool's order).
+func (d *Design) PoolIndex(k triplet.Key) (int, bool) {
+	i, ok := d.index[k]
+	return i, ok
+}
+
+// PoolSize returns the number of questions in the pool.
+func (d *Design) PoolSize() int { return len(d.pool) }

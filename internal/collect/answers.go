@@ -26,12 +26,14 @@ type AnswerInput struct {
 // The SQL of Answer, by name so that TestHotQueryPlans explains these very
 // strings on a large study.
 const (
-	// lockAnswerSQL reads the question and its study and locks the row of
-	// the participant it was issued to; the question is unanswered when
-	// the participant holds it.
+	// lockAnswerSQL reads the question and its study (with the
+	// participant's arm's design) and locks the row of the participant it
+	// was issued to; the question is unanswered when the participant holds
+	// it.
 	lockAnswerSQL = `
 		SELECT q.participant_id, q.anchor, q.left_idx, q.right_idx, q.design, q.expected,
-			s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version, s.quality, s.idle_minutes, s.exclusion <> '{}',
+			s.id, s.slug, s.status, coalesce(s.arms -> p.arm ->> 'design', s.design), p.arm, s.heldout_share,
+			s.questions_per_participant, s.version, s.quality, s.idle_minutes, s.exclusion <> '{}',
 			p.open_question IS NOT DISTINCT FROM q.id, p.answered,
 			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at
 		FROM questions q JOIN participants p ON p.id = q.participant_id JOIN studies s ON s.id = q.study_id
@@ -55,9 +57,9 @@ const (
 	releaseSkippedSQL = `
 		WITH l AS (
 			DELETE FROM design_leases WHERE study_id = $1 AND participant_id = $2 AND anchor = $3 AND j = $4 AND k = $5
-			RETURNING anchor, j, k)
+			RETURNING arm, anchor, j, k)
 		UPDATE design_pool p SET taken = p.taken - 1
-		FROM l WHERE p.study_id = $1 AND p.anchor = l.anchor AND p.j = l.j AND p.k = l.k`
+		FROM l WHERE p.study_id = $1 AND p.arm = l.arm AND p.anchor = l.anchor AND p.j = l.j AND p.k = l.k`
 	participantExistsSQL = `SELECT EXISTS (SELECT 1 FROM participants WHERE id = $1)`
 	insertAnswerSQL      = `
 		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms)
@@ -66,8 +68,9 @@ const (
 		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (study_id, anchor, j, k) DO UPDATE
 		SET j_closer = votes.j_closer + excluded.j_closer, k_closer = votes.k_closer + excluded.k_closer`
-	// inboxSQL hands an answer to a design question to the design's writer.
-	inboxSQL = `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther) VALUES ($1, $2, $3, $4, $5)`
+	// inboxSQL hands an answer to a design question to the writer of the
+	// design of arm $6.
+	inboxSQL = `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther, arm) VALUES ($1, $2, $3, $4, $5, $6)`
 	// answeredSQL counts the answer on the participant, makes them hold
 	// their next question: the one they held ahead, if any, and then $2
 	// (if it was issued) ahead of it; else $2 as their open question. When
@@ -87,8 +90,11 @@ const (
 // that Closer is one of the question's two options, stores the answer (one
 // per question), adds the vote, counts it on the participant (completing
 // them with their last) and, for a question of a stateful design, hands it
-// to the design; the transaction commits before Answer returns, and so has
-// the design recorded it. Answering an answered question again with the
+// to the participant's arm's design; the transaction commits before Answer
+// returns (a basis design has recorded it then; the landmark and active
+// designs record it in the background, RecordPending waits for them). An
+// answer to a held-out question is stored as a triplet but reaches neither
+// the votes nor any design. Answering an answered question again with the
 // same choice stores nothing and reports created=false; with the other
 // choice it is a KindConflict error. A question issued to someone else is
 // KindForbidden, an unknown question KindNotFound, a choice that is not an
@@ -133,7 +139,8 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 	)
 	scan := func(r pgx.Row) error {
 		err := r.Scan(append([]any{&owner, &anchor, &left, &right, &qDesign, &expected,
-			&st.ID, &st.Slug, &st.Status, &st.Design, &st.PerParticipant, &st.Version, &quality, &st.IdleMinutes, &hasRules, &open, &answered}, ahead.targets()...)...)
+			&st.ID, &st.Slug, &st.Status, &st.Design, &st.Arm, &st.HeldoutShare,
+			&st.PerParticipant, &st.Version, &quality, &st.IdleMinutes, &hasRules, &open, &answered}, ahead.targets()...)...)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("question")
 		}
@@ -203,6 +210,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		ds, stateful := s.designs[st.Design]
 		designQuestion := stateful && qDesign == st.Design
 		trial := qDesign == DesignCatch || qDesign == DesignRepeat
+		heldout := qDesign == DesignHeldout // a triplet, but no vote
 		if designQuestion && !in.Skip {
 			record = ds
 		}
@@ -223,9 +231,11 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 					return
 				}
 				b.Queue(insertAnswerSQL, in.QuestionID, st.ID, participantID, anchor, in.Closer, farther, in.ResponseMS)
-				b.Queue(addVoteSQL, st.ID, k.Anchor, k.J, k.K, jc, kc)
+				if !heldout {
+					b.Queue(addVoteSQL, st.ID, k.Anchor, k.J, k.K, jc, kc)
+				}
 				if record != nil {
-					b.Queue(inboxSQL, st.ID, participantID, t.Anchor, t.Closer, t.Farther)
+					b.Queue(inboxSQL, st.ID, participantID, t.Anchor, t.Closer, t.Farther, st.Arm)
 				}
 			},
 			read: func(br pgx.BatchResults) error {
@@ -236,6 +246,8 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 					if in.Skip && designQuestion {
 						n = 2
 					}
+				case heldout:
+					n = 1
 				case record != nil:
 					n = 3
 				}
@@ -331,18 +343,19 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 	if err != nil {
 		return false, Progress{}, err
 	}
+	key := armKey{studyID, st.Arm}
 	if in.Skip && created {
 		if ds, ok := s.designs[st.Design]; ok {
-			ds.clearFull(studyID) // a skipped design question gave its slot back
+			ds.clearFull(key) // a skipped design question gave its slot back
 		}
 	}
 	if record != nil {
 		// The answer is durable; the design records it in a transaction of
-		// its own, one writer per study at a time (design_scheduler.go).
-		if record.kind.spread {
-			record.recordSoon(studyID)
+		// its own, one writer per arm at a time (design_scheduler.go).
+		if record.kind.async {
+			record.recordSoon(key)
 		} else {
-			record.recordPending(ctx, studyID)
+			record.recordPending(ctx, key)
 		}
 	}
 	return created, pr, nil

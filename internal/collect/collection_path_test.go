@@ -78,7 +78,7 @@ func TestAnswerNextLandmark(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT sum(answered) FROM participants WHERE study_id = $1`, st.ID).Scan(&counted); err != nil {
 		t.Fatal(err)
 	}
-	status, err := s.DesignStatusOf(ctx, st)
+	status, err := s.DesignStatusOf(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestRecordPendingAfterAStop(t *testing.T) {
 	if err := fresh.RecordPending(ctx); err != nil {
 		t.Fatal(err)
 	}
-	status, err := fresh.DesignStatusOf(ctx, st)
+	status, err := fresh.DesignStatusOf(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/closer-lab/closer/internal/active"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -84,4 +85,98 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkActiveServing measures what serving the active design's pool
+// adds to a question round trip (Next, then Answer: two committed
+// transactions) against the random design, on n = 100 items: participants
+// of 100 questions one after the other, answered by an error-free crowd.
+// The active study has finished its warm-up (1 answer per item) and holds a
+// pool of 20,000 scored questions, each wanted once (ApplyActivePool), so
+// every question claims a pool row and every answer goes through the
+// design's writer (recorded in the background, as in the app); the
+// benchmark fails if a question is a fallback. Issue 16's target: at most
+// 1 ms more per request than random.
+func BenchmarkActiveServing(b *testing.B) {
+	const n, pool = 100, 20000
+	x := triplet.Gaussian(triplet.NewRand(1), n, 2, 1)
+	for _, design := range []string{collect.DesignRandom, collect.DesignActive} {
+		b.Run(fmt.Sprintf("%s/n=%d", design, n), func(b *testing.B) {
+			ctx := context.Background()
+			db, _ := pgtest.NewDB(b)
+			s, _ := designStore(db)
+			cfg := collect.DesignConfig{Seed: 1, Warmup: 1, Pool: pool, Candidates: 10}
+			st := designStudy(b, s, "bench", design, cfg, n, 100)
+			o := triplet.NewOracle(x, 0, 1)
+			round := func(p collect.Participant) *collect.Question {
+				pr, err := s.Next(ctx, p.ID)
+				if err != nil {
+					b.Fatal(err)
+				}
+				q := pr.Question
+				if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+					b.Fatal(err)
+				}
+				return q
+			}
+			if design == collect.DesignActive {
+				// The warm-up, then a pool of distinct questions in a fixed
+				// order (the scores need not come from a fit to be served).
+				var p collect.Participant
+				for i := range n + 1 {
+					if i%50 == 0 {
+						var err error
+						if p, _, err = s.CreateParticipant(ctx, st.ID, "", nil); err != nil {
+							b.Fatal(err)
+						}
+					}
+					round(p)
+				}
+				if err := s.RecordPending(ctx); err != nil {
+					b.Fatal(err)
+				}
+				rng := triplet.NewRand(2)
+				seen := map[triplet.Key]bool{}
+				var qs []active.Question
+				for len(qs) < pool {
+					a, j, k := triplet.RandomQuestion(rng, n)
+					key := triplet.QuestionKey(a, j, k)
+					if !seen[key] {
+						seen[key] = true
+						qs = append(qs, active.Question{Key: key, Score: 1 / float64(len(qs)+1)})
+					}
+				}
+				if err := s.ApplyActivePool(ctx, st.ID, 0, qs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var p collect.Participant
+			var err error
+			fallbacks := 0
+			cpu0 := cpuTime()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%100 == 0 {
+					b.StopTimer()
+					p, _, err = s.CreateParticipant(ctx, st.ID, "", nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				if q := round(p); q.Design != design {
+					fallbacks++
+				}
+			}
+			b.StopTimer()
+			if err := s.RecordPending(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(fallbacks)/float64(b.N), "fallback/op")
+			if fallbacks > 0 {
+				b.Fatalf("%d of %d questions were not the design's", fallbacks, b.N)
+			}
+		})
+	}
 }

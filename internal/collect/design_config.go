@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/closer-lab/closer/internal/active"
 	"github.com/closer-lab/closer/internal/basis"
 	"github.com/closer-lab/closer/internal/landmark"
 )
@@ -20,16 +21,25 @@ const (
 	DesignLandmarkK1 = "landmark-k1"
 	DesignLandmarkK2 = "landmark-k2"
 	DesignBasis      = "basis"
-	DesignFallback   = "random-fallback"
+	// DesignActive asks, after a warm-up of random questions, the questions
+	// its last pool scored best (internal/active); the recompute worker
+	// scores the pool (Store.ActiveArms, Store.ApplyActivePool).
+	DesignActive   = "active"
+	DesignFallback = "random-fallback"
+	// DesignHeldout is recorded on a held-out question: a uniformly random
+	// comparison that no design and no vote count sees (the study's
+	// HeldoutShare), the study's common test set.
+	DesignHeldout = "heldout"
 )
 
 // MaxLandmarks bounds the number of landmarks a study may use.
 const MaxLandmarks = 1000
 
-// DesignConfig holds a study's design settings (studies.design_config).
-// Which fields apply depends on the design: landmark designs use Landmarks
-// or LandmarkItems, Repeats and Seed; basis uses Repeats, Extra and Seed;
-// random uses none.
+// DesignConfig holds a study's design settings (studies.design_config), or
+// one arm's (Arm.Config). Which fields apply depends on the design: landmark
+// designs use Landmarks or LandmarkItems, Repeats and Seed; basis uses
+// Repeats, Extra, Coordinates and Seed; active uses Warmup, Score, Model,
+// Candidates, Pool, Repeats and Seed; random uses none.
 type DesignConfig struct {
 	// Seed fixes the design's random choices (random landmarks, ties,
 	// basis start point and pivots). 0 on a new study draws one.
@@ -48,12 +58,35 @@ type DesignConfig struct {
 	// without one gets rank-difference; those saved before the setting
 	// existed were given the median rule they ran with by migration 000005.
 	Coordinates string `json:"coordinates,omitempty"`
+
+	// The active design's settings (active.Config and active.ScoreConfig).
+	// Warmup is the random answers per item before scored questions start
+	// (R: the warm-up is R·n answers; default 10).
+	Warmup int `json:"warmup,omitempty"`
+	// Score is how pool questions are scored: "uncertainty" (the default)
+	// or "infogain".
+	Score string `json:"score,omitempty"`
+	// Model is the answer model of the scores: "tste" (the default) or
+	// "ckl".
+	Model string `json:"model,omitempty"`
+	// Candidates is the pairs scored per head (default 1,000).
+	Candidates int `json:"candidates,omitempty"`
+	// Pool is the questions one refresh keeps (0: the number of items).
+	Pool int `json:"pool,omitempty"`
 }
 
+// Defaults of the active design's settings.
+const (
+	DefaultActiveWarmup     = active.DefaultWarmupPerItem
+	DefaultActiveScore      = string(active.Uncertainty)
+	DefaultActiveModel      = string(active.TSTE)
+	DefaultActiveCandidates = active.DefaultCandidates
+)
+
 // IsStateful reports whether design keeps state in design_states (the
-// landmark and basis designs).
+// landmark, basis and active designs).
 func IsStateful(design string) bool {
-	return design == DesignLandmarkK1 || design == DesignLandmarkK2 || design == DesignBasis
+	return design == DesignLandmarkK1 || design == DesignLandmarkK2 || design == DesignBasis || design == DesignActive
 }
 
 // repeats returns Repeats or its default 1.
@@ -84,6 +117,12 @@ func (c DesignConfig) basisConfig() basis.Config {
 	return basis.Config{Seed: c.Seed, Repeats: c.repeats(), Extra: c.Extra, Coordinates: c.Coordinates}
 }
 
+// activeConfig is the active package's configuration.
+func (c DesignConfig) activeConfig() active.Config {
+	return active.Config{Seed: c.Seed, WarmupPerItem: c.Warmup, Pool: c.Pool, Repeats: c.repeats(),
+		Score: active.ScoreConfig{Model: active.Model(c.Model), Rule: active.Rule(c.Score), Candidates: c.Candidates}}
+}
+
 // randomSeed draws a seed for a new study (never 0, so a stored 0 means
 // "not set").
 func randomSeed() uint64 {
@@ -107,12 +146,27 @@ func itemLabels(ctx context.Context, q querier, studyID int64) ([]string, error)
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// checkDesignConfig normalises and checks in's design settings for a study
-// with the given item labels (nil for a study without items yet) and
-// returns a user-facing error naming the first rule the settings break.
+// checkDesignConfig normalises and checks in's design settings (and its
+// arms') for a study with the given item labels
+// (nil for a study without items yet) and returns a user-facing error
+// naming the first rule the settings break. With arms, in.Design and
+// in.DesignConfig become the first arm's.
 func checkDesignConfig(in *StudyInput, labels []string) error {
-	c := &in.DesignConfig
-	if in.Design == DesignRandom || !IsStateful(in.Design) {
+	if len(in.Arms) == 0 {
+		in.Arms = nil
+		return checkConfig(in.Design, &in.DesignConfig, labels)
+	}
+	if err := checkArms(in.Arms, labels); err != nil {
+		return err
+	}
+	in.Design, in.DesignConfig = in.Arms[0].Design, in.Arms[0].Config
+	return nil
+}
+
+// checkConfig normalises and checks the settings c of design for a study
+// with the given item labels (nil: no items yet).
+func checkConfig(design string, c *DesignConfig, labels []string) error {
+	if design == DesignRandom || !IsStateful(design) {
 		// Other designs take no settings; keep the seed for later.
 		*c = DesignConfig{Seed: c.Seed}
 		return nil
@@ -120,13 +174,17 @@ func checkDesignConfig(in *StudyInput, labels []string) error {
 	if c.Seed == 0 {
 		c.Seed = randomSeed()
 	}
+	if design == DesignActive {
+		return checkActiveConfig(c, labels)
+	}
+	c.Warmup, c.Score, c.Model, c.Candidates, c.Pool = 0, "", "", 0, 0
 	if c.Repeats < 0 || c.Repeats > landmark.MaxRepeats {
 		return userErr(KindInvalid, "repeats must be between 1 and %d", landmark.MaxRepeats)
 	}
 	if c.Repeats == 0 {
 		c.Repeats = 1
 	}
-	if in.Design == DesignBasis {
+	if design == DesignBasis {
 		c.Landmarks, c.LandmarkItems = 0, nil
 		if c.Coordinates == "" {
 			c.Coordinates = basis.CoordRankDifference
@@ -166,8 +224,50 @@ func checkDesignConfig(in *StudyInput, labels []string) error {
 		return userErr(KindInvalid, "pick between 2 and %d landmarks (%d picked)", MaxLandmarks, len(c.LandmarkItems))
 	}
 	if len(labels) >= 3 {
-		if _, err := landmark.New(len(labels), c.landmarkConfig(in.Design)); err != nil {
+		if _, err := landmark.New(len(labels), c.landmarkConfig(design)); err != nil {
 			return userErr(KindInvalid, "landmark design: %v", err)
+		}
+	}
+	return nil
+}
+
+// checkActiveConfig normalises and checks an active design's settings:
+// the defaults written out (but the pool size, whose default is the
+// number of items), the landmark and basis settings cleared.
+func checkActiveConfig(c *DesignConfig, labels []string) error {
+	c.Landmarks, c.LandmarkItems, c.Extra, c.Coordinates = 0, nil, false, ""
+	if c.Warmup == 0 {
+		c.Warmup = DefaultActiveWarmup
+	}
+	if c.Score == "" {
+		c.Score = DefaultActiveScore
+	}
+	if c.Model == "" {
+		c.Model = DefaultActiveModel
+	}
+	if c.Candidates == 0 {
+		c.Candidates = DefaultActiveCandidates
+	}
+	if c.Repeats == 0 {
+		c.Repeats = 1
+	}
+	switch {
+	case c.Warmup < 1 || c.Warmup > active.MaxWarmupPerItem:
+		return userErr(KindInvalid, "the warm-up must be between 1 and %d answers per item", active.MaxWarmupPerItem)
+	case c.Score != string(active.Uncertainty) && c.Score != string(active.InfoGain):
+		return userErr(KindInvalid, "unknown score %q (uncertainty or infogain)", c.Score)
+	case c.Model != string(active.TSTE) && c.Model != string(active.CKL):
+		return userErr(KindInvalid, "unknown answer model %q (tste or ckl)", c.Model)
+	case c.Candidates < 1 || c.Candidates > active.MaxCandidates:
+		return userErr(KindInvalid, "candidates per head must be between 1 and %d", active.MaxCandidates)
+	case c.Pool < 0 || c.Pool > active.MaxPool:
+		return userErr(KindInvalid, "the pool size must be between 0 (the number of items) and %d", active.MaxPool)
+	case c.Repeats < 1 || c.Repeats > active.MaxRepeats:
+		return userErr(KindInvalid, "repeats must be between 1 and %d", active.MaxRepeats)
+	}
+	if len(labels) >= 3 {
+		if _, err := active.New(len(labels), c.activeConfig()); err != nil {
+			return userErr(KindInvalid, "active design: %v", err)
 		}
 	}
 	return nil

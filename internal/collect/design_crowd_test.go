@@ -109,12 +109,12 @@ func TestBasisCrowdThroughStore(t *testing.T) {
 		st.ID, collect.DesignBasis, collect.DesignFallback).Scan(&designAnswers, &fallbacks); err != nil {
 		t.Fatal(err)
 	}
-	d, err := a.DesignState(ctx, st.ID)
+	d, err := a.DesignState(ctx, st.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := d.(*basis.Scheme)
-	status, err := a.DesignStatusOf(ctx, st)
+	status, err := a.DesignStatusOf(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func runLandmarkCrowd(t *testing.T, name string, cfg collect.DesignConfig, n, m,
 
 	// The state as a fresh process rebuilds it from PostgreSQL.
 	fresh, _ := designStore(pool)
-	d, err := fresh.DesignState(ctx, st.ID)
+	d, err := fresh.DesignState(ctx, st.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	recorded(t, other)
-	status, err := s.DesignStatusOf(ctx, st)
+	status, err := s.DesignStatusOf(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	if got := ds.CacheStats().Restores; got != before+1 {
 		t.Fatalf("restores %d → %d; want one reload after the rollback", before, got)
 	}
-	d, err := s.DesignState(ctx, st.ID)
+	d, err := s.DesignState(ctx, st.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

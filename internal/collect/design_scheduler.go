@@ -15,6 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/closer-lab/closer/internal/active"
+	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -55,6 +57,10 @@ const (
 //
 // The design's state lives in PostgreSQL (design_states, design_events);
 // each process caches it and checks its (version, rev) under the lock.
+//
+// Everything above is per arm: a study with arms (arms.go) has a state,
+// events, a pool, leases, an inbox and a writer per stateful arm, keyed by
+// (study, arm); a study without arms has arm 0 alone.
 type DesignScheduler struct {
 	// LeaseTTL is how long a comparison stays handed to a question; after
 	// it another question may take the lease over (the first question
@@ -78,36 +84,48 @@ type DesignScheduler struct {
 	kind    designKind
 	db      *pgxpool.Pool
 	mu      sync.Mutex
-	cache   map[int64]*cachedState
-	started map[int64]bool      // studies whose design state is known to exist
-	bands   map[int64]int32     // the band each study's last likely claim took a slot in
-	full    map[int64]time.Time // when a question last found no slot of the study free (seemsFull)
-	writers map[int64]*writer
+	cache   map[armKey]*cachedState
+	started map[armKey]bool      // arms whose design state is known to exist
+	bands   map[armKey]int32     // the band each arm's last likely claim took a slot in
+	full    map[armKey]time.Time // when a question last found no slot of the arm free (seemsFull)
+	warming map[armKey]bool      // active arms whose last fallback was a warm-up question (warmingUp)
+	writers map[armKey]*writer
 	stats   struct{ hits, replays, restores, steps, failures atomic.Int64 }
 }
 
+// armKey names one arm of one study: the design state it keeps.
+type armKey struct {
+	study int64
+	arm   int
+}
+
+// keyOf is the arm of study st that a question of its participant serves.
+func keyOf(st studyState) armKey { return armKey{st.ID, st.Arm} }
+
 // NewDesignScheduler returns the scheduler of one of the stateful designs
-// (DesignLandmarkK1, DesignLandmarkK2, DesignBasis).
+// (DesignLandmarkK1, DesignLandmarkK2, DesignBasis, DesignActive).
 func NewDesignScheduler(name string) (*DesignScheduler, error) {
 	ds := &DesignScheduler{LeaseTTL: DefaultLeaseTTL, SnapshotEvery: DefaultSnapshotEvery, FullFor: DefaultFullFor, name: name,
-		cache: map[int64]*cachedState{}, started: map[int64]bool{}, bands: map[int64]int32{}, writers: map[int64]*writer{},
-		full: map[int64]time.Time{}}
+		cache: map[armKey]*cachedState{}, started: map[armKey]bool{}, bands: map[armKey]int32{}, writers: map[armKey]*writer{},
+		full: map[armKey]time.Time{}, warming: map[armKey]bool{}}
 	switch name {
 	case DesignLandmarkK1, DesignLandmarkK2:
 		ds.kind, ds.PoolWindow = landmarkKind, DefaultPoolWindow
 	case DesignBasis:
 		ds.kind = basisKind
+	case DesignActive:
+		ds.kind = activeKind
 	default:
 		return nil, fmt.Errorf("unknown stateful design %q", name)
 	}
 	return ds, nil
 }
 
-// RegisterDesigns registers the landmark-k1, landmark-k2 and basis designs
-// on s and returns their schedulers by name.
+// RegisterDesigns registers the landmark-k1, landmark-k2, basis and active
+// designs on s and returns their schedulers by name.
 func RegisterDesigns(s *Store) map[string]*DesignScheduler {
 	out := map[string]*DesignScheduler{}
-	for _, name := range []string{DesignLandmarkK1, DesignLandmarkK2, DesignBasis} {
+	for _, name := range []string{DesignLandmarkK1, DesignLandmarkK2, DesignBasis, DesignActive} {
 		ds, err := NewDesignScheduler(name)
 		if err != nil {
 			panic(err) // the names above are known
@@ -141,7 +159,8 @@ func (ds *DesignScheduler) CacheStats() CacheStats {
 // takes the first row with no lease out: the comparisons on lease are
 // scattered through the band instead of piling up where every claim
 // begins, so a claim steps over few of them. Basis keeps its own order in
-// one band (band 0, prio = ord).
+// one band (band 0, prio = ord), and so does the active design (ord: the
+// question's place in the pool, which is in score order).
 
 // spreadCap is how many questions of one comparison a spreading design has
 // out on lease at once while others are free: one, so that every
@@ -177,27 +196,27 @@ func (ds *DesignScheduler) claimStart(participantID int64, answered int) int64 {
 const noCap = 1 << 30
 
 // claimWith returns a claim statement: it takes a free slot for
-// participant $2 of study $1, the first row of design_pool x in order that
-// meets cond and whose comparison the participant was never asked (rows
-// other claims hold are skipped), and issues question $4 on it (left and
-// right swapped when $5, recorded as design $6) with a lease of $3
-// seconds. It returns the question and the row's band; no row: no slot.
+// participant $2 of arm $7 of study $1, the first row of design_pool x in
+// order that meets cond and whose comparison the participant was never
+// asked (rows other claims hold are skipped), and issues question $4 on it
+// (left and right swapped when $5, recorded as design $6) with a lease of
+// $3 seconds. It returns the question and the row's band; no row: no slot.
 func claimWith(cond, order string) string {
 	return `
 		WITH slot AS (
 			SELECT x.anchor, x.j, x.k FROM design_pool x
-			WHERE x.study_id = $1 AND ` + cond + `
+			WHERE x.study_id = $1 AND x.arm = $7 AND ` + cond + `
 				AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $2 AND q.anchor = x.anchor
 					AND least(q.left_idx, q.right_idx) = x.j AND greatest(q.left_idx, q.right_idx) = x.k
 					AND q.design NOT IN ('import', 'repeat'))
 			ORDER BY ` + order + ` LIMIT 1 FOR UPDATE SKIP LOCKED),
 		c AS (
 			UPDATE design_pool p SET taken = p.taken + 1
-			FROM slot WHERE p.study_id = $1 AND p.anchor = slot.anchor AND p.j = slot.j AND p.k = slot.k
+			FROM slot WHERE p.study_id = $1 AND p.arm = $7 AND p.anchor = slot.anchor AND p.j = slot.j AND p.k = slot.k
 			RETURNING p.anchor, p.j, p.k, p.band),
 		l AS (
-			INSERT INTO design_leases (participant_id, anchor, j, k, study_id, expires_at)
-			SELECT $2, anchor, j, k, $1, now() + make_interval(secs => $3) FROM c),
+			INSERT INTO design_leases (participant_id, anchor, j, k, study_id, arm, expires_at)
+			SELECT $2, anchor, j, k, $1, $7, now() + make_interval(secs => $3) FROM c),
 		q AS (
 			INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
 			SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6 FROM c
@@ -209,13 +228,13 @@ func claimWith(cond, order string) string {
 // explains these very strings on a large study. (Built once, from
 // claimWith; never changed.)
 var (
-	// claimBandSQL claims in band $8, from prio $9 on, a comparison with
-	// fewer than $7 leases out: the band a process last took a slot in.
-	claimBandSQL = claimWith(`x.band = $8 AND x.prio >= $9 AND x.taken < least(x.wanted, $7::int)`, `x.prio`)
+	// claimBandSQL claims in band $9, from prio $10 on, a comparison with
+	// fewer than $8 leases out: the band a process last took a slot in.
+	claimBandSQL = claimWith(`x.band = $9 AND x.prio >= $10 AND x.taken < least(x.wanted, $8::int)`, `x.prio`)
 	// claimFirstSQL claims in the first band with a comparison that has
-	// fewer than $7 leases out, from prio $8 on.
-	claimFirstSQL = claimWith(`x.band = (SELECT min(band) FROM design_pool WHERE study_id = $1 AND taken < least(wanted, $7::int))
-				AND x.prio >= $8 AND x.taken < least(x.wanted, $7::int)`, `x.prio`)
+	// fewer than $8 leases out, from prio $9 on.
+	claimFirstSQL = claimWith(`x.band = (SELECT min(band) FROM design_pool WHERE study_id = $1 AND arm = $7 AND taken < least(wanted, $8::int))
+				AND x.prio >= $9 AND x.taken < least(x.wanted, $8::int)`, `x.prio`)
 	// claimAnySQL claims in any band, in order, a comparison with fewer
 	// leases out than answers wanted: for a participant who was asked every
 	// comparison of the first band, or when each of them holds a lease.
@@ -223,17 +242,17 @@ var (
 )
 
 const (
-	// takeOverSQL hands participant $2 the oldest expired lease of study
-	// $1 on a comparison the design still wants and they were never asked,
-	// and issues question $4 on it as the claims do.
+	// takeOverSQL hands participant $2 the oldest expired lease of arm $7
+	// of study $1 on a comparison the design still wants and they were
+	// never asked, and issues question $4 on it as the claims do.
 	takeOverSQL = `
 		WITH slot AS (
 			SELECT x.participant_id, x.anchor, x.j, x.k FROM design_leases x
-			WHERE x.study_id = $1 AND x.expires_at <= now()
+			WHERE x.study_id = $1 AND x.arm = $7 AND x.expires_at <= now()
 				AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $2 AND q.anchor = x.anchor
 					AND least(q.left_idx, q.right_idx) = x.j AND greatest(q.left_idx, q.right_idx) = x.k
 					AND q.design NOT IN ('import', 'repeat'))
-				AND (SELECT p.wanted FROM design_pool p WHERE p.study_id = $1 AND p.anchor = x.anchor
+				AND (SELECT p.wanted FROM design_pool p WHERE p.study_id = $1 AND p.arm = $7 AND p.anchor = x.anchor
 					AND p.j = x.j AND p.k = x.k) > 0
 			ORDER BY x.expires_at LIMIT 1 FOR UPDATE OF x SKIP LOCKED),
 		c AS (
@@ -243,7 +262,28 @@ const (
 		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
 		SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6 FROM c
 		RETURNING anchor, left_idx, right_idx, issued_at, 0`
-	stateExistsSQL = `SELECT EXISTS (SELECT 1 FROM design_states WHERE study_id = $1)`
+	stateExistsSQL = `SELECT EXISTS (SELECT 1 FROM design_states WHERE study_id = $1 AND arm = $2)`
+	// insertWarmupSQL issues question $1 to participant $3 of study $2 on
+	// a random comparison as a warm-up question of the active design of
+	// arm $7 ('active': the design records its answer), if the design has
+	// recorded fewer answers than its warm-up takes; nothing otherwise, or
+	// when the participant had this comparison.
+	insertWarmupSQL = `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
+		SELECT $1, $2, $3, $4, $5, $6, 'active' FROM design_states d
+		WHERE d.study_id = $2 AND d.arm = $7 AND d.version < (d.progress -> 'active' ->> 'warmup')::bigint
+		ON CONFLICT DO NOTHING RETURNING issued_at`
+	// insertActiveFallbackSQL issues question $1 to participant $3 of
+	// study $2 on a random comparison when the active design of arm $7
+	// offers none from its pool: recorded as a warm-up question of the
+	// design ('active', whose answer the design records) while the design
+	// has recorded fewer answers than its warm-up takes, else as
+	// random-fallback. Nothing when the participant had this comparison.
+	insertActiveFallbackSQL = `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
+		VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT 'active' FROM design_states d WHERE d.study_id = $2 AND d.arm = $7
+			AND d.version < (d.progress -> 'active' ->> 'warmup')::bigint), 'random-fallback'))
+		ON CONFLICT DO NOTHING RETURNING issued_at, design`
 )
 
 // claim is one claim statement to send: its SQL and arguments, and
@@ -259,11 +299,10 @@ type claim struct {
 // process last took a slot in, when it knows one, else in the first band;
 // from the participant's own start (claimStart), with the design's cap.
 func (ds *DesignScheduler) likelyClaim(st studyState, participantID int64, answered int, id string) claim {
-	studyID := st.ID
-	base := []any{studyID, participantID, ds.leaseFor(st).Seconds(), id, rand.IntN(2) == 1, ds.name, ds.firstCap()}
+	base := []any{st.ID, participantID, ds.leaseFor(st).Seconds(), id, rand.IntN(2) == 1, ds.name, st.Arm, ds.firstCap()}
 	start := ds.claimStart(participantID, answered)
 	ds.mu.Lock()
-	band, known := ds.bands[studyID]
+	band, known := ds.bands[keyOf(st)]
 	ds.mu.Unlock()
 	if known {
 		return claim{claimBandSQL, append(base, band, start), true}
@@ -282,7 +321,7 @@ func (ds *DesignScheduler) leaseFor(st studyState) time.Duration {
 }
 
 // read reads a claim's result, remembering the band it took a slot in.
-func (ds *DesignScheduler) read(cl claim, studyID int64, r pgx.Row) (Comparison, time.Time, bool, error) {
+func (ds *DesignScheduler) read(cl claim, key armKey, r pgx.Row) (Comparison, time.Time, bool, error) {
 	c := Comparison{Design: ds.name}
 	var issued time.Time
 	var band int32
@@ -295,25 +334,30 @@ func (ds *DesignScheduler) read(cl claim, studyID int64, r pgx.Row) (Comparison,
 	}
 	if cl.bandHint {
 		ds.mu.Lock()
-		ds.bands[studyID] = band
+		ds.bands[key] = band
 		ds.mu.Unlock()
+	}
+	if ds.kind.warmup {
+		ds.noteWarming(key, false) // a pool question: the warm-up is over
 	}
 	return c, issued, true, nil
 }
 
-// takeOver issues question id when the likely claim found no free slot:
-// first, on the study's first design question, it creates the design's
-// state and pool; then it claims in the first band from the participant's
-// start and from the band's beginning, in any band (a spreading design),
-// and last takes over an expired lease. It makes the participant hold the
-// question it issued; ok = false: none.
+// takeOver issues question id when the likely path found no free slot
+// (claimed: it tried a claim; an active design warming up tries a warm-up
+// question instead): first, on the arm's first design question, it creates
+// the design's state and pool; then it claims in the first band from the
+// participant's start and from the band's beginning, in any band (a
+// spreading design), and last takes over an expired lease. It makes the
+// participant hold the question it issued; ok = false: none.
 func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string,
-	slot holdSlot) (Comparison, time.Time, bool, error) {
+	slot holdSlot, claimed bool) (Comparison, time.Time, bool, error) {
 	started, err := ds.start(ctx, tx, st, n)
 	if err != nil {
 		return Comparison{}, time.Time{}, false, err
 	}
-	base := []any{st.ID, participantID, ds.leaseFor(st).Seconds(), id, rand.IntN(2) == 1, ds.name}
+	key := keyOf(st)
+	base := []any{st.ID, participantID, ds.leaseFor(st).Seconds(), id, rand.IntN(2) == 1, ds.name, st.Arm}
 	var tries []claim
 	if ds.kind.spread {
 		tries = []claim{
@@ -321,18 +365,19 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 			{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), int64(0)), true},
 			{claimAnySQL, base, false},
 		}
-	} else if !started {
-		// Basis keeps one band and claims from its beginning: the likely
-		// claim was this one, unless the state was only just created.
+	} else if !started || !claimed {
+		// Basis and active keep one band and claim from its beginning: the
+		// likely claim was this one, unless the state was only just created
+		// or the likely path was a warm-up question.
 		tries = []claim{{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), int64(0)), true}}
 	}
 	tries = append(tries, claim{takeOverSQL, base, false})
 	for _, cl := range tries {
 		if cl.sql == takeOverSQL {
 			// Every claim found the pool without a free slot.
-			ds.markFull(st.ID)
+			ds.markFull(key)
 		}
-		c, issued, ok, err := ds.read(cl, st.ID, tx.QueryRow(ctx, cl.sql, cl.args...))
+		c, issued, ok, err := ds.read(cl, key, tx.QueryRow(ctx, cl.sql, cl.args...))
 		if err != nil {
 			return Comparison{}, time.Time{}, false, err
 		}
@@ -357,48 +402,75 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 // reach its questions after FullFor at the latest.
 const DefaultFullFor = 100 * time.Millisecond
 
-// markFull records that a question of the study found no free slot.
-func (ds *DesignScheduler) markFull(studyID int64) {
+// markFull records that a question of the arm found no free slot.
+func (ds *DesignScheduler) markFull(key armKey) {
 	ds.mu.Lock()
-	ds.full[studyID] = time.Now()
+	ds.full[key] = time.Now()
 	ds.mu.Unlock()
 }
 
-// clearFull forgets that the study's design seemed full: slots were freed
+// clearFull forgets that the arm's design seemed full: slots were freed
 // or opened.
-func (ds *DesignScheduler) clearFull(studyID int64) {
+func (ds *DesignScheduler) clearFull(key armKey) {
 	ds.mu.Lock()
-	delete(ds.full, studyID)
+	delete(ds.full, key)
 	ds.mu.Unlock()
 }
 
-// seemsFull reports whether a question of the study found no free slot
+// seemsFull reports whether a question of the arm found no free slot
 // within the last fullFor.
-func (ds *DesignScheduler) seemsFull(studyID int64) bool {
+func (ds *DesignScheduler) seemsFull(key armKey) bool {
 	ds.mu.Lock()
-	at, ok := ds.full[studyID]
+	at, ok := ds.full[key]
 	ds.mu.Unlock()
 	return ok && time.Since(at) < ds.FullFor
+}
+
+// warmingUp reports whether the arm's active design was warming up when
+// this process last served it a fallback (its questions are then random
+// questions the design records, issued at once without a claim of its
+// empty pool). A fallback that finds the warm-up over, the writer that
+// ends it and a new pool clear it.
+func (ds *DesignScheduler) warmingUp(key armKey) bool {
+	if !ds.kind.warmup {
+		return false
+	}
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	return ds.warming[key]
+}
+
+// noteWarming records whether the arm's active design is warming up, as a
+// fallback question's design said.
+func (ds *DesignScheduler) noteWarming(key armKey, warming bool) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if warming {
+		ds.warming[key] = true
+	} else {
+		delete(ds.warming, key)
+	}
 }
 
 // start creates the study's design state and pool if it has none yet (its
 // first design question); started reports that they existed before.
 func (ds *DesignScheduler) start(ctx context.Context, tx pgx.Tx, st studyState, n int) (started bool, err error) {
+	key := keyOf(st)
 	ds.mu.Lock()
-	started = ds.started[st.ID]
+	started = ds.started[key]
 	ds.mu.Unlock()
 	if started {
 		return true, nil
 	}
 	var exists bool
-	if err := tx.QueryRow(ctx, stateExistsSQL, st.ID).Scan(&exists); err != nil {
+	if err := tx.QueryRow(ctx, stateExistsSQL, st.ID, st.Arm).Scan(&exists); err != nil {
 		return false, err
 	}
 	if exists {
 		// Known from committed data; a state this transaction creates is
 		// known only once the next question sees it.
 		ds.mu.Lock()
-		ds.started[st.ID] = true
+		ds.started[key] = true
 		ds.mu.Unlock()
 		return true, nil
 	}
@@ -417,26 +489,26 @@ type writer struct {
 	wake    chan struct{}
 }
 
-// recordPending records the study's inbox in its design before it returns
+// recordPending records the arm's inbox in its design before it returns
 // (or ctx ends): the answers its caller committed are in the design then,
 // unless the writer failed (OnError is told; the answers stay in the inbox
 // for the next pass).
-func (ds *DesignScheduler) recordPending(ctx context.Context, studyID int64) {
-	ds.askPass(ctx, studyID, true)
+func (ds *DesignScheduler) recordPending(ctx context.Context, key armKey) {
+	ds.askPass(ctx, key, true)
 }
 
-// recordSoon asks for a writer pass that records the study's inbox and
+// recordSoon asks for a writer pass that records the arm's inbox and
 // returns at once.
-func (ds *DesignScheduler) recordSoon(studyID int64) {
-	ds.askPass(context.Background(), studyID, false)
+func (ds *DesignScheduler) recordSoon(key armKey) {
+	ds.askPass(context.Background(), key, false)
 }
 
-func (ds *DesignScheduler) askPass(ctx context.Context, studyID int64, wait bool) {
+func (ds *DesignScheduler) askPass(ctx context.Context, key armKey, wait bool) {
 	ds.mu.Lock()
-	w, ok := ds.writers[studyID]
+	w, ok := ds.writers[key]
 	if !ok {
 		w = &writer{wake: make(chan struct{})}
-		ds.writers[studyID] = w
+		ds.writers[key] = w
 	}
 	ds.mu.Unlock()
 	w.mu.Lock()
@@ -444,7 +516,7 @@ func (ds *DesignScheduler) askPass(ctx context.Context, studyID int64, wait bool
 	mine := w.asked
 	if !w.running {
 		w.running = true
-		go ds.runWriter(studyID, w)
+		go ds.runWriter(key, w)
 	}
 	for wait && w.done < mine {
 		wake := w.wake
@@ -459,7 +531,8 @@ func (ds *DesignScheduler) askPass(ctx context.Context, studyID int64, wait bool
 	w.mu.Unlock()
 }
 
-// gatherDelay is how long a landmark design's writer waits before a pass,
+// gatherDelay is how long the writer of a design whose answers are
+// recorded in the background (landmark, active) waits before a pass,
 // gathering answers: nothing waits on its passes.
 const gatherDelay = 20 * time.Millisecond
 
@@ -467,7 +540,7 @@ const gatherDelay = 20 * time.Millisecond
 const inboxBatch = 1000
 
 // runWriter runs writer passes while any is asked for.
-func (ds *DesignScheduler) runWriter(studyID int64, w *writer) {
+func (ds *DesignScheduler) runWriter(key armKey, w *writer) {
 	for {
 		w.mu.Lock()
 		if w.done >= w.asked {
@@ -476,7 +549,7 @@ func (ds *DesignScheduler) runWriter(studyID int64, w *writer) {
 			return
 		}
 		w.mu.Unlock()
-		if ds.kind.spread {
+		if ds.kind.async {
 			time.Sleep(gatherDelay)
 		}
 		w.mu.Lock()
@@ -485,11 +558,11 @@ func (ds *DesignScheduler) runWriter(studyID int64, w *writer) {
 		// Not the request's context: the pass serves every waiting answer.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		for {
-			n, err := ds.recordInbox(ctx, studyID)
+			n, err := ds.recordInbox(ctx, key)
 			if err != nil {
 				ds.stats.failures.Add(1)
 				if ds.OnError != nil {
-					ds.OnError(studyID, err)
+					ds.OnError(key.study, err)
 				}
 				break
 			}
@@ -512,46 +585,47 @@ const (
 	asyncCommitSQL = `SET LOCAL synchronous_commit = off`
 	readInboxSQL   = `
 		SELECT id, participant_id, anchor, closer, farther FROM design_inbox
-		WHERE study_id = $1 ORDER BY id LIMIT $2`
+		WHERE study_id = $1 AND arm = $2 ORDER BY id LIMIT $3`
 	deleteInboxSQL   = `DELETE FROM design_inbox WHERE id = ANY ($1)`
 	releaseLeasesSQL = `
 		DELETE FROM design_leases l USING unnest($2::bigint[], $3::int[], $4::int[], $5::int[]) AS u(p, a, j, k)
 		WHERE l.study_id = $1 AND l.participant_id = u.p AND l.anchor = u.a AND l.j = u.j AND l.k = u.k
 		RETURNING l.anchor, l.j, l.k`
-	// poolReleaseSQL takes released leases off their rows' taken.
+	// poolReleaseSQL takes released leases off their rows' taken (arm $6).
 	poolReleaseSQL = `
 		UPDATE design_pool p SET taken = p.taken - u.n
 		FROM unnest($2::int[], $3::int[], $4::int[], $5::int[]) AS u(a, j, k, n)
-		WHERE p.study_id = $1 AND p.anchor = u.a AND p.j = u.j AND p.k = u.k`
-	// poolWriteSQL sets the rows whose wanted or order the state changed; a
-	// new row counts the leases its comparison has (none, but for leases
-	// taken before migration 000009). $7: the design spreads (its band and
-	// prio as the comment on claimStart says).
+		WHERE p.study_id = $1 AND p.arm = $6 AND p.anchor = u.a AND p.j = u.j AND p.k = u.k`
+	// poolWriteSQL sets the rows of arm $8 whose wanted or order the state
+	// changed; a new row counts the leases its comparison has (none, but
+	// for leases taken before migration 000009, or out on an active
+	// design's earlier pool). $7: the design spreads (its band and prio as
+	// the comment on claimStart says).
 	poolWriteSQL = `
-		INSERT INTO design_pool AS p (study_id, anchor, j, k, wanted, taken, ord, band, prio)
-		SELECT $1, u.a, u.j, u.k, u.wanted, l.n, u.ord,
+		INSERT INTO design_pool AS p (study_id, arm, anchor, j, k, wanted, taken, ord, band, prio)
+		SELECT $1, $8, u.a, u.j, u.k, u.wanted, l.n, u.ord,
 			CASE WHEN $7 THEN -u.wanted ELSE 0 END, CASE WHEN $7 THEN u.ord * 1540483477 % 2147483648 ELSE u.ord END
 		FROM unnest($2::int[], $3::int[], $4::int[], $5::int[], $6::bigint[]) AS u(a, j, k, wanted, ord),
 			LATERAL (SELECT count(*)::int AS n FROM design_leases d
-				WHERE d.study_id = $1 AND d.anchor = u.a AND d.j = u.j AND d.k = u.k) l
-		ON CONFLICT (study_id, anchor, j, k) DO UPDATE SET wanted = excluded.wanted, ord = excluded.ord,
+				WHERE d.study_id = $1 AND d.arm = $8 AND d.anchor = u.a AND d.j = u.j AND d.k = u.k) l
+		ON CONFLICT (study_id, arm, anchor, j, k) DO UPDATE SET wanted = excluded.wanted, ord = excluded.ord,
 			band = excluded.band, prio = excluded.prio`
-	// poolDropSQL deletes the rows of the given comparisons that are no
-	// longer wanted and have no lease out.
+	// poolDropSQL deletes the rows of arm $5 of the given comparisons that
+	// are no longer wanted and have no lease out.
 	poolDropSQL = `
 		DELETE FROM design_pool p USING unnest($2::int[], $3::int[], $4::int[]) AS u(a, j, k)
-		WHERE p.study_id = $1 AND p.anchor = u.a AND p.j = u.j AND p.k = u.k AND p.wanted = 0 AND p.taken = 0
+		WHERE p.study_id = $1 AND p.arm = $5 AND p.anchor = u.a AND p.j = u.j AND p.k = u.k AND p.wanted = 0 AND p.taken = 0
 		RETURNING p.anchor, p.j, p.k`
 	insertEventsSQL = `
-		INSERT INTO design_events (study_id, version, rev, anchor, closer, farther)
-		SELECT $1, u.v, u.rev, u.a, u.c, u.f FROM unnest($2::bigint[], $3::text[], $4::int[], $5::int[], $6::int[]) AS u(v, rev, a, c, f)`
+		INSERT INTO design_events (study_id, arm, version, rev, anchor, closer, farther)
+		SELECT $1, $7, u.v, u.rev, u.a, u.c, u.f FROM unnest($2::bigint[], $3::text[], $4::int[], $5::int[], $6::int[]) AS u(v, rev, a, c, f)`
 	saveSnapshotSQL = `
 		UPDATE design_states SET version = $2, rev = $3, progress = $4, snapshot = $5,
 			snapshot_version = $2, snapshot_rev = $3, updated_at = now()
-		WHERE study_id = $1`
+		WHERE study_id = $1 AND arm = $6`
 	advanceStateSQL = `
 		UPDATE design_states SET version = $2, rev = $3, progress = $4, updated_at = now()
-		WHERE study_id = $1`
+		WHERE study_id = $1 AND arm = $5`
 )
 
 // inboxEntry is an answer waiting in design_inbox.
@@ -562,8 +636,8 @@ type inboxEntry struct {
 }
 
 // recordInbox is one writer transaction: it records up to inboxBatch
-// answers of the study's inbox and returns how many.
-func (ds *DesignScheduler) recordInbox(ctx context.Context, studyID int64) (int, error) {
+// answers of the arm's inbox and returns how many.
+func (ds *DesignScheduler) recordInbox(ctx context.Context, key armKey) (int, error) {
 	ds.stats.steps.Add(1)
 	tx, err := ds.db.Begin(ctx)
 	if err != nil {
@@ -573,7 +647,7 @@ func (ds *DesignScheduler) recordInbox(ctx context.Context, studyID int64) (int,
 	if _, err := tx.Exec(ctx, asyncCommitSQL); err != nil {
 		return 0, err
 	}
-	row, e, unlock, err := ds.lockState(ctx, tx, studyID)
+	row, e, unlock, err := ds.lockState(ctx, tx, key)
 	if errors.Is(err, errNoState) {
 		return 0, nil // answers come after the state's creation: nothing to record
 	}
@@ -581,21 +655,13 @@ func (ds *DesignScheduler) recordInbox(ctx context.Context, studyID int64) (int,
 		return 0, err
 	}
 	defer unlock()
-	rows, err := tx.Query(ctx, readInboxSQL, studyID, inboxBatch)
-	if err != nil {
-		return 0, err
-	}
-	entries, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (inboxEntry, error) {
-		var en inboxEntry
-		err := r.Scan(&en.id, &en.participant, &en.t.Anchor, &en.t.Closer, &en.t.Farther)
-		return en, err
-	})
+	entries, err := readInbox(ctx, tx, key, inboxBatch)
 	if err != nil || len(entries) == 0 {
 		return 0, err
 	}
 	// From here the cached state runs ahead of the database until the
 	// commit; on any failure it is dropped and the next writer reloads.
-	if err := ds.record(ctx, tx, studyID, row, e, entries); err != nil {
+	if _, err := ds.record(ctx, tx, key, row, e, entries); err != nil {
 		e.d, e.pool = nil, nil
 		return 0, err
 	}
@@ -603,15 +669,33 @@ func (ds *DesignScheduler) recordInbox(ctx context.Context, studyID int64) (int,
 		e.d, e.pool = nil, nil
 		return 0, err
 	}
-	ds.clearFull(studyID) // leases released, comparisons perhaps opened
+	ds.clearFull(key) // leases released, comparisons perhaps opened
+	if w, ok := e.d.(interface{ WarmedUp() bool }); ok && w.WarmedUp() {
+		ds.noteWarming(key, false)
+	}
 	return len(entries), nil
+}
+
+// readInbox reads up to limit answers of the arm's inbox, in order.
+func readInbox(ctx context.Context, tx pgx.Tx, key armKey, limit int) ([]inboxEntry, error) {
+	rows, err := tx.Query(ctx, readInboxSQL, key.study, key.arm, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (inboxEntry, error) {
+		var en inboxEntry
+		err := r.Scan(&en.id, &en.participant, &en.t.Anchor, &en.t.Closer, &en.t.Farther)
+		return en, err
+	})
 }
 
 // record records entries in e's design and writes what changed: the inbox
 // rows deleted, their leases released, the accepted answers appended to
 // design_events, the pool rows the new state changed, the state's version
-// and progress (and a snapshot every SnapshotEvery events).
-func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64, row stateRow, e *cachedState, entries []inboxEntry) error {
+// and progress (and a snapshot every SnapshotEvery events). It returns the
+// state row as it wrote it.
+func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, key armKey, row stateRow, e *cachedState, entries []inboxEntry) (stateRow, error) {
+	studyID := key.study
 	ids := make([]int64, len(entries))
 	var lp []int64
 	var la, lj, lk []int32
@@ -621,6 +705,12 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 		a, c, f []int32
 	}
 	v, rev := row.version, row.rev
+	// An active design's pool rows change with its answers alone, but all
+	// of them appear at the end of its warm-up.
+	wasWarm := false
+	if a, ok := e.d.(*active.Design); ok {
+		wasWarm = a.WarmedUp()
+	}
 	for i, en := range entries {
 		ids[i] = en.id
 		k := triplet.KeyOf(en.t)
@@ -646,13 +736,15 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 		err = cerr
 	}
 	if err != nil {
-		return err
+		return row, err
 	}
 
 	var write []poolWrite
 	var drop []triplet.Key
 	if c, ok := e.d.(countingDesign); ok && e.whole && ds.kind.spread && (ds.PoolWindow <= 0 || c.Comparisons() <= ds.PoolWindow) {
 		write, drop = countedPoolChanges(c, e, entries, released)
+	} else if a, ok := e.d.(*active.Design); ok && e.whole && (wasWarm || !a.WarmedUp()) {
+		write, drop = activePoolChanges(a, e, entries, released)
 	} else {
 		write, drop = ds.poolChanges(e, released)
 	}
@@ -662,7 +754,7 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 		for key, c := range released {
 			a, j, k, n = append(a, int32(key.Anchor)), append(j, int32(key.J)), append(k, int32(key.K)), append(n, c)
 		}
-		b.Queue(poolReleaseSQL, studyID, a, j, k, n)
+		b.Queue(poolReleaseSQL, studyID, a, j, k, n, key.arm)
 	}
 	if len(write) > 0 {
 		var a, j, k, wanted []int32
@@ -671,36 +763,39 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 			a, j, k = append(a, int32(w.key.Anchor)), append(j, int32(w.key.J)), append(k, int32(w.key.K))
 			wanted, ord = append(wanted, int32(w.wanted)), append(ord, w.ord)
 		}
-		b.Queue(poolWriteSQL, studyID, a, j, k, wanted, ord, ds.kind.spread)
+		b.Queue(poolWriteSQL, studyID, a, j, k, wanted, ord, ds.kind.spread, key.arm)
 	}
 	if len(drop) > 0 {
 		var a, j, k []int32
 		for _, key := range drop {
 			a, j, k = append(a, int32(key.Anchor)), append(j, int32(key.J)), append(k, int32(key.K))
 		}
-		b.Queue(poolDropSQL, studyID, a, j, k)
+		b.Queue(poolDropSQL, studyID, a, j, k, key.arm)
 	}
 	accepted := len(ev.v) > 0
+	out := row
 	if accepted {
-		b.Queue(insertEventsSQL, studyID, ev.v, ev.rev, ev.a, ev.c, ev.f)
+		b.Queue(insertEventsSQL, studyID, ev.v, ev.rev, ev.a, ev.c, ev.f, key.arm)
 		prog, err := json.Marshal(progressOf(e.d))
 		if err != nil {
-			return err
+			return row, err
 		}
 		every := int64(max(ds.SnapshotEvery, 1))
+		out.version, out.rev = v, rev
 		if v-row.snapVersion >= every || e.d.Done() {
 			snap, err := e.d.MarshalState()
 			if err != nil {
-				return fmt.Errorf("snapshot: %w", err)
+				return row, fmt.Errorf("snapshot: %w", err)
 			}
-			b.Queue(saveSnapshotSQL, studyID, v, rev, prog, snap)
+			b.Queue(saveSnapshotSQL, studyID, v, rev, prog, snap, key.arm)
+			out.snapVersion, out.snapRev = v, rev
 		} else {
-			b.Queue(advanceStateSQL, studyID, v, rev, prog)
+			b.Queue(advanceStateSQL, studyID, v, rev, prog, key.arm)
 		}
 	}
 	if b.Len() == 0 {
 		e.whole = true
-		return nil
+		return out, nil
 	}
 	deleted := map[triplet.Key]bool{}
 	br = tx.SendBatch(ctx, b)
@@ -733,7 +828,7 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 		err = cerr
 	}
 	if err != nil {
-		return err
+		return row, err
 	}
 	for _, w := range write {
 		e.pool[w.key] = poolRow{wanted: w.wanted, ord: w.ord}
@@ -742,7 +837,7 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, studyID int64,
 		delete(e.pool, k)
 	}
 	e.version, e.rev, e.whole = v, rev, true
-	return nil
+	return out, nil
 }
 
 // scanKeys reads the next result of br, rows of (anchor, j, k), into add.
@@ -772,15 +867,25 @@ type poolWrite struct {
 // poolChanges compares the pool rows e holds with the window of the
 // design's open comparisons now: it returns the rows to write (new, wanted
 // changed, or for basis every open one: its order is its place in the
-// list) and the comparisons whose rows may go (wanted 0, or a lease
-// released on a row no longer wanted).
+// list; for the active design its place in the pool) and the comparisons
+// whose rows may go (wanted 0, or a lease released on a row no longer
+// wanted).
 func (ds *DesignScheduler) poolChanges(e *cachedState, released map[triplet.Key]int32) (write []poolWrite, drop []triplet.Key) {
-	needs := e.d.Open(nil, ds.PoolWindow)
+	var needs []design.Need
+	var ords []int64
+	if ds.kind.open != nil {
+		needs, ords = ds.kind.open(e.d)
+	} else {
+		needs = e.d.Open(nil, ds.PoolWindow)
+	}
 	open := make(map[triplet.Key]bool, len(needs))
 	for i, nd := range needs {
 		open[nd.Key] = true
 		old, had := e.pool[nd.Key]
 		ord := int64(i)
+		if ords != nil {
+			ord = ords[i]
+		}
 		if ds.kind.spread {
 			if had {
 				ord = old.ord
@@ -854,8 +959,43 @@ func countedPoolChanges(c countingDesign, e *cachedState, entries []inboxEntry, 
 	return write, drop
 }
 
+// activePoolChanges is poolChanges for the active design while its pool
+// stays the same (no refresh, no end of the warm-up in between): only the
+// rows of the questions answered and of those whose leases were released
+// change, as countedPoolChanges has it for the landmark designs; the walk
+// of a pool of thousands after every writer pass was the writer's main
+// cost (BenchmarkActiveServing).
+func activePoolChanges(a *active.Design, e *cachedState, entries []inboxEntry, released map[triplet.Key]int32) (write []poolWrite, drop []triplet.Key) {
+	touched := make(map[triplet.Key]bool, len(entries)+len(released))
+	for _, en := range entries {
+		touched[triplet.KeyOf(en.t)] = true
+	}
+	for k := range released {
+		touched[k] = true
+	}
+	for k := range touched {
+		old, had := e.pool[k]
+		wanted, ord := 0, old.ord
+		if i, ok := a.PoolIndex(k); ok && a.WarmedUp() {
+			wanted, ord = a.Left(i), int64(i)
+		}
+		if !had && wanted == 0 {
+			continue // not in the pool, or answered before its row was written
+		}
+		if !had || wanted != old.wanted || ord != old.ord {
+			write = append(write, poolWrite{key: k, wanted: wanted, ord: ord})
+		}
+		if wanted == 0 && (old.wanted != 0 || released[k] > 0) {
+			drop = append(drop, k)
+		}
+	}
+	slices.SortFunc(write, func(a, b poolWrite) int { return cmp.Compare(a.ord, b.ord) })
+	slices.SortFunc(drop, func(a, b triplet.Key) int { return cmp.Compare(e.pool[a].ord, e.pool[b].ord) })
+	return write, drop
+}
+
 // writePool writes the first pool of a new state e (a design just built).
-func (ds *DesignScheduler) writePool(ctx context.Context, tx pgx.Tx, studyID int64, e *cachedState) error {
+func (ds *DesignScheduler) writePool(ctx context.Context, tx pgx.Tx, key armKey, e *cachedState) error {
 	write, _ := ds.poolChanges(e, nil)
 	e.whole = true
 	if len(write) == 0 {
@@ -868,15 +1008,15 @@ func (ds *DesignScheduler) writePool(ctx context.Context, tx pgx.Tx, studyID int
 		wanted, ord = append(wanted, int32(w.wanted)), append(ord, w.ord)
 		e.pool[w.key] = poolRow{wanted: w.wanted, ord: w.ord}
 	}
-	_, err := tx.Exec(ctx, poolWriteSQL, studyID, a, j, k, wanted, ord, ds.kind.spread)
+	_, err := tx.Exec(ctx, poolWriteSQL, key.study, a, j, k, wanted, ord, ds.kind.spread, key.arm)
 	return err
 }
 
-// pendingStudiesSQL lists the studies with answers their design has not
-// recorded.
+// pendingStudiesSQL lists the arms of studies with answers their design
+// has not recorded, with the arm's design.
 const pendingStudiesSQL = `
-	SELECT s.id, s.design FROM studies s
-	WHERE EXISTS (SELECT 1 FROM design_inbox i WHERE i.study_id = s.id)`
+	SELECT s.id, i.arm, coalesce(s.arms -> i.arm ->> 'design', s.design)
+	FROM (SELECT DISTINCT study_id, arm FROM design_inbox) i JOIN studies s ON s.id = i.study_id`
 
 // RecordPending records in their designs the answers left in the inbox by
 // a writer that failed or a process that stopped between an answer's
@@ -888,20 +1028,20 @@ func (s *Store) RecordPending(ctx context.Context) error {
 		return fmt.Errorf("record pending answers: %w", err)
 	}
 	type pending struct {
-		id     int64
+		key    armKey
 		design string
 	}
-	studies, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pending, error) {
+	arms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pending, error) {
 		var p pending
-		err := r.Scan(&p.id, &p.design)
+		err := r.Scan(&p.key.study, &p.key.arm, &p.design)
 		return p, err
 	})
 	if err != nil {
 		return fmt.Errorf("record pending answers: %w", err)
 	}
-	for _, p := range studies {
+	for _, p := range arms {
 		if ds, ok := s.designs[p.design]; ok {
-			ds.recordPending(ctx, p.id)
+			ds.recordPending(ctx, p.key)
 		}
 	}
 	return ctx.Err()

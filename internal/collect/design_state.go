@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/closer-lab/closer/internal/active"
 	"github.com/closer-lab/closer/internal/basis"
 	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/landmark"
@@ -27,10 +28,26 @@ type designKind struct {
 	// several participants at once up to its repeats (basis: finish the
 	// most wanted comparisons first, as basis.Run does).
 	spread bool
+	// async: an answer's request does not wait for the writer to record
+	// it (the writer gathers answers for gatherDelay first), and questions
+	// are issued one step ahead (asksAhead): the design's next questions do
+	// not depend on the answer just given (landmark, active). Basis waits:
+	// its open comparisons do.
+	async bool
+	// warmup: the design first asks random questions it records (the
+	// active design's warm-up), issued without a pool (warmingUp,
+	// insertActiveFallbackSQL).
+	warmup bool
+	// open, when set, gives the comparisons design_pool holds instead of
+	// Open(nil, PoolWindow), with the ord of each (the active design: its
+	// scored pool only, ord its place in the pool, never the random
+	// questions Open adds).
+	open func(d design.Design) ([]design.Need, []int64)
 }
 
 var landmarkKind = designKind{
 	spread: true,
+	async:  true,
 	build: func(n int, name string, c DesignConfig) (design.Design, error) {
 		return landmark.New(n, c.landmarkConfig(name))
 	},
@@ -48,13 +65,67 @@ var basisKind = designKind{
 	restore: func(data []byte) (design.Design, error) { return basis.Restore(data) },
 }
 
+// activeKind runs the active design (internal/active). Its design_pool is
+// the pool of the last refresh (ApplyActivePool) once the warm-up is over,
+// the questions still wanted, in score order (band 0, prio = the place in
+// the pool, which stays put while the pool is answered). During the
+// warm-up, and when the pool is used up, the store serves random questions
+// without a pool row (insertActiveFallbackSQL): recorded as 'active'
+// during the warm-up, and the design records their answers (it accepts
+// every answer); afterwards as random-fallback, which the design does not
+// record, as no design records a fallback. So the warm-up counts exactly
+// the answers the design recorded, and the questions Open offers at
+// random (a different list after every answer) never churn design_pool.
+var activeKind = designKind{
+	async:  true,
+	warmup: true,
+	build: func(n int, _ string, c DesignConfig) (design.Design, error) {
+		return active.New(n, c.activeConfig())
+	},
+	restore: func(data []byte) (design.Design, error) { return active.Restore(data) },
+	open: func(d design.Design) ([]design.Need, []int64) {
+		a := d.(*active.Design)
+		if !a.WarmedUp() {
+			return nil, nil
+		}
+		pool := a.Pool(nil)
+		needs := make([]design.Need, 0, len(pool))
+		ords := make([]int64, 0, len(pool))
+		for i, q := range pool {
+			if left := a.Left(i); left > 0 {
+				needs = append(needs, design.Need{Key: q.Key, Answers: left})
+				ords = append(ords, int64(i))
+			}
+		}
+		return needs, ords
+	},
+}
+
 // DesignProgress is the progress a design study stores with every answer
 // (design_states.progress), so the study page needs no design in memory.
 type DesignProgress struct {
 	Landmark  *landmark.Progress `json:"landmark,omitempty"`
 	Landmarks []int              `json:"landmarks,omitempty"` // the landmark items, ascending
 	Basis     *basis.Progress    `json:"basis,omitempty"`
+	Active    *ActiveProgress    `json:"active,omitempty"`
 	Done      bool               `json:"done"`
+}
+
+// ActiveProgress is the active design's progress. insertActiveFallbackSQL
+// reads Warmup: keep its JSON name.
+type ActiveProgress struct {
+	// Answers the design recorded: its warm-up questions' and its pool
+	// questions' (fallbacks and held-out questions are not recorded).
+	Answers int `json:"answers"`
+	// Warmup is the answers the warm-up takes (warm-up per item × items);
+	// scored questions start after it.
+	Warmup int `json:"warmup"`
+	// Refreshes counts the pools installed (ApplyActivePool).
+	Refreshes int `json:"refreshes"`
+	// PoolSize is the questions of the current pool, PoolLeft the answers
+	// they still want.
+	PoolSize int `json:"pool_size"`
+	PoolLeft int `json:"pool_left"`
 }
 
 func progressOf(d design.Design) DesignProgress {
@@ -67,6 +138,9 @@ func progressOf(d design.Design) DesignProgress {
 	case *basis.Scheme:
 		bp := d.Progress()
 		p.Basis = &bp
+	case *active.Design:
+		p.Active = &ActiveProgress{Answers: d.Answered(), Warmup: d.Warmup(), Refreshes: d.Refreshes(),
+			PoolSize: d.PoolSize(), PoolLeft: d.PoolLeft()}
 	}
 	return p
 }
@@ -106,14 +180,14 @@ type stateRow struct {
 	rev, snapRev         string
 }
 
-// entry returns the cache entry for study, creating an empty one.
-func (ds *DesignScheduler) entry(studyID int64) *cachedState {
+// entry returns the cache entry for an arm, creating an empty one.
+func (ds *DesignScheduler) entry(key armKey) *cachedState {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	e, ok := ds.cache[studyID]
+	e, ok := ds.cache[key]
 	if !ok {
 		e = &cachedState{}
-		ds.cache[studyID] = e
+		ds.cache[key] = e
 	}
 	return e
 }
@@ -123,10 +197,11 @@ func (ds *DesignScheduler) entry(studyID int64) *cachedState {
 func (ds *DesignScheduler) DropCache() {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	ds.cache = map[int64]*cachedState{}
-	ds.started = map[int64]bool{}
-	ds.bands = map[int64]int32{}
-	ds.full = map[int64]time.Time{}
+	ds.cache = map[armKey]*cachedState{}
+	ds.started = map[armKey]bool{}
+	ds.bands = map[armKey]int32{}
+	ds.full = map[armKey]time.Time{}
+	ds.warming = map[armKey]bool{}
 }
 
 // The SQL that reads a design's state, by name so that TestHotQueryPlans
@@ -134,14 +209,14 @@ func (ds *DesignScheduler) DropCache() {
 const (
 	stateRowSQL = `
 		SELECT design, items, version, rev, snapshot_version, snapshot_rev
-		FROM design_states WHERE study_id = $1`
+		FROM design_states WHERE study_id = $1 AND arm = $2`
 	lockDesignStateSQL = stateRowSQL + ` FOR UPDATE`
-	eventRevSQL        = `SELECT rev FROM design_events WHERE study_id = $1 AND version = $2`
-	snapshotSQL        = `SELECT snapshot FROM design_states WHERE study_id = $1`
+	eventRevSQL        = `SELECT rev FROM design_events WHERE study_id = $1 AND arm = $2 AND version = $3`
+	snapshotSQL        = `SELECT snapshot FROM design_states WHERE study_id = $1 AND arm = $2`
 	replayEventsSQL    = `
 		SELECT version, rev, anchor, closer, farther FROM design_events
-		WHERE study_id = $1 AND version > $2 ORDER BY version`
-	poolRowsSQL = `SELECT anchor, j, k, wanted, ord FROM design_pool WHERE study_id = $1`
+		WHERE study_id = $1 AND arm = $2 AND version > $3 ORDER BY version`
+	poolRowsSQL = `SELECT anchor, j, k, wanted, ord FROM design_pool WHERE study_id = $1 AND arm = $2`
 )
 
 // scanStateRow reads a design_states row.
@@ -151,12 +226,12 @@ func scanStateRow(r pgx.Row) (stateRow, error) {
 	return row, err
 }
 
-// lockState locks the study's design_states row for the transaction (the
-// writer's lock) and returns the study's cached state brought up to the
+// lockState locks the arm's design_states row for the transaction (the
+// writer's lock) and returns the arm's cached state brought up to the
 // row's version with its pool rows read, with its mutex held: the caller
-// must call unlock. A study without a state is errNoState.
-func (ds *DesignScheduler) lockState(ctx context.Context, tx pgx.Tx, studyID int64) (row stateRow, e *cachedState, unlock func(), err error) {
-	row, err = scanStateRow(tx.QueryRow(ctx, lockDesignStateSQL, studyID))
+// must call unlock. An arm without a state is errNoState.
+func (ds *DesignScheduler) lockState(ctx context.Context, tx pgx.Tx, key armKey) (row stateRow, e *cachedState, unlock func(), err error) {
+	row, err = scanStateRow(tx.QueryRow(ctx, lockDesignStateSQL, key.study, key.arm))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return row, nil, nil, errNoState
 	}
@@ -164,17 +239,17 @@ func (ds *DesignScheduler) lockState(ctx context.Context, tx pgx.Tx, studyID int
 		return row, nil, nil, err
 	}
 	if row.design != ds.name {
-		return row, nil, nil, fmt.Errorf("study %d: design state is %q, scheduler is %q", studyID, row.design, ds.name)
+		return row, nil, nil, fmt.Errorf("study %d arm %d: design state is %q, scheduler is %q", key.study, key.arm, row.design, ds.name)
 	}
-	e = ds.entry(studyID)
+	e = ds.entry(key)
 	e.mu.Lock()
-	if err := ds.sync(ctx, tx, studyID, row, e); err != nil {
+	if err := ds.sync(ctx, tx, key, row, e); err != nil {
 		e.d, e.pool = nil, nil
 		e.mu.Unlock()
 		return row, nil, nil, err
 	}
 	if e.pool == nil {
-		if err := e.readPool(ctx, tx, studyID); err != nil {
+		if err := e.readPool(ctx, tx, key); err != nil {
 			e.d, e.pool = nil, nil
 			e.mu.Unlock()
 			return row, nil, nil, err
@@ -183,9 +258,9 @@ func (ds *DesignScheduler) lockState(ctx context.Context, tx pgx.Tx, studyID int
 	return row, e, e.mu.Unlock, nil
 }
 
-// readPool reads the study's pool rows into e.
-func (e *cachedState) readPool(ctx context.Context, tx pgx.Tx, studyID int64) error {
-	rows, err := tx.Query(ctx, poolRowsSQL, studyID)
+// readPool reads the arm's pool rows into e.
+func (e *cachedState) readPool(ctx context.Context, tx pgx.Tx, key armKey) error {
+	rows, err := tx.Query(ctx, poolRowsSQL, key.study, key.arm)
 	if err != nil {
 		return err
 	}
@@ -203,19 +278,30 @@ func (e *cachedState) readPool(ctx context.Context, tx pgx.Tx, studyID int64) er
 	return rows.Err()
 }
 
-// ensureState creates the study's design state and its first pool, from
-// its settings over n items, in the transaction of the question that needs
-// them (the study's first design question). A concurrent creator wins
+// ensureState creates the arm's design state and its first pool, from its
+// settings over n items, in the transaction of the question that needs
+// them (the arm's first design question). A concurrent creator wins
 // harmlessly: ON CONFLICT DO NOTHING waits for it and keeps its rows, which
 // are the same (the design is deterministic).
 func (ds *DesignScheduler) ensureState(ctx context.Context, tx pgx.Tx, st studyState, n int) error {
-	var raw []byte
-	if err := tx.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, st.ID).Scan(&raw); err != nil {
+	var rawConfig []byte
+	var arms []Arm
+	if err := tx.QueryRow(ctx, `SELECT design_config, arms FROM studies WHERE id = $1`, st.ID).Scan(&rawConfig, &arms); err != nil {
 		return err
 	}
 	var c DesignConfig
-	if err := json.Unmarshal(raw, &c); err != nil {
+	if err := json.Unmarshal(rawConfig, &c); err != nil {
 		return fmt.Errorf("study %s: design settings: %w", st.Slug, err)
+	}
+	if len(arms) > 0 {
+		if st.Arm >= len(arms) || arms[st.Arm].Design != ds.name {
+			return fmt.Errorf("study %s: arm %d is not a %s arm", st.Slug, st.Arm, ds.name)
+		}
+		c = arms[st.Arm].Config
+	}
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return err
 	}
 	d, err := ds.kind.build(n, ds.name, c)
 	if err != nil {
@@ -231,20 +317,20 @@ func (ds *DesignScheduler) ensureState(ctx context.Context, tx pgx.Tx, st studyS
 	}
 	rev := newID()
 	tag, err := tx.Exec(ctx, `
-		INSERT INTO design_states (study_id, design, config, items, version, rev, snapshot, snapshot_version, snapshot_rev, progress)
-		VALUES ($1, $2, $3, $4, 0, $5, $6, 0, $5, $7) ON CONFLICT (study_id) DO NOTHING`,
-		st.ID, ds.name, raw, n, rev, snap, prog)
+		INSERT INTO design_states (study_id, arm, design, config, items, version, rev, snapshot, snapshot_version, snapshot_rev, progress)
+		VALUES ($1, $8, $2, $3, $4, 0, $5, $6, 0, $5, $7) ON CONFLICT (study_id, arm) DO NOTHING`,
+		st.ID, ds.name, raw, n, rev, snap, prog, st.Arm)
 	if err != nil || tag.RowsAffected() == 0 {
 		return err // created by another question meanwhile
 	}
 	e := &cachedState{d: d, version: 0, rev: rev, pool: map[triplet.Key]poolRow{}}
-	if err := ds.writePool(ctx, tx, st.ID, e); err != nil {
+	if err := ds.writePool(ctx, tx, keyOf(st), e); err != nil {
 		return err
 	}
 	// Cached only now: if this transaction rolls back, another creator's
 	// rev differs and the next writer reloads.
 	ds.mu.Lock()
-	ds.cache[st.ID] = e
+	ds.cache[keyOf(st)] = e
 	ds.mu.Unlock()
 	return nil
 }
@@ -254,7 +340,7 @@ func (ds *DesignScheduler) ensureState(ctx context.Context, tx pgx.Tx, st studyS
 // process missed when its state lies on the stored history; else restoring
 // the snapshot and replaying the events after it. The pool rows are read
 // again unless the state was current (another writer changed them).
-func (ds *DesignScheduler) sync(ctx context.Context, tx pgx.Tx, studyID int64, row stateRow, e *cachedState) error {
+func (ds *DesignScheduler) sync(ctx context.Context, tx pgx.Tx, key armKey, row stateRow, e *cachedState) error {
 	if e.d != nil && e.version == row.version && e.rev == row.rev {
 		ds.stats.hits.Add(1)
 		return nil
@@ -263,18 +349,18 @@ func (ds *DesignScheduler) sync(ctx context.Context, tx pgx.Tx, studyID int64, r
 	if e.d != nil && e.version >= row.snapVersion && e.version < row.version {
 		rev := row.snapRev
 		if e.version > row.snapVersion {
-			if err := tx.QueryRow(ctx, eventRevSQL, studyID, e.version).Scan(&rev); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			if err := tx.QueryRow(ctx, eventRevSQL, key.study, key.arm, e.version).Scan(&rev); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return err
 			}
 		}
 		if rev == e.rev {
 			ds.stats.replays.Add(1)
-			return ds.replay(ctx, tx, studyID, e)
+			return ds.replay(ctx, tx, key, e)
 		}
 	}
 	ds.stats.restores.Add(1)
 	var snap []byte
-	if err := tx.QueryRow(ctx, snapshotSQL, studyID).Scan(&snap); err != nil {
+	if err := tx.QueryRow(ctx, snapshotSQL, key.study, key.arm).Scan(&snap); err != nil {
 		return err
 	}
 	d, err := ds.kind.restore(snap)
@@ -282,12 +368,12 @@ func (ds *DesignScheduler) sync(ctx context.Context, tx pgx.Tx, studyID int64, r
 		return fmt.Errorf("restore design state: %w", err)
 	}
 	e.d, e.version, e.rev = d, row.snapVersion, row.snapRev
-	return ds.replay(ctx, tx, studyID, e)
+	return ds.replay(ctx, tx, key, e)
 }
 
 // replay records the events after e.version into e.
-func (ds *DesignScheduler) replay(ctx context.Context, tx pgx.Tx, studyID int64, e *cachedState) error {
-	rows, err := tx.Query(ctx, replayEventsSQL, studyID, e.version)
+func (ds *DesignScheduler) replay(ctx context.Context, tx pgx.Tx, key armKey, e *cachedState) error {
+	rows, err := tx.Query(ctx, replayEventsSQL, key.study, key.arm, e.version)
 	if err != nil {
 		return err
 	}
@@ -310,35 +396,45 @@ func (ds *DesignScheduler) replay(ctx context.Context, tx pgx.Tx, studyID int64,
 	return rows.Err()
 }
 
-// DesignState returns a study's design as stored (the snapshot with the
-// later events replayed), independent of any cache: a *landmark.Design or a
-// *basis.Scheme. It reads one snapshot of the database (a read-only
-// repeatable-read transaction) and takes no lock.
-func (s *Store) DesignState(ctx context.Context, studyID int64) (design.Design, error) {
+// DesignState returns the design of arm `arm` of a study (0 for a study
+// without arms) as stored (the snapshot with the later events replayed),
+// independent of any cache: a *landmark.Design, a *basis.Scheme or an
+// *active.Design, a copy of its own. It reads one snapshot of the database
+// (a read-only repeatable-read transaction) and takes no lock. An arm
+// whose design has no state (no question yet, or a random arm) is
+// KindNotFound.
+func (s *Store) DesignState(ctx context.Context, studyID int64, arm int) (design.Design, error) {
 	var d design.Design
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		row, err := scanStateRow(tx.QueryRow(ctx, stateRowSQL, studyID))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("design state")
-		}
-		if err != nil {
-			return err
-		}
-		ds, ok := s.designs[row.design]
-		if !ok {
-			return fmt.Errorf("design %q is not registered", row.design)
-		}
-		e := &cachedState{}
-		if err := ds.sync(ctx, tx, studyID, row, e); err != nil {
-			return err
-		}
-		d = e.d
-		return nil
+		var err error
+		d, _, err = s.storedState(ctx, tx, armKey{studyID, arm})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("design state: %w", err)
 	}
 	return d, nil
+}
+
+// storedState restores an arm's design in tx, independent of caches, with
+// its state row; KindNotFound without one.
+func (s *Store) storedState(ctx context.Context, tx pgx.Tx, key armKey) (design.Design, stateRow, error) {
+	row, err := scanStateRow(tx.QueryRow(ctx, stateRowSQL, key.study, key.arm))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, row, notFound("design state")
+	}
+	if err != nil {
+		return nil, row, err
+	}
+	ds, ok := s.designs[row.design]
+	if !ok {
+		return nil, row, fmt.Errorf("design %q is not registered", row.design)
+	}
+	e := &cachedState{}
+	if err := ds.sync(ctx, tx, key, row, e); err != nil {
+		return nil, row, err
+	}
+	return e.d, row, nil
 }
 
 // errNoState means a study has no design state yet.

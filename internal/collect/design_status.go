@@ -10,13 +10,20 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// DesignStatus is what a study page shows of the study's design: its
-// settings, the planned size before the first question, its progress after,
-// and the share of answers that came from random fallback questions.
+// DesignStatus is what a study page shows of the design of one arm of a
+// study (its only design in a study without arms): its settings, the
+// planned size before the first question, its progress after, and the
+// share of the arm's answers that came from random fallback questions.
 type DesignStatus struct {
-	Design string
-	Config DesignConfig
-	// Stateful reports a landmark or basis design.
+	// Arm is the arm's number, ArmName its name (the design's for a study
+	// without arms) and Share its share of the participants (1 without
+	// arms).
+	Arm     int
+	ArmName string
+	Share   float64
+	Design  string
+	Config  DesignConfig
+	// Stateful reports a landmark, basis or active design.
 	Stateful bool
 	// Started reports that the design's state exists (the first question
 	// was issued); Items is then the number of items it covers.
@@ -31,16 +38,19 @@ type DesignStatus struct {
 	Progress DesignProgress
 	// Recorded is the number of answers the design accepted.
 	Recorded int64
-	// Answers counts the study's answers, Fallbacks those to random
-	// fallback questions; ActiveLeases the comparisons out on lease now.
-	Answers, Fallbacks, ActiveLeases int
-	UpdatedAt                        *time.Time
+	// Answers counts the answers of the arm's participants (held-out ones
+	// included), Fallbacks those to random fallback questions, Heldout
+	// those to held-out questions; ActiveLeases the arm's comparisons out
+	// on lease now.
+	Answers, Fallbacks, Heldout, ActiveLeases int
+	UpdatedAt                                 *time.Time
 	// Problem says why the settings do not fit the study's items (empty
 	// when they do or when that cannot be known yet).
 	Problem string
 }
 
-// FallbackShare returns Fallbacks / Answers (0 without answers).
+// FallbackShare returns Fallbacks / Answers (0 without answers; held-out
+// answers count in Answers).
 func (s DesignStatus) FallbackShare() float64 {
 	if s.Answers == 0 {
 		return 0
@@ -51,24 +61,45 @@ func (s DesignStatus) FallbackShare() float64 {
 // The SQL of DesignStatusOf, by name so that TestHotQueryPlans explains
 // these very strings on a large study.
 const (
-	// designAnswerCountsSQL counts the study's answers, those to fallback
-	// questions ($2) and the active leases.
+	// designAnswerCountsSQL counts the answers of study $1's participants
+	// in arm $3, those to fallback questions ($2) and to held-out ones, and
+	// the arm's active leases.
 	designAnswerCountsSQL = `
-		SELECT count(*), count(*) FILTER (WHERE q.design = $2),
-			(SELECT count(*) FROM design_leases WHERE study_id = $1 AND expires_at > now())
-		FROM answers a JOIN questions q ON q.id = a.question_id WHERE a.study_id = $1`
-	designProgressSQL = `SELECT items, version, progress, updated_at FROM design_states WHERE study_id = $1`
+		SELECT count(*), count(*) FILTER (WHERE q.design = $2), count(*) FILTER (WHERE q.design = 'heldout'),
+			(SELECT count(*) FROM design_leases WHERE study_id = $1 AND arm = $3 AND expires_at > now())
+		FROM answers a JOIN questions q ON q.id = a.question_id JOIN participants p ON p.id = a.participant_id
+		WHERE a.study_id = $1 AND p.arm = $3`
+	designProgressSQL = `SELECT items, version, progress, updated_at FROM design_states WHERE study_id = $1 AND arm = $2`
 )
 
-// DesignStatusOf returns the design status of study st.
-func (s *Store) DesignStatusOf(ctx context.Context, st Study) (DesignStatus, error) {
-	ds := DesignStatus{Design: st.Design, Stateful: IsStateful(st.Design)}
+// DesignStatuses returns the design status of every arm of study st, in
+// the arms' order (one for a study without arms).
+func (s *Store) DesignStatuses(ctx context.Context, st Study) ([]DesignStatus, error) {
+	n := max(len(st.Arms), 1)
+	out := make([]DesignStatus, n)
+	for i := range n {
+		var err error
+		if out[i], err = s.DesignStatusOf(ctx, st, i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// DesignStatusOf returns the design status of arm `arm` of study st (0 for
+// a study without arms).
+func (s *Store) DesignStatusOf(ctx context.Context, st Study, arm int) (DesignStatus, error) {
 	cfg, err := s.DesignConfigOf(ctx, st.ID)
 	if err != nil {
 		return DesignStatus{}, err
 	}
-	ds.Config = cfg
-	err = s.pool.QueryRow(ctx, designAnswerCountsSQL, st.ID, DesignFallback).Scan(&ds.Answers, &ds.Fallbacks, &ds.ActiveLeases)
+	arms := ArmsOf(st, cfg)
+	if arm < 0 || arm >= len(arms) {
+		return DesignStatus{}, fmt.Errorf("design status: %w", notFound("arm"))
+	}
+	a := arms[arm]
+	ds := DesignStatus{Arm: arm, ArmName: a.Name, Share: a.Share, Design: a.Design, Config: a.Config, Stateful: IsStateful(a.Design)}
+	err = s.pool.QueryRow(ctx, designAnswerCountsSQL, st.ID, DesignFallback, arm).Scan(&ds.Answers, &ds.Fallbacks, &ds.Heldout, &ds.ActiveLeases)
 	if err != nil {
 		return DesignStatus{}, fmt.Errorf("design status: %w", err)
 	}
@@ -81,7 +112,7 @@ func (s *Store) DesignStatusOf(ctx context.Context, st Study) (DesignStatus, err
 	}
 	var prog []byte
 	var updated time.Time
-	err = s.pool.QueryRow(ctx, designProgressSQL, st.ID).
+	err = s.pool.QueryRow(ctx, designProgressSQL, st.ID, arm).
 		Scan(&ds.Items, &ds.Recorded, &prog, &updated)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -95,11 +126,11 @@ func (s *Store) DesignStatusOf(ctx context.Context, st Study) (DesignStatus, err
 		}
 	}
 	landmarks := ds.Progress.Landmarks
-	if st.Design != DesignBasis && ds.Items >= 3 {
+	if (a.Design == DesignLandmarkK1 || a.Design == DesignLandmarkK2) && ds.Items >= 3 {
 		if ds.Progress.Landmark != nil {
 			ds.Comparisons, ds.Size = ds.Progress.Landmark.Comparisons, ds.Progress.Landmark.Needed
 		} else {
-			d, err := landmarkKind.build(ds.Items, st.Design, cfg)
+			d, err := landmarkKind.build(ds.Items, a.Design, a.Config)
 			if err != nil {
 				ds.Problem = err.Error()
 			} else {

@@ -200,7 +200,7 @@ func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, 
 		if round > 5000 {
 			t.Fatal("basis run did not finish")
 		}
-		status, err := r.s.DesignStatusOf(ctx, st)
+		status, err := r.s.DesignStatusOf(ctx, st, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +211,7 @@ func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, 
 	}
 	restores := r.finish(3)
 	fresh, _ := designStore(pool)
-	d, err := fresh.DesignState(ctx, st.ID)
+	d, err := fresh.DesignState(ctx, st.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestLandmarkTwoReplicasConcurrent(t *testing.T) {
 	const n, repeats = 12, 2
 	st := designStudy(t, a, "lm", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 5, Landmarks: 3, Repeats: repeats}, n, 12)
 	// (n−L)·C(L,2) + L·C(L−1,2) = 9·3 + 3·1 = 30 comparisons (package landmark's formula).
-	status, err := a.DesignStatusOf(ctx, st)
+	status, err := a.DesignStatusOf(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +368,7 @@ func TestLandmarkTwoReplicasConcurrent(t *testing.T) {
 	if designQs != 60 || fallbacks != total-60 || total != participants*12 {
 		t.Errorf("%d design questions, %d fallbacks of %d; want 60, %d of %d", designQs, fallbacks, total, participants*12-60, participants*12)
 	}
-	status, err = b.DesignStatusOf(ctx, st)
+	status, err = b.DesignStatusOf(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestLandmarkTwoReplicasConcurrent(t *testing.T) {
 		t.Errorf("status: %d fallback answers, %d active leases; want %d and 0", status.Fallbacks, status.ActiveLeases, total-60)
 	}
 	// The stored state equals a design fed the same answers in order.
-	d, err := a.DesignState(ctx, st.ID)
+	d, err := a.DesignState(ctx, st.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +447,7 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 		}
 	}
 	recorded(t, s)
-	status, err := s.DesignStatusOf(ctx, st)
+	status, err := s.DesignStatusOf(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +483,7 @@ func TestLandmarkCoverageGrowsEvenly(t *testing.T) {
 			answered++
 		}
 		recorded(t, s)
-		status, err := s.DesignStatusOf(ctx, st)
+		status, err := s.DesignStatusOf(ctx, st, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

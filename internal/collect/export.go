@@ -13,21 +13,27 @@ import (
 	"github.com/closer-lab/closer/internal/csvsafe"
 )
 
-// ExportColumns are the columns of triplets.csv, in order. kind is
-// "design" (a question of the study's design, random included, or an
-// imported answer) or "fallback" (a random question a design study asked
-// when its design had nothing open).
-var ExportColumns = []string{
+// exportBaseColumns are the columns both exports begin with.
+var exportBaseColumns = []string{
 	"study", "question_id", "participant", "external_id", "anchor", "closer", "farther",
 	"anchor_label", "closer_label", "farther_label", "left", "right", "design",
 	"response_ms", "asked_at", "answered_at", "kind",
 }
 
-// AllAnswersColumns are the columns of the all-answers export: triplets.csv's,
-// then whether the question was skipped ("can't decide": closer and farther
-// empty) and, for catch and repeat trials (kind catch, repeat), whether the
-// expected option was chosen.
-var AllAnswersColumns = append(append([]string{}, ExportColumns...), "skipped", "correct")
+// ExportColumns are the columns of triplets.csv, in order. kind is
+// "design" (a question of the participant's arm's design, random included,
+// or an imported answer), "fallback" (a random question a design asked
+// when it had nothing open) or "heldout" (a held-out question: a random
+// comparison kept out of every design and fit, the study's test set).
+// arm is the name of the participant's arm (a study without arms: its
+// design). New columns only ever go at the end.
+var ExportColumns = append(append([]string{}, exportBaseColumns...), "arm")
+
+// AllAnswersColumns are the columns of the all-answers export: triplets.csv's
+// first 17, then whether the question was skipped ("can't decide": closer
+// and farther empty) and, for catch and repeat trials (kind catch,
+// repeat), whether the expected option was chosen, then the arm.
+var AllAnswersColumns = append(append([]string{}, exportBaseColumns...), "skipped", "correct", "arm")
 
 // exportBatch is how many rows one FETCH from the export cursor returns.
 const exportBatch = 5000
@@ -40,7 +46,7 @@ const (
 	// $1 in answer order, those of excluded participants only when $2.
 	exportAnswersSQL = `
 		SELECT a.question_id, p.public_id, coalesce(p.external_id, ''), a.anchor, a.closer, a.farther,
-			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at
+			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm
 		FROM answers a
 		JOIN questions q ON q.id = a.question_id
 		JOIN participants p ON p.id = a.participant_id
@@ -51,7 +57,7 @@ const (
 	// answer order, those of excluded participants only when $2.
 	exportAllAnswersSQL = `
 		SELECT a.question_id, p.public_id, coalesce(p.external_id, ''), a.anchor, a.closer, a.farther,
-			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, false, NULL::boolean
+			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm, false, NULL::boolean
 		FROM answers a
 		JOIN questions q ON q.id = a.question_id
 		JOIN participants p ON p.id = a.participant_id
@@ -59,7 +65,7 @@ const (
 		UNION ALL
 		SELECT t.question_id, p.public_id, coalesce(p.external_id, ''), q.anchor, t.closer,
 			CASE WHEN t.closer = q.left_idx THEN q.right_idx WHEN t.closer = q.right_idx THEN q.left_idx END,
-			q.left_idx, q.right_idx, q.design, t.response_ms, q.issued_at, t.answered_at, t.closer IS NULL, t.correct
+			q.left_idx, q.right_idx, q.design, t.response_ms, q.issued_at, t.answered_at, p.arm, t.closer IS NULL, t.correct
 		FROM trial_answers t
 		JOIN questions q ON q.id = t.question_id
 		JOIN participants p ON p.id = t.participant_id
@@ -97,7 +103,9 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 	}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		var slug string
-		err := tx.QueryRow(ctx, `SELECT slug FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).Scan(&slug)
+		var st Study
+		err := tx.QueryRow(ctx, `SELECT slug, design, arms FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).
+			Scan(&slug, &st.Design, &st.Arms)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("study")
 		}
@@ -130,6 +138,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 		var (
 			qid, pid, ext, design string
 			anchor, left, right   int
+			arm                   int
 			closer, farther, ms   *int
 			skipped               bool
 			correct               *bool
@@ -158,7 +167,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 			for rows.Next() {
 				n++
 				dest := []any{&qid, &pid, &ext, &anchor, &closer, &farther,
-					&left, &right, &design, &ms, &asked, &answered}
+					&left, &right, &design, &ms, &asked, &answered, &arm}
 				if all {
 					dest = append(dest, &skipped, &correct)
 				}
@@ -176,6 +185,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 					}
 					rec = append(rec, strconv.FormatBool(skipped), correctText)
 				}
+				rec = append(rec, ArmName(st, arm))
 				if err := cw.Write(rec); err != nil {
 					rows.Close()
 					return err

@@ -126,6 +126,7 @@ func TestExportColumnByColumn(t *testing.T) {
 				"anchor_label": label[w.anchor], "closer_label": label[w.closer], "farther_label": label[w.farther],
 				"left": itoa(w.left), "right": itoa(w.right), "design": w.design, "response_ms": w.responseMS,
 				"asked_at": w.askedAt.UTC().Format(time.RFC3339Nano), "kind": "design",
+				"arm": "random", // a study without arms: its one arm is named after its design
 			}
 			for c, name := range collect.ExportColumns {
 				if name == "answered_at" {

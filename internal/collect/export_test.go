@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/closer-lab/closer/internal/triplet"
@@ -52,9 +51,9 @@ func (s *Store) Votes(ctx context.Context, studyID int64) (*triplet.Votes, error
 	return v, nil
 }
 
-// RecordThenRollBack runs the design writer's recording of the study's
-// inbox in a transaction that then rolls back, as a writer whose commit
-// failed would: the scheduler's cached state is left ahead of the
+// RecordThenRollBack runs the design writer's recording of arm 0's inbox
+// of the study in a transaction that then rolls back, as a writer whose
+// commit failed would: the scheduler's cached state is left ahead of the
 // database.
 func (ds *DesignScheduler) RecordThenRollBack(ctx context.Context, studyID int64) error {
 	tx, err := ds.db.Begin(ctx)
@@ -62,22 +61,16 @@ func (ds *DesignScheduler) RecordThenRollBack(ctx context.Context, studyID int64
 		return err
 	}
 	defer tx.Rollback(ctx)
-	row, e, unlock, err := ds.lockState(ctx, tx, studyID)
+	key := armKey{studyID, 0}
+	row, e, unlock, err := ds.lockState(ctx, tx, key)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	rows, err := tx.Query(ctx, readInboxSQL, studyID, inboxBatch)
+	entries, err := readInbox(ctx, tx, key, inboxBatch)
 	if err != nil {
 		return err
 	}
-	entries, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (inboxEntry, error) {
-		var en inboxEntry
-		err := r.Scan(&en.id, &en.participant, &en.t.Anchor, &en.t.Closer, &en.t.Farther)
-		return en, err
-	})
-	if err != nil {
-		return err
-	}
-	return ds.record(ctx, tx, studyID, row, e, entries)
+	_, err = ds.record(ctx, tx, key, row, e, entries)
+	return err
 }

@@ -45,6 +45,9 @@ type ImportParticipant struct {
 	ExternalID, CompletionCode string // "" for none
 	CreatedAt                  time.Time
 	CompletedAt, ExcludedAt    *time.Time
+	// Arm is the participant's arm: below the number of arms the study
+	// was given (SetArms), 0 in a study without arms.
+	Arm int
 }
 
 // ImportAnswer is an answer to import, with the question it answers (the
@@ -92,7 +95,8 @@ func (e *UnknownParticipantError) Unwrap() error { return &Error{Kind: KindInval
 
 // ImportStudy runs f in one transaction in which f creates a study and
 // stores its rows through imp: first CreateStudy, then the settings, the
-// items, the participants and last their answers. Everything is committed
+// items, the arms (SetArms, which checks them against the items), the
+// participants and last their answers. Everything is committed
 // when f returns nil and nothing is stored otherwise; f's error is returned
 // as it is.
 func (s *Store) ImportStudy(ctx context.Context, f func(imp *ImportTx) error) error {
@@ -111,11 +115,15 @@ type ImportTx struct {
 	participants bool // CopyParticipants ran: import_participants exists
 }
 
-// CreateStudy checks in like CreateStudy does (not its design settings)
-// and creates the study; a taken slug is a KindConflict error.
+// CreateStudy checks in like CreateStudy does (not its design settings;
+// the arms come later, SetArms) and creates the study; a taken slug is a
+// KindConflict error.
 func (imp *ImportTx) CreateStudy(in StudyInput) (Study, error) {
 	if imp.study.ID != 0 {
 		return Study{}, errors.New("import: the study is created once")
+	}
+	if len(in.Arms) > 0 {
+		return Study{}, errors.New("import: give the arms to SetArms, once the items are in")
 	}
 	if err := imp.s.check(&in); err != nil {
 		return Study{}, err
@@ -127,6 +135,9 @@ func (imp *ImportTx) CreateStudy(in StudyInput) (Study, error) {
 	imp.study = st
 	return st, nil
 }
+
+// Study is the study as created and given its arms so far.
+func (imp *ImportTx) Study() Study { return imp.study }
 
 // studyID is the created study's id, or an error before CreateStudy.
 func (imp *ImportTx) studyID() (int64, error) {
@@ -160,6 +171,43 @@ func (imp *ImportTx) SetDesignConfig(raw json.RawMessage) error {
 	return err
 }
 
+// SetArms checks the study's arms against its items (CopyItems first) as
+// a study's arms are checked, and stores them: the study's design and
+// design settings become the first arm's. Nil or empty: no arms.
+func (imp *ImportTx) SetArms(arms []Arm) error {
+	id, err := imp.studyID()
+	if err != nil {
+		return err
+	}
+	if imp.participants {
+		return errors.New("import: set the arms before the participants")
+	}
+	if len(arms) == 0 {
+		return nil
+	}
+	labels, err := itemLabels(imp.ctx, imp.tx, id)
+	if err != nil {
+		return err
+	}
+	if len(labels) == 0 {
+		labels = nil
+	}
+	if err := checkArms(arms, labels); err != nil {
+		return err
+	}
+	for _, a := range arms {
+		if IsStateful(a.Design) && !imp.s.knownDesign(a.Design) {
+			return userErr(KindInvalid, "arm %s: the design %q is not available", a.Name, a.Design)
+		}
+	}
+	if _, err := imp.tx.Exec(imp.ctx, `UPDATE studies SET arms = $2, design = $3, design_config = $4, version = version + 1 WHERE id = $1`,
+		id, arms, arms[0].Design, arms[0].Config); err != nil {
+		return err
+	}
+	imp.study.Arms, imp.study.Design = arms, arms[0].Design
+	return nil
+}
+
 // CopyItems stores the study's items as rows gives them and returns how
 // many. An index or image (sha256) that repeats an earlier one is a
 // *RepeatedRowError.
@@ -183,8 +231,9 @@ func (imp *ImportTx) CopyItems(rows RowSource[ImportItem]) (int, error) {
 }
 
 // CopyParticipants stores the study's participants, in the order rows
-// gives them, and returns how many. A key that repeats an earlier one is a
-// *RepeatedRowError.
+// gives them, and returns how many, and counts them per arm. A key that
+// repeats an earlier one is a *RepeatedRowError; an arm the study does not
+// have is a KindInvalid error.
 func (imp *ImportTx) CopyParticipants(rows RowSource[ImportParticipant]) (int, error) {
 	id, err := imp.studyID()
 	if err != nil {
@@ -198,15 +247,15 @@ func (imp *ImportTx) CopyParticipants(rows RowSource[ImportParticipant]) (int, e
 	if _, err := imp.tx.Exec(imp.ctx, `CREATE TEMP TABLE import_keys (
 			line int NOT NULL, bundle_id text PRIMARY KEY, public_id text NOT NULL, token_hash bytea NOT NULL,
 			external_id text NOT NULL, completion_code text NOT NULL,
-			created_at timestamptz NOT NULL, completed_at timestamptz, excluded_at timestamptz) ON COMMIT DROP`); err != nil {
+			created_at timestamptz NOT NULL, completed_at timestamptz, excluded_at timestamptz, arm int NOT NULL) ON COMMIT DROP`); err != nil {
 		return 0, err
 	}
 	line := 0
 	_, err = imp.tx.CopyFrom(imp.ctx, pgx.Identifier{"import_keys"},
-		[]string{"line", "bundle_id", "public_id", "token_hash", "external_id", "completion_code", "created_at", "completed_at", "excluded_at"},
+		[]string{"line", "bundle_id", "public_id", "token_hash", "external_id", "completion_code", "created_at", "completed_at", "excluded_at", "arm"},
 		copySource(rows, func(p ImportParticipant) []any {
 			line++
-			return []any{line, p.Key, newID(), hashToken(newToken()), p.ExternalID, p.CompletionCode, p.CreatedAt, p.CompletedAt, p.ExcludedAt}
+			return []any{line, p.Key, newID(), hashToken(newToken()), p.ExternalID, p.CompletionCode, p.CreatedAt, p.CompletedAt, p.ExcludedAt, p.Arm}
 		}))
 	if rerr := rows.Err(); rerr != nil {
 		return 0, rerr
@@ -214,10 +263,19 @@ func (imp *ImportTx) CopyParticipants(rows RowSource[ImportParticipant]) (int, e
 	if err != nil {
 		return 0, repeated("participants", err)
 	}
+	arms := max(len(imp.study.Arms), 1)
+	var badLine, badArm int
+	err = imp.tx.QueryRow(imp.ctx, `SELECT line, arm FROM import_keys WHERE arm < 0 OR arm >= $1 ORDER BY line LIMIT 1`, arms).Scan(&badLine, &badArm)
+	if err == nil {
+		return 0, userErr(KindInvalid, "participant %d: arm %d, but the study has %d arm(s)", badLine, badArm, arms)
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return 0, err
+	}
 	tag, err := imp.tx.Exec(imp.ctx, `
 		INSERT INTO participants (public_id, study_id, token_hash, external_id, completion_code, created_at, completed_at, excluded_at,
-			external_key)
-		SELECT public_id, $1, token_hash, nullif(external_id, ''), nullif(completion_code, ''), created_at, completed_at, excluded_at,
+			arm, external_key)
+		SELECT public_id, $1, token_hash, nullif(external_id, ''), nullif(completion_code, ''), created_at, completed_at, excluded_at, arm,
 			-- one participant per external id resumes (CreateParticipant):
 			-- of a bundle's repeats of one id, the first that completed
 			CASE WHEN external_id <> '' AND row_number() OVER (PARTITION BY external_id ORDER BY completed_at IS NULL, line) = 1
@@ -232,13 +290,19 @@ func (imp *ImportTx) CopyParticipants(rows RowSource[ImportParticipant]) (int, e
 		FROM import_keys k JOIN participants p ON p.public_id = k.public_id`); err != nil {
 		return 0, err
 	}
+	if len(imp.study.Arms) > 0 {
+		if err := countArms(imp.ctx, imp.tx, id, len(imp.study.Arms)); err != nil {
+			return 0, err
+		}
+	}
 	imp.participants = true
 	return int(tag.RowsAffected()), nil
 }
 
 // CopyAnswers stores the study's answers with their questions, in the
 // order rows gives them (into a temporary table first, as they are read),
-// rebuilds the study's vote counts and returns how many answers. Each
+// rebuilds the study's vote counts (held-out answers left out, as they are
+// when answered) and returns how many answers. Each
 // answer's participant must be a key CopyParticipants stored (else an
 // *UnknownParticipantError); a comparison one participant answered twice is
 // a *RepeatedRowError.
@@ -305,10 +369,10 @@ func (imp *ImportTx) CopyAnswers(rows RowSource[ImportAnswer]) (int, error) {
 	}
 	if _, err := tx.Exec(ctx, `
 		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer)
-		SELECT $1, anchor, least(closer, farther), greatest(closer, farther),
-			count(*) FILTER (WHERE closer < farther), count(*) FILTER (WHERE closer > farther)
-		FROM answers WHERE study_id = $1
-		GROUP BY anchor, least(closer, farther), greatest(closer, farther)`, studyID); err != nil {
+		SELECT $1, a.anchor, least(a.closer, a.farther), greatest(a.closer, a.farther),
+			count(*) FILTER (WHERE a.closer < a.farther), count(*) FILTER (WHERE a.closer > a.farther)
+		FROM answers a JOIN questions q ON q.id = a.question_id WHERE a.study_id = $1 AND q.design <> 'heldout'
+		GROUP BY a.anchor, least(a.closer, a.farther), greatest(a.closer, a.farther)`, studyID); err != nil {
 		return 0, fmt.Errorf("votes: %w", err)
 	}
 	return int(n), nil

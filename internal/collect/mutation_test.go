@@ -86,7 +86,7 @@ func TestRecordPendingMoreThanOneBatch(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM design_inbox WHERE study_id = $1`, st.ID).Scan(&inbox); err != nil {
 		t.Fatal(err)
 	}
-	status, err := s.DesignStatusOf(ctx, st)
+	status, err := s.DesignStatusOf(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestBasisDefaultRepeats(t *testing.T) {
 	if pr, err := s.Next(ctx, p.ID); err != nil || pr.Question == nil || pr.Question.Design != collect.DesignBasis {
 		t.Fatalf("first question: %+v, %v", pr, err)
 	}
-	d, err := s.DesignState(ctx, st.ID)
+	d, err := s.DesignState(ctx, st.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

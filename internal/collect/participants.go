@@ -22,6 +22,9 @@ type Participant struct {
 	CompletionCode string // set when they finish
 	CreatedAt      time.Time
 	CompletedAt    *time.Time
+	// Arm is the arm of the study they were assigned to when they joined
+	// (0 in a study without arms); it never changes.
+	Arm int
 	// Resumed is set by CreateParticipant when the external id had joined
 	// the study before: the participant is that earlier one.
 	Resumed bool
@@ -45,11 +48,11 @@ const (
 		WITH p AS (
 			UPDATE participants SET platform_params = coalesce(platform_params || $4, $4, platform_params), last_active_at = now()
 			WHERE study_id = $1 AND external_key = $2
-			RETURNING id, public_id, coalesce(completion_code, '') AS code, created_at, completed_at
+			RETURNING id, public_id, coalesce(completion_code, '') AS code, created_at, completed_at, arm
 		), t AS (
 			INSERT INTO participant_tokens (token_hash, participant_id) SELECT $3, id FROM p
 		)
-		SELECT id, public_id, code, created_at, completed_at FROM p`
+		SELECT id, public_id, code, created_at, completed_at, arm FROM p`
 	// tookPartElsewhereSQL: whether external id $2, new to study $1, took
 	// part in one of the studies $1 refuses the participants of.
 	tookPartElsewhereSQL = `
@@ -77,7 +80,10 @@ const quotaLockSQL = `SELECT pg_advisory_xact_lock(1946, ($1 % 2147483647)::int)
 // beside the earlier one, and keep their progress and completion code.
 // params are the platform's link parameters kept with the participant
 // (Platform.KeptParams; a resumed participant's are updated with those
-// given).
+// given). In a study with arms the participant is assigned to one
+// (design.NextArm, from the study's counts of participants per arm, locked
+// for the transaction so that concurrent joins take turns); a resumed
+// participant keeps theirs.
 func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID string, params map[string]string) (Participant, string, error) {
 	externalID = strings.TrimSpace(externalID)
 	if len(externalID) > MaxExternalIDLen {
@@ -103,8 +109,9 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var status string
 		var q Quota
-		err := tx.QueryRow(ctx, `SELECT status, max_participants, idle_minutes FROM studies WHERE id = $1 FOR SHARE`, studyID).
-			Scan(&status, &q.MaxParticipants, &q.IdleMinutes)
+		var arms []Arm
+		err := tx.QueryRow(ctx, `SELECT status, max_participants, idle_minutes, arms FROM studies WHERE id = $1 FOR SHARE`, studyID).
+			Scan(&status, &q.MaxParticipants, &q.IdleMinutes, &arms)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("study")
 		}
@@ -128,13 +135,20 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 				return userErr(KindForbidden, "this participant id took part in a related study, which this study does not admit")
 			}
 		}
-		err = tx.QueryRow(ctx, joinSQL, p.PublicID, studyID, hashToken(token), externalID, kept).Scan(&p.ID, &p.CreatedAt)
+		if len(arms) > 0 {
+			if p.Arm, err = nextArm(ctx, tx, studyID, arms); err != nil {
+				return err
+			}
+			err = tx.QueryRow(ctx, joinArmSQL, p.PublicID, studyID, hashToken(token), externalID, kept, p.Arm).Scan(&p.ID, &p.CreatedAt)
+		} else {
+			err = tx.QueryRow(ctx, joinSQL, p.PublicID, studyID, hashToken(token), externalID, kept).Scan(&p.ID, &p.CreatedAt)
+		}
 		if !errors.Is(err, pgx.ErrNoRows) || externalID == "" {
 			return err
 		}
 		p.Resumed = true
 		return tx.QueryRow(ctx, resumeSQL, studyID, externalID, hashToken(token), kept).
-			Scan(&p.ID, &p.PublicID, &p.CompletionCode, &p.CreatedAt, &p.CompletedAt)
+			Scan(&p.ID, &p.PublicID, &p.CompletionCode, &p.CreatedAt, &p.CompletedAt, &p.Arm)
 	})
 	if err != nil {
 		return Participant{}, "", fmt.Errorf("create participant: %w", err)
@@ -170,10 +184,10 @@ const (
 	// participantByTokenSQL: the participant's first token is on its row,
 	// tokens given on resuming are in participant_tokens.
 	participantByTokenSQL = `
-		SELECT id, public_id, study_id, external_id, completion_code, created_at, completed_at
+		SELECT id, public_id, study_id, external_id, completion_code, created_at, completed_at, arm
 		FROM participants WHERE token_hash = $1
 		UNION ALL
-		SELECT p.id, p.public_id, p.study_id, p.external_id, p.completion_code, p.created_at, p.completed_at
+		SELECT p.id, p.public_id, p.study_id, p.external_id, p.completion_code, p.created_at, p.completed_at, p.arm
 		FROM participant_tokens t JOIN participants p ON p.id = t.participant_id WHERE t.token_hash = $1
 		LIMIT 1`
 	// listParticipantsSQL: the newest $2 participants of study $1 with
@@ -182,7 +196,7 @@ const (
 		SELECT p.id, p.public_id, p.study_id, coalesce(p.external_id, ''), coalesce(p.completion_code, ''),
 			p.created_at, p.completed_at, count(a.question_id) + t.n, greatest(max(a.answered_at), t.last),
 			p.platform_params, p.excluded_at IS NOT NULL, coalesce(p.excluded_reason, ''),
-			t.skipped, t.catches, t.caught, t.repeats, t.same
+			t.skipped, t.catches, t.caught, t.repeats, t.same, p.arm
 		FROM participants p LEFT JOIN answers a ON a.participant_id = p.id
 		CROSS JOIN LATERAL ` + trialFiguresSQL + ` t
 		WHERE p.study_id = $1
@@ -197,7 +211,7 @@ func (s *Store) participantByToken(ctx context.Context, token string) (Participa
 	var p Participant
 	var ext, code *string
 	err := s.pool.QueryRow(ctx, participantByTokenSQL, hashToken(token)).
-		Scan(&p.ID, &p.PublicID, &p.StudyID, &ext, &code, &p.CreatedAt, &p.CompletedAt)
+		Scan(&p.ID, &p.PublicID, &p.StudyID, &ext, &code, &p.CreatedAt, &p.CompletedAt, &p.Arm)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Participant{}, fmt.Errorf("participant by token: %w", userErr(KindUnauthorized, "unknown participant token"))
 	}
@@ -340,7 +354,7 @@ func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) 
 		var p ParticipantRow
 		err := r.Scan(&p.ID, &p.PublicID, &p.StudyID, &p.ExternalID, &p.CompletionCode,
 			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer, &p.PlatformParams, &p.Excluded, &p.ExcludedReason,
-			&p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame)
+			&p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame, &p.Arm)
 		return p, err
 	})
 	if err != nil {

@@ -27,6 +27,7 @@ const (
 	KindFallback = "fallback"
 	KindCatch    = "catch"
 	KindRepeat   = "repeat"
+	KindHeldout  = "heldout"
 )
 
 // kindOf is the export kind of a question recorded as design.
@@ -38,6 +39,8 @@ func kindOf(design string) string {
 		return KindCatch
 	case DesignRepeat:
 		return KindRepeat
+	case DesignHeldout:
+		return KindHeldout
 	}
 	return KindDesign
 }

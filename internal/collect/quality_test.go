@@ -355,7 +355,7 @@ func TestCantDecideReleasesTheComparison(t *testing.T) {
 	if err := s.RecordPending(ctx); err != nil {
 		t.Fatal(err)
 	}
-	status, err := s.DesignStatusOf(ctx, st)
+	status, err := s.DesignStatusOf(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

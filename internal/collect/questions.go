@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/closer-lab/closer/internal/design"
 )
 
 // Question is a comparison issued to one participant.
@@ -43,16 +45,27 @@ type Progress struct {
 	CantDecide bool
 }
 
-// studyState is what issuing a question needs of a study.
+// studyState is what issuing a question needs of a study, for one
+// participant: Design is their arm's design (the study's design in a study
+// without arms), Arm their arm.
 type studyState struct {
 	ID             int64
 	Slug           string
 	Status         string
 	Design         string
+	Arm            int
+	HeldoutShare   float64
 	PerParticipant int
 	Version        int64 // studies.version: the items in memory are current at it
 	Quality        QualityControl
 	IdleMinutes    int // a participant this long without an answer is idle (0: never)
+}
+
+// heldOut reports whether question number pos (from 0) of the participant
+// is held out: design.HeldOut with the study's share, seeded by the study's
+// id (so the positions are a function of the study and the participant).
+func (st studyState) heldOut(participantID int64, pos int) bool {
+	return design.HeldOut(st.HeldoutShare, uint64(st.ID), uint64(participantID), pos)
 }
 
 // scanQuality parses the raw studies.quality the locking statements read.
@@ -66,9 +79,11 @@ func (st *studyState) scanQuality(raw []byte) error {
 // strings on a large study.
 const (
 	// lockParticipantSQL locks the participant's row and reads their
-	// progress, their study and the question they hold, if any.
+	// progress, their study (with their arm's design) and the question
+	// they hold, if any.
 	lockParticipantSQL = `
-		SELECT s.id, s.slug, s.status, s.design, s.questions_per_participant, s.version, s.quality, s.idle_minutes,
+		SELECT s.id, s.slug, s.status, coalesce(s.arms -> p.arm ->> 'design', s.design), p.arm, s.heldout_share,
+			s.questions_per_participant, s.version, s.quality, s.idle_minutes,
 			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at,
 			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at
 		FROM participants p JOIN studies s ON s.id = p.study_id
@@ -205,7 +220,8 @@ type lockedParticipant struct {
 func (l *lockedParticipant) scan(r pgx.Row, pr *Progress) error {
 	*pr = Progress{}
 	var quality []byte
-	dst := append([]any{&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.PerParticipant, &l.st.Version, &quality, &l.st.IdleMinutes,
+	dst := append([]any{&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.Arm, &l.st.HeldoutShare,
+		&l.st.PerParticipant, &l.st.Version, &quality, &l.st.IdleMinutes,
 		&pr.Answered, &l.code}, l.open.targets()...)
 	err := r.Scan(append(dst, l.ahead.targets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -274,12 +290,12 @@ func (s *Store) issueAhead(ctx context.Context, tx pgx.Tx, st studyState, partic
 }
 
 // asksAhead reports whether a study's questions are issued one step ahead:
-// yes but for a basis design, whose open comparisons depend on the answers
-// just given, so a comparison held a question longer would keep it from
-// the others and turn their questions into fallbacks.
+// yes but for a basis design (arm), whose open comparisons depend on the
+// answers just given, so a comparison held a question longer would keep it
+// from the others and turn their questions into fallbacks.
 func (s *Store) asksAhead(st studyState) bool {
 	ds, ok := s.designs[st.Design]
-	return !ok || ds.kind.spread
+	return !ok || ds.kind.async
 }
 
 // nextAgain is next for the participant whose row tx already holds (a
@@ -318,19 +334,24 @@ func (it *studyItems) question(id string, studyID, participantID int64, c Compar
 // free slot that may find none. Either way the question's row and the
 // participant's hold on it come out of one round trip.
 type issuePlan struct {
-	id      string
-	random  Comparison       // the drawn comparison (random design, or a design's fallback: random.Design)
-	trial   string           // DesignCatch or DesignRepeat: the statement returns the comparison
-	claim   *claim           // a design's claim (its statement returns the comparison)
-	design  *DesignScheduler // the claim's design
-	studyID int64
-	sql     string
-	args    []any
+	id     string
+	random Comparison       // the drawn comparison (random design, or a design's fallback: random.Design)
+	trial  string           // DesignCatch or DesignRepeat: the statement returns the comparison
+	claim  *claim           // a design's claim (its statement returns the comparison)
+	design *DesignScheduler // the claim's design, or the active design whose fallback the statement labels
+	key    armKey
+	// labelled: the statement returns the design it recorded the random
+	// comparison as (insertActiveFallbackSQL).
+	labelled bool
+	sql      string
+	args     []any
 }
 
 // planIssue returns the likely-path statement for the next question of a
 // participant who answered `answered` questions, or nil when there is none
-// (a random study whose participant was asked most comparisons).
+// (a random study whose participant was asked most comparisons). Catch and
+// repeat trials come first (trialAt), then held-out questions (heldOut),
+// then the participant's arm's design.
 func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *issuePlan {
 	id := newID()
 	switch st.Quality.trialAt(participantID, answered+1) {
@@ -342,20 +363,43 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 		return &issuePlan{id: id, trial: DesignRepeat, sql: insertRepeatSQL,
 			args: []any{id, st.ID, participantID, strconv.FormatInt(participantID, 10)}}
 	}
+	if st.heldOut(participantID, answered) {
+		c, ok := blindRandom(n, answered)
+		if !ok {
+			return nil
+		}
+		c.Design = DesignHeldout
+		return &issuePlan{id: id, random: c, sql: insertQuestionSQL,
+			args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, c.Design}}
+	}
+	key := keyOf(st)
 	ds, stateful := s.designs[st.Design]
-	if stateful && !ds.seemsFull(st.ID) {
+	warming := stateful && ds.warmingUp(key)
+	if stateful && !ds.seemsFull(key) && !warming {
 		cl := ds.likelyClaim(st, participantID, answered, id)
-		return &issuePlan{id: id, claim: &cl, design: ds, studyID: st.ID, sql: cl.sql, args: cl.args}
+		return &issuePlan{id: id, claim: &cl, design: ds, key: key, sql: cl.sql, args: cl.args}
 	}
 	c, ok := blindRandom(n, answered)
 	if !ok {
 		return nil
 	}
+	if warming {
+		// A warm-up question, while the design still warms up (else none:
+		// the slow path claims from the pool).
+		c.Design = DesignActive
+		return &issuePlan{id: id, random: c, sql: insertWarmupSQL,
+			args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm}}
+	}
 	// A design with no free slot a moment ago (seemsFull) gets its
-	// fallback question at once, as a random study does.
+	// fallback question at once, as a random study does; so does an active
+	// design warming up (its warm-up questions).
 	c.Design = DesignRandom
 	if stateful {
 		c.Design = DesignFallback
+		if ds.kind.warmup {
+			return &issuePlan{id: id, random: c, design: ds, key: key, labelled: true, sql: insertActiveFallbackSQL,
+				args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm}}
+		}
 	}
 	return &issuePlan{id: id, random: c, sql: insertQuestionSQL,
 		args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, c.Design}}
@@ -366,7 +410,7 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 // nothing.
 func (p *issuePlan) read(br pgx.BatchResults) (c Comparison, issued time.Time, ok bool, err error) {
 	if p.claim != nil {
-		return p.design.read(*p.claim, p.studyID, br.QueryRow())
+		return p.design.read(*p.claim, p.key, br.QueryRow())
 	}
 	if p.trial != "" {
 		// A trial that found nothing to ask (no answer to repeat, a catch
@@ -379,8 +423,15 @@ func (p *issuePlan) read(br pgx.BatchResults) (c Comparison, issued time.Time, o
 		}
 		return c, issued, err == nil, err
 	}
-	err = br.QueryRow().Scan(&issued)
 	c = p.random
+	if p.labelled {
+		err = br.QueryRow().Scan(&issued, &c.Design)
+		if err == nil {
+			p.design.noteWarming(p.key, c.Design == DesignActive)
+		}
+	} else {
+		err = br.QueryRow().Scan(&issued)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Comparison{}, time.Time{}, false, nil
 	}
@@ -463,36 +514,46 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 		return items.question(plan.id, st.ID, participantID, c, issued), nil
 	}
 	id := newID()
-	c, issued, err := s.issueSlow(ctx, tx, st, participantID, answered, n, id, slot)
+	c, issued, err := s.issueSlow(ctx, tx, st, participantID, answered, n, id, slot, plan != nil && plan.claim != nil)
 	if err != nil {
 		return nil, err
 	}
 	return items.question(id, st.ID, participantID, c, issued), nil
 }
 
-// issueSlow issues a question when the likely path found none: a design's
-// expired lease taken over, else a random question (recorded as the design's
-// fallback in a design study) among the comparisons the participant was not
-// asked; ErrExhausted if there is none.
+// issueSlow issues a question when the likely path found none (claimed:
+// it tried a design's claim): a held-out question at a held-out position;
+// else a design's free slot or expired lease (takeOver), else a random
+// question (recorded as the design's fallback in a design study, or as a
+// warm-up question of an active design warming up) among the comparisons
+// the participant was not asked; ErrExhausted if there is none.
 func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string,
-	slot holdSlot) (Comparison, time.Time, error) {
+	slot holdSlot, claimed bool) (Comparison, time.Time, error) {
 	design := DesignRandom
-	if ds, ok := s.designs[st.Design]; ok {
-		c, issued, ok, err := ds.takeOver(ctx, tx, st, participantID, answered, n, id, slot)
+	var labeller *DesignScheduler // the active design whose fallback insertActiveFallbackSQL labels
+	if st.heldOut(participantID, answered) {
+		design = DesignHeldout
+	} else if ds, ok := s.designs[st.Design]; ok {
+		c, issued, ok, err := ds.takeOver(ctx, tx, st, participantID, answered, n, id, slot, claimed)
 		if err != nil || ok {
 			return c, issued, err
 		}
 		design = DesignFallback
+		if ds.kind.warmup {
+			labeller = ds
+		}
 		// A design's fallback: first a blind draw, as the random design's
 		// likely path does (one round trip), the issue's statement and the
 		// hold together.
 		if c, ok := blindRandom(n, answered); ok {
+			c.Design = design
+			sql, args := fallbackInsert(labeller, st, participantID, id, c)
 			b := &pgx.Batch{}
-			b.Queue(insertQuestionSQL, id, st.ID, participantID, c.Anchor, c.Left, c.Right, design)
+			b.Queue(sql, args...)
 			b.Queue(slot.sql(), participantID, id)
 			br := tx.SendBatch(ctx, b)
 			var issued time.Time
-			err := br.QueryRow().Scan(&issued)
+			err := scanFallback(br.QueryRow(), labeller, keyOf(st), &issued, &c.Design)
 			if err == nil {
 				_, err = br.Exec()
 			} else if errors.Is(err, pgx.ErrNoRows) {
@@ -506,7 +567,6 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 				return Comparison{}, time.Time{}, err
 			}
 			if !issued.IsZero() {
-				c.Design = design
 				return c, issued, nil
 			}
 		}
@@ -521,11 +581,35 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 	}
 	c.Design = design
 	var issued time.Time
-	if err := tx.QueryRow(ctx, insertQuestionSQL, id, st.ID, participantID, c.Anchor, c.Left, c.Right, design).Scan(&issued); err != nil {
+	sql, args := fallbackInsert(labeller, st, participantID, id, c)
+	if err := scanFallback(tx.QueryRow(ctx, sql, args...), labeller, keyOf(st), &issued, &c.Design); err != nil {
 		return Comparison{}, time.Time{}, fmt.Errorf("issue a %s question: %w", design, err)
 	}
 	if _, err := tx.Exec(ctx, slot.sql(), participantID, id); err != nil {
 		return Comparison{}, time.Time{}, err
 	}
 	return c, issued, nil
+}
+
+// fallbackInsert is the statement that issues random comparison c as
+// question id: recorded as c.Design, or labelled by the active design
+// labeller (warm-up or fallback) when it is not nil.
+func fallbackInsert(labeller *DesignScheduler, st studyState, participantID int64, id string, c Comparison) (string, []any) {
+	if labeller != nil {
+		return insertActiveFallbackSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm}
+	}
+	return insertQuestionSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, c.Design}
+}
+
+// scanFallback reads fallbackInsert's row: when it was labelled, the
+// design recorded (noted for warmingUp).
+func scanFallback(r pgx.Row, labeller *DesignScheduler, key armKey, issued *time.Time, design *string) error {
+	if labeller == nil {
+		return r.Scan(issued)
+	}
+	if err := r.Scan(issued, design); err != nil {
+		return err
+	}
+	labeller.noteWarming(key, *design == DesignActive)
+	return nil
 }

@@ -267,12 +267,12 @@ const (
 				OR fresh.n >= coalesce(rs.min_new_answers, $1)
 				OR last.started_at <= now() - make_interval(secs => coalesce(rs.max_age_seconds, $2)))
 		ORDER BY s.id`
-	// runAnswersSQL: the last column says whether the closer item was the
-	// question's left option.
+	// runAnswersSQL: a.closer = q.left_idx says whether the closer item
+	// was the question's left option.
 	runAnswersSQL = `
 		SELECT a.question_id, a.participant_id, p.public_id, p.excluded_at IS NOT NULL,
 			a.anchor, a.closer, a.farther, coalesce(a.response_ms, -1), a.answered_at,
-			a.closer = q.left_idx
+			a.closer = q.left_idx, q.design, p.arm
 		FROM answers a JOIN participants p ON p.id = a.participant_id JOIN questions q ON q.id = a.question_id
 		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
 		ORDER BY a.answered_at, a.question_id`
@@ -306,6 +306,12 @@ type RunAnswer struct {
 	ResponseMS  int // -1 when unknown
 	AnsweredAt  time.Time
 	ChoseLeft   bool // the closer item was shown on the left
+	// Design is the question's design: the arm's design, DesignFallback,
+	// DesignHeldout (a held-out answer: keep it out of every fit, it is
+	// the study's test set), "import", ...
+	Design string
+	// Arm is the participant's arm (0 in a study without arms).
+	Arm int
 }
 
 // RunAnswers returns the study's answers in answer order; those of excluded
@@ -318,7 +324,7 @@ func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded b
 	var out []RunAnswer
 	var a RunAnswer
 	_, err = pgx.ForEachRow(rows, []any{&a.QuestionID, &a.Participant, &a.PublicID, &a.Excluded,
-		&a.Anchor, &a.Closer, &a.Farther, &a.ResponseMS, &a.AnsweredAt, &a.ChoseLeft}, func() error {
+		&a.Anchor, &a.Closer, &a.Farther, &a.ResponseMS, &a.AnsweredAt, &a.ChoseLeft, &a.Design, &a.Arm}, func() error {
 		out = append(out, a)
 		return nil
 	})

@@ -32,6 +32,7 @@ type SnapshotParticipant struct {
 	ExternalID, CompletionCode string // "" for none
 	CreatedAt                  time.Time
 	CompletedAt, ExcludedAt    *time.Time
+	Arm                        int // their arm (0 in a study without arms)
 }
 
 // SnapshotAnswer is an answer with its question.
@@ -93,12 +94,12 @@ func (sn *Snapshot) Items(f func(SnapshotItem) error) error {
 // Participants calls f with each participant, in the order they came.
 func (sn *Snapshot) Participants(f func(SnapshotParticipant) error) error {
 	rows, err := sn.tx.Query(sn.ctx, `SELECT public_id, coalesce(external_id, ''), coalesce(completion_code, ''),
-		created_at, completed_at, excluded_at FROM participants WHERE study_id = $1 ORDER BY id`, sn.Study.ID)
+		created_at, completed_at, excluded_at, arm FROM participants WHERE study_id = $1 ORDER BY id`, sn.Study.ID)
 	if err != nil {
 		return err
 	}
 	var p SnapshotParticipant
-	_, err = pgx.ForEachRow(rows, []any{&p.PublicID, &p.ExternalID, &p.CompletionCode, &p.CreatedAt, &p.CompletedAt, &p.ExcludedAt},
+	_, err = pgx.ForEachRow(rows, []any{&p.PublicID, &p.ExternalID, &p.CompletionCode, &p.CreatedAt, &p.CompletedAt, &p.ExcludedAt, &p.Arm},
 		func() error { return f(p) })
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,8 +43,14 @@ type Study struct {
 	// ExcludeStudies are the studies whose participants (by external id)
 	// this one refuses.
 	ExcludeStudies []int64
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Arms are the designs the study runs side by side (arms.go); empty:
+	// one, Design. With arms, Design is the first arm's design.
+	Arms []Arm
+	// HeldoutShare is the share of every participant's questions held out
+	// (DesignHeldout): random comparisons no design and no vote sees.
+	HeldoutShare float64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // StudyInput is what a researcher sets on a study.
@@ -63,6 +70,12 @@ type StudyInput struct {
 	Exclusion               ExclusionRules
 	Quality                 QualityControl
 	ExcludeStudies          []int64
+	// Arms, when set (2 to 8), replace Design and DesignConfig: the study
+	// runs every arm, and Design and DesignConfig are stored as the first
+	// arm's. Frozen, with the held-out share, once a question was issued.
+	Arms []Arm
+	// HeldoutShare is the share of questions held out (0 to 0.5).
+	HeldoutShare float64
 }
 
 // Quota limits how many take part in a study: once MaxParticipants (0: no
@@ -115,8 +128,19 @@ func (s *Store) check(in *StudyInput) error {
 	if !okStatus {
 		return userErr(KindInvalid, "unknown status %q (draft, open, paused or closed)", in.Status)
 	}
+	if len(in.Arms) > 0 {
+		in.Design = in.Arms[0].Design
+		for _, a := range in.Arms {
+			if IsStateful(a.Design) && !s.knownDesign(a.Design) {
+				return userErr(KindInvalid, "arm %s: the design %q is not available (known: %s)", a.Name, a.Design, strings.Join(s.Designs(), ", "))
+			}
+		}
+	}
 	if !s.knownDesign(in.Design) {
 		return userErr(KindInvalid, "unknown design %q (known: %s)", in.Design, strings.Join(s.Designs(), ", "))
+	}
+	if math.IsNaN(in.HeldoutShare) || in.HeldoutShare < 0 || in.HeldoutShare > MaxHeldoutShare {
+		return userErr(KindInvalid, "the held-out share must be between 0 and %g", MaxHeldoutShare)
 	}
 	if err := checkExclusionRules(in.Exclusion); err != nil {
 		return err
@@ -131,7 +155,7 @@ func (s *Store) check(in *StudyInput) error {
 }
 
 const studyCols = `id, slug, title, instructions, debrief, consent, questions_per_participant, status, design, platform,
-	max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, created_at, updated_at`
+	max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, arms, heldout_share, created_at, updated_at`
 
 // scanStudy scans the studyCols of row, then the columns after them into
 // more.
@@ -139,7 +163,10 @@ func scanStudy(row pgx.Row, more ...any) (Study, error) {
 	var st Study
 	err := row.Scan(append([]any{&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief, &st.Consent,
 		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.Platform, &st.Quota.MaxParticipants, &st.Quota.IdleMinutes,
-		&st.MinViewMS, &st.Exclusion, &st.ExcludeStudies, &st.Quality, &st.CreatedAt, &st.UpdatedAt}, more...)...)
+		&st.MinViewMS, &st.Exclusion, &st.ExcludeStudies, &st.Quality, &st.Arms, &st.HeldoutShare, &st.CreatedAt, &st.UpdatedAt}, more...)...)
+	if len(st.Arms) == 0 {
+		st.Arms = nil
+	}
 	return st, err
 }
 
@@ -151,30 +178,40 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 	if err := checkDesignConfig(&in, nil); err != nil {
 		return Study{}, fmt.Errorf("create study: %w", err)
 	}
-	st, err := scanStudy(s.pool.QueryRow(ctx, `
-		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform, consent,
-			max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING `+studyCols,
-		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
-		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality))
-	if isUnique(err, "") {
-		return Study{}, fmt.Errorf("create study: %w", userErr(KindConflict, "the URL slug %q is taken", in.Slug))
-	}
+	var st Study
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		st, err = scanStudy(tx.QueryRow(ctx, `
+			INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform, consent,
+				max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, arms, heldout_share)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING `+studyCols,
+			in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
+			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality,
+			armsJSON(in.Arms), in.HeldoutShare))
+		if isUnique(err, "") {
+			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
+		}
+		if err != nil || len(in.Arms) == 0 {
+			return err
+		}
+		return assignArms(ctx, tx, st.ID, in.Arms)
+	})
 	if err != nil {
 		return Study{}, fmt.Errorf("create study: %w", err)
 	}
 	return st, nil
 }
 
-// insertStudy inserts a checked study in tx (without its design settings);
-// a taken slug is a KindConflict error.
+// insertStudy inserts a checked study in tx (without its design settings,
+// with its arms as given and no arm counts yet); a taken slug is a
+// KindConflict error.
 func insertStudy(ctx context.Context, tx pgx.Tx, in StudyInput) (Study, error) {
 	st, err := scanStudy(tx.QueryRow(ctx, `
 		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, platform, consent,
-			max_participants, idle_minutes, min_view_ms, exclusion, quality)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING `+studyCols,
+			max_participants, idle_minutes, min_view_ms, exclusion, quality, arms, heldout_share)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING `+studyCols,
 		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform, in.Consent,
-		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, in.Quality))
+		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, in.Quality, armsJSON(in.Arms), in.HeldoutShare))
 	if isUnique(err, "") {
 		return Study{}, userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 	}
@@ -202,8 +239,10 @@ func checkOpenable(ctx context.Context, tx pgx.Tx, studyID int64) error {
 // subquery), and for a study without questions that reads the whole table.
 const questionsIssuedSQL = `SELECT (SELECT min(issued_at) FROM questions WHERE study_id = $1) IS NOT NULL`
 
-// UpdateStudy changes the study with id. The design cannot change once
-// questions were issued.
+// UpdateStudy changes the study with id. The design, its settings, the
+// arms and the held-out share cannot change once questions were issued;
+// before, a change of arms assigns the participants who joined already
+// again (assignArms).
 func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study, error) {
 	if err := s.check(&in); err != nil {
 		return Study{}, fmt.Errorf("update study: %w", err)
@@ -236,22 +275,33 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		if err := tx.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, id).Scan(&oldConfig); err != nil {
 			return err
 		}
-		if old.Design != in.Design || designConfigChanged(oldConfig, in.DesignConfig) {
+		newArms := armsChanged(old.Arms, in.Arms)
+		if old.Design != in.Design || designConfigChanged(oldConfig, in.DesignConfig) || newArms || old.HeldoutShare != in.HeldoutShare {
 			var asked bool
 			if err := tx.QueryRow(ctx, questionsIssuedSQL, id).Scan(&asked); err != nil {
 				return err
 			}
 			if asked {
-				return userErr(KindConflict, "the design and its settings cannot change after questions were issued")
+				if old.Design != in.Design || designConfigChanged(oldConfig, in.DesignConfig) {
+					return userErr(KindConflict, "the design and its settings cannot change after questions were issued")
+				}
+				return userErr(KindConflict, "the arms and the held-out share cannot change after questions were issued")
+			}
+		}
+		if newArms {
+			if err := assignArms(ctx, tx, id, in.Arms); err != nil {
+				return err
 			}
 		}
 		st, err = scanStudy(tx.QueryRow(ctx, `
 			UPDATE studies SET version = version + 1, slug = $2, title = $3, instructions = $4, debrief = $5,
 				questions_per_participant = $6, status = $7, design = $8, design_config = $9, platform = $10, consent = $11,
-				max_participants = $12, idle_minutes = $13, min_view_ms = $14, exclusion = $15, exclude_studies = $16, quality = $17, updated_at = now()
+				max_participants = $12, idle_minutes = $13, min_view_ms = $14, exclusion = $15, exclude_studies = $16, quality = $17,
+				arms = $18, heldout_share = $19, updated_at = now()
 			WHERE id = $1 RETURNING `+studyCols,
 			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
-			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality))
+			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality,
+			armsJSON(in.Arms), in.HeldoutShare))
 		if isUnique(err, "") {
 			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 		}

@@ -130,15 +130,16 @@ type purgeTable struct {
 var purgeTables = []purgeTable{
 	{"gold_triplets", "line", 1000},                  // gold_triplets_pkey (it references items)
 	{"items", "idx", 200},                            // items_study_id_idx_key
-	{"design_leases", "anchor, j, k", 1},             // design_leases_study
-	{"design_pool", "anchor, j, k", 1},               // design_pool_pkey
-	{"design_inbox", "id", 1},                        // design_inbox_study
+	{"design_leases", "arm, anchor, j, k", 1},        // design_leases_study
+	{"design_pool", "arm, anchor, j, k", 1},          // design_pool_pkey
+	{"design_inbox", "arm, id", 1},                   // design_inbox_study
 	{"answers", "seq", 1},                            // answers_study_seq
 	{"trial_answers", "answered_at, question_id", 1}, // trial_answers_study
 	{"questions", "issued_at", 1},                    // questions_study
-	{"design_events", "version", 1},                  // design_events_pkey
-	{"design_states", "study_id", 1},                 // design_states_pkey (one row)
+	{"design_events", "arm, version", 1},             // design_events_pkey
+	{"design_states", "arm", 1},                      // design_states_pkey (a row per arm)
 	{"votes", "anchor, j, k", 1},                     // votes_pkey
+	{"arm_counts", "study_id", 1},                    // arm_counts_pkey (one row)
 	{"participants", "id", 100},                      // participants_pkey
 	{"recompute_runs", "id", 200},                    // recompute_runs_study
 	{"recompute_settings", "study_id", 1},            // recompute_settings_pkey (one row)

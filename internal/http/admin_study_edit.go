@@ -58,6 +58,10 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 		in.ExcludeStudies, err = s.excludedStudies(r.Context(), excluded, st.ID)
 	}
 	if err == nil {
+		// The form has no fields for the arms and the held-out share yet:
+		// it keeps the study's (with arms, the first arm's design and
+		// settings stay the study's whatever the form says).
+		in.Arms, in.HeldoutShare = st.Arms, st.HeldoutShare
 		updated, err = s.store.UpdateStudy(r.Context(), st.ID, in)
 	}
 	if formError(err) {

@@ -25,7 +25,7 @@ func (s *Server) studyPage(r *http.Request, st collect.Study) (templates.StudyPa
 		return templates.StudyPage{}, err
 	}
 	v := templates.StudyPage{Study: st, Stats: stats, Participants: ps, PublicURL: s.publicURL("/s/" + st.Slug)}
-	ds, err := s.store.DesignStatusOf(r.Context(), st)
+	ds, err := s.store.DesignStatusOf(r.Context(), st, 0)
 	if err != nil {
 		return templates.StudyPage{}, err
 	}

@@ -93,7 +93,7 @@ func TestAPIFlowAndExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantHeader := "study,question_id,participant,external_id,anchor,closer,farther,anchor_label,closer_label,farther_label,left,right,design,response_ms,asked_at,answered_at,kind"
+	wantHeader := "study,question_id,participant,external_id,anchor,closer,farther,anchor_label,closer_label,farther_label,left,right,design,response_ms,asked_at,answered_at,kind,arm"
 	if strings.Join(recs[0], ",") != wantHeader {
 		t.Fatalf("header %v", recs[0])
 	}

@@ -120,7 +120,7 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 	v.MedianResponse = msText(v.Figures.MedianResponseMS)
 	v.DesignProgress = fmt.Sprintf("%d questions per participant", st.QuestionsPerParticipant)
 	if collect.IsStateful(st.Design) {
-		ds, err := s.store.DesignStatusOf(ctx, st)
+		ds, err := s.store.DesignStatusOf(ctx, st, 0)
 		if err != nil {
 			return v, err
 		}

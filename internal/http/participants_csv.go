@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/recompute"
 )
 
@@ -15,11 +16,12 @@ import (
 // rule's when it sets one, else 1000: recompute.FastThreshold, as of the
 // last recompute); then the platform's link parameters kept with the
 // participant (collect.ProlificParams, then MTurk's assignment and HIT),
-// empty where the platform has none.
-var ParticipantsColumns = append([]string{"participant", "external_id", "answers", "started_at", "completed_at", "completion_code",
+// empty where the platform has none; then the participant's arm (its name;
+// a study without arms: its design).
+var ParticipantsColumns = append(append([]string{"participant", "external_id", "answers", "started_at", "completed_at", "completion_code",
 	"excluded", "excluded_reason", "median_response_ms", "fast_share", "left_share", "self_contradiction", "majority_disagreement",
 	"embedding_agreement", "catch_trials", "catch_accuracy", "repeat_trials", "self_consistency", "skipped",
-	"fast_share_under_ms"}, participantParamColumns...)
+	"fast_share_under_ms"}, participantParamColumns...), "arm")
 
 // participantParamColumns are the kept link parameters participants.csv
 // lists, under their platform's names.
@@ -80,6 +82,7 @@ func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
 		for _, k := range participantParamColumns {
 			row = append(row, p.PlatformParams[k])
 		}
+		row = append(row, collect.ArmName(st, p.Arm))
 		cw.Write(row)
 	}
 	cw.Flush()

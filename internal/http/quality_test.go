@@ -90,11 +90,11 @@ func TestQualitySettingsOnTheForm(t *testing.T) {
 		return recs
 	}
 	trip := read("/admin/studies/qc/triplets.csv")
-	if !slices.Equal(trip[0], collect.ExportColumns) || trip[0][len(trip[0])-1] != "kind" {
+	if !slices.Equal(trip[0], collect.ExportColumns) || trip[0][16] != "kind" || trip[0][len(trip[0])-1] != "arm" {
 		t.Errorf("triplets.csv header %v", trip[0])
 	}
-	if len(trip) != 2 || trip[1][1] != qid3 || trip[1][len(trip[1])-1] != "design" {
-		t.Errorf("triplets.csv: %v; want the one triplet, kind design", trip[1:])
+	if len(trip) != 2 || trip[1][1] != qid3 || trip[1][16] != "design" || trip[1][17] != "random" {
+		t.Errorf("triplets.csv: %v; want the one triplet, kind design, arm random", trip[1:])
 	}
 	all := read("/admin/studies/qc/triplets.csv?all_answers=1")
 	if !slices.Equal(all[0], collect.AllAnswersColumns) || len(all) != 4 {

@@ -28,10 +28,11 @@ func newStore(t *testing.T) (*pgxpool.Pool, *collect.Store) {
 	return pool, s
 }
 
-// fill creates an open landmark study for each slug, each with a row in
-// every table that holds a study's rows: images, participants (one excluded), answered questions
-// with their votes and design events, open questions holding leases, the
-// design's state and pool, an answer waiting for the design's writer,
+// fill creates an open study of two landmark arms for each slug, each with
+// a row in every table that holds a study's rows: images, participants
+// (one excluded) and their counts per arm, answered questions with their
+// votes and design events, open questions holding leases, the arms'
+// design states and pools, an answer waiting for the design's writer,
 // dashboard settings and a finished recompute run.
 func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slugs ...string) []collect.Study {
 	t.Helper()
@@ -61,8 +62,10 @@ func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) co
 	t.Helper()
 	ctx := context.Background()
 	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: 6,
-		Status: collect.StatusOpen, Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 3, Landmarks: 3},
-		Quality: collect.QualityControl{CatchAt: []int{2}}})
+		Status: collect.StatusOpen, Quality: collect.QualityControl{CatchAt: []int{2}},
+		Arms: []collect.Arm{
+			{Name: "a", Design: collect.DesignLandmarkK1, Config: collect.DesignConfig{Seed: 3, Landmarks: 3}, Share: 0.5},
+			{Name: "b", Design: collect.DesignLandmarkK1, Config: collect.DesignConfig{Seed: 4, Landmarks: 3}, Share: 0.5}}})
 	if err != nil {
 		t.Fatal(err)
 	}

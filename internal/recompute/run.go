@@ -140,8 +140,9 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 			MajorityDisagreement: num(q.MajorityDisagreement), EmbeddingAgreement: num(q.EmbeddingAgreement),
 			LeftShare: num(q.LeftShare)})
 	}
-	// The basis design's own coordinates and d̂, when the study has one.
-	if d, err := store.DesignState(ctx, studyID); err == nil {
+	// The basis design's own coordinates and d̂, when the study has one
+	// (arm 0's: the design of a study without arms, or its first arm).
+	if d, err := store.DesignState(ctx, studyID, 0); err == nil {
 		if b, ok := d.(*basis.Scheme); ok && b.N() == n {
 			dhat := b.DHat()
 			out.BasisDHat, out.BasisComplete = &dhat, b.BasisDone()

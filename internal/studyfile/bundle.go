@@ -20,10 +20,10 @@ import (
 // version it came from (documented in docs/dashboard.md):
 //
 //	manifest.json      {"format": "closer-study-bundle", "version": 1, "exported_at", "counts"}
-//	study.json         the study's settings, its design's settings and its dashboard settings
+//	study.json         the study's settings, its design's settings (its arms' and held-out share) and its dashboard settings
 //	items.csv          index,label,file_name,content_type,sha256,width,height,image
 //	images/...         the image bytes (the image column names the file; empty for label-only items)
-//	participants.csv   participant,external_id,completion_code,created_at,completed_at,excluded_at
+//	participants.csv   participant,external_id,completion_code,created_at,completed_at,excluded_at,arm
 //	answers.csv        question_id,participant,anchor,left,right,closer,farther,design,response_ms,asked_at,answered_at
 //
 // Times are RFC 3339 UTC with microseconds; empty cells are unknown values.
@@ -32,10 +32,14 @@ import (
 // through csvsafe.Cell (a formula-like label or external id gets a leading
 // single quote, so the files are safe to open in a spreadsheet); readers
 // undo it with csvsafe.Unescape for version 2 and later only, so a quote
-// that a version 1 bundle holds stays as it was.
+// that a version 1 bundle holds stays as it was. Version 3 adds the arms
+// and the held-out share to study.json and the participant's arm to
+// participants.csv (a last column, read when present): an app that reads
+// only up to version 2 refuses such a bundle rather than import a study
+// of several designs as one.
 const (
 	BundleFormat  = "closer-study-bundle"
-	BundleVersion = 2
+	BundleVersion = 3
 )
 
 // bundleEscapedFrom is the first bundle version whose CSV cells are
@@ -46,7 +50,10 @@ const bundleEscapedFrom = 2
 var (
 	BundleItemColumns        = []string{"index", "label", "file_name", "content_type", "sha256", "width", "height", "image"}
 	BundleParticipantColumns = []string{"participant", "external_id", "completion_code", "created_at", "completed_at", "excluded_at"}
-	BundleAnswerColumns      = []string{"question_id", "participant", "anchor", "left", "right", "closer", "farther", "design", "response_ms", "asked_at", "answered_at"}
+	// BundleParticipantArmColumn follows BundleParticipantColumns from
+	// version 3 on: the participant's arm (0 in a study without arms).
+	BundleParticipantArmColumn = "arm"
+	BundleAnswerColumns        = []string{"question_id", "participant", "anchor", "left", "right", "closer", "farther", "design", "response_ms", "asked_at", "answered_at"}
 )
 
 // BundleManifest is manifest.json.
@@ -69,6 +76,11 @@ type BundleStudy struct {
 	Design                  string `json:"design"`
 	// DesignConfig is the design's settings as stored (studies.design_config).
 	DesignConfig json.RawMessage `json:"design_config,omitempty"`
+	// Arms are the designs the study runs side by side (absent: one,
+	// Design; with arms, Design and DesignConfig are the first arm's).
+	Arms []collect.Arm `json:"arms,omitempty"`
+	// HeldoutShare is the share of questions held out (absent: none).
+	HeldoutShare float64 `json:"heldout_share,omitempty"`
 	// Platform is the recruiting platform's settings (absent: none).
 	Platform        *collect.Platform       `json:"platform,omitempty"`
 	MaxParticipants int                     `json:"max_participants,omitempty"`
@@ -128,6 +140,7 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 		}
 		bs := BundleStudy{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 			QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design,
+			Arms: st.Arms, HeldoutShare: st.HeldoutShare,
 			Recompute: BundleSettings{rs.MinNewAnswers, int(rs.MaxAge / time.Second), rs.Method, rs.Dim, rs.Clusters}}
 		if bs.DesignConfig, err = sn.DesignConfig(); err != nil {
 			return err
@@ -179,12 +192,13 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 			}
 		}
 
-		err = writeCSV("participants.csv", BundleParticipantColumns, func(cw *csvsafe.Writer) (int, error) {
+		participantColumns := append(append([]string{}, BundleParticipantColumns...), BundleParticipantArmColumn)
+		err = writeCSV("participants.csv", participantColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
 			err := sn.Participants(func(p collect.SnapshotParticipant) error {
 				n++
 				return cw.Write([]string{p.PublicID, p.ExternalID, p.CompletionCode,
-					fmtTime(&p.CreatedAt), fmtTime(p.CompletedAt), fmtTime(p.ExcludedAt)})
+					fmtTime(&p.CreatedAt), fmtTime(p.CompletedAt), fmtTime(p.ExcludedAt), strconv.Itoa(p.Arm)})
 			})
 			return n, err
 		})
@@ -262,7 +276,7 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 	var rep Report
 	err = store.ImportStudy(ctx, func(imp *collect.ImportTx) error {
 		in := collect.StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief, Consent: bs.Consent,
-			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design}
+			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design, HeldoutShare: bs.HeldoutShare}
 		if bs.Platform != nil {
 			in.Platform = *bs.Platform
 		}
@@ -307,6 +321,13 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 			}
 			return err
 		}
+		if err := imp.SetArms(bs.Arms); err != nil {
+			if e, ok := collect.AsError(err); ok && e.Kind == collect.KindInvalid {
+				return invalidBundle("study.json: %s", e.Msg)
+			}
+			return err
+		}
+		st = imp.Study()
 
 		parts, err := br.participants()
 		if err != nil {

@@ -172,6 +172,21 @@ func spoiledBundles() map[string]struct {
 			"not a valid study bundle: answers.csv is missing"},
 		"twice": {func(p *bundleParts) { p.extra = [][2]string{{"items.csv", "index\n"}} },
 			`not a valid study bundle: the zip holds "items.csv" twice`},
+		"arm-beyond-the-arms": {func(p *bundleParts) {
+			p.manifest = strings.Replace(p.manifest, `"version": 1`, `"version": 3`, 1)
+			p.participants = strings.Replace(strings.Replace(strings.Replace(p.participants, "excluded_at\n", "excluded_at,arm\n", 1),
+				"00Z,,\n", "00Z,,,0\n", 1), "01:00:00Z,\n", "01:00:00Z,,1\n", 1)
+		}, `not a valid study bundle: participants.csv line 3: arm "1" is not one of the study's arms 0..0`},
+		"one-arm": {func(p *bundleParts) {
+			p.study = strings.Replace(p.study, `"design": "random"`, `"arms": [{"name": "a", "design": "random", "share": 1}]`, 1)
+		}, "not a valid study bundle: study.json: a study runs between 2 and 8 arms"},
+		"arms-shares": {func(p *bundleParts) {
+			p.study = strings.Replace(p.study, `"design": "random"`,
+				`"arms": [{"name": "a", "design": "random", "share": 0.5}, {"name": "b", "design": "random", "share": 0.6}]`, 1)
+		}, "not a valid study bundle: study.json: the arms' shares must be positive and sum to 1"},
+		"held-out-share": {func(p *bundleParts) {
+			p.study = strings.Replace(p.study, `"design": "random"`, `"design": "random", "heldout_share": 0.9`, 1)
+		}, "held-out share must be between 0 and 0.5"},
 		"long-row": {func(p *bundleParts) {
 			p.participants += "p3," + strings.Repeat("x", 2<<20) + ",,2026-01-01T00:00:00Z,,\n"
 		}, "not a valid study bundle: participants.csv: a row (or a run of blank lines) longer than 1 MiB after line 3"},

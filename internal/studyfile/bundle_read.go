@@ -136,12 +136,13 @@ func (b *bundleReader) read(name string, limit int64) ([]byte, error) {
 // bundleRows iterates over the rows of one CSV of a bundle. At the end of
 // the file it checks the number of rows against the manifest.
 type bundleRows[T any] struct {
-	name  string // items.csv, ...
-	rc    io.Closer
-	cr    *csvlimit.Reader
-	want  int
-	rows  int
-	parse func(rec []string, line int) (T, error)
+	name   string // items.csv, ...
+	header []string
+	rc     io.Closer
+	cr     *csvlimit.Reader
+	want   int
+	rows   int
+	parse  func(rec []string, line int) (T, error)
 	// unescape undoes csvsafe.Cell (bundles of version 2 and later).
 	unescape bool
 	cur      T
@@ -173,7 +174,7 @@ func openRows[T any](b *bundleReader, file string, columns []string, maxRows int
 			return nil, invalidBundle("%s: expected the columns %s", name, strings.Join(columns, ","))
 		}
 	}
-	return &bundleRows[T]{name: name, rc: rc, cr: cr, want: b.manifest.Counts[file], parse: parse,
+	return &bundleRows[T]{name: name, header: header, rc: rc, cr: cr, want: b.manifest.Counts[file], parse: parse,
 		unescape: b.manifest.Version >= bundleEscapedFrom}, nil
 }
 
@@ -283,9 +284,11 @@ func (b *bundleReader) items() (*bundleRows[collect.ImportItem], error) {
 }
 
 // participants reads participants.csv; the participant column is the key
-// its answers name.
+// its answers name; the arm column, when the file has one (version 3), the
+// participant's arm.
 func (b *bundleReader) participants() (*bundleRows[collect.ImportParticipant], error) {
-	return openRows(b, "participants", BundleParticipantColumns, b.lim.MaxParticipants, func(rec []string, line int) (collect.ImportParticipant, error) {
+	armCol := -1 // set before the first row is read
+	rows, err := openRows(b, "participants", BundleParticipantColumns, b.lim.MaxParticipants, func(rec []string, line int) (collect.ImportParticipant, error) {
 		if len(rec) < len(BundleParticipantColumns) {
 			return collect.ImportParticipant{}, errors.New("too few fields")
 		}
@@ -309,9 +312,24 @@ func (b *bundleReader) participants() (*bundleRows[collect.ImportParticipant], e
 		if ts[0] == nil {
 			return collect.ImportParticipant{}, errors.New("created_at is empty")
 		}
-		return collect.ImportParticipant{Key: rec[0], ExternalID: rec[1], CompletionCode: rec[2],
-			CreatedAt: *ts[0], CompletedAt: ts[1], ExcludedAt: ts[2]}, nil
+		p := collect.ImportParticipant{Key: rec[0], ExternalID: rec[1], CompletionCode: rec[2],
+			CreatedAt: *ts[0], CompletedAt: ts[1], ExcludedAt: ts[2]}
+		if armCol >= 0 && armCol < len(rec) && rec[armCol] != "" {
+			arm, err := strconv.Atoi(rec[armCol])
+			if arms := max(len(b.study.Arms), 1); err != nil || arm < 0 || arm >= arms {
+				return collect.ImportParticipant{}, fmt.Errorf("arm %q is not one of the study's arms 0..%d", rec[armCol], arms-1)
+			}
+			p.Arm = arm
+		}
+		return p, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	if i := len(BundleParticipantColumns); i < len(rows.header) && rows.header[i] == BundleParticipantArmColumn {
+		armCol = i
+	}
+	return rows, nil
 }
 
 // answers reads answers.csv; item indices must be below nItems. An

@@ -1,0 +1,253 @@
+package collect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/closer-lab/closer/internal/design"
+)
+
+// Arms (issue 16): a study may run several designs at once, each an arm
+// with a share of the participants. A participant is assigned to one arm
+// when they join (CreateParticipant, by design.NextArm over the counts of
+// participants per arm so far) and keeps it, so all their questions come
+// from one design and the arms' crowds are comparable; the export's arm
+// column says which arm each answer's participant was in. A study without
+// arms (Study.Arms empty) has one implicit arm 0, its Design with its
+// DesignConfig, named after the design.
+//
+// Each stateful arm keeps a design state of its own (design_states and the
+// other design tables are keyed by (study, arm)), so two arms never see
+// each other's answers, pools or leases; a participant's design questions
+// and their answers go to their arm's design alone.
+
+// Arm is one design a study runs beside others.
+type Arm struct {
+	// Name identifies the arm in the export and on the dashboard:
+	// 1 to 32 lower-case letters, digits and dashes, unique in the study.
+	Name string `json:"name"`
+	// Design is the arm's design (random, landmark-k1, landmark-k2, basis
+	// or active) and Config its settings, checked as a study's are.
+	Design string       `json:"design"`
+	Config DesignConfig `json:"config"`
+	// Share is the arm's share of the participants; the shares sum to 1
+	// (design.CheckShares).
+	Share float64 `json:"share"`
+}
+
+// Bounds of a study's arms and held-out share.
+const (
+	MinArms = 2
+	MaxArms = 8
+	// MaxHeldoutShare bounds the share of questions held out.
+	MaxHeldoutShare = 0.5
+)
+
+var armNameRE = regexp.MustCompile(`^[a-z0-9-]{1,32}$`)
+
+// checkArms normalises and checks a study's arms for the given item labels
+// (nil: no items yet): their number, names, designs, settings and shares.
+func checkArms(arms []Arm, labels []string) error {
+	if len(arms) < MinArms || len(arms) > MaxArms {
+		return userErr(KindInvalid, "a study runs between %d and %d arms (%d given); leave the arms out for one design", MinArms, MaxArms, len(arms))
+	}
+	seen := map[string]bool{}
+	shares := make([]float64, len(arms))
+	for i := range arms {
+		a := &arms[i]
+		if !armNameRE.MatchString(a.Name) {
+			return userErr(KindInvalid, "arm %d: the name %q must be 1 to 32 lower-case letters, digits and dashes", i+1, a.Name)
+		}
+		if seen[a.Name] {
+			return userErr(KindInvalid, "two arms are named %q", a.Name)
+		}
+		seen[a.Name] = true
+		switch a.Design {
+		case DesignRandom, DesignLandmarkK1, DesignLandmarkK2, DesignBasis, DesignActive:
+		default:
+			return userErr(KindInvalid, "arm %s: unknown design %q (random, landmark-k1, landmark-k2, basis or active)", a.Name, a.Design)
+		}
+		if err := checkConfig(a.Design, &a.Config, labels); err != nil {
+			e, _ := AsError(err)
+			return userErr(KindInvalid, "arm %s: %s", a.Name, e.Msg)
+		}
+		shares[i] = a.Share
+	}
+	if err := design.CheckShares(shares); err != nil {
+		return userErr(KindInvalid, "the arms' shares must be positive and sum to 1 (%v)", sharesMsg(err))
+	}
+	return nil
+}
+
+// sharesMsg is design.CheckShares's message without its package prefix.
+func sharesMsg(err error) string {
+	const prefix = "design: "
+	m := err.Error()
+	if len(m) > len(prefix) && m[:len(prefix)] == prefix {
+		return m[len(prefix):]
+	}
+	return m
+}
+
+// ArmsOf returns the arms a study runs: its Arms, or its one implicit arm
+// (its design and the settings cfg, named after the design, share 1).
+func ArmsOf(st Study, cfg DesignConfig) []Arm {
+	if len(st.Arms) > 0 {
+		return st.Arms
+	}
+	return []Arm{{Name: st.Design, Design: st.Design, Config: cfg, Share: 1}}
+}
+
+// ArmName is the name of arm i of study st: the arm's, or the study's
+// design for its implicit arm 0 (and for an arm it does not have).
+func ArmName(st Study, i int) string {
+	if i >= 0 && i < len(st.Arms) {
+		return st.Arms[i].Name
+	}
+	return st.Design
+}
+
+// StudyArms returns the arms study studyID runs (ArmsOf).
+func (s *Store) StudyArms(ctx context.Context, studyID int64) ([]Arm, error) {
+	st, err := s.StudyByID(ctx, studyID)
+	if err != nil {
+		return nil, fmt.Errorf("study arms: %w", err)
+	}
+	cfg, err := s.DesignConfigOf(ctx, studyID)
+	if err != nil {
+		return nil, fmt.Errorf("study arms: %w", err)
+	}
+	return ArmsOf(st, cfg), nil
+}
+
+// armsJSON is a study's arms as stored (studies.arms): never NULL.
+func armsJSON(arms []Arm) []Arm {
+	if arms == nil {
+		return []Arm{}
+	}
+	return arms
+}
+
+// armsChanged reports whether two lists of arms differ in what the
+// designs use.
+func armsChanged(old, arms []Arm) bool {
+	if len(old) == 0 && len(arms) == 0 {
+		return false
+	}
+	a, _ := json.Marshal(old)
+	b, _ := json.Marshal(arms)
+	return string(a) != string(b)
+}
+
+// shares returns the arms' shares.
+func shares(arms []Arm) []float64 {
+	out := make([]float64, len(arms))
+	for i, a := range arms {
+		out[i] = a.Share
+	}
+	return out
+}
+
+// The SQL of the arms' assignment, by name so that TestHotQueryPlans
+// explains these very strings on a large study.
+const (
+	// lockArmCountsSQL locks study $1's participant counts per arm for the
+	// join's transaction (a study with arms has the row).
+	lockArmCountsSQL = `SELECT counts FROM arm_counts WHERE study_id = $1 FOR UPDATE`
+	// joinArmSQL is joinSQL for a study with arms: the participant goes to
+	// arm $6, which counts them (nothing when the external id resumes).
+	joinArmSQL = `
+		WITH p AS (
+			INSERT INTO participants (public_id, study_id, token_hash, external_id, external_key, platform_params, last_active_at, arm)
+			VALUES ($1, $2, $3, nullif($4, ''), nullif($4, ''), $5, now(), $6)
+			ON CONFLICT (study_id, external_key) DO NOTHING
+			RETURNING id, created_at),
+		c AS (
+			UPDATE arm_counts SET counts[$6 + 1] = counts[$6 + 1] + 1
+			WHERE study_id = $2 AND EXISTS (SELECT FROM p))
+		SELECT id, created_at FROM p`
+)
+
+// nextArm locks the study's arm counts in tx and returns the arm the next
+// new participant goes to.
+func nextArm(ctx context.Context, tx pgx.Tx, studyID int64, arms []Arm) (int, error) {
+	var counts []int32
+	err := tx.QueryRow(ctx, lockArmCountsSQL, studyID).Scan(&counts)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Not created with the arms (cannot happen through the store):
+		// create the counts from the participants.
+		if err := countArms(ctx, tx, studyID, len(arms)); err != nil {
+			return 0, err
+		}
+		err = tx.QueryRow(ctx, lockArmCountsSQL, studyID).Scan(&counts)
+	}
+	if err != nil {
+		return 0, err
+	}
+	c := make([]int, len(arms))
+	for i := range c {
+		if i < len(counts) {
+			c[i] = int(counts[i])
+		}
+	}
+	return design.NextArm(shares(arms), c), nil
+}
+
+// countArms writes study's arm_counts row (n arms) from its participants.
+func countArms(ctx context.Context, tx pgx.Tx, studyID int64, n int) error {
+	_, err := tx.Exec(ctx, `
+		INSERT INTO arm_counts (study_id, counts)
+		SELECT $1, array_agg(coalesce(c.n, 0)::int ORDER BY a)
+		FROM generate_series(0, $2 - 1) a
+		LEFT JOIN (SELECT arm, count(*) AS n FROM participants WHERE study_id = $1 GROUP BY arm) c ON c.arm = a
+		ON CONFLICT (study_id) DO UPDATE SET counts = excluded.counts`, studyID, n)
+	return err
+}
+
+// assignArms sets a study's arms in tx: the arm counts row (none without
+// arms), and the participants who joined before (a study whose arms change
+// before its first question) assigned again, in the order they joined, as
+// if they joined now.
+func assignArms(ctx context.Context, tx pgx.Tx, studyID int64, arms []Arm) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM arm_counts WHERE study_id = $1`, studyID); err != nil {
+		return err
+	}
+	if len(arms) == 0 {
+		_, err := tx.Exec(ctx, `UPDATE participants SET arm = 0 WHERE study_id = $1 AND arm <> 0`, studyID)
+		return err
+	}
+	rows, err := tx.Query(ctx, `SELECT id FROM participants WHERE study_id = $1 ORDER BY id`, studyID)
+	if err != nil {
+		return err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return err
+	}
+	counts := make([]int, len(arms))
+	assigned := make([]int16, len(ids))
+	sh := shares(arms)
+	for i := range ids {
+		a := design.NextArm(sh, counts)
+		counts[a]++
+		assigned[i] = int16(a)
+	}
+	if len(ids) > 0 {
+		if _, err := tx.Exec(ctx, `
+			UPDATE participants p SET arm = u.arm FROM unnest($2::bigint[], $3::smallint[]) AS u(id, arm)
+			WHERE p.study_id = $1 AND p.id = u.id`, studyID, ids, assigned); err != nil {
+			return err
+		}
+	}
+	c32 := make([]int32, len(counts))
+	for i, c := range counts {
+		c32[i] = int32(c)
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO arm_counts (study_id, counts) VALUES ($1, $2)`, studyID, c32)
+	return err
+}
