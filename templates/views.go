@@ -123,8 +123,8 @@ type StudyForm struct {
 	Arms, HeldoutPct string
 	Frozen           bool
 	Designs          []string
-	Statuses          []string
-	Error             string
+	Statuses         []string
+	Error            string
 }
 
 // StudyPage is the researcher's page of one study.
