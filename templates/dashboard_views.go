@@ -77,8 +77,8 @@ type ArmRow struct {
 	// its participants gave, now.
 	Participants, Answers, Heldout int
 	// Error is the latest run's held-out error ("–" without one),
-	// ErrorNote how it was measured.
-	Error, ErrorNote string
+	// ErrorNote and ErrorTitle how it was measured (briefly, in full).
+	Error, ErrorNote, ErrorTitle string
 	// Warmup, Refreshes and PoolLeft describe an active arm ("" for the
 	// others).
 	Active                      bool

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -45,6 +46,30 @@ func TestFitArm(t *testing.T) {
 	}
 	if math.Abs(w.HeldoutError-g.HeldoutError) > 0.03 {
 		t.Fatalf("warm-started: %.3f, from %.3f", w.HeldoutError, g.HeldoutError)
+	}
+	// A previous fit far from the answers (the points folded along an
+	// axis and spread 10,000 times wider, as t-STE fits in two dimensions
+	// are) does not hold the fit back: the random start wins.
+	folded := mat.NewDense(n, 2, nil)
+	for i := range n {
+		u, v := x.At(i, 0), x.At(i, 1)
+		if u > 0 {
+			v = -v
+		}
+		folded.Set(i, 0, 1e4*u)
+		folded.Set(i, 1, 1e4*v)
+	}
+	f, err := FitArm(ctx, n, good, test, s, folded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onlyWarm, err := embed.Fit(ctx, n, good, embed.Options{Seed: 1, Init: folded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("from the folded points: kept the warm start %v, error %.3f; the warm start alone %.3f", f.Warm, f.HeldoutError, embed.TripletError(onlyWarm.X, test))
+	if f.HeldoutError > g.HeldoutError+0.03 || f.Loss > onlyWarm.Loss {
+		t.Fatalf("from the folded points: error %.3f (random start %.3f), loss %g (warm start alone %g)", f.HeldoutError, g.HeldoutError, f.Loss, onlyWarm.Loss)
 	}
 	// No held-out answers: no error; no answers: refused.
 	if f, err := FitArm(ctx, n, good, nil, s, nil); err != nil || !math.IsNaN(f.HeldoutError) || f.Heldout != 0 {

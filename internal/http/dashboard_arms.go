@@ -76,7 +76,8 @@ func (s *Server) armsView(ctx context.Context, st collect.Study, latest *runEntr
 		}
 		if a, ok := byArm[i]; ok && a.HeldoutError != nil {
 			r.Error = pctText(*a.HeldoutError)
-			r.ErrorNote = fmt.Sprintf("%d of %d wrong, map of %d answers", a.Wrong, a.Heldout, a.Answers)
+			r.ErrorNote = fmt.Sprintf("%d of %d wrong", a.Wrong, a.Heldout)
+			r.ErrorTitle = fmt.Sprintf("the map of the arm's %d answers gets %d of the %d held-out answers wrong", a.Answers, a.Wrong, a.Heldout)
 		} else if res != nil {
 			r.ErrorNote = "no answers in the last recompute"
 		}
@@ -89,7 +90,7 @@ func (s *Server) armsView(ctx context.Context, st collect.Study, latest *runEntr
 					r.Warmup = "done (" + strconv.Itoa(p.Warmup) + ")"
 				}
 				r.Refreshes = strconv.Itoa(p.Refreshes)
-				r.PoolLeft = fmt.Sprintf("%d of %d questions", p.PoolLeft, p.PoolSize)
+				r.PoolLeft = fmt.Sprintf("%d of %d", p.PoolLeft, p.PoolSize*max(d.Config.Repeats, 1))
 			}
 		}
 		v.Rows = append(v.Rows, r)

@@ -136,10 +136,10 @@ func TestDashboardComparesDesigns(t *testing.T) {
 	for i, d := range statuses {
 		r := res.Arms[i]
 		cells := []string{d.ArmName, d.Design, "50%", fmt.Sprint(assigned[i]), fmt.Sprint(d.Answers - d.Heldout), fmt.Sprint(d.Heldout),
-			strconv.FormatFloat(math.Round(1000*float64(r.Wrong)/float64(r.Heldout))/10, 'f', -1, 64) + "%", fmt.Sprintf("%d of %d wrong, map of %d answers", r.Wrong, r.Heldout, r.Answers)}
+			strconv.FormatFloat(math.Round(1000*float64(r.Wrong)/float64(r.Heldout))/10, 'f', -1, 64) + "%", fmt.Sprintf("%d of %d wrong", r.Wrong, r.Heldout)}
 		if i == 0 {
 			pa := d.Progress.Active
-			cells = append(cells, fmt.Sprintf("done (%d)", pa.Warmup), fmt.Sprint(pa.Refreshes), fmt.Sprintf("%d of %d questions", pa.PoolLeft, pa.PoolSize))
+			cells = append(cells, fmt.Sprintf("done (%d)", pa.Warmup), fmt.Sprint(pa.Refreshes), fmt.Sprintf("%d of %d", pa.PoolLeft, pa.PoolSize))
 			if pa.Refreshes != 2 {
 				t.Errorf("the active arm had %d pools chosen, want one per run", pa.Refreshes)
 			}

@@ -31,9 +31,10 @@ func (b *armAnswers) add(a collect.RunAnswer, t triplet.Triplet) {
 	}
 }
 
-// fitArms fits each arm's answers with the study's settings s over n items,
-// warm-started from the arm's fit in old when old has the same items,
-// method and dimensions (sameFit), judges each fit on the held-out answers
+// fitArms fits each arm's answers with the study's settings s over n items
+// (analysis.FitArm: from a random start and, when old has the same items,
+// method and dimensions (sameFit), from the arm's fit in old, the better
+// kept), judges each fit on the held-out answers
 // and stores the arms and the learning curve (old's points, then this
 // run's) in out. It returns the fits by arm (nil for an arm without
 // answers).
@@ -77,8 +78,8 @@ func fitArms(ctx context.Context, out, old *Result, sameFit bool, arms []collect
 // warm-up is over (collect.Store.ActiveArms): it fits the arm's answers
 // under the arm's answer model (t-STE, or CKL for the model "ckl"),
 // reusing the arm's learning-curve fit (fits) when it is of the same
-// method and items, else warm-started from the previous run's fit under
-// that model; scores the next pool on the state's copy
+// method and items, else fitted as analysis.FitArm does (the better of a
+// random start and the previous run's fit under that model); scores the next pool on the state's copy
 // (active.Design.NextPool, outside any lock) and hands it to the arm's
 // writer (Store.ApplyActivePool, which applies it on the latest state).
 // What happened is kept in out.Pools; an arm whose refresh fails is
@@ -127,11 +128,11 @@ func refreshPools(ctx context.Context, store *collect.Store, studyID int64, out,
 						}
 					}
 				}
-				fit, err := embed.Fit(ctx, dn, ts, embed.Options{Method: method, Dim: rs.Dim, Seed: uint64(studyID), Init: warm})
+				fit, err := analysis.FitArm(ctx, dn, ts, nil, analysis.Settings{Method: method, Dim: rs.Dim, Seed: uint64(studyID)}, warm)
 				if err != nil {
 					return err
 				}
-				x, pr.Embedding = fit.X, rowsOf(fit.X)
+				x, pr.Embedding = fit.Embedding, rowsOf(fit.Embedding)
 			}
 			qs, err := aa.State.NextPool(x, ts)
 			if err != nil {
