@@ -80,7 +80,11 @@ func TestDesignsComparedScreenshots(t *testing.T) {
 			runs++
 		}
 	}
-	t.Logf("%d answers, %d recomputes", given, runs)
+	last, err := a.store.LatestRun(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d answers, %d recomputes; the last took %v on %d answers", given, runs, last.Duration, last.Answers)
 	if _, err := a.store.CreateAdmin(ctx, "admin@example.com", "closer-demo"); err != nil {
 		t.Fatal(err)
 	}
