@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/closer-lab/closer/internal/analysis"
@@ -203,9 +204,11 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 		}
 	}
 	// The active arms' pools.
-	_ = store.SetRunStage(bg, runID, StagePools)
-	if err := refreshPools(ctx, store, studyID, out, old, byArm, fits, n, rs); err != nil {
-		return fail(err)
+	if slices.ContainsFunc(arms, func(a collect.Arm) bool { return a.Design == collect.DesignActive }) {
+		_ = store.SetRunStage(bg, runID, StagePools)
+		if err := refreshPools(ctx, store, studyID, out, old, byArm, fits, n, rs); err != nil {
+			return fail(err)
+		}
 	}
 
 	blob, err := out.Encode()
