@@ -993,34 +993,12 @@ type countingDesign interface {
 // gives, in time proportional to the answers instead of the window (the
 // window's walk was the writer's main cost, TestCountedPoolChanges).
 func countedPoolChanges(c countingDesign, e *cachedState, entries []inboxEntry, released map[triplet.Key]int32) (write []poolWrite, drop []triplet.Key) {
-	touched := make(map[triplet.Key]bool, len(entries)+len(released))
-	for _, en := range entries {
-		touched[triplet.KeyOf(en.t)] = true
-	}
-	for k := range released {
-		touched[k] = true
-	}
-	for k := range touched {
-		old, had := e.pool[k]
-		if !had {
-			continue // not a comparison of the design, or dropped before
-		}
-		wanted := 0
+	return touchedPoolChanges(e, entries, released, func(k triplet.Key, old poolRow) (int, int64) {
 		if i, ok := c.Index(k); ok {
-			wanted = max(c.Repeats()-c.Count(i), 0)
+			return max(c.Repeats()-c.Count(i), 0), old.ord
 		}
-		if wanted != old.wanted {
-			write = append(write, poolWrite{key: k, wanted: wanted, ord: old.ord})
-		}
-		if wanted == 0 && (old.wanted != 0 || released[k] > 0) {
-			drop = append(drop, k)
-		}
-	}
-	// The order of the rows written does not matter to PostgreSQL, but a
-	// fixed one keeps the writer's statements reproducible.
-	slices.SortFunc(write, func(a, b poolWrite) int { return cmp.Compare(a.ord, b.ord) })
-	slices.SortFunc(drop, func(a, b triplet.Key) int { return cmp.Compare(e.pool[a].ord, e.pool[b].ord) })
-	return write, drop
+		return 0, old.ord // not a comparison of the design
+	})
 }
 
 // activePoolChanges is poolChanges for the active design while its pool
@@ -1030,6 +1008,22 @@ func countedPoolChanges(c countingDesign, e *cachedState, entries []inboxEntry, 
 // of a pool of thousands after every writer pass was the writer's main
 // cost (BenchmarkActiveServing).
 func activePoolChanges(a *active.Design, e *cachedState, entries []inboxEntry, released map[triplet.Key]int32) (write []poolWrite, drop []triplet.Key) {
+	return touchedPoolChanges(e, entries, released, func(k triplet.Key, old poolRow) (int, int64) {
+		if i, ok := a.PoolIndex(k); ok && a.WarmedUp() {
+			return a.Left(i), int64(i)
+		}
+		return 0, old.ord
+	})
+}
+
+// touchedPoolChanges is what countedPoolChanges and activePoolChanges
+// share: the rows of the comparisons answered (entries) and released,
+// each with the wanted and ord that now gives it, written where they
+// changed and dropped once wanted (the drop statement also waits for no
+// lease out). A comparison the pool does not hold and the design does not
+// want is left alone.
+func touchedPoolChanges(e *cachedState, entries []inboxEntry, released map[triplet.Key]int32,
+	now func(k triplet.Key, old poolRow) (wanted int, ord int64)) (write []poolWrite, drop []triplet.Key) {
 	touched := make(map[triplet.Key]bool, len(entries)+len(released))
 	for _, en := range entries {
 		touched[triplet.KeyOf(en.t)] = true
@@ -1039,10 +1033,7 @@ func activePoolChanges(a *active.Design, e *cachedState, entries []inboxEntry, r
 	}
 	for k := range touched {
 		old, had := e.pool[k]
-		wanted, ord := 0, old.ord
-		if i, ok := a.PoolIndex(k); ok && a.WarmedUp() {
-			wanted, ord = a.Left(i), int64(i)
-		}
+		wanted, ord := now(k, old)
 		if !had && wanted == 0 {
 			continue // not in the pool, or answered before its row was written
 		}
@@ -1053,6 +1044,8 @@ func activePoolChanges(a *active.Design, e *cachedState, entries []inboxEntry, r
 			drop = append(drop, k)
 		}
 	}
+	// The order of the rows written does not matter to PostgreSQL, but a
+	// fixed one keeps the writer's statements reproducible.
 	slices.SortFunc(write, func(a, b poolWrite) int { return cmp.Compare(a.ord, b.ord) })
 	slices.SortFunc(drop, func(a, b triplet.Key) int { return cmp.Compare(e.pool[a].ord, e.pool[b].ord) })
 	return write, drop
