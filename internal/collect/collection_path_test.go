@@ -309,6 +309,14 @@ func TestAuthenticateParticipant(t *testing.T) {
 	}
 }
 
+// newQuestion lets a new participant of the study take a question and
+// returns them with it.
+func newQuestion(t *testing.T, s *collect.Store, studyID int64) (int64, *collect.Question) {
+	t.Helper()
+	ids, qs := holdQuestions(t, s, studyID, 1)
+	return ids[0], qs[0]
+}
+
 // holdQuestions lets m new participants of the study take a question each
 // and returns them with their questions.
 func holdQuestions(t *testing.T, s *collect.Store, studyID int64, m int) ([]int64, []*collect.Question) {

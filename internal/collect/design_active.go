@@ -230,28 +230,28 @@ func (ds *DesignScheduler) applyPool(ctx context.Context, key armKey, qs []activ
 	// Outside the arm's lock: fresh statistics for a pool table that just
 	// grew by much (see analyzeIfGrown). The pool is installed whatever
 	// happens to this; autovacuum analyzes the table later anyway.
-	_ = analyzeIfGrown(ctx, ds.db, len(write))
+	_ = analyzeIfGrown(ctx, ds.db, "design_pool", len(write))
 	return nil
 }
 
-// analyzeIfGrown analyzes design_pool when `written` rows are many against
-// what its statistics know (none yet, or more than a tenth of the rows
+// analyzeIfGrown analyzes table (design_pool, design_leases) when
+// `written` rows are many against what its statistics know (none yet, or more than a tenth of the rows
 // they counted, autovacuum's own rule with its default settings, which it
 // applies only within a minute). Without statistics PostgreSQL estimates
 // one row for an arm's pool, and the claim statement then updates its row
 // by walking the whole pool of the arm instead of looking it up by key:
 // 12 ms a question with a fresh pool of 20,000 (BenchmarkActiveServing).
-func analyzeIfGrown(ctx context.Context, db *pgxpool.Pool, written int) error {
+func analyzeIfGrown(ctx context.Context, db *pgxpool.Pool, table string, written int) error {
 	if written < 100 {
 		return nil
 	}
 	var tuples float64
-	if err := db.QueryRow(ctx, `SELECT reltuples FROM pg_class WHERE oid = 'design_pool'::regclass`).Scan(&tuples); err != nil {
+	if err := db.QueryRow(ctx, `SELECT reltuples FROM pg_class WHERE oid = $1::regclass`, table).Scan(&tuples); err != nil {
 		return err
 	}
 	if tuples >= 0 && float64(written) <= 50+0.1*tuples {
 		return nil
 	}
-	_, err := db.Exec(ctx, `ANALYZE design_pool`)
+	_, err := db.Exec(ctx, `ANALYZE `+pgx.Identifier{table}.Sanitize())
 	return err
 }

@@ -22,20 +22,8 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	s, schs := designStore(pool)
 	ds := schs[collect.DesignLandmarkK1]
 	st := designStudy(t, s, "rb", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 4, Landmarks: 3}, 8, 5)
-	newQuestion := func() (int64, *collect.Question) {
-		t.Helper()
-		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := s.Next(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.ID, pr.Question
-	}
-	p1, q1 := newQuestion()
-	p2, q2 := newQuestion()
+	p1, q1 := newQuestion(t, s, st.ID)
+	p2, q2 := newQuestion(t, s, st.ID)
 	// q1's answer waits in the inbox, and a writer records it in a
 	// transaction that then rolls back.
 	if _, err := pool.Exec(ctx, `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther) VALUES ($1, $2, $3, $4, $5)`,

@@ -80,17 +80,18 @@ type DesignScheduler struct {
 	// and the next writer records them); nil ignores it.
 	OnError func(studyID int64, err error)
 
-	name    string
-	kind    designKind
-	db      *pgxpool.Pool
-	mu      sync.Mutex
-	cache   map[armKey]*cachedState
-	started map[armKey]bool      // arms whose design state is known to exist
-	bands   map[armKey]int32     // the band each arm's last likely claim took a slot in
-	full    map[armKey]time.Time // when a question last found no slot of the arm free (seemsFull)
-	warming map[armKey]bool      // active arms whose last fallback was a warm-up question (warmingUp)
-	writers map[armKey]*writer
-	stats   struct{ hits, replays, restores, steps, failures atomic.Int64 }
+	name     string
+	kind     designKind
+	db       *pgxpool.Pool
+	mu       sync.Mutex
+	cache    map[armKey]*cachedState
+	started  map[armKey]bool      // arms whose design state is known to exist
+	bands    map[armKey]int32     // the band each arm's last likely claim took a slot in
+	full     map[armKey]time.Time // when a question last found no slot of the arm free (seemsFull)
+	warming  map[armKey]bool      // active arms whose last fallback was a warm-up question (warmingUp)
+	analyzed map[armKey]bool      // arms whose first writer pass saw to the pool's statistics (analyzeOnce)
+	writers  map[armKey]*writer
+	stats    struct{ hits, replays, restores, steps, failures atomic.Int64 }
 }
 
 // armKey names one arm of one study: the design state it keeps.
@@ -107,7 +108,7 @@ func keyOf(st studyState) armKey { return armKey{st.ID, st.Arm} }
 func NewDesignScheduler(name string) (*DesignScheduler, error) {
 	ds := &DesignScheduler{LeaseTTL: DefaultLeaseTTL, SnapshotEvery: DefaultSnapshotEvery, FullFor: DefaultFullFor, name: name,
 		cache: map[armKey]*cachedState{}, started: map[armKey]bool{}, bands: map[armKey]int32{}, writers: map[armKey]*writer{},
-		full: map[armKey]time.Time{}, warming: map[armKey]bool{}}
+		full: map[armKey]time.Time{}, warming: map[armKey]bool{}, analyzed: map[armKey]bool{}}
 	switch name {
 	case DesignLandmarkK1, DesignLandmarkK2:
 		ds.kind, ds.PoolWindow = landmarkKind, DefaultPoolWindow
@@ -392,6 +393,28 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 	return Comparison{}, time.Time{}, false, nil
 }
 
+// analyzeOnce gives design_pool and design_leases statistics after the
+// arm's first writer pass in this process, when they have none or fewer
+// rows than the arm's pool holds (analyzeIfGrown's rule). A study's first
+// minute is otherwise planned without them (autovacuum analyzes a table
+// only after its naptime): PostgreSQL then estimated a row or two for an
+// arm's pool and leases and chose plans that walk every row and its dead
+// versions, so that a claim took 1.7 ms and a writer pass's release of
+// leases 72 ms in a landmark study's first 20 s under load, and held
+// leases out longer.
+func (ds *DesignScheduler) analyzeOnce(ctx context.Context, key armKey, poolRows int) {
+	ds.mu.Lock()
+	done := ds.analyzed[key]
+	ds.analyzed[key] = true
+	ds.mu.Unlock()
+	if done {
+		return
+	}
+	// Best effort: the pool works without it, only slower.
+	_ = analyzeIfGrown(ctx, ds.db, "design_pool", poolRows)
+	_ = analyzeIfGrown(ctx, ds.db, "design_leases", poolRows)
+}
+
 // DefaultFullFor is how long a process takes a study's design for full
 // after a question found no free slot in it: the questions in that time
 // get their random fallback at once, in one statement, instead of after
@@ -600,7 +623,13 @@ const (
 	// changed; a new row counts the leases its comparison has (none, but
 	// for leases taken before migration 000009, or out on an active
 	// design's earlier pool). $7: the design spreads (its band and prio as
-	// the comment on claimStart says).
+	// the comment on claimStart says). The writer sends the rows the pool
+	// holds already through poolUpdateSQL, which counts no leases: on a
+	// fresh design_leases without statistics (analyzeOnce) this statement
+	// looked each row's leases up through the expiry index, walking every
+	// lease of the arm and their dead versions per row (296 ms a writer
+	// pass of 480 rows under load, which held leases out longer and sent
+	// claims down their slow paths).
 	poolWriteSQL = `
 		INSERT INTO design_pool AS p (study_id, arm, anchor, j, k, wanted, taken, ord, band, prio)
 		SELECT $1, $8, u.a, u.j, u.k, u.wanted, l.n, u.ord,
@@ -610,6 +639,13 @@ const (
 				WHERE d.study_id = $1 AND d.arm = $8 AND d.anchor = u.a AND d.j = u.j AND d.k = u.k) l
 		ON CONFLICT (study_id, arm, anchor, j, k) DO UPDATE SET wanted = excluded.wanted, ord = excluded.ord,
 			band = excluded.band, prio = excluded.prio`
+	// poolUpdateSQL is poolWriteSQL for rows the pool holds: their taken
+	// stays.
+	poolUpdateSQL = `
+		UPDATE design_pool p SET wanted = u.wanted, ord = u.ord,
+			band = CASE WHEN $7 THEN -u.wanted ELSE 0 END, prio = CASE WHEN $7 THEN u.ord * 1540483477 % 2147483648 ELSE u.ord END
+		FROM unnest($2::int[], $3::int[], $4::int[], $5::int[], $6::bigint[]) AS u(a, j, k, wanted, ord)
+		WHERE p.study_id = $1 AND p.arm = $8 AND p.anchor = u.a AND p.j = u.j AND p.k = u.k`
 	// poolDropSQL deletes the rows of arm $5 of the given comparisons that
 	// are no longer wanted and have no lease out.
 	poolDropSQL = `
@@ -670,6 +706,7 @@ func (ds *DesignScheduler) recordInbox(ctx context.Context, key armKey) (int, er
 		return 0, err
 	}
 	ds.clearFull(key) // leases released, comparisons perhaps opened
+	ds.analyzeOnce(ctx, key, len(e.pool))
 	if w, ok := e.d.(interface{ WarmedUp() bool }); ok && w.WarmedUp() {
 		ds.noteWarming(key, false)
 	}
@@ -756,14 +793,30 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, key armKey, ro
 		}
 		b.Queue(poolReleaseSQL, studyID, a, j, k, n, key.arm)
 	}
-	if len(write) > 0 {
+	// Rows the pool already holds are updated in place; only new rows need
+	// poolWriteSQL's count of the leases out on them.
+	var updates, inserts []poolWrite
+	for _, w := range write {
+		if _, had := e.pool[w.key]; had {
+			updates = append(updates, w)
+		} else {
+			inserts = append(inserts, w)
+		}
+	}
+	for _, part := range []struct {
+		sql  string
+		rows []poolWrite
+	}{{poolUpdateSQL, updates}, {poolWriteSQL, inserts}} {
+		if len(part.rows) == 0 {
+			continue
+		}
 		var a, j, k, wanted []int32
 		var ord []int64
-		for _, w := range write {
+		for _, w := range part.rows {
 			a, j, k = append(a, int32(w.key.Anchor)), append(j, int32(w.key.J)), append(k, int32(w.key.K))
 			wanted, ord = append(wanted, int32(w.wanted)), append(ord, w.ord)
 		}
-		b.Queue(poolWriteSQL, studyID, a, j, k, wanted, ord, ds.kind.spread, key.arm)
+		b.Queue(part.sql, studyID, a, j, k, wanted, ord, ds.kind.spread, key.arm)
 	}
 	if len(drop) > 0 {
 		var a, j, k []int32
@@ -805,7 +858,18 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, key armKey, ro
 				return err
 			}
 		}
-		if len(write) > 0 {
+		if len(updates) > 0 {
+			tag, err := br.Exec()
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() != int64(len(updates)) {
+				// The cached pool is not the stored one: fail the pass, and
+				// the next writer reloads it.
+				return fmt.Errorf("design pool: %d of %d rows updated", tag.RowsAffected(), len(updates))
+			}
+		}
+		if len(inserts) > 0 {
 			if _, err := br.Exec(); err != nil {
 				return err
 			}
@@ -929,34 +993,12 @@ type countingDesign interface {
 // gives, in time proportional to the answers instead of the window (the
 // window's walk was the writer's main cost, TestCountedPoolChanges).
 func countedPoolChanges(c countingDesign, e *cachedState, entries []inboxEntry, released map[triplet.Key]int32) (write []poolWrite, drop []triplet.Key) {
-	touched := make(map[triplet.Key]bool, len(entries)+len(released))
-	for _, en := range entries {
-		touched[triplet.KeyOf(en.t)] = true
-	}
-	for k := range released {
-		touched[k] = true
-	}
-	for k := range touched {
-		old, had := e.pool[k]
-		if !had {
-			continue // not a comparison of the design, or dropped before
-		}
-		wanted := 0
+	return touchedPoolChanges(e, entries, released, func(k triplet.Key, old poolRow) (int, int64) {
 		if i, ok := c.Index(k); ok {
-			wanted = max(c.Repeats()-c.Count(i), 0)
+			return max(c.Repeats()-c.Count(i), 0), old.ord
 		}
-		if wanted != old.wanted {
-			write = append(write, poolWrite{key: k, wanted: wanted, ord: old.ord})
-		}
-		if wanted == 0 && (old.wanted != 0 || released[k] > 0) {
-			drop = append(drop, k)
-		}
-	}
-	// The order of the rows written does not matter to PostgreSQL, but a
-	// fixed one keeps the writer's statements reproducible.
-	slices.SortFunc(write, func(a, b poolWrite) int { return cmp.Compare(a.ord, b.ord) })
-	slices.SortFunc(drop, func(a, b triplet.Key) int { return cmp.Compare(e.pool[a].ord, e.pool[b].ord) })
-	return write, drop
+		return 0, old.ord // not a comparison of the design
+	})
 }
 
 // activePoolChanges is poolChanges for the active design while its pool
@@ -966,6 +1008,22 @@ func countedPoolChanges(c countingDesign, e *cachedState, entries []inboxEntry, 
 // of a pool of thousands after every writer pass was the writer's main
 // cost (BenchmarkActiveServing).
 func activePoolChanges(a *active.Design, e *cachedState, entries []inboxEntry, released map[triplet.Key]int32) (write []poolWrite, drop []triplet.Key) {
+	return touchedPoolChanges(e, entries, released, func(k triplet.Key, old poolRow) (int, int64) {
+		if i, ok := a.PoolIndex(k); ok && a.WarmedUp() {
+			return a.Left(i), int64(i)
+		}
+		return 0, old.ord
+	})
+}
+
+// touchedPoolChanges is what countedPoolChanges and activePoolChanges
+// share: the rows of the comparisons answered (entries) and released,
+// each with the wanted and ord that now gives it, written where they
+// changed and dropped once wanted (the drop statement also waits for no
+// lease out). A comparison the pool does not hold and the design does not
+// want is left alone.
+func touchedPoolChanges(e *cachedState, entries []inboxEntry, released map[triplet.Key]int32,
+	now func(k triplet.Key, old poolRow) (wanted int, ord int64)) (write []poolWrite, drop []triplet.Key) {
 	touched := make(map[triplet.Key]bool, len(entries)+len(released))
 	for _, en := range entries {
 		touched[triplet.KeyOf(en.t)] = true
@@ -975,10 +1033,7 @@ func activePoolChanges(a *active.Design, e *cachedState, entries []inboxEntry, r
 	}
 	for k := range touched {
 		old, had := e.pool[k]
-		wanted, ord := 0, old.ord
-		if i, ok := a.PoolIndex(k); ok && a.WarmedUp() {
-			wanted, ord = a.Left(i), int64(i)
-		}
+		wanted, ord := now(k, old)
 		if !had && wanted == 0 {
 			continue // not in the pool, or answered before its row was written
 		}
@@ -989,6 +1044,8 @@ func activePoolChanges(a *active.Design, e *cachedState, entries []inboxEntry, r
 			drop = append(drop, k)
 		}
 	}
+	// The order of the rows written does not matter to PostgreSQL, but a
+	// fixed one keeps the writer's statements reproducible.
 	slices.SortFunc(write, func(a, b poolWrite) int { return cmp.Compare(a.ord, b.ord) })
 	slices.SortFunc(drop, func(a, b triplet.Key) int { return cmp.Compare(e.pool[a].ord, e.pool[b].ord) })
 	return write, drop

@@ -409,18 +409,7 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
-	next := func() (int64, *collect.Question) {
-		t.Helper()
-		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := s.Next(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.ID, pr.Question
-	}
+	next := func() (int64, *collect.Question) { return newQuestion(t, s, st.ID) }
 	pa, qa := next()
 	_, qb := next()
 	_, qc := next()
@@ -547,18 +536,7 @@ func TestFullDesignFallsBackAtOnce(t *testing.T) {
 	s, schs := designStore(pool)
 	schs[collect.DesignLandmarkK1].FullFor = time.Hour                                                           // no expiry within the test
 	st := designStudy(t, s, "full", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 1) // two comparisons
-	next := func() (int64, *collect.Question) {
-		t.Helper()
-		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := s.Next(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.ID, pr.Question
-	}
+	next := func() (int64, *collect.Question) { return newQuestion(t, s, st.ID) }
 	pa, qa := next()
 	pb, qb := next()
 	_, qc := next()

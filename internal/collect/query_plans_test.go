@@ -255,6 +255,7 @@ func hotQueries(fx planFixture) []planCase {
 		{"releaseLeases/large", releaseLeasesSQL, []any{large, []int64{fx.largePart}, []int32{5}, []int32{6}, []int32{7}}},
 		{"poolRelease/large", poolReleaseSQL, []any{large, []int32{5}, []int32{6}, []int32{7}, []int32{1}, 0}},
 		{"poolWrite/large", poolWriteSQL, []any{large, []int32{5}, []int32{6}, []int32{7}, []int32{1}, []int64{9}, true, 0}},
+		{"poolUpdate/large", poolUpdateSQL, []any{large, []int32{5}, []int32{6}, []int32{7}, []int32{1}, []int64{9}, true, 0}},
 		{"poolDrop/large", poolDropSQL, []any{large, []int32{5}, []int32{6}, []int32{7}, 0}},
 		{"insertEvents/live", insertEventsSQL, []any{live, []int64{1 << 40}, []string{"rev"}, []int32{0}, []int32{1}, []int32{2}, 0}},
 		{"saveSnapshot/live", saveSnapshotSQL, []any{live, int64(10), "rev", []byte("{}"), []byte{0}, 0}},
