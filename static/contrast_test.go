@@ -57,6 +57,35 @@ func TestTextContrastPassesWCAGAA(t *testing.T) {
 	}
 }
 
+// The arms' learning curves on the dashboard (dashboard.css, classes a0
+// to a7) are drawn in colours of at least 3:1 against the card they sit
+// on (WCAG 2.1 success criterion 1.4.11, non-text contrast), each arm in
+// a colour of its own (the dashes tell neighbours apart without colour).
+func TestArmCurveColoursContrast(t *testing.T) {
+	css, err := FS.ReadFile("dashboard.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`svg\.plot \.a([0-9]) \{ stroke: (#[0-9A-Fa-f]{6}); fill: #[0-9A-Fa-f]{6};( stroke-dasharray: ([0-9 ]+);)? \}`)
+	ms := re.FindAllStringSubmatch(string(css), -1)
+	if len(ms) != 8 {
+		t.Fatalf("dashboard.css styles %d arm curves, want a0 to a7", len(ms))
+	}
+	seen := map[string]bool{}
+	for i, m := range ms {
+		if m[1] != strconv.Itoa(i) {
+			t.Fatalf("arm class a%s where a%d was expected", m[1], i)
+		}
+		if r := contrast(t, m[2], "#ffffff"); r < 3 {
+			t.Errorf("arm %d: %s on the white card has contrast %.2f:1, below 3:1", i, m[2], r)
+		}
+		if seen[strings.ToLower(m[2])] {
+			t.Errorf("arm %d: colour %s used twice", i, m[2])
+		}
+		seen[strings.ToLower(m[2])] = true
+	}
+}
+
 // contrast is WCAG 2.1's contrast ratio (L1 + 0.05) / (L2 + 0.05) of two
 // #rgb or #rrggbb colours.
 func contrast(t *testing.T, a, b string) float64 {

@@ -32,7 +32,12 @@ type DashboardPage struct {
 	// Overview figures, already formatted.
 	ContradictionShare string
 	MedianResponse     string
-	DesignProgress     string
+	// DesignName and DesignProgress are the overview's design figure.
+	DesignName     string
+	DesignProgress string
+	// Arms is the "Designs compared" section of a study with arms or a
+	// held-out share (nil for the others).
+	Arms *ArmsView
 
 	Plots        []Plot
 	Participants []QualityRow
@@ -46,6 +51,38 @@ type DashboardPage struct {
 	GalleryPage       int
 	GalleryPages      int
 	Contradicted      []ContradictionRow
+}
+
+// ArmsView is the dashboard's "Designs compared" section: the arms'
+// learning curves on the study's held-out answers and a table of the arms.
+type ArmsView struct {
+	// Curve is the learning curves' SVG.
+	Curve templ.Component
+	// HeldoutPct is the study's held-out share as a percentage; Heldout the
+	// held-out answers of the latest run's test set.
+	HeldoutPct string
+	Heldout    int
+	// Summary says in words how the arms compare (or why they cannot yet).
+	Summary string
+	Rows    []ArmRow
+	// Active reports an active arm (the table's pool columns).
+	Active bool
+}
+
+// ArmRow is one arm's line of the table, its figures formatted.
+type ArmRow struct {
+	// Class is the arm's curve class (a0..a7), for its swatch.
+	Class, Name, Design, Share string
+	// Participants assigned, answers (not held out) and held-out answers
+	// its participants gave, now.
+	Participants, Answers, Heldout int
+	// Error is the latest run's held-out error ("–" without one),
+	// ErrorNote and ErrorTitle how it was measured (briefly, in full).
+	Error, ErrorNote, ErrorTitle string
+	// Warmup, Refreshes and PoolLeft describe an active arm ("" for the
+	// others).
+	Active                      bool
+	Warmup, Refreshes, PoolLeft string
 }
 
 // Plot is one server-rendered SVG plot.

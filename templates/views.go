@@ -116,9 +116,15 @@ type StudyForm struct {
 	// CatchAt and RepeatAt are the catch_at and repeat_at fields: the
 	// question numbers of the trials, as typed.
 	CatchAt, RepeatAt string
-	Designs           []string
-	Statuses          []string
-	Error             string
+	// Arms is the arms field (one arm a line), HeldoutPct the held-out
+	// share in percent, as stored or as typed; Frozen says that questions
+	// were issued, so the design, its settings, the arms and the held-out
+	// share no longer change.
+	Arms, HeldoutPct string
+	Frozen           bool
+	Designs          []string
+	Statuses         []string
+	Error            string
 }
 
 // StudyPage is the researcher's page of one study.
@@ -132,7 +138,9 @@ type StudyPage struct {
 	Upload       *collect.UploadReport // the upload that redirected here
 	// Message says what the researcher's last action did ("Changes saved.").
 	Message string
-	Design  *collect.DesignStatus // the design's settings and progress
+	// Designs are the design's settings and progress, with arms every
+	// arm's, in arm order.
+	Designs []collect.DesignStatus
 	Error   string
 	// GoldTriplets counts the researcher's gold triplets (catch trials).
 	GoldTriplets int

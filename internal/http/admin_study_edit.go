@@ -35,7 +35,12 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, picks, excluded, trialFormOf(st.Quality), "")))
+	frozen, err := s.store.QuestionsIssued(r.Context(), st.ID)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, picks, excluded,
+		trialFormOf(st.Quality), armsText(st.Arms), heldoutText(st.HeldoutShare), frozen, "")))
 }
 
 // updateStudy saves the study's form (POST /admin/studies/{slug}).
@@ -49,24 +54,38 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var updated collect.Study
+	var af armsForm
 	excluded := r.PostForm.Get("exclude_studies")
 	err = t.err
 	if err == nil {
 		in.DesignConfig, err = s.designConfig(r.Context(), st.ID, in.Design, d)
 	}
 	if err == nil {
+		af, err = readArms(d, &in)
+		// A post without the fields keeps the study's arms and share; the
+		// share as shown reads back as the stored one, not a number a
+		// rounding away from it (which would count as a change).
+		if !d.armsGiven {
+			in.Arms, af = st.Arms, armsForm{}
+		}
+		if !d.heldoutGiven || d.heldout == heldoutText(st.HeldoutShare) {
+			in.HeldoutShare = st.HeldoutShare
+		}
+	}
+	if err == nil {
 		in.ExcludeStudies, err = s.excludedStudies(r.Context(), excluded, st.ID)
 	}
 	if err == nil {
-		// The form has no fields for the arms and the held-out share yet:
-		// it keeps the study's (with arms, the first arm's design and
-		// settings stay the study's whatever the form says).
-		in.Arms, in.HeldoutShare = st.Arms, st.HeldoutShare
 		updated, err = s.store.UpdateStudy(r.Context(), st.ID, in)
+		err = af.armsStoreErr(err)
 	}
 	if formError(err) {
+		frozen, ferr := s.store.QuestionsIssued(r.Context(), st.ID)
+		if ferr != nil {
+			return ferr
+		}
 		return s.render(w, r, http.StatusUnprocessableEntity,
-			templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, d.picks, excluded, t, userMessage(err))))
+			templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, d.picks, excluded, t, d.arms, d.heldout, frozen, userMessage(err))))
 	}
 	if err != nil {
 		return err

@@ -88,10 +88,24 @@ func studyInput(r *http.Request) (collect.StudyInput, designForm, trialForm, err
 }
 
 // studyForm fills the form's view; picks is the landmark_picks text,
-// excluded the exclude_studies text.
-func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, picks, excluded string, t trialForm, errMsg string) templates.StudyForm {
+// excluded the exclude_studies text, arms and heldout the arms and
+// heldout_pct texts; frozen says that questions were issued.
+func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, picks, excluded string, t trialForm,
+	arms, heldout string, frozen bool, errMsg string) templates.StudyForm {
 	return templates.StudyForm{New: isNew, Action: action, Input: in, LandmarkPicks: picks, ExcludeStudies: excluded,
-		CatchAt: t.catchAt, RepeatAt: t.repeatAt, Designs: s.store.Designs(), Statuses: collect.Statuses, Error: errMsg}
+		CatchAt: t.catchAt, RepeatAt: t.repeatAt, Arms: arms, HeldoutPct: heldout, Frozen: frozen,
+		Designs: s.store.Designs(), Statuses: collect.Statuses, Error: errMsg}
+}
+
+// readArms reads the arms and the held-out share of the form into in.
+func readArms(d designForm, in *collect.StudyInput) (armsForm, error) {
+	af, err := parseArms(d.arms)
+	if err != nil {
+		return af, err
+	}
+	in.Arms = af.arms
+	in.HeldoutShare, err = parseHeldout(d.heldout)
+	return af, err
 }
 
 // maxExcludedText bounds the exclude_studies field, maxExcludedStudies

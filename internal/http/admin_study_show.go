@@ -25,11 +25,9 @@ func (s *Server) studyPage(r *http.Request, st collect.Study) (templates.StudyPa
 		return templates.StudyPage{}, err
 	}
 	v := templates.StudyPage{Study: st, Stats: stats, Participants: ps, PublicURL: s.publicURL("/s/" + st.Slug)}
-	ds, err := s.store.DesignStatusOf(r.Context(), st, 0)
-	if err != nil {
+	if v.Designs, err = s.store.DesignStatuses(r.Context(), st); err != nil {
 		return templates.StudyPage{}, err
 	}
-	v.Design = &ds
 	if v.GoldTriplets, err = s.store.GoldTripletCount(r.Context(), st.ID); err != nil {
 		return templates.StudyPage{}, err
 	}

@@ -14,9 +14,9 @@ import (
 	closerhttp "github.com/closer-lab/closer/internal/http"
 )
 
-// A study with arms (created through the store: the form has no fields
-// for them yet) keeps its arms and held-out share when the study form is
-// saved, before and after its first question; its study page and
+// A study with arms (created through the store) keeps its arms and
+// held-out share when a study form without the arms and held-out fields
+// (a script's post) is saved, before and after its first question; its study page and
 // dashboard show arm 0's design as before; participants.csv names each
 // participant's arm in its last column.
 func TestArmsStudyThroughTheForm(t *testing.T) {

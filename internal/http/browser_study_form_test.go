@@ -10,9 +10,11 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 )
 
-// The study form shows only the settings of the chosen design and platform,
-// and only the chosen platform's help, and shows the others when the
-// choice changes. Runs with CLOSER_BROWSER=1.
+// The study form shows only the settings of the chosen design and platform
+// (the active design's warm-up, score, model, candidates and pool for the
+// active design only), and only the chosen platform's help, and shows the
+// others when the choice changes; the arms and the held-out share show for
+// every design. Runs with CLOSER_BROWSER=1.
 func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
@@ -93,4 +95,22 @@ func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
 	help("generic", "generic | prolific mturk generic | generic | generic")
 	choose("random", "")
 	help("no platform again", "none")
+	// The active design's settings show for the active design only; the
+	// arms and the held-out share for every design.
+	active := map[string]bool{"warmup": true, "score": true, "model": true, "candidates": true, "pool": true}
+	check("random again", map[string]bool{"warmup": false, "score": false, "model": false, "candidates": false, "pool": false,
+		"arms": true, "heldout_pct": true})
+	choose("active", "")
+	check("active", map[string]bool{"warmup": true, "score": true, "model": true, "candidates": true, "pool": true,
+		"seed": true, "repeats": true, "landmarks": false, "coordinates": false, "extra": false, "arms": true, "heldout_pct": true})
+	for _, d := range []string{"landmark-k1", "landmark-k2", "basis"} {
+		choose(d, "")
+		want := map[string]bool{}
+		for k := range active {
+			want[k] = false
+		}
+		check(d, want)
+	}
+	choose("active", "")
+	check("active again", active)
 }

@@ -98,12 +98,13 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 			return v, err
 		}
 	}
-	var run *runEntry
+	var run, latest *runEntry
 	if v.Shown != nil {
 		id := v.Shown.ID
 		if run, err = s.dash.run(id, func() ([]byte, error) { return s.store.RunResult(ctx, id) }); err != nil {
 			return v, err
 		}
+		latest = run
 		if run.res.N != len(items) {
 			run = nil // items were added since: the stored coordinates do not fit
 		}
@@ -118,13 +119,22 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 	v.Live = st.Status == collect.StatusOpen || v.Pending != ""
 	v.ContradictionShare = contradictionShare(v.Stats)
 	v.MedianResponse = msText(v.Figures.MedianResponseMS)
+	v.DesignName = st.Design
 	v.DesignProgress = fmt.Sprintf("%d questions per participant", st.QuestionsPerParticipant)
-	if collect.IsStateful(st.Design) {
+	if len(st.Arms) > 0 {
+		v.DesignName = fmt.Sprintf("%d arms", len(st.Arms))
+		v.DesignProgress = armsSummary(st.Arms)
+	} else if collect.IsStateful(st.Design) {
 		ds, err := s.store.DesignStatusOf(ctx, st, 0)
 		if err != nil {
 			return v, err
 		}
 		v.DesignProgress = designProgress(ds)
+	}
+	if comparesDesigns(st) {
+		if v.Arms, err = s.armsView(ctx, st, latest, v.Stats.Participants); err != nil {
+			return v, err
+		}
 	}
 	v.Plots = s.dashboardPlots(v.Figures, views, run, runs)
 	v.Participants = qualityRows(people, res)

@@ -185,12 +185,30 @@ type series struct {
 	Legend string
 }
 
-// lineSVG draws series on shared axes.
+// lineSVG draws series on shared axes, the legend in the plot's top
+// right corner.
 func lineSVG(ss []series, w, h float64, xlabel, ylabel string, ymin0 bool, label string) string {
+	return linesSVG(ss, w, h, xlabel, ylabel, ymin0, false, label)
+}
+
+// curvesSVG draws series on shared axes from 0 with the legend in a
+// margin on the right, clear of the lines (for up to eight series: the
+// arms' learning curves).
+func curvesSVG(ss []series, w, h float64, xlabel, ylabel string, label string) string {
+	return linesSVG(ss, w, h, xlabel, ylabel, true, true, label)
+}
+
+// legendWidth is the right margin curvesSVG keeps for its legend.
+const legendWidth = 150
+
+func linesSVG(ss []series, w, h float64, xlabel, ylabel string, ymin0, legendRight bool, label string) string {
 	var b strings.Builder
 	svgOpen(&b, w, h, "line", label)
 	f := frame{w: w, h: h, ml: 48, mr: 12, mt: 12, mb: 36,
 		xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
+	if legendRight {
+		f.mr = legendWidth
+	}
 	pts := 0
 	for _, s := range ss {
 		for i := range s.X {
@@ -238,8 +256,12 @@ func lineSVG(ss []series, w, h float64, xlabel, ylabel string, ymin0 bool, label
 			}
 		}
 		if s.Legend != "" {
+			lx, ly := w-150, 18+14*float64(i)
+			if legendRight {
+				lx, ly = w-legendWidth+16, f.mt+8+18*float64(i)
+			}
 			fmt.Fprintf(&b, `<path class="series %s" d="M%.1f %.1fh18"/><text class="legend" x="%.1f" y="%.1f">%s</text>`,
-				s.Class, w-150, 18+14*float64(i), w-128, 22+14*float64(i), html.EscapeString(s.Legend))
+				s.Class, lx, ly, lx+22, ly+4, html.EscapeString(s.Legend))
 		}
 	}
 	b.WriteString(`</svg>`)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/closer-lab/closer/internal/dashboard"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of TestSVGGolden (testdata/svg/*.svg) from the current SVG writer")
@@ -86,6 +88,25 @@ func svgCases() []svgCase {
 			430, 300, "answers used", "triplet error", true, "one run"),
 			count: map[string]int{"<circle": 1, `cx="418.0" cy="24.0"`: 1}},
 		{name: "line-empty", svg: lineSVG([]series{{X: []float64{1}, Y: []float64{math.NaN()}, Class: "s1"}}, 430, 300, "x", "y", true, "no runs"),
+			count: map[string]int{`class="empty"`: 1, "<circle": 0}, texts: []string{"no data yet"}},
+
+		// The arms' learning curves: a line per arm with its own class, the
+		// legend right of the plot (x from 880 - 150 + 16 = 746), a marker
+		// per point whose title names the arm; an arm without points has a
+		// legend and no marker.
+		{name: "curves-arms", svg: armCurvesSVG([]dashboard.ArmCurve{
+			{Arm: 0, Answers: []int{100, 300, 500}, Error: []float64{0.4, 0.2, 0.1}, Heldout: []int{20, 40, 50}},
+			{Arm: 1, Answers: []int{120, 260}, Error: []float64{0.5, 0.3}, Heldout: []int{20, 50}},
+			{Arm: 2},
+		}, []string{"smart", markup, "late"}),
+			count: map[string]int{`<circle class="marker a0"`: 3, `<circle class="marker a1"`: 2, `<circle class="marker a2"`: 0,
+				`class="legend"`: 3, `<text class="legend" x="768.0" y="24.0">smart</text>`: 1},
+			texts: []string{"smart: 0.2 at 300", markup + ": 0.3 at 260", "late", "the arm's answers", "held-out error"}},
+		// One point: at the plot's right edge, 880 - 150 = 730, and at
+		// 284 - 0.25 / (0.25 × 1.05) × 272 = 24.95.
+		{name: "curves-one-point", svg: armCurvesSVG([]dashboard.ArmCurve{{Answers: []int{40}, Error: []float64{0.25}, Heldout: []int{10}}}, []string{"only"}),
+			count: map[string]int{"<circle": 1, `cx="730.0" cy="25.0"`: 1}},
+		{name: "curves-empty", svg: armCurvesSVG([]dashboard.ArmCurve{{}, {}}, []string{"a", "b"}),
 			count: map[string]int{`class="empty"`: 1, "<circle": 0}, texts: []string{"no data yet"}},
 
 		{name: "bars-time", svg: barsSVG([]int{3, 0, 7, 12, 5, 1}, float64(noon.Unix()), 600, timeFmt(time.Hour), 430, 300, "", "answers", "answers over time"),

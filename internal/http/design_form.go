@@ -19,18 +19,31 @@ type designForm struct {
 	picks string
 	// problem names the fields that are not whole numbers ("" if none).
 	problem string
+	// arms and heldout are the arms and heldout_pct fields as typed
+	// (arms_form.go reads them); a form without the field (a script's
+	// post) keeps a study's arms or share (armsGiven, heldoutGiven false).
+	arms, heldout           string
+	armsGiven, heldoutGiven bool
 }
 
 // parseDesignForm reads the design settings of the study form (fields seed,
-// repeats, landmarks, landmark_picks, extra, coordinates).
+// repeats, landmarks, landmark_picks, extra, coordinates; the active
+// design's warmup, score, model, candidates, pool; the arms and the
+// held-out share as typed).
 func parseDesignForm(f url.Values) designForm {
 	d := designForm{
 		config: collect.DesignConfig{
 			Extra:       f.Get("extra") != "",
 			Coordinates: strings.TrimSpace(f.Get("coordinates")),
+			Score:       strings.TrimSpace(f.Get("score")),
+			Model:       strings.TrimSpace(f.Get("model")),
 		},
-		picks: strings.TrimSpace(f.Get("landmark_picks")),
+		picks:   strings.TrimSpace(f.Get("landmark_picks")),
+		arms:    f.Get("arms"),
+		heldout: strings.TrimSpace(f.Get("heldout_pct")),
 	}
+	_, d.armsGiven = f["arms"]
+	_, d.heldoutGiven = f["heldout_pct"]
 	var bad []string
 	if v := strings.TrimSpace(f.Get("seed")); v != "" {
 		seed, err := strconv.ParseUint(v, 10, 64)
@@ -52,6 +65,9 @@ func parseDesignForm(f url.Values) designForm {
 	}
 	d.config.Repeats = num("repeats", "repeats")
 	d.config.Landmarks = num("landmarks", "the number of landmarks")
+	d.config.Warmup = num("warmup", "the warm-up")
+	d.config.Candidates = num("candidates", "the candidates per item")
+	d.config.Pool = num("pool", "the pool size")
 	d.problem = strings.Join(bad, "; ")
 	return d
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -75,7 +76,7 @@ type scanWorker struct {
 }
 
 func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
-	ids, err := w.jobs.store.DueStudies(ctx)
+	ids, err := DueStudies(ctx, w.jobs.store)
 	if err != nil {
 		return err
 	}
@@ -85,6 +86,26 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
 		}
 	}
 	return nil
+}
+
+// DueStudies returns the studies the periodic scan enqueues, in id order:
+// those whose recompute is due by their settings (collect.Store.DueStudies:
+// min_new_answers new answers, or max_age with any) and those with an
+// active arm whose pool runs low (collect.Store.ActivePoolsDue: warm-up
+// over and no pool yet, or the pool used up to half), whose run refreshes
+// the pool.
+func DueStudies(ctx context.Context, store *collect.Store) ([]int64, error) {
+	ids, err := store.DueStudies(ctx)
+	if err != nil {
+		return nil, err
+	}
+	low, err := store.ActivePoolsDue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids = append(ids, low...)
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
 }
 
 // Config sets up the jobs.

@@ -62,6 +62,126 @@ type Result struct {
 	BasisCoords   [][]float64 `json:"basis_coords,omitempty"`
 	BasisDHat     *int        `json:"basis_d_hat,omitempty"`
 	BasisComplete bool        `json:"basis_complete,omitempty"`
+
+	// For a study with arms or a held-out share (issue 16): HeldoutAnswers
+	// is the study's held-out answers, the test set every arm is judged on
+	// (of participants not excluded; left out of every fit above); Arms
+	// is each arm's fit of its own answers judged on them (in arm order,
+	// an arm without answers left out); Curve is the learning curve so
+	// far, this run's points last (see CurvePoint).
+	HeldoutAnswers int          `json:"heldout_answers,omitempty"`
+	Arms           []ArmResult  `json:"arms,omitempty"`
+	Curve          []CurvePoint `json:"arm_curve,omitempty"`
+	// Pools are the pool refreshes of the study's active arms this run
+	// made (or tried), in arm order.
+	Pools []PoolRefresh `json:"pools,omitempty"`
+}
+
+// ArmResult is one arm's fit in one run: the arm's answers (its
+// participants' answers that are not held out, fallbacks included,
+// excluded participants left out) fitted with the study's method and
+// dimensions, and judged on the study's held-out answers.
+type ArmResult struct {
+	Arm    int     `json:"arm"`
+	Name   string  `json:"name"`
+	Design string  `json:"design"`
+	Share  float64 `json:"share"`
+	// Participants counts the arm's participants with answers in the run;
+	// Answers the answers fitted, Fallbacks those among them that answered
+	// random fallback questions.
+	Participants int `json:"participants"`
+	Answers      int `json:"answers"`
+	Fallbacks    int `json:"fallbacks"`
+	// Heldout counts the held-out answers judged, Wrong those the fit gets
+	// wrong; HeldoutError is Wrong / Heldout (null without held-out answers).
+	Heldout      int      `json:"heldout"`
+	Wrong        int      `json:"wrong"`
+	HeldoutError *float64 `json:"heldout_error"`
+	TrainError   *float64 `json:"train_error"`
+	// Embedding is the arm's fit (n × dim), the next run's warm start.
+	Embedding [][]float64 `json:"embedding,omitempty"`
+}
+
+// CurvePoint is one arm's point of the learning curve: the held-out error
+// of run Run's fit of the arm's Answers answers, on the Heldout held-out
+// answers the study had then. Each run's result carries the points of the
+// runs before it (from the previous done run's result) and adds its own,
+// so the latest result alone draws the whole curve; past MaxCurveRuns runs
+// the older half of the runs is thinned (every other run kept).
+type CurvePoint struct {
+	Run          int64    `json:"run"`
+	Arm          int      `json:"arm"`
+	Answers      int      `json:"answers"`
+	Heldout      int      `json:"heldout"`
+	Wrong        int      `json:"wrong"`
+	HeldoutError *float64 `json:"heldout_error"`
+}
+
+// MaxCurveRuns bounds the runs a result's learning curve keeps points of.
+const MaxCurveRuns = 400
+
+// PoolRefresh is what a run did for one active arm: the fit of the arm's
+// answers under the arm's answer model (Method; Reused when it is the
+// arm's learning-curve fit of the same run), then State.NextPool and
+// Store.ApplyActivePool. Version is the number of answers the design had
+// recorded when its state was read; Questions the size of the pool
+// installed. Error says why no pool was installed ("" when one was).
+type PoolRefresh struct {
+	Arm       int    `json:"arm"`
+	Name      string `json:"name"`
+	Method    string `json:"method"`
+	Version   int64  `json:"version"`
+	Answers   int    `json:"answers"`
+	Questions int    `json:"questions"`
+	Reused    bool   `json:"reused,omitempty"`
+	Error     string `json:"error,omitempty"`
+	// Embedding is the fit under the answer model when it is not the
+	// arm's learning-curve fit (the next run's warm start).
+	Embedding [][]float64 `json:"embedding,omitempty"`
+}
+
+// thinCurve keeps the points of at most MaxCurveRuns runs: the newest
+// MaxCurveRuns/4 runs whole and every other run before them, as often as
+// needed. The curve keeps its shape; its old stretch gets sparser.
+func thinCurve(c []CurvePoint) []CurvePoint {
+	for {
+		var runs []int64
+		for _, p := range c {
+			if len(runs) == 0 || runs[len(runs)-1] != p.Run {
+				runs = append(runs, p.Run)
+			}
+		}
+		if len(runs) <= MaxCurveRuns {
+			return c
+		}
+		keep := map[int64]bool{}
+		old := len(runs) - MaxCurveRuns/4
+		for i, r := range runs {
+			keep[r] = i >= old || i%2 == 0
+		}
+		out := c[:0:0]
+		for _, p := range c {
+			if keep[p.Run] {
+				out = append(out, p)
+			}
+		}
+		c = out
+	}
+}
+
+// matrixOf is rows as a matrix when it is n × dim, else nil.
+func matrixOf(rows [][]float64, n, dim int) *mat.Dense {
+	if len(rows) != n || n == 0 {
+		return nil
+	}
+	x := mat.NewDense(n, dim, nil)
+	for i, row := range rows {
+		if len(row) != dim {
+			return nil
+		}
+		x.SetRow(i, row)
+	}
+	return x
 }
 
 // Merge is one dendrogram merge (see kernel.Merge).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/closer-lab/closer/internal/analysis"
@@ -40,7 +41,16 @@ type Settings struct {
 	FastMS      int     `json:"fast_ms"`
 	WarmStart   bool    `json:"warm_start"`
 	Excluded    int     `json:"excluded_answers"` // answers left out (excluded participants)
+	// Heldout counts the study's held-out answers (of participants not
+	// excluded): the test set of the arms, left out of every fit.
+	Heldout int `json:"heldout_answers"`
 }
+
+// The stages a run reports after analysis.Stages.
+const (
+	StageArms  = "arm fits"       // each arm's fit, judged on the held-out answers
+	StagePools = "question pools" // the active arms' pool refreshes
+)
 
 // Run recomputes the study now: it loads the answers of participants not
 // excluded, runs analysis.Recompute warm-started from the last run's
@@ -50,6 +60,13 @@ type Settings struct {
 // stage. A cancelled ctx ends the run as cancelled. It returns the run's id.
 // A study that does not exist or is being deleted is KindNotFound, with no
 // run stored.
+//
+// Held-out answers (collect.DesignHeldout) enter no fit, kernel or cluster
+// and not the embedding's own held-out share: they are the study's common
+// test set. For a study with arms or a held-out share (or held-out answers)
+// the run then fits each arm's answers and judges the fit on them
+// (Result.Arms, Result.Curve); and for every active arm whose warm-up is
+// over it refreshes the arm's pool of scored questions (Result.Pools).
 func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64, error) {
 	st, err := store.StudyByID(ctx, studyID)
 	if err != nil {
@@ -57,6 +74,10 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 	}
 	fastMS := FastThreshold(st)
 	rs, err := store.RecomputeSettings(ctx, studyID)
+	if err != nil {
+		return 0, err
+	}
+	arms, err := store.StudyArms(ctx, studyID)
 	if err != nil {
 		return 0, err
 	}
@@ -72,21 +93,37 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 	set := Settings{Method: rs.Method, Dim: rs.Dim, Clusters: rs.Clusters, HoldoutFrac: 0.1,
 		Seed: uint64(studyID), Neighbours: 5, FastMS: fastMS}
 	in := analysis.Input{N: n}
+	var heldout []triplet.Triplet
+	byArm := make([]armAnswers, len(arms))
 	for _, a := range all {
 		if a.Excluded {
 			set.Excluded++
 			continue
 		}
-		in.Triplets = append(in.Triplets, triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther})
+		t := triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther}
+		if a.Design == collect.DesignHeldout {
+			heldout = append(heldout, t)
+			continue
+		}
+		in.Triplets = append(in.Triplets, t)
 		in.IDs = append(in.IDs, a.QuestionID)
+		if a.Arm >= 0 && a.Arm < len(byArm) {
+			byArm[a.Arm].add(a, t)
+		}
 	}
+	set.Heldout = len(heldout)
+	var old *Result
 	if prev, blob, err := store.LatestResult(ctx, studyID); err != nil {
 		return 0, err
 	} else if prev != nil {
-		if old, err := Decode(blob); err == nil && old.N == n && old.Dim == rs.Dim && old.Method == rs.Method {
-			in.Prev = old.EmbeddingMatrix()
-			set.WarmStart = in.Prev != nil
+		if r, err := Decode(blob); err == nil {
+			old = r
 		}
+	}
+	sameFit := old != nil && old.N == n && old.Dim == rs.Dim && old.Method == rs.Method
+	if sameFit {
+		in.Prev = old.EmbeddingMatrix()
+		set.WarmStart = in.Prev != nil
 	}
 	runID, err := store.StartRun(ctx, studyID, jobID, len(in.Triplets), n, set)
 	if err != nil {
@@ -99,11 +136,8 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 		o.Duration = time.Since(start)
 		return store.FinishRun(bg, runID, o)
 	}
-
-	res, err := analysis.Recompute(ctx, in, analysis.Settings{Method: embed.Method(rs.Method), Dim: rs.Dim,
-		Clusters: rs.Clusters, HoldoutFrac: set.HoldoutFrac, Seed: set.Seed, Neighbours: set.Neighbours},
-		func(stage int) { _ = store.SetRunStage(bg, runID, analysis.Stages[stage]) })
-	if err != nil {
+	// fail ends the run on err: cancelled when ctx was, else failed.
+	fail := func(err error) (int64, error) {
 		status := collect.RunFailed
 		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 			status = collect.RunCancelled
@@ -112,6 +146,14 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 			return runID, ferr
 		}
 		return runID, fmt.Errorf("recompute study %d: %w", studyID, err)
+	}
+
+	fitSettings := analysis.Settings{Method: embed.Method(rs.Method), Dim: rs.Dim,
+		Clusters: rs.Clusters, HoldoutFrac: set.HoldoutFrac, Seed: set.Seed, Neighbours: set.Neighbours}
+	res, err := analysis.Recompute(ctx, in, fitSettings,
+		func(stage int) { _ = store.SetRunStage(bg, runID, analysis.Stages[stage]) })
+	if err != nil {
+		return fail(err)
 	}
 	out := newResult(n, res)
 	out.FastMS = fastMS
@@ -152,6 +194,23 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 		_ = finish(collect.RunOutcome{Status: collect.RunFailed, Error: err.Error()})
 		return runID, err
 	}
+
+	// The arms compared on the held-out answers.
+	var fits []*analysis.ArmFit
+	if len(st.Arms) > 0 || st.HeldoutShare > 0 || len(heldout) > 0 {
+		_ = store.SetRunStage(bg, runID, StageArms)
+		if fits, err = fitArms(ctx, out, old, sameFit, arms, byArm, heldout, n, fitSettings, runID); err != nil {
+			return fail(err)
+		}
+	}
+	// The active arms' pools.
+	if slices.ContainsFunc(arms, func(a collect.Arm) bool { return a.Design == collect.DesignActive }) {
+		_ = store.SetRunStage(bg, runID, StagePools)
+		if err := refreshPools(ctx, store, studyID, out, old, byArm, fits, n, rs); err != nil {
+			return fail(err)
+		}
+	}
+
 	blob, err := out.Encode()
 	if err != nil {
 		_ = finish(collect.RunOutcome{Status: collect.RunFailed, Error: err.Error()})
