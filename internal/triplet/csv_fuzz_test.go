@@ -27,6 +27,9 @@ func csvSeeds() map[string][]byte {
 		"empty-fields":    []byte("anchor,closer,farther\n" + strings.Repeat(",,\n", 300)),
 		"blank-lines":     []byte("anchor,closer,farther\n" + strings.Repeat("\n", 300) + "1,2,3\n"),
 		"spaces-and-crlf": []byte(" anchor , closer , farther \r\n 1 , 2 , 3 \r\n"),
+		// The fuzzer's: a formula quote before a carriage return left the
+		// id "\r0" untrimmed.
+		"quote-before-cr": []byte("AnChor,Closer,fArther\n'\r0,1,0"),
 	}
 }
 
