@@ -151,10 +151,10 @@ func (rs *Rows) Next() bool {
 }
 
 // readID is an item id as written in a triplet file: trimmed, and without
-// the quote closer puts before a formula-like id (csvsafe.Cell), and
-// trimmed again: the quote may have stood before white space ("'\r0"), and
-// an id never has it at its ends.
-func readID(s string) string { return strings.TrimSpace(csvsafe.Unescape(strings.TrimSpace(s))) }
+// the quote closer puts before a formula-like id (csvsafe.Cell). Behind
+// that quote an id keeps white space at its start (" =2" is written
+// "' =2"), so that it reads back as it was written.
+func readID(s string) string { return csvsafe.Unescape(strings.TrimSpace(s)) }
 
 func (rs *Rows) report(line int, reason string) {
 	rs.bad.Total++
