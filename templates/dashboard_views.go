@@ -164,6 +164,10 @@ type RecomputeState struct {
 	// Newer counts the answers stored after the latest run read the
 	// study's answers (when it is done): the figures leave them out.
 	Newer int
+	// ExclusionsChanged says that participants were excluded or included
+	// again since the latest run (when it is done) read the answers: the
+	// figures use the earlier exclusions.
+	ExclusionsChanged bool
 }
 
 // RunState describes the job: queued, running (with its stage), or how the
@@ -192,6 +196,13 @@ func RunState(v RecomputeState) string {
 		return "The last recompute failed: " + l.Error
 	case l.Status == collect.RunCancelled:
 		return "The last recompute was cancelled."
+	}
+	if v.ExclusionsChanged {
+		out := "The exclusions changed since the last recompute (" + when(l.FinishedAt) + "): the figures below use the earlier exclusions."
+		if v.Newer > 0 {
+			out += " " + plural(v.Newer, "answer is", "answers are") + " newer as well; the figures leave them out."
+		}
+		return out
 	}
 	if v.Newer > 0 {
 		return plural(v.Newer, "answer is", "answers are") + " newer than the last recompute (" + when(l.FinishedAt) + "); the figures below leave them out."

@@ -285,6 +285,7 @@ func hotQueries(fx planFixture) []planCase {
 		{"dueStudies", dueStudiesSQL, []any{200, 600}},
 		// Dashboard.
 		{"dashboardVersion/live", dashboardVersionSQL, []any{live}},
+		{"excludedWithAnswers/live", excludedWithAnswersSQL, []any{live}},
 		{"tallyAnswers/live", tallyAnswersSQL, []any{live, responseBinCap}},
 		{"tallyVotes/live", tallyVotesSQL, []any{live, 10}},
 		{"tallyParticipants/live", tallyParticipantsSQL, []any{live}},

@@ -57,14 +57,18 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rs := templates.RecomputeState{Latest: latest, JobsEnabled: s.cfg.Jobs != nil, Newer: answersAfter(latest, stats.Answers)}
+	rs := templates.RecomputeState{Latest: latest, JobsEnabled: s.cfg.Jobs != nil}
+	if rs.Newer, rs.ExclusionsChanged, err = s.freshness(ctx, st.ID, latest, stats.Answers); err != nil {
+		return err
+	}
 	if s.cfg.Jobs != nil {
 		if rs.Pending, rs.PendingJob, err = s.cfg.Jobs.Pending(ctx, st.ID); err != nil {
 			return err
 		}
 	}
 	out := map[string]any{"status": st.Status, "answers": stats.Answers, "participants": stats.Participants,
-		"pending": rs.Pending, "state": templates.RunState(rs), "newer_answers": rs.Newer, "live": st.Status == collect.StatusOpen || rs.Pending != ""}
+		"pending": rs.Pending, "state": templates.RunState(rs), "newer_answers": rs.Newer,
+		"exclusions_changed": rs.ExclusionsChanged, "live": st.Status == collect.StatusOpen || rs.Pending != ""}
 	if latest != nil {
 		out["latest_run"] = map[string]any{"id": latest.ID, "status": latest.Status, "stage": latest.Stage, "answers": latest.Answers}
 		if latest.Status == collect.RunDone {
@@ -74,19 +78,35 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, out)
 }
 
-// answersAfter counts the answers stored after run read the study's
-// answers, of the answers stored now: a run reads every answer at once,
-// those of excluded participants included (and counted apart in its
-// settings), and answers are never deleted. 0 unless run is done.
-func answersAfter(run *collect.Run, answers int) int {
+// freshness says what the figures of run, the study's latest run, leave
+// out when it is done (0 and false otherwise): newer counts the answers
+// stored after the run read the study's answers, of the answers stored
+// now; exclusionsChanged says whether the participants excluded now (those
+// with answers) differ from those whose answers the run left out. A run
+// reads every answer at once, held-out answers and those of excluded
+// participants included (each counted apart in its settings), and answers
+// are never deleted. A run stored before runs kept their excluded
+// participants says nothing about exclusions (false: unknown).
+//
+// A participant excluded before they answered and answering after the run
+// counts as a change too; their answers are then newer as well.
+func (s *Server) freshness(ctx context.Context, studyID int64, run *collect.Run, answers int) (newer int, exclusionsChanged bool, err error) {
 	if run == nil || run.Status != collect.RunDone {
-		return 0
+		return 0, false, nil
 	}
 	var set recompute.Settings
 	if err := json.Unmarshal(run.Settings, &set); err != nil {
-		return 0
+		return 0, false, nil
 	}
-	return max(0, answers-run.Answers-set.Excluded)
+	newer = max(0, answers-run.Answers-set.Excluded-set.Heldout)
+	if set.ExcludedParticipants == nil {
+		return newer, false, nil
+	}
+	now, err := s.store.ExcludedWithAnswers(ctx, studyID)
+	if err != nil {
+		return 0, false, err
+	}
+	return newer, now != *set.ExcludedParticipants, nil
 }
 
 func (s *Server) toDashboard(w http.ResponseWriter, r *http.Request, slug, msg, anchor string) error {

@@ -81,7 +81,9 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 	if v.Latest, err = s.store.LatestRun(ctx, st.ID); err != nil {
 		return v, err
 	}
-	v.Newer = answersAfter(v.Latest, v.Stats.Answers)
+	if v.Newer, v.ExclusionsChanged, err = s.freshness(ctx, st.ID, v.Latest, v.Stats.Answers); err != nil {
+		return v, err
+	}
 	if v.Shown, err = s.store.LatestDoneRun(ctx, st.ID); err != nil {
 		return v, err
 	}

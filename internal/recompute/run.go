@@ -44,6 +44,12 @@ type Settings struct {
 	// Heldout counts the study's held-out answers (of participants not
 	// excluded): the test set of the arms, left out of every fit.
 	Heldout int `json:"heldout_answers"`
+	// ExcludedParticipants fingerprints the participants whose answers
+	// the run left out as excluded (those excluded with answers when it
+	// read them), so that the dashboard can tell whether the exclusions
+	// changed since (collect.Store.ExcludedWithAnswers). Nil in runs
+	// stored before runs kept it: unknown.
+	ExcludedParticipants *collect.ExclusionSum `json:"excluded_participants,omitempty"`
 }
 
 // The stages a run reports after analysis.Stages.
@@ -95,9 +101,15 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 	in := analysis.Input{N: n}
 	var heldout []triplet.Triplet
 	byArm := make([]armAnswers, len(arms))
+	var excluded collect.ExclusionSum
+	seen := map[int64]bool{}
 	for _, a := range all {
 		if a.Excluded {
 			set.Excluded++
+			if !seen[a.Participant] {
+				seen[a.Participant] = true
+				excluded.Add(a.Participant)
+			}
 			continue
 		}
 		t := triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther}
@@ -112,6 +124,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 		}
 	}
 	set.Heldout = len(heldout)
+	set.ExcludedParticipants = &excluded
 	var old *Result
 	if prev, blob, err := store.LatestResult(ctx, studyID); err != nil {
 		return 0, err
