@@ -3,9 +3,7 @@ package http
 import (
 	"net/http"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/studyfile"
-	"github.com/closer-lab/closer/templates"
 )
 
 // uploadGold replaces the study's gold triplets, asked as catch trials,
@@ -14,9 +12,9 @@ import (
 // refused whole and nothing is stored; as after an image upload, the
 // refusal (the file's name and its rows' reasons) is kept as an upload
 // report and the request ends in a redirect to the study page that shows
-// it, so a reload never sends the file again. A file with a header and no
-// rows clears them. An upload that cannot be read at all (no file, too
-// large, not multipart) is answered at once, as for images.
+// it, so a reload never sends the file again. So does an upload that
+// cannot be received (no file, two files, too large, not multipart). A
+// file with a header and no rows clears them.
 func (s *Server) uploadGold(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.studyFromURL(r)
 	if err != nil {
@@ -24,16 +22,7 @@ func (s *Server) uploadGold(w http.ResponseWriter, r *http.Request) error {
 	}
 	up, err := s.receiveFile(w, r)
 	if err != nil {
-		status, msg := classify(err)
-		if status >= 500 {
-			return err
-		}
-		v, perr := s.studyPage(r, st)
-		if perr != nil {
-			return perr
-		}
-		v.Error = "Gold triplets not stored: " + msg
-		return s.render(w, r, status, templates.StudyShowPage(v))
+		return s.refuseUpload(w, r, st, err, true)
 	}
 	defer up.Close()
 	err = func() error {
@@ -51,16 +40,8 @@ func (s *Server) uploadGold(w http.ResponseWriter, r *http.Request) error {
 		}
 		return s.store.SetGoldTriplets(r.Context(), st.ID, gold)
 	}()
-	if status, msg := classify(err); err != nil && status < 500 {
-		id, err := s.store.SaveUploadReport(r.Context(), st.ID, collect.UploadReport{GoldRefused: msg})
-		if err != nil {
-			return err
-		}
-		http.Redirect(w, r, "/admin/studies/"+st.Slug+"?upload="+id+"#gold", http.StatusSeeOther)
-		return nil
-	}
 	if err != nil {
-		return err
+		return s.refuseUpload(w, r, st, err, true)
 	}
 	http.Redirect(w, r, "/admin/studies/"+st.Slug+"?msg=gold", http.StatusSeeOther)
 	return nil

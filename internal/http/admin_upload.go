@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/media"
@@ -19,6 +20,9 @@ const maxUploadFiles = media.MaxZipEntries
 // archives in the "files" field (POST /admin/studies/{slug}/items). Bad
 // files are listed with their reason; the good ones are kept. The upload is
 // read as a stream into a temporary file; one image at a time is in memory.
+// Like an upload that went through, one refused whole (no file, too large,
+// too many files, unreadable) ends in a redirect to the study page, which
+// shows the reason (refuseUpload).
 func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.studyFromURL(r)
 	if err != nil {
@@ -46,15 +50,16 @@ func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+	if err == nil && files == 0 {
+		err = badRequest("choose at least one file")
 	}
-	if files == 0 {
-		return badRequest("choose at least one file")
+	if err != nil {
+		return s.refuseUpload(w, r, st, err, false)
 	}
 	added, dups, err := s.store.AddItems(r.Context(), st.ID, imgs)
 	if err != nil {
-		return err
+		// The store's own refusals (text it cannot keep) add nothing.
+		return s.refuseUpload(w, r, st, err, false)
 	}
 	// The report is kept for the page the upload redirects to: reloading
 	// that page shows it again and never sends the files again.
@@ -63,6 +68,41 @@ func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	http.Redirect(w, r, "/admin/studies/"+st.Slug+"?upload="+id+"#upload", http.StatusSeeOther)
+	return nil
+}
+
+// maxRefusalText bounds the reason a refusal's report keeps: an unreadable
+// multipart header is quoted in its error, and may be megabytes long.
+const maxRefusalText = 8 << 10
+
+// refuseUpload ends a browser upload (images, or gold triplets when gold)
+// that err refused whole as an upload that went through ends: the reason
+// is kept as the upload's report, nothing else is stored, and the request
+// is redirected (303) to the study page, which shows the reason, so a
+// reload of that page does not send the files again. The request body is
+// not read any further: an upload over the limit stops where it reached
+// it. Server errors (5xx), a study gone meanwhile (404) and a request
+// whose client went away are returned as they are.
+func (s *Server) refuseUpload(w http.ResponseWriter, r *http.Request, st collect.Study, err error, gold bool) error {
+	status, msg := classify(err)
+	if status >= 500 || status == http.StatusNotFound || r.Context().Err() != nil {
+		return err
+	}
+	// PostgreSQL keeps neither NUL nor invalid UTF-8, which a quoted header
+	// may hold.
+	msg = strings.ToValidUTF8(strings.ReplaceAll(msg, "\x00", "\uFFFD"), "\uFFFD")
+	if len(msg) > maxRefusalText {
+		msg = strings.ToValidUTF8(msg[:maxRefusalText], "") + "…"
+	}
+	rep, anchor := collect.UploadReport{Refused: msg}, "#upload"
+	if gold {
+		rep, anchor = collect.UploadReport{GoldRefused: msg}, "#gold"
+	}
+	id, err := s.store.SaveUploadReport(r.Context(), st.ID, rep)
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/studies/"+st.Slug+"?upload="+id+anchor, http.StatusSeeOther)
 	return nil
 }
 

@@ -36,7 +36,9 @@ const stored = `SELECT (SELECT count(*) FROM studies) + (SELECT count(*) FROM it
 // place a request carries text is refused with a 4xx that says why, logs no
 // error and stores nothing: URL path parameters, query parameters, form
 // fields, JSON strings, multipart fields, uploaded file names and imported
-// CSV cells (the last three through the store's safety net).
+// CSV cells (the last three through the store's safety net); an image
+// upload refused so ends, as any, in a redirect to the study page that
+// says why.
 func TestBadTextIsRefused(t *testing.T) {
 	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
@@ -179,7 +181,11 @@ func TestBadTextIsRefused(t *testing.T) {
 			return a.upload(admin, "/admin/import/bundle", map[string]string{"slug": b.raw}, []byte(bundle.body), "b.zip")
 		}},
 		{"file name of an uploaded image", func(b badValue) response {
-			return upload(t, a, admin, "txt", [][2]string{{b.raw + ".png", png}})
+			// Not followed: a browser upload refused whole redirects.
+			body, ctype := multipartBody("files", b.raw+".png", []byte(png), nil)
+			req, _ := http.NewRequest("POST", a.srv.URL+"/admin/studies/txt/items", body)
+			req.Header.Set("Content-Type", ctype)
+			return a.send(admin, req)
 		}},
 	}
 	for _, b := range badValues {
@@ -191,7 +197,14 @@ func TestBadTextIsRefused(t *testing.T) {
 				_, viaStore := otherReasons[c.name]
 				viaStore = viaStore || strings.Contains(c.name, "import") || strings.Contains(c.name, "upload")
 				t.Logf("%d %s", res.StatusCode, noticeRE.FindString(res.body))
-				if res.StatusCode < 400 || res.StatusCode >= 500 || (!viaStore && res.StatusCode != http.StatusBadRequest) {
+				if to := res.Header.Get("Location"); redirected[c.name] && res.StatusCode == http.StatusSeeOther {
+					// A browser upload refused whole ends in a redirect to
+					// the study page, which says why (TestUploadRefusalsRedirect).
+					if res = a.do(admin, "GET", to, nil, nil); res.StatusCode != http.StatusOK || !strings.Contains(res.body, `id="upload-refused"`) {
+						t.Errorf("redirected to %q: %d without the refusal: %s", to, res.StatusCode, noticeRE.FindAllString(res.body, -1))
+						return
+					}
+				} else if res.StatusCode < 400 || res.StatusCode >= 500 || (!viaStore && res.StatusCode != http.StatusBadRequest) {
 					// Multipart bodies are their handlers' to read: what they
 					// miss, the store's safety net refuses (422); the rest is
 					// refused where it comes in (400).
@@ -227,6 +240,10 @@ var otherReasons = map[string]*regexp.Regexp{
 	"slug field of a bundle import":  slugRule,
 	"file name of an uploaded image": regexp.MustCompile(`NUL|UTF-8|malformed MIME header`),
 }
+
+// redirected are the browser uploads whose refusal is a 303 to the study
+// page showing the reason, not a 4xx.
+var redirected = map[string]bool{"file name of an uploaded image": true}
 
 var slugRule = regexp.MustCompile(`the URL slug .* must be 1 to 64 lower-case letters`)
 
