@@ -12,11 +12,18 @@ import (
 // refuses the participants of, nil otherwise and always for an id that
 // joined st before. The landing page asks first, so that nobody reads the
 // instructions and consents only to be turned away; CreateParticipant,
-// under the study's lock, still decides.
-func (s *Store) CanJoin(ctx context.Context, st Study, externalID string) error {
+// under the study's lock, still decides. Its other refusals are asked
+// too: ErrExternalIDRequired without an id on a platform study, and on
+// MTurk ErrCompletedOtherAssignment for a worker who completed the study
+// on another assignment than params' assignmentId (params are the link's
+// parameters, Platform.KeptParams).
+func (s *Store) CanJoin(ctx context.Context, st Study, externalID string, params map[string]string) error {
 	externalID = strings.TrimSpace(externalID)
 	if len(externalID) > MaxExternalIDLen {
 		return fmt.Errorf("can join: %w", userErr(KindInvalid, "the external id is longer than %d characters", MaxExternalIDLen))
+	}
+	if externalID == "" && st.Platform.RequiresID() {
+		return fmt.Errorf("can join: %w", ErrExternalIDRequired)
 	}
 	if externalID != "" {
 		var known bool
@@ -24,6 +31,15 @@ func (s *Store) CanJoin(ctx context.Context, st Study, externalID string) error 
 			return fmt.Errorf("can join: %w", err)
 		}
 		if known {
+			if a := strings.TrimSpace(params["assignmentId"]); st.Platform.Kind == PlatformMTurk && a != "" {
+				var other bool
+				if err := s.pool.QueryRow(ctx, completedOtherAssignmentSQL, st.ID, externalID, a).Scan(&other); err != nil {
+					return fmt.Errorf("can join: %w", err)
+				}
+				if other {
+					return fmt.Errorf("can join: %w", ErrCompletedOtherAssignment)
+				}
+			}
 			return nil
 		}
 		if len(st.ExcludeStudies) > 0 {

@@ -33,11 +33,33 @@ type Participant struct {
 // MaxExternalIDLen bounds the external id kept with a participant.
 const MaxExternalIDLen = 200
 
+var (
+	// ErrExternalIDRequired refuses a join without an external id to a
+	// study on a recruiting platform (Platform.RequiresID): an anonymous
+	// participant would escape "one participant per id" and the exclusion
+	// of earlier studies' participants.
+	ErrExternalIDRequired = &Error{Kind: KindInvalid,
+		Msg: "this study takes its participants from a recruiting platform: a participant joins only with their id on it (the external id)"}
+	// ErrCompletedOtherAssignment refuses an MTurk worker who completed
+	// the study and comes back on another assignment (another HIT of the
+	// study): their participant keeps the assignment they completed, so
+	// the new one is never submitted with their code and paid a second
+	// time.
+	ErrCompletedOtherAssignment = &Error{Kind: KindConflict,
+		Msg: "this worker already completed the study on another assignment; return this HIT"}
+)
+
 // joinSQL adds a participant, unless one with this external id ($4, when
 // not empty) joined the study before: then it returns nothing, and
 // resumeSQL finds that one. Two joins with one id at once make one
 // participant: the second waits on the first's row in the unique index
-// participants_external_key and then finds it.
+// participants_external_key and then finds it. resumeSQL finds nothing
+// either when the participant completed the study on another MTurk
+// assignment than $5 (when not empty; a participant without a kept
+// assignment is let in): the row, its parameters included, is left as it
+// is and no token is added (ErrCompletedOtherAssignment). The UPDATE
+// checks that on the row it locked, so a completion committed meanwhile
+// counts.
 const (
 	joinSQL = `
 		INSERT INTO participants (public_id, study_id, token_hash, external_id, external_key, platform_params, last_active_at)
@@ -48,6 +70,7 @@ const (
 		WITH p AS (
 			UPDATE participants SET platform_params = coalesce(platform_params || $4, $4, platform_params), last_active_at = now()
 			WHERE study_id = $1 AND external_key = $2
+				AND ($5 = '' OR completed_at IS NULL OR coalesce(platform_params->>'assignmentId', $5) = $5)
 			RETURNING id, public_id, coalesce(completion_code, '') AS code, created_at, completed_at, arm
 		), t AS (
 			INSERT INTO participant_tokens (token_hash, participant_id) SELECT $3, id FROM p
@@ -59,6 +82,11 @@ const (
 		SELECT EXISTS (SELECT 1 FROM studies s JOIN participants p ON p.study_id = ANY (s.exclude_studies) AND p.external_key = $2
 			WHERE s.id = $1)
 		AND NOT EXISTS (SELECT 1 FROM participants WHERE study_id = $1 AND external_key = $2)`
+	// completedOtherAssignmentSQL: whether external id $2 completed study
+	// $1 on another MTurk assignment than $3 (resumeSQL's rule).
+	completedOtherAssignmentSQL = `
+		SELECT EXISTS (SELECT 1 FROM participants WHERE study_id = $1 AND external_key = $2
+			AND completed_at IS NOT NULL AND coalesce(platform_params->>'assignmentId', $3) <> $3)`
 	// externalKnownSQL: whether external id $2 joined study $1 before.
 	externalKnownSQL = `SELECT EXISTS (SELECT 1 FROM participants WHERE study_id = $1 AND external_key = $2)`
 	// takingPartSQL counts study $1's participants who completed or are in
@@ -84,6 +112,13 @@ const quotaLockSQL = `SELECT pg_advisory_xact_lock(1946, ($1 % 2147483647)::int)
 // (design.NextArm, from the study's counts of participants per arm, locked
 // for the transaction so that concurrent joins take turns); a resumed
 // participant keeps theirs.
+//
+// A study on a recruiting platform takes no participant without an
+// external id (ErrExternalIDRequired). On MTurk, a worker who completed the
+// study and comes back with another assignmentId in params is refused
+// (ErrCompletedOtherAssignment) and nothing about them changes; one who
+// has not completed it resumes on the new assignment (they returned the
+// first HIT).
 func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID string, params map[string]string) (Participant, string, error) {
 	externalID = strings.TrimSpace(externalID)
 	if len(externalID) > MaxExternalIDLen {
@@ -110,8 +145,9 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		var status string
 		var q Quota
 		var arms []Arm
-		err := tx.QueryRow(ctx, `SELECT status, max_participants, idle_minutes, arms FROM studies WHERE id = $1 FOR SHARE`, studyID).
-			Scan(&status, &q.MaxParticipants, &q.IdleMinutes, &arms)
+		var pl Platform
+		err := tx.QueryRow(ctx, `SELECT status, max_participants, idle_minutes, arms, coalesce(platform->>'kind', '') FROM studies WHERE id = $1 FOR SHARE`, studyID).
+			Scan(&status, &q.MaxParticipants, &q.IdleMinutes, &arms, &pl.Kind)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("study")
 		}
@@ -120,6 +156,9 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		}
 		if status != StatusOpen {
 			return userErr(KindNotOpen, "the study is %s", status)
+		}
+		if externalID == "" && pl.RequiresID() {
+			return ErrExternalIDRequired
 		}
 		if q.MaxParticipants > 0 {
 			if err := checkQuota(ctx, tx, studyID, externalID, q); err != nil {
@@ -147,8 +186,16 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 			return err
 		}
 		p.Resumed = true
-		return tx.QueryRow(ctx, resumeSQL, studyID, externalID, hashToken(token), kept).
+		var assignment string // only an MTurk study's assignments are told apart
+		if pl.Kind == PlatformMTurk {
+			assignment = kept["assignmentId"]
+		}
+		err = tx.QueryRow(ctx, resumeSQL, studyID, externalID, hashToken(token), kept, assignment).
 			Scan(&p.ID, &p.PublicID, &p.CompletionCode, &p.CreatedAt, &p.CompletedAt, &p.Arm)
+		if errors.Is(err, pgx.ErrNoRows) && assignment != "" {
+			return ErrCompletedOtherAssignment
+		}
+		return err
 	})
 	if err != nil {
 		return Participant{}, "", fmt.Errorf("create participant: %w", err)

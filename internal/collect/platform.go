@@ -123,6 +123,13 @@ func (p Platform) IDParams() []string {
 	return []string{"PROLIFIC_PID", "workerId", "participant"}
 }
 
+// RequiresID says whether a participant joins the study only with the
+// platform's id for them (IDParams): on Prolific, MTurk and a generic
+// platform, so that each id is one participant and the exclusion of
+// earlier studies' participants holds. A study without a platform also
+// takes people who bring no id.
+func (p Platform) RequiresID() bool { return p.Kind != PlatformNone }
+
 // KeptParams returns the link parameters kept with a participant.
 func (p Platform) KeptParams() []string {
 	switch p.Kind {

@@ -2,11 +2,14 @@ package collect_test
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"testing"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/pgtest"
 )
 
 // An MTurk study: the settings keep only what applies to MTurk and need no
@@ -56,5 +59,80 @@ func TestMTurkPlatform(t *testing.T) {
 	items, err := s.ExampleItems(ctx, st.ID, 3)
 	if err != nil || len(items) != 3 || items[0].Index != 0 || items[2].Index != 2 || items[1].SHA256 == "" {
 		t.Fatalf("example items %+v, %v; want items 0, 1, 2", items, err)
+	}
+}
+
+// A worker who completed an MTurk study and joins with another assignment
+// (another HIT of the study) is refused, on the landing page's question
+// (CanJoin) and on joining, and their participant keeps the assignment
+// they completed with no token added; the same assignment still resumes
+// them. A worker who did not complete resumes on a new assignment, which
+// is kept.
+func TestMTurkCompletedWorkerKeepsTheAssignment(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s := collect.New(pool)
+	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 2, Status: collect.StatusOpen,
+		Platform: collect.Platform{Kind: collect.PlatformMTurk}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.AddItems(ctx, st.ID, demo.Items()[:4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit := func(assignment string) map[string]string {
+		return map[string]string{"assignmentId": assignment, "hitId": "H1", "turkSubmitTo": "https://www.mturk.com"}
+	}
+	p, _, err := s.CreateParticipant(ctx, st.ID, "W1", hit("A1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		pr, err := s.Next(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.Done {
+			break
+		}
+		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.CanJoin(ctx, st, "W1", hit("A2")); !errors.Is(err, collect.ErrCompletedOtherAssignment) {
+		t.Errorf("CanJoin on another assignment: %v; want ErrCompletedOtherAssignment", err)
+	}
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "W1", hit("A2")); !errors.Is(err, collect.ErrCompletedOtherAssignment) ||
+		collect.KindOf(err) != collect.KindConflict {
+		t.Fatalf("joining on another assignment: %v; want ErrCompletedOtherAssignment", err)
+	}
+	if got, err := s.ParticipantPlatformParams(ctx, p.ID); err != nil || !maps.Equal(got, hit("A1")) {
+		t.Fatalf("kept %v, %v; want the completed assignment %v", got, err, hit("A1"))
+	}
+	var tokens int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM participant_tokens`).Scan(&tokens); err != nil || tokens != 0 {
+		t.Fatalf("%d tokens added by the refused join, %v", tokens, err)
+	}
+	if err := s.CanJoin(ctx, st, "W1", hit("A1")); err != nil {
+		t.Errorf("CanJoin on the completed assignment: %v", err)
+	}
+	if again, _, err := s.CreateParticipant(ctx, st.ID, "W1", hit("A1")); err != nil || again.ID != p.ID || again.CompletedAt == nil {
+		t.Fatalf("the completed assignment again: %+v, %v; want participant %d, completed", again, err, p.ID)
+	}
+
+	w2, _, err := s.CreateParticipant(ctx, st.ID, "W2", hit("A3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CanJoin(ctx, st, "W2", hit("A4")); err != nil {
+		t.Errorf("CanJoin of a worker who did not complete, on a new assignment: %v", err)
+	}
+	if again, _, err := s.CreateParticipant(ctx, st.ID, "W2", hit("A4")); err != nil || again.ID != w2.ID {
+		t.Fatalf("a worker who did not complete, on a new assignment: %+v, %v", again, err)
+	}
+	if got, err := s.ParticipantPlatformParams(ctx, w2.ID); err != nil || !maps.Equal(got, hit("A4")) {
+		t.Fatalf("kept %v, %v; want the new assignment", got, err)
 	}
 }

@@ -2,6 +2,7 @@ package collect_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -166,5 +167,52 @@ func TestPlatformParamsKept(t *testing.T) {
 	}
 	if _, _, err := s.CreateParticipant(ctx, st.ID, "long", map[string]string{"SESSION_ID": strings.Repeat("x", 201)}); collect.KindOf(err) != collect.KindInvalid {
 		t.Errorf("a 201-character parameter: %v; want KindInvalid", err)
+	}
+}
+
+// A study on a recruiting platform takes no participant without an
+// external id (white space is none), on joining or on the landing page's
+// question (CanJoin); a study without a platform does.
+func TestPlatformStudyNeedsExternalID(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, st := newStudy(t, 4, 2)
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); err != nil {
+		t.Fatalf("an anonymous participant of a study without a platform: %v", err)
+	}
+	for _, pl := range []collect.Platform{{Kind: collect.PlatformProlific, CompletionCode: "C1"}, {Kind: collect.PlatformMTurk},
+		{Kind: collect.PlatformGeneric, IDParam: "pid"}} {
+		in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 2, Status: collect.StatusOpen, Platform: pl}
+		up, err := s.UpdateStudy(ctx, st.ID, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ext := range []string{"", " \t "} {
+			if _, _, err := s.CreateParticipant(ctx, st.ID, ext, nil); !errors.Is(err, collect.ErrExternalIDRequired) || collect.KindOf(err) != collect.KindInvalid {
+				t.Errorf("%s: joining with %q: %v; want ErrExternalIDRequired", pl.Kind, ext, err)
+			}
+			if err := s.CanJoin(ctx, up, ext, nil); !errors.Is(err, collect.ErrExternalIDRequired) {
+				t.Errorf("%s: CanJoin with %q: %v; want ErrExternalIDRequired", pl.Kind, ext, err)
+			}
+		}
+		if _, _, err := s.CreateParticipant(ctx, st.ID, "id-"+pl.Kind, nil); err != nil {
+			t.Errorf("%s: joining with an id: %v", pl.Kind, err)
+		}
+	}
+	var n int
+	if err := s.CanJoin(ctx, st, "", nil); err != nil { // st: the study as it was, without a platform
+		t.Errorf("CanJoin without a platform: %v", err)
+	}
+	ps, err := s.ListParticipants(ctx, st.ID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		if p.ExternalID == "" {
+			n++
+		}
+	}
+	if len(ps) != 4 || n != 1 {
+		t.Fatalf("%d participants, %d without an id; want 4, the one that joined before the platform", len(ps), n)
 	}
 }

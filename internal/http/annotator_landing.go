@@ -1,6 +1,7 @@
 package http
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/closer-lab/closer/internal/collect"
@@ -31,23 +32,30 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 	}
 	ext := externalID(r, st.Platform)
 	resume := ok && (ext == "" || ext == p.ExternalID)
-	if !resume {
-		// Turned away before reading the instructions, not after.
-		switch err := s.store.CanJoin(r.Context(), st, ext); collect.KindOf(err) {
-		case collect.KindFull:
-			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(st)))
-		case collect.KindForbidden:
-			return s.render(w, r, http.StatusForbidden, templates.NoticePage(tookPartNotice(st)))
-		default:
-			if err != nil {
-				return err
-			}
-		}
-	}
 	var params []templates.Param
+	kept := map[string]string{}
 	for _, k := range st.Platform.KeptParams() {
 		if v := r.URL.Query().Get(k); v != "" {
 			params = append(params, templates.Param{Name: k, Value: v})
+			kept[k] = v
+		}
+	}
+	if !resume {
+		// A platform's study is joined with the platform's id only (a
+		// browser that holds a participant of it resumes them).
+		if ext == "" && st.Platform.RequiresID() {
+			return s.render(w, r, http.StatusBadRequest, templates.NoticePage(missingIDNotice(st)))
+		}
+		// Turned away before reading the instructions, not after.
+		switch err := s.store.CanJoin(r.Context(), st, ext, kept); {
+		case errors.Is(err, collect.ErrCompletedOtherAssignment):
+			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice(st)))
+		case collect.KindOf(err) == collect.KindFull:
+			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(st)))
+		case collect.KindOf(err) == collect.KindForbidden:
+			return s.render(w, r, http.StatusForbidden, templates.NoticePage(tookPartNotice(st)))
+		case err != nil:
+			return err
 		}
 	}
 	v := templates.Landing{Study: st, Instructions: renderMarkdown(st.Instructions), ExternalID: ext, Params: params, Resume: resume}

@@ -1,7 +1,9 @@
 package http
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/templates"
@@ -10,7 +12,9 @@ import (
 // start makes the browser a participant of the study, or resumes its
 // participant, and sends it to the first question (POST /s/{slug}/start).
 // On MTurk the worker's id resumes their participant, and the question
-// page's URL carries the new token.
+// page's URL carries the new token; a worker who completed the study on
+// another assignment is asked to return this HIT instead. A study on a
+// platform takes nobody new without the platform's id.
 func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.annotatorStudy(w, r)
 	if err != nil {
@@ -22,7 +26,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 	if err := r.ParseForm(); err != nil {
 		return badRequest("unreadable form")
 	}
-	ext := r.PostForm.Get("external_id")
+	ext := strings.TrimSpace(r.PostForm.Get("external_id"))
 	if st.Platform.Kind == collect.PlatformMTurk {
 		f := r.PostForm
 		if err := s.checkMTurkAssignment(ext, f.Get("assignmentId"), f.Get("hitId"), f.Get("turkSubmitTo")); err != nil {
@@ -35,6 +39,11 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 	}
 	token := pageToken(r, st)
 	if !ok || (ext != "" && ext != p.ExternalID) {
+		// A platform's study is joined with the platform's id only (a
+		// browser that holds a participant of it resumes them above).
+		if ext == "" && st.Platform.RequiresID() {
+			return s.render(w, r, http.StatusBadRequest, templates.NoticePage(missingIDNotice(st)))
+		}
 		if st.Consent != "" && r.PostForm.Get("consent") != "yes" {
 			return badRequest("this study starts only after you agree to its consent text on the study's first page")
 		}
@@ -43,6 +52,9 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 			params[k] = r.PostForm.Get(k)
 		}
 		_, token, err = s.store.CreateParticipant(r.Context(), st.ID, ext, params)
+		if errors.Is(err, collect.ErrCompletedOtherAssignment) {
+			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice(st)))
+		}
 		if collect.KindOf(err) == collect.KindNotOpen {
 			return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 		}

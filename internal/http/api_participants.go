@@ -2,12 +2,14 @@ package http
 
 import (
 	"net/http"
+	"strings"
 )
 
 // apiCreateParticipant joins a study (POST /api/v1/studies/{slug}/participants,
 // optional body {"external_id": "..."}) → 201 {"participant_id", "token"}.
 // An external id that joined before resumes its participant: 200 with the
-// same participant_id, a new token and "resumed": true.
+// same participant_id, a new token and "resumed": true. A study on a
+// recruiting platform takes only joins with an external_id (400 without).
 func (s *Server) apiCreateParticipant(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.studyFromURL(r)
 	if err != nil {
@@ -18,6 +20,9 @@ func (s *Server) apiCreateParticipant(w http.ResponseWriter, r *http.Request) er
 	}
 	if err := decodeJSON(w, r, &body, true); err != nil {
 		return err
+	}
+	if strings.TrimSpace(body.ExternalID) == "" && st.Platform.RequiresID() {
+		return badRequest(missingIDMessage(st))
 	}
 	p, token, err := s.store.CreateParticipant(r.Context(), st.ID, body.ExternalID, nil)
 	if err != nil {

@@ -148,8 +148,8 @@ func TestMTurkPreviewCreatesNothing(t *testing.T) {
 // third-party cookies blocked): workerId is their participant id, the
 // assignment's parameters are kept with them, the pages carry their token,
 // and the last page posts the assignment with the code to turkSubmitTo. The
-// same worker on another assignment continues the same participant; an
-// excluded worker's HIT is submitted with the screened-out code. The token
+// same worker opening the assignment again continues the same participant;
+// an excluded worker's HIT is submitted with the screened-out code. The token
 // in the URL means nothing to a study that is not on MTurk.
 func TestMTurkWorkerTakesPart(t *testing.T) {
 	t.Parallel()
@@ -188,12 +188,13 @@ func TestMTurkWorkerTakesPart(t *testing.T) {
 		t.Fatalf("kept external id %q and parameters %s", ext, params)
 	}
 
-	// The same worker on a new assignment (in the live site): the same
-	// participant, done, with the same code, submitted to the new assignment.
-	again := a.startHIT(noCookies(), "hit", "W1", "A2", "https://www.mturk.com")
+	// The same worker opening the same assignment again (another browser,
+	// no token): the same participant, done, with the same code, submitted
+	// to that assignment. (Another assignment: TestMTurkCompletedWorkerOnAnotherHIT.)
+	again := a.startHIT(noCookies(), "hit", "W1", "A1", mturkSandbox)
 	done = a.finishHIT(noCookies(), "hit", again)
-	if !strings.Contains(done.body, `id="completion-code">`+code[1]+`<`) || !strings.Contains(done.body, `name="assignmentId" value="A2"`) ||
-		!strings.Contains(done.body, `action="https://www.mturk.com/mturk/externalSubmit"`) {
+	if !strings.Contains(done.body, `id="completion-code">`+code[1]+`<`) || !strings.Contains(done.body, `name="assignmentId" value="A1"`) ||
+		!strings.Contains(done.body, `action="`+mturkSandbox+`/mturk/externalSubmit"`) {
 		t.Fatalf("the returning worker's done page:\n%s", done.body)
 	}
 	if n := a.count(`SELECT count(*) FROM participants WHERE study_id = $1`, st.ID); n != 1 {
@@ -357,5 +358,91 @@ func TestMTurkConsentDeclined(t *testing.T) {
 	}
 	if n := a.count(`SELECT count(*) FROM participants`); n != 0 {
 		t.Errorf("%d participants stored after declining, want 0", n)
+	}
+}
+
+// An MTurk worker who completed the study and accepts another of its HITs
+// (a new assignmentId) is asked to return it: the landing page and the
+// start form answer 409 with a page that posts nothing to MTurk, and their
+// participant keeps the assignment they completed (no token added), so the
+// code is never submitted with a second assignment. Their first HIT's done
+// page still submits the first assignment. A worker who did not complete
+// and comes back on a new assignment (they returned the first HIT)
+// continues where they left off, and their last page submits the new one.
+func TestMTurkCompletedWorkerOnAnotherHIT(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	st := a.study("hit", 5, 3, "open")
+	mturkStudy(a, a.admin(), "hit", nil)
+
+	c := noCookies()
+	first := a.startHIT(c, "hit", "W1", "A1", mturkSandbox)
+	done := a.finishHIT(c, "hit", first)
+	code := regexp.MustCompile(`id="completion-code">([A-Z0-9]+)<`).FindStringSubmatch(done.body)
+	if code == nil || !strings.Contains(done.body, `name="assignmentId" value="A1"`) {
+		t.Fatalf("done page:\n%s", done.body)
+	}
+	doneURL := strings.TrimPrefix(done.Request.URL.String(), a.srv.URL)
+	keptA1 := `{"hitId": "HIT1", "assignmentId": "A1", "turkSubmitTo": "https://workersandbox.mturk.com"}`
+	tokens := a.count(`SELECT count(*) FROM participant_tokens`)
+
+	// Another HIT of the study: its preview shows as usual; accepted, it is refused.
+	if res := a.do(noCookies(), "GET", "/s/hit?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=HIT2", nil, nil); res.StatusCode != http.StatusOK ||
+		!strings.Contains(res.body, `id="preview-note"`) {
+		t.Fatalf("the other HIT's preview: %d\n%s", res.StatusCode, res.body)
+	}
+	refused := func(name string, res response) {
+		t.Helper()
+		if res.StatusCode != http.StatusConflict || !strings.Contains(res.body, "You already completed this study") ||
+			!strings.Contains(res.body, "Please return this HIT") {
+			t.Fatalf("%s: %d, want 409 asking to return the HIT:\n%s", name, res.StatusCode, res.body)
+		}
+		if strings.Contains(res.body, "<form") || strings.Contains(res.body, "externalSubmit") || strings.Contains(res.body, code[1]) ||
+			res.Header.Get("Location") != "" {
+			t.Fatalf("%s submits, shows the code or sends the worker on (%q):\n%s", name, res.Header.Get("Location"), res.body)
+		}
+		if !strings.Contains(res.Header.Get("Content-Security-Policy"), mturkFrames) {
+			t.Fatalf("%s may not show in MTurk's frame: %q", name, res.Header.Get("Content-Security-Policy"))
+		}
+	}
+	refused("landing", a.do(noCookies(), "GET", hitLink("hit", "W1", "A2", "https://www.mturk.com"), nil, nil))
+	refused("start", a.do(noCookies(), "POST", "/s/hit/start", url.Values{"external_id": {"W1"}, "assignmentId": {"A2"},
+		"hitId": {"HIT1"}, "turkSubmitTo": {"https://www.mturk.com"}}, nil))
+	var params string
+	if err := a.pool.QueryRow(t.Context(), `SELECT platform_params::text FROM participants WHERE external_id = 'W1'`).Scan(&params); err != nil {
+		t.Fatal(err)
+	}
+	if params != keptA1 {
+		t.Fatalf("the completed worker's parameters became %s, want %s", params, keptA1)
+	}
+	if n := a.count(`SELECT count(*) FROM participant_tokens`); n != tokens {
+		t.Fatalf("%d participant tokens after the refusals, want %d", n, tokens)
+	}
+	if res := a.do(noCookies(), "GET", doneURL, nil, nil); !strings.Contains(res.body, `name="assignmentId" value="A1"`) ||
+		!strings.Contains(res.body, `action="`+mturkSandbox+`/mturk/externalSubmit"`) {
+		t.Fatalf("the first HIT's done page:\n%s", res.body)
+	}
+
+	// A worker who returned their first HIT half way continues on a new one.
+	c2 := noCookies()
+	q := a.startHIT(c2, "hit", "W2", "A3", mturkSandbox)
+	res := a.do(c2, "GET", q, nil, nil)
+	qid, closer, tok := questionIDRE.FindStringSubmatch(res.body), closerRE.FindStringSubmatch(res.body), participantTokenRE.FindStringSubmatch(res.body)
+	if qid == nil || closer == nil || tok == nil {
+		t.Fatalf("question page: %d\n%s", res.StatusCode, res.body)
+	}
+	if ans := a.do(c2, "POST", "/s/hit/answer", url.Values{"question_id": {qid[1]}, "closer": {closer[1]}, "participant_token": {tok[1]}}, nil); ans.StatusCode != http.StatusSeeOther {
+		t.Fatalf("answer: %d %s", ans.StatusCode, ans.body)
+	}
+	again := a.startHIT(noCookies(), "hit", "W2", "A4", "https://www.mturk.com")
+	if res := a.do(noCookies(), "GET", again, nil, nil); !strings.Contains(res.body, "1 of 3</span>") {
+		t.Fatalf("the returning worker does not continue where they left off:\n%s", res.body)
+	}
+	done = a.finishHIT(noCookies(), "hit", again)
+	if !strings.Contains(done.body, `name="assignmentId" value="A4"`) || !strings.Contains(done.body, `action="https://www.mturk.com/mturk/externalSubmit"`) {
+		t.Fatalf("the returning worker's done page:\n%s", done.body)
+	}
+	if n := a.count(`SELECT count(*) FROM participants WHERE study_id = $1`, st.ID); n != 2 {
+		t.Fatalf("%d participants for two workers", n)
 	}
 }

@@ -3,6 +3,7 @@ package http
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -146,15 +147,72 @@ func (s *Server) annotatorProgress(w http.ResponseWriter, r *http.Request) (coll
 }
 
 // externalID returns the participant identity a recruiting platform put in
-// the URL: the study's platform's parameter (collect.Platform.IDParams).
+// the URL: the study's platform's parameter (collect.Platform.IDParams),
+// without the white space around it.
 func externalID(r *http.Request, pl collect.Platform) string {
 	q := r.URL.Query()
 	for _, k := range pl.IDParams() {
-		if v := q.Get(k); v != "" {
+		if v := strings.TrimSpace(q.Get(k)); v != "" {
 			return v
 		}
 	}
 	return ""
+}
+
+// missingIDNotice is the page of someone who would join study st, which
+// takes its participants from a platform (collect.Platform.RequiresID),
+// without the platform's id for them: a link opened outside the platform,
+// or one that lost the parameter. Nothing is stored; the page says where
+// the study must be opened from and, for the researcher trying the study,
+// which parameter carries the id.
+func missingIDNotice(st collect.Study) templates.Notice {
+	param := st.Platform.IDParams()[0]
+	try := " to try the study yourself, add one to the link, for example /s/" + st.Slug + "?" + param + "=test."
+	n := templates.Notice{Status: http.StatusBadRequest}
+	switch st.Platform.Kind {
+	case collect.PlatformProlific:
+		n.Title = "Please open this study from Prolific"
+		n.Message = "This study takes its participants from Prolific, and this link does not say who you are. " +
+			"Please open the study from its link on Prolific. Nothing about you was stored. " +
+			"(For researchers: Prolific puts the participant's id in the link's " + param + " parameter;" + try + ")"
+		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+	case collect.PlatformMTurk:
+		n.Title = "Please open this HIT from MTurk"
+		n.Message = "This study is a HIT on MTurk, and this link does not say who you are. " +
+			"Please open the HIT from MTurk. Nothing about you was stored. " +
+			"(For researchers: MTurk puts the worker's id in the link's workerId parameter, beside assignmentId, hitId and turkSubmitTo; " +
+			"try the HIT in MTurk's worker sandbox.)"
+	default:
+		n.Title = "Please open this study from the link you were given"
+		n.Message = "This study takes its participants from a recruiting platform, and this link does not say who you are. " +
+			"Please open the study from the link the platform gave you. Nothing about you was stored. " +
+			"(For researchers: the participant's id travels in the link's " + param + " parameter, the study's participant id parameter;" + try + ")"
+	}
+	return n
+}
+
+// missingIDMessage is the API's answer to a join of platform study st
+// without an external_id (missingIDNotice's).
+func missingIDMessage(st collect.Study) string {
+	switch st.Platform.Kind {
+	case collect.PlatformProlific:
+		return "this study takes its participants from Prolific: join with the participant's Prolific id (PROLIFIC_PID) as external_id"
+	case collect.PlatformMTurk:
+		return "this study takes its participants from MTurk: join with the worker's workerId as external_id"
+	}
+	return "this study takes its participants from a recruiting platform: join with the participant's id there (the link's " +
+		st.Platform.IDParam + " parameter) as external_id"
+}
+
+// completedOtherHITNotice is the page of an MTurk worker who completed
+// study st and opens another of its HITs (another assignment,
+// collect.ErrCompletedOtherAssignment): they are asked to return it, and
+// the page posts nothing to MTurk, so the study is paid once.
+func completedOtherHITNotice(st collect.Study) templates.Notice {
+	return templates.Notice{Title: "You already completed this study", Status: http.StatusConflict,
+		Message: "You completed this study on another HIT, and each worker takes it once. " +
+			"Please return this HIT: use the Return button on MTurk's page, outside this frame. " +
+			"Nothing was submitted for this HIT, and the HIT you completed keeps its code."}
 }
 
 // fullNotice is the page of a study whose quota is taken.
