@@ -108,17 +108,7 @@ func BenchmarkActiveServing(b *testing.B) {
 			cfg := collect.DesignConfig{Seed: 1, Warmup: 1, Pool: pool, Candidates: 10}
 			st := designStudy(b, s, "bench", design, cfg, n, 100)
 			o := triplet.NewOracle(x, 0, 1)
-			round := func(p collect.Participant) *collect.Question {
-				pr, err := s.Next(ctx, p.ID)
-				if err != nil {
-					b.Fatal(err)
-				}
-				q := pr.Question
-				if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
-					b.Fatal(err)
-				}
-				return q
-			}
+			round := func(p collect.Participant) *collect.Question { return roundTrip(b, s, p, o) }
 			if design == collect.DesignActive {
 				// The warm-up, then a pool of distinct questions in a fixed
 				// order (the scores need not come from a fit to be served).
@@ -201,14 +191,7 @@ func BenchmarkActivePoolWrite(b *testing.B) {
 		b.Fatal(err)
 	}
 	for range n + 1 {
-		pr, err := s.Next(ctx, p.ID)
-		if err != nil {
-			b.Fatal(err)
-		}
-		q := pr.Question
-		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
-			b.Fatal(err)
-		}
+		roundTrip(b, s, p, o)
 	}
 	if err := s.RecordPending(ctx); err != nil {
 		b.Fatal(err)
@@ -235,4 +218,18 @@ func BenchmarkActivePoolWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// roundTrip asks participant p's next question and answers it as o does.
+func roundTrip(b *testing.B, s *collect.Store, p collect.Participant, o *triplet.Oracle) *collect.Question {
+	ctx := context.Background()
+	pr, err := s.Next(ctx, p.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := pr.Question
+	if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+		b.Fatal(err)
+	}
+	return q
 }
