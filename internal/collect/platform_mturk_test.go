@@ -89,18 +89,7 @@ func TestMTurkCompletedWorkerKeepsTheAssignment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		pr, err := s.Next(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pr.Done {
-			break
-		}
-		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	finishQuestions(t, s, p.ID)
 	if err := s.CanJoin(ctx, st, "W1", hit("A2")); !errors.Is(err, collect.ErrCompletedOtherAssignment) {
 		t.Errorf("CanJoin on another assignment: %v; want ErrCompletedOtherAssignment", err)
 	}

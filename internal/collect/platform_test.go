@@ -67,21 +67,7 @@ func TestPlatformCompletionCodes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 4, 2)
-	finish := func(id int64) string {
-		t.Helper()
-		for {
-			pr, err := s.Next(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if pr.Done {
-				return pr.CompletionCode
-			}
-			if _, err := s.Answer(ctx, id, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Right.Index}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	finish := func(id int64) string { return finishQuestions(t, s, id) }
 	join := func(ext string) collect.Participant {
 		t.Helper()
 		p, _, err := s.CreateParticipant(ctx, st.ID, ext, nil)
@@ -214,5 +200,24 @@ func TestPlatformStudyNeedsExternalID(t *testing.T) {
 	}
 	if len(ps) != 4 || n != 1 {
 		t.Fatalf("%d participants, %d without an id; want 4, the one that joined before the platform", len(ps), n)
+	}
+}
+
+// finishQuestions answers the participant's questions (always the right
+// option) until they are done, and returns their completion code.
+func finishQuestions(t *testing.T, s *collect.Store, id int64) string {
+	t.Helper()
+	ctx := context.Background()
+	for {
+		pr, err := s.Next(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.Done {
+			return pr.CompletionCode
+		}
+		if _, err := s.Answer(ctx, id, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Right.Index}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
