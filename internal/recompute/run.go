@@ -83,10 +83,13 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 	if err != nil {
 		return 0, err
 	}
-	arms, err := store.StudyArms(ctx, studyID)
+	// The arms of the study read above (collect.ArmsOf: Store.StudyArms
+	// would read the study again).
+	cfg, err := store.DesignConfigOf(ctx, studyID)
 	if err != nil {
 		return 0, err
 	}
+	arms := collect.ArmsOf(st, cfg)
 	items, err := store.ListItems(ctx, studyID)
 	if err != nil {
 		return 0, err
