@@ -169,9 +169,10 @@ func thinCurve(c []CurvePoint) []CurvePoint {
 	}
 }
 
-// matrixOf is rows as a matrix when it is n × dim, else nil.
+// matrixOf is rows as a matrix when it is n × dim (both positive), else
+// nil.
 func matrixOf(rows [][]float64, n, dim int) *mat.Dense {
-	if len(rows) != n || n == 0 {
+	if len(rows) != n || n == 0 || dim < 1 {
 		return nil
 	}
 	x := mat.NewDense(n, dim, nil)
@@ -258,17 +259,9 @@ func newResult(n int, r *analysis.Result) *Result {
 	return out
 }
 
-// EmbeddingMatrix returns the embedding as a matrix (nil if absent).
-func (r *Result) EmbeddingMatrix() *mat.Dense {
-	if len(r.Embedding) == 0 || len(r.Embedding[0]) == 0 {
-		return nil
-	}
-	x := mat.NewDense(len(r.Embedding), len(r.Embedding[0]), nil)
-	for i, row := range r.Embedding {
-		x.SetRow(i, row)
-	}
-	return x
-}
+// EmbeddingMatrix returns the embedding as a matrix (nil if absent or not
+// N × Dim).
+func (r *Result) EmbeddingMatrix() *mat.Dense { return matrixOf(r.Embedding, r.N, r.Dim) }
 
 // Encode returns the stored form of r.
 func (r *Result) Encode() ([]byte, error) { return json.Marshal(r) }
