@@ -280,14 +280,7 @@ func TestActiveArmPoolRefreshedByTheJob(t *testing.T) {
 	}
 
 	// A run through River refreshes the pool.
-	jobs, err := recompute.New(pool, store, recompute.Config{Work: true, ScanEvery: time.Hour}, quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := jobs.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = jobs.Stop(context.Background()) })
+	jobs := startWorker(t, pool, store)
 	before, err := store.LatestRun(ctx, st.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
@@ -48,6 +50,21 @@ func importStudy(t *testing.T, store *collect.Store, slug string, data []byte) c
 		t.Fatal("nothing imported")
 	}
 	return st
+}
+
+// startWorker starts a worker client (runs recomputes; the periodic scan
+// once an hour) and stops it when the test ends.
+func startWorker(t *testing.T, pool *pgxpool.Pool, store *collect.Store) *recompute.Jobs {
+	t.Helper()
+	jobs, err := recompute.New(pool, store, recompute.Config{Work: true, ScanEvery: time.Hour}, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = jobs.Stop(context.Background()) })
+	return jobs
 }
 
 func waitRun(t *testing.T, store *collect.Store, studyID int64) *collect.Run {
@@ -95,14 +112,7 @@ func TestJobEnqueueRunStore(t *testing.T) {
 	}
 
 	// A worker replica runs it.
-	worker, err := recompute.New(pool, store, recompute.Config{Work: true, ScanEvery: time.Hour}, quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := worker.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = worker.Stop(context.Background()) })
+	startWorker(t, pool, store)
 	run := waitRun(t, store, st.ID)
 	if run.Status != collect.RunDone || run.JobID != id1 {
 		t.Fatalf("run: %+v", run)
@@ -205,14 +215,7 @@ func TestCancelRunning(t *testing.T) {
 	store := collect.New(pool)
 	ctx := context.Background()
 	st := importStudy(t, store, "synth", synthCSV(t, 150, 40000, 20, 2))
-	jobs, err := recompute.New(pool, store, recompute.Config{Work: true, ScanEvery: time.Hour}, quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := jobs.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = jobs.Stop(context.Background()) })
+	jobs := startWorker(t, pool, store)
 	// A run can finish before the cancel reaches it on a busy machine; that
 	// race is not a failure, so try a few times. If cancelling never works,
 	// every attempt ends "done" and the test fails.
