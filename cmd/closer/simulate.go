@@ -618,12 +618,10 @@ func parseArms(s string) ([]armSpec, error) {
 		specs = append(specs, sp)
 		shares = append(shares, share)
 	}
-	sum := 0.0
-	for _, sh := range shares {
-		sum += sh
-	}
-	if math.Abs(sum-1) > design.ShareTolerance {
-		return nil, fmt.Errorf("--arms: the shares sum to %s, want 1", strconv.FormatFloat(sum, 'g', 10, 64))
+	// Each share was checked above, with the arm's name; the sum as the
+	// store and the simulator check it.
+	if err := design.CheckShares(shares); err != nil {
+		return nil, fmt.Errorf("--arms: %s", strings.TrimPrefix(err.Error(), "design: "))
 	}
 	return specs, nil
 }

@@ -315,8 +315,8 @@ func TestSimulateArmsErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--arms", "active:0.5,random:0.4"}, "the shares sum to 0.9, want 1"},
-		{[]string{"--arms", "active:0.5,random:0.5000001"}, "the shares sum to 1.0000001, want 1"},
+		{[]string{"--arms", "active:0.5,random:0.4"}, "the arms' shares sum to 0.9, want 1"},
+		{[]string{"--arms", "active:0.5,random:0.5000001"}, "the arms' shares sum to 1.0000001, want 1"},
 		{[]string{"--arms", "active:0.5,active:0.5"}, "arm active is given twice"},
 		{[]string{"--arms", "greedy:1"}, `unknown design "greedy"`},
 		{[]string{"--arms", "active:0,random:1"}, `arm active has share "0", want a positive number`},
