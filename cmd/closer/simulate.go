@@ -343,12 +343,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			or(num(q.Tau)), or(num(q.KNN)), or(num(q.Heldout)), or(num(q.Purity)), q.Used)
 		return nil
 	})
-	if tw != nil {
-		tw.Flush()
-	}
-	if cw != nil {
-		cw.Flush()
-	}
+	flushOutput(tw, cw)
 	if err != nil {
 		return err
 	}
@@ -361,6 +356,17 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		printCoverage(stdout, "", d)
 	}
 	return nil
+}
+
+// flushOutput flushes what a printer wrote to: the table or the CSV
+// (the other one is nil).
+func flushOutput(tw *tabwriter.Writer, cw *csvsafe.Writer) {
+	if tw != nil {
+		tw.Flush()
+	}
+	if cw != nil {
+		cw.Flush()
+	}
 }
 
 // printBaseline prints the purity of k-means on the true points, for
@@ -538,12 +544,7 @@ func simulateArms(ctx context.Context, stdout io.Writer, arms []builtArm, truth 
 		}
 		return nil
 	})
-	if tw != nil {
-		tw.Flush()
-	}
-	if cw != nil {
-		cw.Flush()
-	}
+	flushOutput(tw, cw)
 	if err != nil {
 		return err
 	}
