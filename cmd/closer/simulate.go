@@ -710,12 +710,7 @@ func activeDesign(n, dim int, seed, fitSeed uint64, warmup int, modelName, score
 }
 
 // mix derives an independent seed for one use of the run's seed.
-func mix(seed, use uint64) uint64 {
-	z := seed + use*0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+func mix(seed, use uint64) uint64 { return design.Mix64(seed + use*design.Golden) }
 
 func num(v float64) string {
 	if math.IsNaN(v) {

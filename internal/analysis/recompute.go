@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/kernel"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -227,11 +228,7 @@ func heldOut(id string, seed uint64, frac float64) bool {
 	h.Write([]byte(id))
 	// FNV's output is poorly mixed for short ids; finish with splitmix64's
 	// mixer so the share held out is frac.
-	z := h.Sum64()
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return z < uint64(frac*float64(math.MaxUint64))
+	return design.Mix64(h.Sum64()) < uint64(frac*float64(math.MaxUint64))
 }
 
 // bestClusters runs kernel k-means with k clusters, or, for k = 0, with

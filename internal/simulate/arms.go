@@ -305,10 +305,7 @@ func (r *armRun) label() string {
 func heldoutSeed(seed uint64, a, pos int) uint64 {
 	z := seed ^ 0x74657374 // "test"
 	for _, v := range []uint64{uint64(a), uint64(pos)} {
-		z += v*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-		z ^= z >> 31
+		z = design.Mix64(z + v*design.Golden + 0x632be59bd9b4e019)
 	}
 	return z
 }
