@@ -207,8 +207,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 			out.BasisCoords = rowsOf(b.Coordinates())
 		}
 	} else if collect.KindOf(err) != collect.KindNotFound {
-		_ = finish(collect.RunOutcome{Status: collect.RunFailed, Error: err.Error()})
-		return runID, err
+		return fail(err)
 	}
 
 	// The arms compared on the held-out answers.
@@ -229,8 +228,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 
 	blob, err := out.Encode()
 	if err != nil {
-		_ = finish(collect.RunOutcome{Status: collect.RunFailed, Error: err.Error()})
-		return runID, err
+		return fail(err)
 	}
 	if err := finish(collect.RunOutcome{Status: collect.RunDone, TrainError: out.TrainError,
 		HeldoutError: out.HeldoutError, Result: blob}); err != nil {
