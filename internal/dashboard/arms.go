@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -42,16 +43,7 @@ func ArmCurves(points []ArmPoint, arms int) []ArmCurve {
 	out := make([]ArmCurve, arms)
 	for a, ps := range byArm {
 		slices.SortStableFunc(ps, func(x, y ArmPoint) int {
-			if x.Answers != y.Answers {
-				return x.Answers - y.Answers
-			}
-			switch {
-			case x.Run < y.Run:
-				return -1
-			case x.Run > y.Run:
-				return 1
-			}
-			return 0
+			return cmp.Or(cmp.Compare(x.Answers, y.Answers), cmp.Compare(x.Run, y.Run))
 		})
 		c := ArmCurve{Arm: a}
 		for i, p := range ps {
