@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,12 +151,29 @@ func TestSimulateCoordsAndLandmarkIDs(t *testing.T) {
 	}
 }
 
+// cliError is a command line and what its error must say.
+type cliError struct {
+	args []string
+	want string
+}
+
+// wantSimulateErrors runs closer simulate on each command line, extra
+// after it, and wants exit status 1 and an error mentioning want.
+func wantSimulateErrors(t *testing.T, cases []cliError, extra ...string) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.want, func(t *testing.T) {
+			_, errs, code := simulateCLI(t, append(slices.Clip(c.args), extra...)...)
+			if code != 1 || !strings.Contains(errs, c.want) {
+				t.Errorf("%v: exit %d, stderr %q; want exit 1 mentioning %q", c.args, code, errs, c.want)
+			}
+		})
+	}
+}
+
 func TestSimulateErrors(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	wantSimulateErrors(t, []cliError{
 		{[]string{"--design", "greedy"}, `--design "greedy"`},
 		{[]string{"--points", "torus"}, `--points "torus"`},
 		{[]string{"--points", "cube:10:x"}, `"x" is not a positive integer`},
@@ -170,14 +188,7 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"--design", "random", "--coordinates", "median"}, "--coordinates applies to --design basis only"},
 		{[]string{"--checkpoints", "0"}, `--checkpoints "0"`},
 		{[]string{"--method", "pca"}, `--method "pca"`},
-	} {
-		t.Run(tc.want, func(t *testing.T) {
-			_, errs, code := simulateCLI(t, tc.args...)
-			if code != 1 || !strings.Contains(errs, tc.want) {
-				t.Errorf("%v: exit %d, stderr %q; want exit 1 mentioning %q", tc.args, code, errs, tc.want)
-			}
-		})
-	}
+	})
 	if _, _, code := simulateCLI(t, "--bogus"); code != 2 {
 		t.Errorf("unknown flag: exit %d, want 2", code)
 	}
@@ -311,10 +322,7 @@ func TestSimulateDesignWithHeldout(t *testing.T) {
 
 func TestSimulateArmsErrors(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	wantSimulateErrors(t, []cliError{
 		{[]string{"--arms", "active:0.5,random:0.4"}, "the arms' shares sum to 0.9, want 1"},
 		{[]string{"--arms", "active:0.5,random:0.5000001"}, "the arms' shares sum to 1.0000001, want 1"},
 		{[]string{"--arms", "active:0.5,active:0.5"}, "arm active is given twice"},
@@ -338,10 +346,5 @@ func TestSimulateArmsErrors(t *testing.T) {
 		{[]string{"--arms", "random:1", "--extra"}, "--extra applies to basis arms only"},
 		{[]string{"--arms", "random:0.5,basis:0.5", "--method", "kpca"}, "basis arms"},
 		{[]string{"--arms", "random:0.5,basis:0.5", "--repeats", "2"}, "arm basis: "},
-	} {
-		_, errs, code := simulateCLI(t, append(c.args, "--points", "gaussian:20:2", "--budget", "10")...)
-		if code != 1 || !strings.Contains(errs, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want exit 1 mentioning %q", c.args, code, errs, c.want)
-		}
-	}
+	}, "--points", "gaussian:20:2", "--budget", "10")
 }
