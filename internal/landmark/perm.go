@@ -1,5 +1,7 @@
 package landmark
 
+import "github.com/closer-lab/closer/internal/design"
+
 // feistel is a keyed bijection on [0, 2^(2·half)): a four-round balanced
 // Feistel network. It gives the seeded random order in which ties (the
 // comparisons with the least answers) are served without storing a
@@ -24,10 +26,10 @@ func newFeistel(size uint64, seed uint64, level int) feistel {
 		half = 1
 	}
 	f := feistel{half: half, mask: (uint64(1) << half) - 1}
-	k := mix64(seed ^ 0x6c616e646d61726b) // "landmark"
-	k = mix64(k ^ uint64(level+1)*0x9e3779b97f4a7c15)
+	k := design.Mix64(seed ^ 0x6c616e646d61726b) // "landmark"
+	k = design.Mix64(k ^ uint64(level+1)*design.Golden)
 	for i := range f.keys {
-		k = mix64(k + 0x9e3779b97f4a7c15)
+		k = design.Mix64(k + design.Golden)
 		f.keys[i] = k
 	}
 	return f
@@ -40,15 +42,8 @@ func (f feistel) domain() uint64 { return uint64(1) << (2 * f.half) }
 func (f feistel) at(p uint64) uint64 {
 	l, r := p>>f.half, p&f.mask
 	for _, k := range f.keys {
-		l, r = r, l^(mix64(r^k)&f.mask)
+		l, r = r, l^(design.Mix64(r^k)&f.mask)
 	}
 	return l<<f.half | r
 }
 
-// mix64 is the SplitMix64 finaliser (Steele, Lea & Flood 2014), a fast
-// avalanche hash used as the Feistel round function.
-func mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
