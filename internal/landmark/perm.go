@@ -46,4 +46,3 @@ func (f feistel) at(p uint64) uint64 {
 	}
 	return l<<f.half | r
 }
-
