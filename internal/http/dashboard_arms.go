@@ -48,7 +48,6 @@ func (s *Server) armsView(ctx context.Context, st collect.Study, latest *runEntr
 	var points []dashboard.ArmPoint
 	byArm := map[int]recompute.ArmResult{}
 	if res != nil {
-		v.Heldout = res.HeldoutAnswers
 		for _, p := range res.Curve {
 			points = append(points, dashboard.ArmPoint{Run: p.Run, Arm: p.Arm, Answers: p.Answers, Heldout: p.Heldout, Wrong: p.Wrong})
 		}
@@ -82,7 +81,7 @@ func (s *Server) armsView(ctx context.Context, st collect.Study, latest *runEntr
 			r.ErrorNote = "no answers in the last recompute"
 		}
 		if d.Design == collect.DesignActive {
-			v.Active, r.Active = true, true
+			v.Active = true
 			r.Warmup, r.Refreshes, r.PoolLeft = "not started", "0", "–"
 			if p := d.Progress.Active; p != nil {
 				r.Warmup = fmt.Sprintf("%d of %d", min(p.Answers, p.Warmup), p.Warmup)
