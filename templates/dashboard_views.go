@@ -58,10 +58,8 @@ type DashboardPage struct {
 type ArmsView struct {
 	// Curve is the learning curves' SVG.
 	Curve templ.Component
-	// HeldoutPct is the study's held-out share as a percentage; Heldout the
-	// held-out answers of the latest run's test set.
+	// HeldoutPct is the study's held-out share as a percentage.
 	HeldoutPct string
-	Heldout    int
 	// Summary says in words how the arms compare (or why they cannot yet).
 	Summary string
 	Rows    []ArmRow
@@ -81,7 +79,6 @@ type ArmRow struct {
 	Error, ErrorNote, ErrorTitle string
 	// Warmup, Refreshes and PoolLeft describe an active arm ("" for the
 	// others).
-	Active                      bool
 	Warmup, Refreshes, PoolLeft string
 }
 

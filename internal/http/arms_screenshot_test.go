@@ -85,16 +85,9 @@ func TestDesignsComparedScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d answers, %d recomputes; the last took %v on %d answers", given, runs, last.Duration, last.Answers)
-	if _, err := a.store.CreateAdmin(ctx, "admin@example.com", "closer-demo"); err != nil {
-		t.Fatal(err)
-	}
 	bctx := newBrowser(t, 1280, 1000)
 	err = chromedp.Do(bctx,
-		chromedp.Navigate(a.srv.URL+"/admin/studies/compare/dashboard"),
-		chromedp.WaitVisible(`input[name=email]`),
-		chromedp.SendKeys(`input[name=email]`, "admin@example.com"),
-		chromedp.SendKeys(`input[name=password]`, "closer-demo"),
-		chromedp.Submit(`input[name=password]`),
+		adminLogin(t, a, "/admin/studies/compare/dashboard"),
 		chromedp.WaitVisible(`#designs`),
 		chromedp.Sleep(300*time.Millisecond),
 	)

@@ -58,13 +58,7 @@ func TestArmsStudyThroughTheForm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pr, err := a.store.Next(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := a.store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
-			t.Fatal(err)
-		}
+		answerSome(t, a.store, p, 1)
 	}
 	form.Set("title", "Arms again")
 	save(http.StatusSeeOther)

@@ -36,6 +36,23 @@ func newBrowser(t *testing.T, width, height int, extra ...chromedp.ExecAllocator
 	return bctx
 }
 
+// adminLogin creates the admin admin@example.com and returns the step that
+// opens path (an admin page) in a browser and logs in on the login page it
+// shows, which then goes on to path.
+func adminLogin(t *testing.T, a *app, path string) chromedp.Action[chromedp.Void] {
+	t.Helper()
+	if _, err := a.store.CreateAdmin(context.Background(), "admin@example.com", "closer-demo"); err != nil {
+		t.Fatal(err)
+	}
+	return chromedp.Steps(
+		chromedp.Navigate(a.srv.URL+path),
+		chromedp.WaitVisible(`input[name=email]`),
+		chromedp.SendKeys(`input[name=email]`, "admin@example.com"),
+		chromedp.SendKeys(`input[name=password]`, "closer-demo"),
+		chromedp.Submit(`input[name=password]`),
+	)
+}
+
 func pollJS(expr string) chromedp.Action[chromedp.Void] {
 	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(20*time.Second))
 }

@@ -25,20 +25,16 @@ func comparesDesigns(st collect.Study) bool {
 // learning curves from the latest finished run's result (latest, nil
 // before the first; its curve holds every earlier run's points, see
 // recompute.CurvePoint) and the table of the arms, whose counts are
-// current (statuses, the participants assigned) and whose errors are the
-// latest run's. participants is the study's participants, for a study
-// without arms.
-func (s *Server) armsView(ctx context.Context, st collect.Study, latest *runEntry, participants int) (*templates.ArmsView, error) {
-	statuses, err := s.store.DesignStatuses(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	assigned, err := s.store.ArmParticipants(ctx, st.ID)
-	if err != nil {
-		return nil, err
-	}
-	if len(st.Arms) == 0 {
-		assigned = []int{participants}
+// current (statuses, the store's DesignStatuses of st; the participants
+// assigned) and whose errors are the latest run's. participants is the
+// study's participants, for a study without arms.
+func (s *Server) armsView(ctx context.Context, st collect.Study, statuses []collect.DesignStatus, latest *runEntry, participants int) (*templates.ArmsView, error) {
+	assigned := []int{participants}
+	if len(st.Arms) > 0 {
+		var err error
+		if assigned, err = s.store.ArmParticipants(ctx, st.ID); err != nil {
+			return nil, err
+		}
 	}
 	var res *recompute.Result
 	if latest != nil {
@@ -48,7 +44,6 @@ func (s *Server) armsView(ctx context.Context, st collect.Study, latest *runEntr
 	var points []dashboard.ArmPoint
 	byArm := map[int]recompute.ArmResult{}
 	if res != nil {
-		v.Heldout = res.HeldoutAnswers
 		for _, p := range res.Curve {
 			points = append(points, dashboard.ArmPoint{Run: p.Run, Arm: p.Arm, Answers: p.Answers, Heldout: p.Heldout, Wrong: p.Wrong})
 		}
@@ -82,7 +77,7 @@ func (s *Server) armsView(ctx context.Context, st collect.Study, latest *runEntr
 			r.ErrorNote = "no answers in the last recompute"
 		}
 		if d.Design == collect.DesignActive {
-			v.Active, r.Active = true, true
+			v.Active = true
 			r.Warmup, r.Refreshes, r.PoolLeft = "not started", "0", "–"
 			if p := d.Progress.Active; p != nil {
 				r.Warmup = fmt.Sprintf("%d of %d", min(p.Answers, p.Warmup), p.Warmup)

@@ -47,16 +47,9 @@ func TestBrowserDashboardLive(t *testing.T) {
 			}
 		}
 	}
-	if _, err := a.store.CreateAdmin(ctx, "admin@example.com", "closer-demo"); err != nil {
-		t.Fatal(err)
-	}
 	bctx := newBrowser(t, 1200, 900)
 	err = chromedp.Do(bctx,
-		chromedp.Navigate(a.srv.URL+"/admin/studies/live/dashboard"),
-		chromedp.WaitVisible(`input[name=email]`),
-		chromedp.SendKeys(`input[name=email]`, "admin@example.com"),
-		chromedp.SendKeys(`input[name=password]`, "closer-demo"),
-		chromedp.Submit(`input[name=password]`),
+		adminLogin(t, a, "/admin/studies/live/dashboard"),
 		chromedp.WaitVisible(`#recompute`),
 		pollJS(`document.getElementById("run-state").textContent.includes("Not recomputed yet")`),
 	)

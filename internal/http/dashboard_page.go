@@ -123,18 +123,22 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 	v.MedianResponse = msText(v.Figures.MedianResponseMS)
 	v.DesignName = st.Design
 	v.DesignProgress = fmt.Sprintf("%d questions per participant", st.QuestionsPerParticipant)
+	// The design statuses, read once: the overview's progress and the
+	// "Designs compared" section both use them.
+	var statuses []collect.DesignStatus
+	if comparesDesigns(st) || collect.IsStateful(st.Design) {
+		if statuses, err = s.store.DesignStatuses(ctx, st); err != nil {
+			return v, err
+		}
+	}
 	if len(st.Arms) > 0 {
 		v.DesignName = fmt.Sprintf("%d arms", len(st.Arms))
 		v.DesignProgress = armsSummary(st.Arms)
 	} else if collect.IsStateful(st.Design) {
-		ds, err := s.store.DesignStatusOf(ctx, st, 0)
-		if err != nil {
-			return v, err
-		}
-		v.DesignProgress = designProgress(ds)
+		v.DesignProgress = designProgress(statuses[0])
 	}
 	if comparesDesigns(st) {
-		if v.Arms, err = s.armsView(ctx, st, latest, v.Stats.Participants); err != nil {
+		if v.Arms, err = s.armsView(ctx, st, statuses, latest, v.Stats.Participants); err != nil {
 			return v, err
 		}
 	}

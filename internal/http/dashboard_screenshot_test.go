@@ -70,17 +70,9 @@ func TestDashboardScreenshots(t *testing.T) {
 			}
 		}
 	}
-	if _, err := a.store.CreateAdmin(ctx, "admin@example.com", "closer-demo"); err != nil {
-		t.Fatal(err)
-	}
-
 	bctx := newBrowser(t, 1280, 1000)
 	err = chromedp.Do(bctx,
-		chromedp.Navigate(a.srv.URL+"/admin/studies/strange-fruit/dashboard"),
-		chromedp.WaitVisible(`input[name=email]`),
-		chromedp.SendKeys(`input[name=email]`, "admin@example.com"),
-		chromedp.SendKeys(`input[name=password]`, "closer-demo"),
-		chromedp.Submit(`input[name=password]`),
+		adminLogin(t, a, "/admin/studies/strange-fruit/dashboard"),
 		chromedp.WaitVisible(`#embedding`),
 		chromedp.Sleep(300*time.Millisecond),
 	)

@@ -78,16 +78,9 @@ func TestDesignScreenshots(t *testing.T) {
 			}
 		}
 	}
-	if _, err := a.store.CreateAdmin(ctx, "admin@example.com", "closer-demo"); err != nil {
-		t.Fatal(err)
-	}
 	bctx := newBrowser(t, 1200, 900)
 	err := chromedp.Do(bctx,
-		chromedp.Navigate(a.srv.URL+"/admin/studies/basis"),
-		chromedp.WaitVisible(`input[name=email]`),
-		chromedp.SendKeys(`input[name=email]`, "admin@example.com"),
-		chromedp.SendKeys(`input[name=password]`, "closer-demo"),
-		chromedp.Submit(`input[name=password]`),
+		adminLogin(t, a, "/admin/studies/basis"),
 		chromedp.WaitVisible(`#design`),
 	)
 	if err != nil {
@@ -212,13 +205,7 @@ func TestDesignScreenshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := a.store.Next(ctx, worker.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.store.Answer(ctx, worker.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
-		t.Fatal(err)
-	}
+	answerSome(t, a.store, worker, 1)
 	last := newBrowser(t, 800, 700)
 	if err := chromedp.Do(last, chromedp.Navigate(a.srv.URL+"/s/mt-done/done?participant_token="+url.QueryEscape(token)),
 		chromedp.WaitVisible(`#mturk-submit`)); err != nil {

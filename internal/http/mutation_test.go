@@ -86,15 +86,7 @@ func TestDashboardHeatmapCutsBetweenClusters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 15 {
-			pr, err := a.store.Next(ctx, p.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := a.store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		answerSome(t, a.store, p, 15)
 	}
 	if _, err := recompute.Run(ctx, a.store, st.ID, 0); err != nil {
 		t.Fatal(err)
