@@ -275,14 +275,15 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		if err := tx.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, id).Scan(&oldConfig); err != nil {
 			return err
 		}
+		newDesign := old.Design != in.Design || designConfigChanged(oldConfig, in.DesignConfig)
 		newArms := armsChanged(old.Arms, in.Arms)
-		if old.Design != in.Design || designConfigChanged(oldConfig, in.DesignConfig) || newArms || old.HeldoutShare != in.HeldoutShare {
+		if newDesign || newArms || old.HeldoutShare != in.HeldoutShare {
 			var asked bool
 			if err := tx.QueryRow(ctx, questionsIssuedSQL, id).Scan(&asked); err != nil {
 				return err
 			}
 			if asked {
-				if old.Design != in.Design || designConfigChanged(oldConfig, in.DesignConfig) {
+				if newDesign {
 					return userErr(KindConflict, "the design and its settings cannot change after questions were issued")
 				}
 				return userErr(KindConflict, "the arms and the held-out share cannot change after questions were issued")
