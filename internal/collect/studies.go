@@ -130,10 +130,8 @@ func (s *Store) check(in *StudyInput) error {
 	}
 	if len(in.Arms) > 0 {
 		in.Design = in.Arms[0].Design
-		for _, a := range in.Arms {
-			if IsStateful(a.Design) && !s.knownDesign(a.Design) {
-				return userErr(KindInvalid, "arm %s: the design %q is not available (known: %s)", a.Name, a.Design, strings.Join(s.Designs(), ", "))
-			}
+		if err := s.checkArmDesigns(in.Arms); err != nil {
+			return err
 		}
 	}
 	if !s.knownDesign(in.Design) {
