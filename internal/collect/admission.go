@@ -7,7 +7,8 @@ import (
 )
 
 // CanJoin reports, without joining or locking, whether study st would take
-// a new participant with externalID now: KindFull once its participant
+// a new participant with externalID now: KindInvalid for an external id or
+// a link parameter CreateParticipant refuses (keptParams), KindFull once its participant
 // limit is taken, KindForbidden when the id took part in a study st
 // refuses the participants of, nil otherwise and always for an id that
 // joined st before. The landing page asks first, so that nobody reads the
@@ -22,6 +23,10 @@ func (s *Store) CanJoin(ctx context.Context, st Study, externalID string, params
 	if len(externalID) > MaxExternalIDLen {
 		return fmt.Errorf("can join: %w", userErr(KindInvalid, "the external id is longer than %d characters", MaxExternalIDLen))
 	}
+	kept, err := keptParams(params)
+	if err != nil {
+		return fmt.Errorf("can join: %w", err)
+	}
 	if externalID == "" && st.Platform.RequiresID() {
 		return fmt.Errorf("can join: %w", ErrExternalIDRequired)
 	}
@@ -31,7 +36,7 @@ func (s *Store) CanJoin(ctx context.Context, st Study, externalID string, params
 			return fmt.Errorf("can join: %w", err)
 		}
 		if known {
-			if a := strings.TrimSpace(params["assignmentId"]); st.Platform.Kind == PlatformMTurk && a != "" {
+			if a := kept["assignmentId"]; st.Platform.Kind == PlatformMTurk && a != "" {
 				var other bool
 				if err := s.pool.QueryRow(ctx, completedOtherAssignmentSQL, st.ID, externalID, a).Scan(&other); err != nil {
 					return fmt.Errorf("can join: %w", err)

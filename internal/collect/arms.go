@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -79,19 +80,20 @@ func checkArms(arms []Arm, labels []string) error {
 		shares[i] = a.Share
 	}
 	if err := design.CheckShares(shares); err != nil {
-		return userErr(KindInvalid, "the arms' shares must be positive and sum to 1 (%v)", sharesMsg(err))
+		return userErr(KindInvalid, "the arms' shares must be positive and sum to 1 (%s)", strings.TrimPrefix(err.Error(), "design: "))
 	}
 	return nil
 }
 
-// sharesMsg is design.CheckShares's message without its package prefix.
-func sharesMsg(err error) string {
-	const prefix = "design: "
-	m := err.Error()
-	if len(m) > len(prefix) && m[:len(prefix)] == prefix {
-		return m[len(prefix):]
+// checkArmDesigns refuses an arm whose stateful design this store does not
+// run (checkArms refuses the names of no design at all).
+func (s *Store) checkArmDesigns(arms []Arm) error {
+	for _, a := range arms {
+		if IsStateful(a.Design) && !s.knownDesign(a.Design) {
+			return userErr(KindInvalid, "arm %s: the design %q is not available (known: %s)", a.Name, a.Design, strings.Join(s.Designs(), ", "))
+		}
 	}
-	return m
+	return nil
 }
 
 // ArmsOf returns the arms a study runs: its Arms, or its one implicit arm

@@ -23,17 +23,7 @@ func BenchmarkNextAnswer(b *testing.B) {
 	if _, _, err := s.AddItems(ctx, st.ID, demo.Items()); err != nil {
 		b.Fatal(err)
 	}
-	var p collect.Participant
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if i%100 == 0 {
-			b.StopTimer()
-			p, _, err = s.CreateParticipant(ctx, st.ID, "", nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.StartTimer()
-		}
+	benchRounds(b, s, st.ID, func(p collect.Participant) {
 		pr, err := s.Next(ctx, p.ID)
 		if err != nil {
 			b.Fatal(err)
@@ -42,5 +32,5 @@ func BenchmarkNextAnswer(b *testing.B) {
 		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }

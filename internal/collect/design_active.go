@@ -176,20 +176,10 @@ func (ds *DesignScheduler) applyPool(ctx context.Context, key armKey, qs []activ
 	b := &pgx.Batch{}
 	b.Queue(saveSnapshotSQL, key.study, row.version, rev, prog, snap, key.arm)
 	if len(write) > 0 {
-		var a, j, k, wanted []int32
-		var ord []int64
-		for _, w := range write {
-			a, j, k = append(a, int32(w.key.Anchor)), append(j, int32(w.key.J)), append(k, int32(w.key.K))
-			wanted, ord = append(wanted, int32(w.wanted)), append(ord, w.ord)
-		}
-		b.Queue(poolWriteSQL, key.study, a, j, k, wanted, ord, ds.kind.spread, key.arm)
+		b.Queue(poolWriteSQL, ds.poolWriteArgs(key, write)...)
 	}
 	if len(drop) > 0 {
-		var a, j, k []int32
-		for _, dk := range drop {
-			a, j, k = append(a, int32(dk.Anchor)), append(j, int32(dk.J)), append(k, int32(dk.K))
-		}
-		b.Queue(poolDropSQL, key.study, a, j, k, key.arm)
+		b.Queue(poolDropSQL, poolDropArgs(key, drop)...)
 	}
 	deleted := map[triplet.Key]bool{}
 	br := tx.SendBatch(ctx, b)
@@ -216,12 +206,7 @@ func (ds *DesignScheduler) applyPool(ctx context.Context, key armKey, qs []activ
 	if err := tx.Commit(ctx); err != nil {
 		return fail(err)
 	}
-	for _, w := range write {
-		e.pool[w.key] = poolRow{wanted: w.wanted, ord: w.ord}
-	}
-	for k := range deleted {
-		delete(e.pool, k)
-	}
+	e.notePool(write, deleted)
 	e.rev, e.whole = rev, true
 	ds.clearFull(key) // a new pool: free slots
 	if d.WarmedUp() {

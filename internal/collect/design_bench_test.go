@@ -37,41 +37,20 @@ func BenchmarkDesignNextAnswer(b *testing.B) {
 		{"basis-cold", collect.DesignBasis, collect.DesignConfig{Seed: 1}, true},
 	} {
 		b.Run(fmt.Sprintf("%s/n=%d", bc.name, n), func(b *testing.B) {
-			ctx := context.Background()
 			pool, _ := pgtest.NewDB(b)
 			s, schs := designStore(pool)
 			st := designStudy(b, s, "bench", bc.design, bc.cfg, n, 100)
 			o := triplet.NewOracle(x, 0, 1)
-			var p collect.Participant
-			var err error
 			fallbacks := 0
 			cpu0 := cpuTime()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i%100 == 0 {
-					b.StopTimer()
-					p, _, err = s.CreateParticipant(ctx, st.ID, "", nil)
-					if err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-				}
+			benchRounds(b, s, st.ID, func(p collect.Participant) {
 				if bc.cold {
 					schs[bc.design].DropCache()
 				}
-				pr, err := s.Next(ctx, p.ID)
-				if err != nil {
-					b.Fatal(err)
-				}
-				q := pr.Question
-				if q.Design == collect.DesignFallback {
+				if q := roundTrip(b, s, p, o); q.Design == collect.DesignFallback {
 					fallbacks++
 				}
-				if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
+			})
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(fallbacks)/float64(b.N), "fallback/op")
 		})
@@ -140,25 +119,13 @@ func BenchmarkActiveServing(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			var p collect.Participant
-			var err error
 			fallbacks := 0
 			cpu0 := cpuTime()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i%100 == 0 {
-					b.StopTimer()
-					p, _, err = s.CreateParticipant(ctx, st.ID, "", nil)
-					if err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-				}
+			benchRounds(b, s, st.ID, func(p collect.Participant) {
 				if q := round(p); q.Design != design {
 					fallbacks++
 				}
-			}
-			b.StopTimer()
+			})
 			if err := s.RecordPending(ctx); err != nil {
 				b.Fatal(err)
 			}
@@ -221,6 +188,26 @@ func BenchmarkActivePoolWrite(b *testing.B) {
 }
 
 // roundTrip asks participant p's next question and answers it as o does.
+// benchRounds runs round b.N times, timed, its participant a new one of
+// study studyID every 100 rounds (joined with the timer stopped), and
+// stops the timer.
+func benchRounds(b *testing.B, s *collect.Store, studyID int64, round func(p collect.Participant)) {
+	var p collect.Participant
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%100 == 0 {
+			b.StopTimer()
+			var err error
+			if p, _, err = s.CreateParticipant(context.Background(), studyID, "", nil); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		round(p)
+	}
+	b.StopTimer()
+}
+
 func roundTrip(b *testing.B, s *collect.Store, p collect.Participant, o *triplet.Oracle) *collect.Question {
 	ctx := context.Background()
 	pr, err := s.Next(ctx, p.ID)

@@ -803,27 +803,14 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, key armKey, ro
 			inserts = append(inserts, w)
 		}
 	}
-	for _, part := range []struct {
-		sql  string
-		rows []poolWrite
-	}{{poolUpdateSQL, updates}, {poolWriteSQL, inserts}} {
-		if len(part.rows) == 0 {
-			continue
-		}
-		var a, j, k, wanted []int32
-		var ord []int64
-		for _, w := range part.rows {
-			a, j, k = append(a, int32(w.key.Anchor)), append(j, int32(w.key.J)), append(k, int32(w.key.K))
-			wanted, ord = append(wanted, int32(w.wanted)), append(ord, w.ord)
-		}
-		b.Queue(part.sql, studyID, a, j, k, wanted, ord, ds.kind.spread, key.arm)
+	if len(updates) > 0 {
+		b.Queue(poolUpdateSQL, ds.poolWriteArgs(key, updates)...)
+	}
+	if len(inserts) > 0 {
+		b.Queue(poolWriteSQL, ds.poolWriteArgs(key, inserts)...)
 	}
 	if len(drop) > 0 {
-		var a, j, k []int32
-		for _, key := range drop {
-			a, j, k = append(a, int32(key.Anchor)), append(j, int32(key.J)), append(k, int32(key.K))
-		}
-		b.Queue(poolDropSQL, studyID, a, j, k, key.arm)
+		b.Queue(poolDropSQL, poolDropArgs(key, drop)...)
 	}
 	accepted := len(ev.v) > 0
 	out := row
@@ -894,14 +881,41 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, key armKey, ro
 	if err != nil {
 		return row, err
 	}
+	e.notePool(write, deleted)
+	e.version, e.rev, e.whole = v, rev, true
+	return out, nil
+}
+
+// poolWriteArgs are the arguments of poolWriteSQL and poolUpdateSQL that
+// write rows to the pool of arm key.
+func (ds *DesignScheduler) poolWriteArgs(key armKey, rows []poolWrite) []any {
+	var a, j, k, wanted []int32
+	var ord []int64
+	for _, w := range rows {
+		a, j, k = append(a, int32(w.key.Anchor)), append(j, int32(w.key.J)), append(k, int32(w.key.K))
+		wanted, ord = append(wanted, int32(w.wanted)), append(ord, w.ord)
+	}
+	return []any{key.study, a, j, k, wanted, ord, ds.kind.spread, key.arm}
+}
+
+// poolDropArgs are the arguments of poolDropSQL that drop the rows of
+// comparisons keys from the pool of arm key.
+func poolDropArgs(key armKey, keys []triplet.Key) []any {
+	var a, j, k []int32
+	for _, dk := range keys {
+		a, j, k = append(a, int32(dk.Anchor)), append(j, int32(dk.J)), append(k, int32(dk.K))
+	}
+	return []any{key.study, a, j, k, key.arm}
+}
+
+// notePool records in e's pool the rows written and deleted.
+func (e *cachedState) notePool(write []poolWrite, deleted map[triplet.Key]bool) {
 	for _, w := range write {
 		e.pool[w.key] = poolRow{wanted: w.wanted, ord: w.ord}
 	}
 	for k := range deleted {
 		delete(e.pool, k)
 	}
-	e.version, e.rev, e.whole = v, rev, true
-	return out, nil
 }
 
 // scanKeys reads the next result of br, rows of (anchor, j, k), into add.
@@ -1058,14 +1072,8 @@ func (ds *DesignScheduler) writePool(ctx context.Context, tx pgx.Tx, key armKey,
 	if len(write) == 0 {
 		return nil
 	}
-	var a, j, k, wanted []int32
-	var ord []int64
-	for _, w := range write {
-		a, j, k = append(a, int32(w.key.Anchor)), append(j, int32(w.key.J)), append(k, int32(w.key.K))
-		wanted, ord = append(wanted, int32(w.wanted)), append(ord, w.ord)
-		e.pool[w.key] = poolRow{wanted: w.wanted, ord: w.ord}
-	}
-	_, err := tx.Exec(ctx, poolWriteSQL, key.study, a, j, k, wanted, ord, ds.kind.spread, key.arm)
+	e.notePool(write, nil)
+	_, err := tx.Exec(ctx, poolWriteSQL, ds.poolWriteArgs(key, write)...)
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -73,13 +74,18 @@ const (
 )
 
 // DesignStatuses returns the design status of every arm of study st, in
-// the arms' order (one for a study without arms).
+// the arms' order (one for a study without arms). The study's settings and
+// item labels are read once for all the arms.
 func (s *Store) DesignStatuses(ctx context.Context, st Study) ([]DesignStatus, error) {
-	n := max(len(st.Arms), 1)
-	out := make([]DesignStatus, n)
-	for i := range n {
-		var err error
-		if out[i], err = s.DesignStatusOf(ctx, st, i); err != nil {
+	cfg, err := s.DesignConfigOf(ctx, st.ID)
+	if err != nil {
+		return nil, err
+	}
+	arms := ArmsOf(st, cfg)
+	labels := s.lazyLabels(ctx, st.ID)
+	out := make([]DesignStatus, len(arms))
+	for i, a := range arms {
+		if out[i], err = s.designStatus(ctx, st, i, a, labels); err != nil {
 			return nil, err
 		}
 	}
@@ -97,16 +103,26 @@ func (s *Store) DesignStatusOf(ctx context.Context, st Study, arm int) (DesignSt
 	if arm < 0 || arm >= len(arms) {
 		return DesignStatus{}, fmt.Errorf("design status: %w", notFound("arm"))
 	}
-	a := arms[arm]
+	return s.designStatus(ctx, st, arm, arms[arm], s.lazyLabels(ctx, st.ID))
+}
+
+// lazyLabels reads the study's item labels on its first call only.
+func (s *Store) lazyLabels(ctx context.Context, studyID int64) func() ([]string, error) {
+	return sync.OnceValues(func() ([]string, error) { return itemLabels(ctx, s.pool, studyID) })
+}
+
+// designStatus is the design status of arm number arm, a, of study st;
+// readLabels gives the study's item labels (asked for a stateful arm only).
+func (s *Store) designStatus(ctx context.Context, st Study, arm int, a Arm, readLabels func() ([]string, error)) (DesignStatus, error) {
 	ds := DesignStatus{Arm: arm, ArmName: a.Name, Share: a.Share, Design: a.Design, Config: a.Config, Stateful: IsStateful(a.Design)}
-	err = s.pool.QueryRow(ctx, designAnswerCountsSQL, st.ID, DesignFallback, arm).Scan(&ds.Answers, &ds.Fallbacks, &ds.Heldout, &ds.ActiveLeases)
+	err := s.pool.QueryRow(ctx, designAnswerCountsSQL, st.ID, DesignFallback, arm).Scan(&ds.Answers, &ds.Fallbacks, &ds.Heldout, &ds.ActiveLeases)
 	if err != nil {
 		return DesignStatus{}, fmt.Errorf("design status: %w", err)
 	}
 	if !ds.Stateful {
 		return ds, nil
 	}
-	labels, err := itemLabels(ctx, s.pool, st.ID)
+	labels, err := readLabels()
 	if err != nil {
 		return DesignStatus{}, fmt.Errorf("design status: %w", err)
 	}

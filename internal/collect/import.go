@@ -195,10 +195,8 @@ func (imp *ImportTx) SetArms(arms []Arm) error {
 	if err := checkArms(arms, labels); err != nil {
 		return err
 	}
-	for _, a := range arms {
-		if IsStateful(a.Design) && !imp.s.knownDesign(a.Design) {
-			return userErr(KindInvalid, "arm %s: the design %q is not available", a.Name, a.Design)
-		}
+	if err := imp.s.checkArmDesigns(arms); err != nil {
+		return err
 	}
 	if _, err := imp.tx.Exec(imp.ctx, `UPDATE studies SET arms = $2, design = $3, design_config = $4, version = version + 1 WHERE id = $1`,
 		id, arms, arms[0].Design, arms[0].Config); err != nil {

@@ -102,6 +102,26 @@ const (
 // so that two joins never both take the last place.
 const quotaLockSQL = `SELECT pg_advisory_xact_lock(1946, ($1 % 2147483647)::int)`
 
+// keptParams checks and trims the link parameters kept with a
+// participant (at most 8, each name and value at most MaxPlatformParamLen
+// characters); empty values are left out, and none left is nil (NULL).
+func keptParams(params map[string]string) (map[string]string, error) {
+	var kept map[string]string
+	for k, v := range params {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		if len(k) > MaxPlatformParamLen || len(v) > MaxPlatformParamLen || len(params) > 8 {
+			return nil, userErr(KindInvalid, "the link parameter %.40q is too long (at most %d characters)", k, MaxPlatformParamLen)
+		}
+		if kept == nil {
+			kept = map[string]string{}
+		}
+		kept[k] = v
+	}
+	return kept, nil
+}
+
 // CreateParticipant adds a participant to an open study and returns them with
 // a secret token. An external id that joined the study before resumes that
 // participant instead (Resumed is set): they get a new token, which works
@@ -125,23 +145,13 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		return Participant{}, "", fmt.Errorf("create participant: %w",
 			userErr(KindInvalid, "the external id is longer than %d characters", MaxExternalIDLen))
 	}
-	var kept map[string]string // nil: NULL
-	for k, v := range params {
-		if v = strings.TrimSpace(v); v == "" {
-			continue
-		}
-		if len(k) > MaxPlatformParamLen || len(v) > MaxPlatformParamLen || len(params) > 8 {
-			return Participant{}, "", fmt.Errorf("create participant: %w",
-				userErr(KindInvalid, "the link parameter %.40q is too long (at most %d characters)", k, MaxPlatformParamLen))
-		}
-		if kept == nil {
-			kept = map[string]string{}
-		}
-		kept[k] = v
+	kept, err := keptParams(params)
+	if err != nil {
+		return Participant{}, "", fmt.Errorf("create participant: %w", err)
 	}
 	token := newToken()
 	p := Participant{PublicID: newID(), StudyID: studyID, ExternalID: externalID}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var status string
 		var q Quota
 		var arms []Arm

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/closer-lab/closer/internal/collect"
@@ -123,5 +124,30 @@ func TestMTurkCompletedWorkerKeepsTheAssignment(t *testing.T) {
 	}
 	if got, err := s.ParticipantPlatformParams(ctx, w2.ID); err != nil || !maps.Equal(got, hit("A4")) {
 		t.Fatalf("kept %v, %v; want the new assignment", got, err)
+	}
+}
+
+// CanJoin refuses a link parameter that CreateParticipant refuses (too
+// long), as it refuses a too long external id, instead of sending it to
+// PostgreSQL and letting the landing page through.
+func TestCanJoinBoundsLinkParameters(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s := collect.New(pool)
+	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 2, Status: collect.StatusOpen,
+		Platform: collect.Platform{Kind: collect.PlatformMTurk}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := map[string]string{"assignmentId": strings.Repeat("A", collect.MaxPlatformParamLen+1), "hitId": "H1"}
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "W1", long); collect.KindOf(err) != collect.KindInvalid {
+		t.Fatalf("CreateParticipant with a too long assignmentId: %v; want KindInvalid", err)
+	}
+	if err := s.CanJoin(ctx, st, "W1", long); collect.KindOf(err) != collect.KindInvalid {
+		t.Errorf("CanJoin with a too long assignmentId: %v; want KindInvalid, as CreateParticipant", err)
+	}
+	if err := s.CanJoin(ctx, st, "W1", map[string]string{"assignmentId": "A1", "hitId": "H1"}); err != nil {
+		t.Errorf("CanJoin with a fitting assignmentId: %v", err)
 	}
 }

@@ -338,11 +338,11 @@ type issuePlan struct {
 	random Comparison       // the drawn comparison (random design, or a design's fallback: random.Design)
 	trial  string           // DesignCatch or DesignRepeat: the statement returns the comparison
 	claim  *claim           // a design's claim (its statement returns the comparison)
-	design *DesignScheduler // the claim's design, or the active design whose fallback the statement labels
+	design *DesignScheduler // the claim's design
 	key    armKey
-	// labelled: the statement returns the design it recorded the random
-	// comparison as (insertActiveFallbackSQL).
-	labelled bool
+	// labeller, when set, is the active design whose fallback the
+	// statement labels (fallbackInsert, scanFallback).
+	labeller *DesignScheduler
 	sql      string
 	args     []any
 }
@@ -369,8 +369,8 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 			return nil
 		}
 		c.Design = DesignHeldout
-		return &issuePlan{id: id, random: c, sql: insertQuestionSQL,
-			args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, c.Design}}
+		sql, args := fallbackInsert(nil, st, participantID, id, c)
+		return &issuePlan{id: id, random: c, sql: sql, args: args}
 	}
 	key := keyOf(st)
 	ds, stateful := s.designs[st.Design]
@@ -394,15 +394,15 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	// fallback question at once, as a random study does; so does an active
 	// design warming up (its warm-up questions).
 	c.Design = DesignRandom
+	var labeller *DesignScheduler
 	if stateful {
 		c.Design = DesignFallback
 		if ds.kind.warmup {
-			return &issuePlan{id: id, random: c, design: ds, key: key, labelled: true, sql: insertActiveFallbackSQL,
-				args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm}}
+			labeller = ds
 		}
 	}
-	return &issuePlan{id: id, random: c, sql: insertQuestionSQL,
-		args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, c.Design}}
+	sql, args := fallbackInsert(labeller, st, participantID, id, c)
+	return &issuePlan{id: id, random: c, key: key, labeller: labeller, sql: sql, args: args}
 }
 
 // read reads the plan's result from the batch: the comparison and when it
@@ -424,14 +424,7 @@ func (p *issuePlan) read(br pgx.BatchResults) (c Comparison, issued time.Time, o
 		return c, issued, err == nil, err
 	}
 	c = p.random
-	if p.labelled {
-		err = br.QueryRow().Scan(&issued, &c.Design)
-		if err == nil {
-			p.design.noteWarming(p.key, c.Design == DesignActive)
-		}
-	} else {
-		err = br.QueryRow().Scan(&issued)
-	}
+	err = scanFallback(br.QueryRow(), p.labeller, p.key, &issued, &c.Design)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Comparison{}, time.Time{}, false, nil
 	}

@@ -130,10 +130,8 @@ func (s *Store) check(in *StudyInput) error {
 	}
 	if len(in.Arms) > 0 {
 		in.Design = in.Arms[0].Design
-		for _, a := range in.Arms {
-			if IsStateful(a.Design) && !s.knownDesign(a.Design) {
-				return userErr(KindInvalid, "arm %s: the design %q is not available (known: %s)", a.Name, a.Design, strings.Join(s.Designs(), ", "))
-			}
+		if err := s.checkArmDesigns(in.Arms); err != nil {
+			return err
 		}
 	}
 	if !s.knownDesign(in.Design) {
@@ -275,14 +273,15 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		if err := tx.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, id).Scan(&oldConfig); err != nil {
 			return err
 		}
+		newDesign := old.Design != in.Design || designConfigChanged(oldConfig, in.DesignConfig)
 		newArms := armsChanged(old.Arms, in.Arms)
-		if old.Design != in.Design || designConfigChanged(oldConfig, in.DesignConfig) || newArms || old.HeldoutShare != in.HeldoutShare {
+		if newDesign || newArms || old.HeldoutShare != in.HeldoutShare {
 			var asked bool
 			if err := tx.QueryRow(ctx, questionsIssuedSQL, id).Scan(&asked); err != nil {
 				return err
 			}
 			if asked {
-				if old.Design != in.Design || designConfigChanged(oldConfig, in.DesignConfig) {
+				if newDesign {
 					return userErr(KindConflict, "the design and its settings cannot change after questions were issued")
 				}
 				return userErr(KindConflict, "the arms and the held-out share cannot change after questions were issued")
