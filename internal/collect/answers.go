@@ -150,8 +150,9 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		return st.scanQuality(quality)
 	}
 	var studyID int64
+	var releasesSlot bool // a skip of a design question: its comparison goes back to the design
 	err = s.inTxFrom(ctx, lockAnswerSQL, []any{in.QuestionID}, scan, func(tx pgx.Tx) error {
-		created, pr, record = false, Progress{}, nil
+		created, pr, record, releasesSlot = false, Progress{}, nil, false
 		studyID = st.ID
 		if owner != participantID {
 			return userErr(KindForbidden, "this question was issued to another participant")
@@ -209,6 +210,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		}
 		ds, stateful := s.designs[st.Design]
 		designQuestion := stateful && qDesign == st.Design
+		releasesSlot = in.Skip && designQuestion
 		trial := qDesign == DesignCatch || qDesign == DesignRepeat
 		heldout := qDesign == DesignHeldout // a triplet, but no vote
 		if designQuestion && !in.Skip {
@@ -344,10 +346,8 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		return false, Progress{}, err
 	}
 	key := armKey{studyID, st.Arm}
-	if in.Skip && created {
-		if ds, ok := s.designs[st.Design]; ok {
-			ds.clearFull(key) // a skipped design question gave its slot back
-		}
+	if releasesSlot && created {
+		s.designs[st.Design].clearFull(key) // a skipped design question gave its slot back
 	}
 	if record != nil {
 		// The answer is durable; the design records it in a transaction of

@@ -1,0 +1,73 @@
+package collect
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/closer-lab/closer/internal/pgtest"
+)
+
+// A skipped question gives its comparison back to the design only when it
+// was the design's own: its skip ends the "design seems full" hint (the
+// next question tries a claim again), a skipped fallback leaves the hint
+// as it was (it held no slot of the design).
+func TestSkipClearsFullOnlyForDesignQuestions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s := New(pool)
+	ds := RegisterDesigns(s)[DesignLandmarkK1]
+	ds.FullFor = time.Hour
+	st, err := s.CreateStudy(ctx, StudyInput{Slug: "skips", Title: "skips", QuestionsPerParticipant: 10,
+		Status: StatusOpen, Design: DesignLandmarkK1, DesignConfig: DesignConfig{Seed: 1, Landmarks: 3, Repeats: 5},
+		Quality: QualityControl{CantDecide: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
+		SELECT $1::bigint, g, 'item' || g, 'item' || g || '.png', 'image/png', md5($1::bigint::text || '-' || g), 1, 1, '\x00'
+		FROM generate_series(0, 5) g`, st.ID); err != nil {
+		t.Fatal(err)
+	}
+	key := armKey{st.ID, 0}
+	markFull := func() {
+		ds.mu.Lock()
+		ds.full[key] = time.Now()
+		ds.mu.Unlock()
+	}
+	// skipFirst: a new participant's first question, of design want,
+	// skipped after mark (if any) runs.
+	skipFirst := func(want string, mark func()) {
+		t.Helper()
+		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := s.Next(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.Question == nil || pr.Question.Design != want {
+			t.Fatalf("question %+v; want one of design %q", pr.Question, want)
+		}
+		if mark != nil {
+			mark()
+		}
+		if _, err := s.Answer(ctx, p.ID, AnswerInput{QuestionID: pr.Question.ID, Skip: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	markFull()
+	skipFirst(DesignFallback, nil) // served at once as the design seems full
+	if !ds.seemsFull(key) {
+		t.Error("a skipped fallback question cleared the design's full hint")
+	}
+	ds.clearFull(key)
+	skipFirst(DesignLandmarkK1, markFull) // the design's question, issued while it had free slots
+	if ds.seemsFull(key) {
+		t.Error("a skipped design question kept the design's full hint")
+	}
+}
