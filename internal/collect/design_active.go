@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -140,7 +141,8 @@ func (ds *DesignScheduler) applyPool(ctx context.Context, key armKey, qs []activ
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	unlockOnce := sync.OnceFunc(unlock)
+	defer unlockOnce()
 	// From here the cached state runs ahead of the database until the
 	// commit; on any failure it is dropped and the next writer reloads.
 	fail := func(err error) error {
@@ -208,8 +210,10 @@ func (ds *DesignScheduler) applyPool(ctx context.Context, key armKey, qs []activ
 	}
 	e.notePool(write, deleted)
 	e.rev, e.whole = rev, true
+	warmed := d.WarmedUp()
+	unlockOnce()
 	ds.clearFull(key) // a new pool: free slots
-	if d.WarmedUp() {
+	if warmed {
 		ds.noteWarming(key, false)
 	}
 	// Outside the arm's lock: fresh statistics for a pool table that just

@@ -690,7 +690,8 @@ func (ds *DesignScheduler) recordInbox(ctx context.Context, key armKey) (int, er
 	if err != nil {
 		return 0, err
 	}
-	defer unlock()
+	unlockOnce := sync.OnceFunc(unlock)
+	defer unlockOnce()
 	entries, err := readInbox(ctx, tx, key, inboxBatch)
 	if err != nil || len(entries) == 0 {
 		return 0, err
@@ -705,9 +706,15 @@ func (ds *DesignScheduler) recordInbox(ctx context.Context, key armKey) (int, er
 		e.d, e.pool = nil, nil
 		return 0, err
 	}
+	// Read under the arm's lock what the steps after it need; the
+	// statistics (analyzeOnce) are not the arm's to wait for.
+	poolRows := len(e.pool)
+	w, ok := e.d.(interface{ WarmedUp() bool })
+	warmed := ok && w.WarmedUp()
+	unlockOnce()
 	ds.clearFull(key) // leases released, comparisons perhaps opened
-	ds.analyzeOnce(ctx, key, len(e.pool))
-	if w, ok := e.d.(interface{ WarmedUp() bool }); ok && w.WarmedUp() {
+	ds.analyzeOnce(ctx, key, poolRows)
+	if warmed {
 		ds.noteWarming(key, false)
 	}
 	return len(entries), nil
