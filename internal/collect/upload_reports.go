@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -36,6 +38,11 @@ const saveUploadReportSQL = `
 // redirects to and returns its id.
 func (s *Store) SaveUploadReport(ctx context.Context, studyID int64, rep UploadReport) (string, error) {
 	id := newID()
+	rep.Rejected = slices.Clone(rep.Rejected)
+	for i, r := range rep.Rejected {
+		rep.Rejected[i].Name, rep.Rejected[i].Reason = storableText(r.Name), storableText(r.Reason)
+	}
+	rep.Refused, rep.GoldRefused = storableText(rep.Refused), storableText(rep.GoldRefused)
 	if _, err := s.pool.Exec(ctx, saveUploadReportSQL, id, studyID, rep); err != nil {
 		return "", fmt.Errorf("save upload report: %w", err)
 	}
@@ -54,4 +61,11 @@ func (s *Store) UploadReportByID(ctx context.Context, studyID int64, id string) 
 		return UploadReport{}, fmt.Errorf("upload report: %w", err)
 	}
 	return rep, nil
+}
+
+// storableText is s as PostgreSQL can store it in text or jsonb: NUL and
+// invalid UTF-8 (a file name in a zip, a quoted multipart header) become
+// U+FFFD.
+func storableText(s string) string {
+	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", "\uFFFD"), "\uFFFD")
 }

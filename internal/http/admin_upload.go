@@ -88,9 +88,6 @@ func (s *Server) refuseUpload(w http.ResponseWriter, r *http.Request, st collect
 	if status >= 500 || status == http.StatusNotFound || r.Context().Err() != nil {
 		return err
 	}
-	// PostgreSQL keeps neither NUL nor invalid UTF-8, which a quoted header
-	// may hold.
-	msg = strings.ToValidUTF8(strings.ReplaceAll(msg, "\x00", "\uFFFD"), "\uFFFD")
 	if len(msg) > maxRefusalText {
 		msg = strings.ToValidUTF8(msg[:maxRefusalText], "") + "…"
 	}
