@@ -710,7 +710,7 @@ func activeDesign(n, dim int, seed, fitSeed uint64, warmup int, modelName, score
 }
 
 // mix derives an independent seed for one use of the run's seed.
-func mix(seed, use uint64) uint64 { return design.Mix64(seed + use*design.Golden) }
+func mix(seed, use uint64) uint64 { return triplet.Mix64(seed + use*triplet.Golden) }
 
 func num(v float64) string {
 	if math.IsNaN(v) {

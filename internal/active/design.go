@@ -185,7 +185,7 @@ func (d *Design) NextPool(x *mat.Dense, answers []triplet.Triplet) ([]Question, 
 	}
 	heads := d.Heads()
 	perHead := (d.cfg.Pool + len(heads) - 1) / len(heads)
-	qs, err := Pool(nil, x, answers, heads, perHead, d.cfg.Score, design.Mix64(d.cfg.Seed^0x706f6f6c+uint64(d.refreshes))) // "pool"
+	qs, err := Pool(nil, x, answers, heads, perHead, d.cfg.Score, triplet.Mix64(d.cfg.Seed^0x706f6f6c+uint64(d.refreshes))) // "pool"
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +247,7 @@ func (d *Design) Open(dst []design.Need, limit int) []design.Need {
 	for i := 0; taken < limit; i++ {
 		// A random question may repeat a pool question: an extra answer
 		// to it, never a refusal.
-		rng := triplet.NewRand(design.Mix64(design.Mix64(d.cfg.Seed^0x616374697665) + uint64(d.answered+i))) // "active"
+		rng := triplet.NewRand(triplet.Mix64(triplet.Mix64(d.cfg.Seed^0x616374697665) + uint64(d.answered+i))) // "active"
 		a, j, k := triplet.RandomQuestion(rng, d.n)
 		dst = append(dst, design.Need{Key: triplet.QuestionKey(a, j, k), Answers: 1})
 		taken++

@@ -11,7 +11,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/kernel"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -228,7 +227,7 @@ func heldOut(id string, seed uint64, frac float64) bool {
 	h.Write([]byte(id))
 	// FNV's output is poorly mixed for short ids; finish with splitmix64's
 	// mixer so the share held out is frac.
-	return design.Mix64(h.Sum64()) < uint64(frac*float64(math.MaxUint64))
+	return triplet.Mix64(h.Sum64()) < uint64(frac*float64(math.MaxUint64))
 }
 
 // bestClusters runs kernel k-means with k clusters, or, for k = 0, with

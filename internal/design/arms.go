@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // Arms: a study may run several designs at once. Each participant is
@@ -111,16 +113,5 @@ func HeldOut(h float64, seed, p uint64, pos int) bool {
 	return math.Floor(float64(pos+1)*h+u) > math.Floor(float64(pos)*h+u)
 }
 
-// Golden is splitmix64's increment, 2⁶⁴ divided by the golden ratio.
-const Golden = 0x9e3779b97f4a7c15
-
-// Mix64 is splitmix64's finaliser, the hash the designs, the simulator and
-// the analysis derive seeds and held-out choices with.
-func Mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
 // splitmix is one step of splitmix64: the finaliser of z + Golden.
-func splitmix(z uint64) uint64 { return Mix64(z + Golden) }
+func splitmix(z uint64) uint64 { return triplet.Mix64(z + triplet.Golden) }

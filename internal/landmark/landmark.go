@@ -207,7 +207,7 @@ func chooseLandmarks(n int, cfg Config) ([]int, error) {
 	if L < 2 || L > n {
 		return nil, fmt.Errorf("landmark: number of landmarks %d outside 2..%d", L, n)
 	}
-	lm := triplet.NewRand(design.Mix64(cfg.Seed ^ 0x6c6d)).Perm(n)[:L]
+	lm := triplet.NewRand(triplet.Mix64(cfg.Seed ^ 0x6c6d)).Perm(n)[:L]
 	slices.Sort(lm)
 	return lm, nil
 }

@@ -1,6 +1,6 @@
 package landmark
 
-import "github.com/closer-lab/closer/internal/design"
+import "github.com/closer-lab/closer/internal/triplet"
 
 // feistel is a keyed bijection on [0, 2^(2·half)): a four-round balanced
 // Feistel network. It gives the seeded random order in which ties (the
@@ -26,10 +26,10 @@ func newFeistel(size uint64, seed uint64, level int) feistel {
 		half = 1
 	}
 	f := feistel{half: half, mask: (uint64(1) << half) - 1}
-	k := design.Mix64(seed ^ 0x6c616e646d61726b) // "landmark"
-	k = design.Mix64(k ^ uint64(level+1)*design.Golden)
+	k := triplet.Mix64(seed ^ 0x6c616e646d61726b) // "landmark"
+	k = triplet.Mix64(k ^ uint64(level+1)*triplet.Golden)
 	for i := range f.keys {
-		k = design.Mix64(k + design.Golden)
+		k = triplet.Mix64(k + triplet.Golden)
 		f.keys[i] = k
 	}
 	return f
@@ -42,7 +42,7 @@ func (f feistel) domain() uint64 { return uint64(1) << (2 * f.half) }
 func (f feistel) at(p uint64) uint64 {
 	l, r := p>>f.half, p&f.mask
 	for _, k := range f.keys {
-		l, r = r, l^(design.Mix64(r^k)&f.mask)
+		l, r = r, l^(triplet.Mix64(r^k)&f.mask)
 	}
 	return l<<f.half | r
 }

@@ -45,7 +45,7 @@ func (r *Random) Open(dst []design.Need, limit int) []design.Need {
 		limit = 1
 	}
 	for i := range limit {
-		rng := triplet.NewRand(design.Mix64(design.Mix64(r.seed^0x72616e646f6d) + uint64(r.answered+i))) // "random"
+		rng := triplet.NewRand(triplet.Mix64(triplet.Mix64(r.seed^0x72616e646f6d) + uint64(r.answered+i))) // "random"
 		a, j, k := triplet.RandomQuestion(rng, r.n)
 		dst = append(dst, design.Need{Key: triplet.KeyOf(triplet.Triplet{Anchor: a, Closer: j, Farther: k}), Answers: 1})
 	}

@@ -305,7 +305,7 @@ func (r *armRun) label() string {
 func heldoutSeed(seed uint64, a, pos int) uint64 {
 	z := seed ^ 0x74657374 // "test"
 	for _, v := range []uint64{uint64(a), uint64(pos)} {
-		z = design.Mix64(z + v*design.Golden + 0x632be59bd9b4e019)
+		z = triplet.Mix64(z + v*triplet.Golden + 0x632be59bd9b4e019)
 	}
 	return z
 }

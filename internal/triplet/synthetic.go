@@ -256,3 +256,15 @@ func Split(ts []Triplet, testFrac float64, seed uint64) (train, test []Triplet) 
 	}
 	return train, test
 }
+
+// Golden is splitmix64's increment, 2⁶⁴ divided by the golden ratio.
+const Golden = 0x9e3779b97f4a7c15
+
+// Mix64 is splitmix64's finaliser (Steele, Lea & Flood 2014), the hash the
+// designs, the simulator and the analysis derive seeds and held-out
+// choices with.
+func Mix64(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
