@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 
@@ -40,15 +41,90 @@ const retryAfter = "5"
 // unavailable, too slow) as a warning, the others as errors.
 func (s *Server) handle(fn handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		err := fn(w, r)
+		tw := trackStart(w)
+		err := fn(tw, r)
 		if err == nil {
 			return
 		}
 		if r.Context().Err() == context.Canceled {
+			if tw.started {
+				// Cut the stream rather than end it: whoever still reads
+				// it must not take it for complete.
+				panic(http.ErrAbortHandler)
+			}
 			return // the client went away; nobody is left to answer
 		}
-		s.writeError(w, r, err)
+		s.writeError(tw, r, err)
 	}
+}
+
+// startWriter is a ResponseWriter that remembers whether the response was
+// started (a final status sent, explicitly or by the first Write), so that
+// a failure after the first byte cuts the connection instead of ending the
+// response as if it were whole. handle and the recoverer install it; it
+// passes Flush and, through Unwrap, http.ResponseController on.
+type startWriter struct {
+	http.ResponseWriter
+	started bool
+}
+
+// trackStart returns w's startWriter, or wraps w in a new one.
+func trackStart(w http.ResponseWriter) *startWriter {
+	if tw, ok := w.(*startWriter); ok {
+		return tw
+	}
+	return &startWriter{ResponseWriter: w}
+}
+
+func (w *startWriter) WriteHeader(code int) {
+	if code >= 200 || code == http.StatusSwitchingProtocols { // 1xx other than 101 are informational
+		w.started = true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *startWriter) Write(p []byte) (int, error) {
+	w.started = true
+	return w.ResponseWriter.Write(p)
+}
+
+// ReadFrom keeps net/http's sendfile path for static files.
+func (w *startWriter) ReadFrom(r io.Reader) (int64, error) {
+	w.started = true
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{w.ResponseWriter}, r)
+}
+
+func (w *startWriter) Flush() {
+	w.started = true // net/http sends the header with the first flush
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *startWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// responseStarted reports whether the response on w was started, by any
+// startWriter or chi's logging wrapper along w's Unwrap chain.
+func responseStarted(w http.ResponseWriter) bool {
+	for w != nil {
+		switch x := w.(type) {
+		case *startWriter:
+			if x.started {
+				return true
+			}
+		case middleware.WrapResponseWriter:
+			if x.Status() != 0 {
+				return true
+			}
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return false
+		}
+		w = u.Unwrap()
+	}
+	return false
 }
 
 // writeError answers a request that failed with err.
@@ -63,9 +139,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			"method", r.Method, "path", r.URL.Path, "request_id", middleware.GetReqID(r.Context()))
 		msg = "something went wrong on our side; please try again"
 	}
-	if ww, ok := w.(middleware.WrapResponseWriter); ok && ww.Status() != 0 {
+	if responseStarted(w) {
 		// The response was already started (a stream that failed half
-		// way): cut the connection so the client sees an incomplete
+		// way): cut the connection (HTTP/1.1: no terminating chunk;
+		// HTTP/2: a stream reset) so the client sees an incomplete
 		// response instead of a file that looks whole.
 		panic(http.ErrAbortHandler)
 	}

@@ -35,9 +35,12 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 	})
 }
 
-// recoverer turns a panic into a logged 500.
+// recoverer turns a panic into a logged 500, or, when the response was
+// already started, into a cut connection: a 500 body appended to a
+// half-sent file would make it look whole.
 func (s *Server) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tw := trackStart(w)
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -45,10 +48,13 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 				}
 				s.log.ErrorContext(r.Context(), "panic", "value", fmt.Sprint(v), "stack", string(debug.Stack()),
 					"request_id", middleware.GetReqID(r.Context()))
+				if responseStarted(tw) {
+					panic(http.ErrAbortHandler)
+				}
 				http.Error(w, "internal error", http.StatusInternalServerError)
 			}
 		}()
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(tw, r)
 	})
 }
 
