@@ -116,8 +116,9 @@ func KindOf(err error) Kind {
 //   - text PostgreSQL cannot store (a NUL character or invalid UTF-8,
 //     SQLSTATE 22021 and 22P05) is KindInvalid;
 //   - a database that cannot be reached, is shutting down or refuses
-//     connections, and a pool with no free connection in time
-//     (IsUnavailable) is KindUnavailable.
+//     connections, cannot store now (out of disk, memory or connections,
+//     read-only: CannotStoreNow), and a pool with no free connection in
+//     time (IsUnavailable) is KindUnavailable.
 func AsError(err error) (*Error, bool) {
 	if err == nil {
 		return nil, false
@@ -152,8 +153,9 @@ var (
 // whatever the query: the pool waited too long for a free connection
 // (ErrPoolTimeout), a connection could not be made (refused, the database
 // starting or shutting down, too many connections, connections not
-// allowed), the server ended the session (administrator command, crash) or
-// the connection broke under a query. A query the caller's context
+// allowed), the server ended the session (administrator command, crash),
+// the connection broke under a query, or the database cannot store now
+// (CannotStoreNow: disk full, read-only, ...). A query the caller's context
 // cancelled or timed out is not unavailability: it is the request's own
 // deadline.
 func IsUnavailable(err error) bool {
@@ -174,7 +176,7 @@ func IsUnavailable(err error) bool {
 			pgerrcode.TooManyConnections, pgerrcode.DatabaseDropped, pgerrcode.IdleSessionTimeout:
 			return true
 		}
-		return pgerrcode.IsConnectionException(pe.Code)
+		return pgerrcode.IsConnectionException(pe.Code) || CannotStoreNow(pe.Code)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
@@ -188,6 +190,23 @@ func IsUnavailable(err error) bool {
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+}
+
+// CannotStoreNow reports whether SQLSTATE code says the database cannot
+// take this write now, whatever it was, and may later: it is out of
+// resources (class 53: disk full 53100, out of memory 53200, too many
+// connections 53300, a configured limit 53400), read-only (25006: a
+// standby, or default_transaction_read_only), failing to read or write its
+// files (58030, an I/O error), or not accepting connections yet (57P03,
+// starting up or in recovery). These are unavailability (503 with
+// Retry-After), not the request's fault nor a bug (500): the answer was
+// not stored, and the client should send it again.
+func CannotStoreNow(code string) bool {
+	switch code {
+	case pgerrcode.ReadOnlySQLTransaction, pgerrcode.IOError, pgerrcode.CannotConnectNow:
+		return true
+	}
+	return pgerrcode.IsInsufficientResources(code)
 }
 
 // ErrNotFound is wrapped by the lookups that found nothing.
