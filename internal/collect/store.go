@@ -35,12 +35,13 @@ type Store struct {
 	designs    map[string]*DesignScheduler // the stateful designs by name
 	items      itemsCache
 	identities identityCache
+	probe      probeState // the health check's write probe (health.go)
 }
 
 // New returns a store on pool with the random design; RegisterDesigns adds
 // the stateful ones.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, designs: map[string]*DesignScheduler{}}
+	return &Store{pool: pool, designs: map[string]*DesignScheduler{}, probe: probeState{turn: make(chan struct{}, 1)}}
 }
 
 // Ping checks that the database answers on one of the pool's connections.
