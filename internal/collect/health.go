@@ -12,10 +12,11 @@ import (
 )
 
 // probeFresh is how long a successful write probe stands for the next
-// ones: a flood of /healthz (it is anonymous) costs at most one probe
-// write per second per process. Failures are not kept, so recovery shows
-// at once.
-const probeFresh = time.Second
+// ones: a flood of /healthz (it is anonymous) costs at most two probe
+// writes (each a new file and a pg_class update) per second per process,
+// and an outage shows within half a second. Failures are not kept, so
+// recovery shows at once.
+const probeFresh = 500 * time.Millisecond
 
 // probeLockWait bounds the probe's wait for its table's lock: a backup
 // (pg_dump holds a share lock on every table while it runs) must not turn
