@@ -97,9 +97,13 @@ func (w *startWriter) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(struct{ io.Writer }{w.ResponseWriter}, r)
 }
 
-func (w *startWriter) Flush() {
+func (w *startWriter) Flush() { _ = w.FlushError() }
+
+// FlushError is what http.ResponseController.Flush calls: the error of
+// the flush reaches it.
+func (w *startWriter) FlushError() error {
 	w.started = true // net/http sends the header with the first flush
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 func (w *startWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
