@@ -47,11 +47,6 @@ func (s *Server) handle(fn handlerFunc) http.HandlerFunc {
 			return
 		}
 		if r.Context().Err() == context.Canceled {
-			if tw.started {
-				// Cut the stream rather than end it: whoever still reads
-				// it must not take it for complete.
-				panic(http.ErrAbortHandler)
-			}
 			return // the client went away; nobody is left to answer
 		}
 		s.writeError(tw, r, err)
