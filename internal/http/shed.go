@@ -47,6 +47,11 @@ func withShedDefaults(cfg Config) Config {
 // takes no slot (it must answer while the app is busy) but waits at most
 // half a second for a connection, so a pool with no free connection reads as unhealthy in time.
 // Item images (/img/) do query the database and take a slot.
+//
+// The slot is taken once the request's body is in (refuseBadText reads
+// it), never while waiting on the client: uploads and admin forms give it
+// back while their bodies arrive (offSlot), and every response but the
+// exports gives it back at its first byte (deadlineWriter, limits.go).
 func (s *Server) shed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/static/") {
@@ -61,22 +66,18 @@ func (s *Server) shed(next http.Handler) http.Handler {
 			return
 		}
 		r = r.WithContext(collect.WithAcquireTimeout(r.Context(), s.cfg.AcquireTimeout))
-		select {
-		case s.slots <- struct{}{}:
-		default:
-			wait := time.NewTimer(s.cfg.QueueWait)
-			select {
-			case s.slots <- struct{}{}:
-				wait.Stop()
-			case <-wait.C:
-				s.writeError(w, r, errBusy)
-				return
-			case <-r.Context().Done():
-				wait.Stop()
-				return // the client went away while waiting
+		a := admissionFrom(r.Context())
+		if err := s.acquire(r.Context(), a); err != nil {
+			if err == errBusy {
+				s.writeError(w, r, err)
 			}
+			return // else the client went away while waiting
 		}
-		defer func() { <-s.slots }()
+		if a == nil {
+			defer func() { <-s.slots }()
+		} else {
+			defer a.release()
+		}
 		next.ServeHTTP(w, r)
 	})
 }
