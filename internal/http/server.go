@@ -109,15 +109,6 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
-	if cfg.BodyReadTimeout <= 0 {
-		cfg.BodyReadTimeout = defaultBodyReadTimeout
-	}
-	if cfg.TransferWindow <= 0 {
-		cfg.TransferWindow = defaultTransferWindow
-	}
-	if cfg.TransferMinBytes <= 0 {
-		cfg.TransferMinBytes = defaultTransferMinBytes
-	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	cfg.loginDefaults()
 	cfg = withShedDefaults(cfg)

@@ -21,8 +21,18 @@ const (
 var errBusy = &httpError{status: http.StatusServiceUnavailable,
 	msg: "the server is busy; please try again in a few seconds"}
 
-// withShedDefaults fills the load-shedding settings left at zero.
+// withShedDefaults fills the load-shedding and deadline settings left at
+// zero.
 func withShedDefaults(cfg Config) Config {
+	if cfg.BodyReadTimeout <= 0 {
+		cfg.BodyReadTimeout = defaultBodyReadTimeout
+	}
+	if cfg.TransferWindow <= 0 {
+		cfg.TransferWindow = defaultTransferWindow
+	}
+	if cfg.TransferMinBytes <= 0 {
+		cfg.TransferMinBytes = defaultTransferMinBytes
+	}
 	if cfg.MaxDBRequests <= 0 {
 		cfg.MaxDBRequests = defaultMaxDBRequests
 	}
