@@ -48,8 +48,8 @@ func hostileApp(t *testing.T, cfg closerhttp.Config) (*app, faults.Hostile, *htt
 	return a, faults.Hostile{Addr: a.srv.Listener.Addr().String()}, admin
 }
 
-// sessionHeader is the admin client's session cookie as a request header.
-func sessionHeader(t *testing.T, a *app, c *http.Client) map[string]string {
+// hostileCookie is the admin client's session cookie as a request header.
+func hostileCookie(t *testing.T, a *app, c *http.Client) map[string]string {
 	t.Helper()
 	u, _ := url.Parse(a.srv.URL)
 	var parts []string
@@ -62,10 +62,10 @@ func sessionHeader(t *testing.T, a *app, c *http.Client) map[string]string {
 	return map[string]string{"Cookie": strings.Join(parts, "; ")}
 }
 
-// apiServes checks that the JSON API creates participants while the
+// hostileAPIServes checks that the JSON API creates participants while the
 // hostile connections are open. The pause lets the server take in every
 // hostile connection first (on the old code they then held every slot).
-func apiServes(t *testing.T, a *app, what string) {
+func hostileAPIServes(t *testing.T, a *app, what string) {
 	t.Helper()
 	time.Sleep(300 * time.Millisecond)
 	for i := range 3 {
@@ -75,7 +75,7 @@ func apiServes(t *testing.T, a *app, what string) {
 	}
 }
 
-func open(t *testing.T, n int, fn func() (net.Conn, error)) *faults.Swarm {
+func openSwarm(t *testing.T, n int, fn func() (net.Conn, error)) *faults.Swarm {
 	t.Helper()
 	sw, err := faults.Open(n, fn)
 	t.Cleanup(sw.Close)
@@ -90,22 +90,22 @@ func open(t *testing.T, n int, fn func() (net.Conn, error)) *faults.Swarm {
 // way, leave the four slots free (they had all been taken: 503).
 func TestHostileStalledBodiesHoldNoSlot(t *testing.T) {
 	a, h, admin := hostileApp(t, closerhttp.Config{BodyReadTimeout: time.Minute, TransferWindow: time.Minute})
-	open(t, 70, func() (net.Conn, error) {
+	openSwarm(t, 70, func() (net.Conn, error) {
 		return h.StalledBody("POST", "/api/v1/studies/demo/participants", "application/json", 100)
 	})
-	open(t, 20, func() (net.Conn, error) {
+	openSwarm(t, 20, func() (net.Conn, error) {
 		return h.StalledBody("POST", "/s/demo/start", "application/x-www-form-urlencoded", 100)
 	})
-	apiServes(t, a, "90 stalled bodies")
+	hostileAPIServes(t, a, "90 stalled bodies")
 
-	ha := faults.Hostile{Addr: h.Addr, Header: sessionHeader(t, a, admin)}
-	open(t, 8, func() (net.Conn, error) {
+	ha := faults.Hostile{Addr: h.Addr, Header: hostileCookie(t, a, admin)}
+	openSwarm(t, 8, func() (net.Conn, error) {
 		return ha.StalledBody("POST", "/admin/studies/demo/items", "multipart/form-data; boundary=x", 1<<20)
 	})
-	open(t, 8, func() (net.Conn, error) {
+	openSwarm(t, 8, func() (net.Conn, error) {
 		return ha.StalledBody("POST", "/admin/studies/demo/status", "application/x-www-form-urlencoded", 100)
 	})
-	apiServes(t, a, "16 stalled admin bodies")
+	hostileAPIServes(t, a, "16 stalled admin bodies")
 }
 
 // TestHostileSlowBodiesAreCut: a form body that does not arrive within
@@ -118,16 +118,16 @@ func TestHostileSlowBodiesAreCut(t *testing.T) {
 	if err != nil || !cut {
 		t.Fatalf("a form trickling for 10 s: cut %v, %v", cut, err)
 	}
-	ha := faults.Hostile{Addr: h.Addr, Header: sessionHeader(t, a, admin)}
+	ha := faults.Hostile{Addr: h.Addr, Header: hostileCookie(t, a, admin)}
 	cut, err = ha.Trickle("POST", "/admin/studies/demo/items", "multipart/form-data; boundary=x", 1<<20, 50*time.Millisecond, 10*time.Second)
 	if err != nil || !cut {
 		t.Fatalf("an upload trickling for 10 s: cut %v, %v", cut, err)
 	}
 }
 
-// bigImage stores a 12 MiB "PNG" (the signature and random bytes; /img
+// hostileImage stores a 12 MiB "PNG" (the signature and random bytes; /img
 // checks the signature and the hash) in study demo and returns its hash.
-func bigImage(t *testing.T, a *app) (string, int) {
+func hostileImage(t *testing.T, a *app) (string, int) {
 	t.Helper()
 	data := make([]byte, 12<<20)
 	rand.Read(data)
@@ -147,9 +147,9 @@ func bigImage(t *testing.T, a *app) (string, int) {
 func TestHostileUnreadResponsesHoldNoSlot(t *testing.T) {
 	window := 300 * time.Millisecond
 	a, h, _ := hostileApp(t, closerhttp.Config{TransferWindow: window, TransferMinBytes: 16 << 10})
-	sum, size := bigImage(t, a)
-	sw := open(t, 8, func() (net.Conn, error) { return h.UnreadResponse("/img/" + sum) })
-	apiServes(t, a, "8 unread images")
+	sum, size := hostileImage(t, a)
+	sw := openSwarm(t, 8, func() (net.Conn, error) { return h.UnreadResponse("/img/" + sum) })
+	hostileAPIServes(t, a, "8 unread images")
 	time.Sleep(4 * window)
 	if n, closed := faults.Drain(sw.Conns[0], 10*time.Second); !closed || n >= int64(size) {
 		t.Fatalf("an unread image: %d of %d bytes came, server closed: %v; want it cut off", n, size, closed)
@@ -196,7 +196,7 @@ func TestHostileBigBodiesRefusedUnread(t *testing.T) {
 			t.Errorf("%s: %d after %d of %d bytes: %.300s; want 413 before the body is in", c.path, ans.Status, ans.Sent, size, ans.Body)
 		}
 	}
-	ha := faults.Hostile{Addr: h.Addr, Header: sessionHeader(t, a, admin)}
+	ha := faults.Hostile{Addr: h.Addr, Header: hostileCookie(t, a, admin)}
 	ans, err := ha.Send("POST", "/admin/studies/demo", "application/x-www-form-urlencoded", 2<<20, []byte("a=b&"), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -82,7 +82,10 @@ type routeLimits struct {
 	stream bool
 }
 
-// streamSuffixes name the exports streamed from the database.
+// streamSuffixes name the exports streamed from the database: they keep
+// their slot while they write. Any other handler that writes while it
+// reads the database (an image served in pieces, say) must hold no pool
+// connection while it waits on the client, or be listed here.
 var streamSuffixes = []string{"/triplets.csv", "/bundle.zip", "/embedding.csv", "/participants.csv", "/kernel-pca.csv", "/kernel.csv"}
 
 // limitsFor classifies a request by method and path, before routing (the
