@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -195,6 +196,18 @@ func TestHostileBigBodiesRefusedUnread(t *testing.T) {
 		if ans.Status != http.StatusRequestEntityTooLarge || ans.Sent >= size || !strings.Contains(ans.Body, "larger than") {
 			t.Errorf("%s: %d after %d of %d bytes: %.300s; want 413 before the body is in", c.path, ans.Status, ans.Sent, size, ans.Body)
 		}
+	}
+	// Over the limit but under net/http's 256 KiB discard threshold, and
+	// stalled: still answered at once (the server does not wait for the
+	// rest of the body to keep the connection).
+	c, err := h.StalledBody("POST", "/s/demo/start", "application/x-www-form-urlencoded", 100_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if res, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil || res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a stalled 100,000-byte form: %v, want 413 at once", err)
 	}
 	ha := faults.Hostile{Addr: h.Addr, Header: hostileCookie(t, a, admin)}
 	ans, err := ha.Send("POST", "/admin/studies/demo", "application/x-www-form-urlencoded", 2<<20, []byte("a=b&"), 10*time.Second)

@@ -256,6 +256,9 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) error {
 		return nil
 	}
 	if r.ContentLength > limit {
+		// Closing keeps net/http from reading up to 256 KiB of the body
+		// to reuse the connection before it sends the answer.
+		w.Header().Set("Connection", "close")
 		return tooLarge(limit)
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
