@@ -28,6 +28,7 @@ var (
 	hostileThink   = flag.String("hostile.think", "exp:100ms", "the honest annotators' think time")
 	hostileRun     = flag.Duration("hostile.duration", 40*time.Second, "how long the honest annotators run")
 	hostileMax     = flag.Int("hostile.maximal", 100, "concurrent maximal anonymous requests in the second phase")
+	hostileEnv     = flag.String("hostile.env", "", "more environment for the server, comma-separated (e.g. IMAGE_CACHE_BYTES=0,DB_MAX_REQUESTS=32)")
 	hostileImage   = flag.Int("hostile.image", 10<<20, "the size of the image the unread responses ask for (bytes)")
 )
 
@@ -71,6 +72,9 @@ func TestHostile(t *testing.T) {
 	}
 	pg := startCluster(t, root)
 	srv := newServer(t, bin, root, pg.url("closer"))
+	if *hostileEnv != "" {
+		srv.env = append(srv.env, strings.Split(*hostileEnv, ",")...)
+	}
 	srv.start() // creates the demo study
 	if err := srv.waitHealthy(time.Minute); err != nil {
 		t.Fatal(err)
