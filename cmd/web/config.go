@@ -47,6 +47,14 @@ type config struct {
 	DBMaxRequests    int
 	DBQueueWait      time.Duration
 	DBAcquireTimeout time.Duration
+	// BodyReadTimeout bounds the time a request body other than an
+	// upload's takes to arrive (BODY_READ_TIMEOUT); TransferWindow and
+	// TransferMinBytes the pace of uploads and responses: at least
+	// TransferMinBytes every TransferWindow (TRANSFER_WINDOW,
+	// TRANSFER_MIN_BYTES), or the connection is cut.
+	BodyReadTimeout  time.Duration
+	TransferWindow   time.Duration
+	TransferMinBytes int
 	// DebugAddr, when set, serves Go's profiler (net/http/pprof) on its
 	// own listener, never on the public one: a loopback address such as
 	// 127.0.0.1:6060 for profiling a running server.
@@ -57,6 +65,9 @@ type config struct {
 const (
 	defaultDBQueueWait      = time.Second
 	defaultDBAcquireTimeout = 2 * time.Second
+	defaultBodyReadTimeout  = 10 * time.Second
+	defaultTransferWindow   = 30 * time.Second
+	defaultTransferMinBytes = 64 << 10
 )
 
 // servesTLS reports whether the server terminates TLS itself.
@@ -175,6 +186,17 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	c.DBQueueWait = durationVar(getenv, "DB_QUEUE_WAIT", defaultDBQueueWait, &errs)
 	c.DBAcquireTimeout = durationVar(getenv, "DB_ACQUIRE_TIMEOUT", defaultDBAcquireTimeout, &errs)
+	c.BodyReadTimeout = durationVar(getenv, "BODY_READ_TIMEOUT", defaultBodyReadTimeout, &errs)
+	c.TransferWindow = durationVar(getenv, "TRANSFER_WINDOW", defaultTransferWindow, &errs)
+	c.TransferMinBytes = defaultTransferMinBytes
+	if v := strings.TrimSpace(getenv("TRANSFER_MIN_BYTES")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1<<10 || n > 64<<20 {
+			errs = append(errs, fmt.Errorf("TRANSFER_MIN_BYTES %q must be a number of bytes from 1024 to 67108864", v))
+		} else {
+			c.TransferMinBytes = n
+		}
+	}
 	switch c.LogFormat {
 	case "":
 		c.LogFormat = "text"

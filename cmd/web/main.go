@@ -18,7 +18,12 @@
 // and DB_MAX_REQUESTS, DB_QUEUE_WAIT and
 // DB_ACQUIRE_TIMEOUT (load shedding: requests using the database at once,
 // default four times the pool; how long one waits for its turn, default
-// 1s, and then for a connection, default 2s, before a 503).
+// 1s, and then for a connection, default 2s, before a 503),
+// BODY_READ_TIMEOUT (the time a request body other than an upload's has to
+// arrive, default 10s), TRANSFER_WINDOW and TRANSFER_MIN_BYTES (uploads
+// must arrive and responses be read at TRANSFER_MIN_BYTES per
+// TRANSFER_WINDOW at least, default 64 KiB per 30s, or the connection is
+// cut).
 package main
 
 import (
@@ -79,6 +84,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return errors.New("usage: web [migrate up|down]")
 	}
 }
+
+// maxHeaderBytes bounds a request's header block.
+const maxHeaderBytes = 64 << 10
 
 // defaultMaxConns is the pool size unless DATABASE_URL sets pool_max_conns.
 const defaultMaxConns = 16
@@ -165,7 +173,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	go recordPending(ctx, store, log)
 
 	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
-		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog}
+		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog,
+		BodyReadTimeout: cfg.BodyReadTimeout, TransferWindow: cfg.TransferWindow, TransferMinBytes: cfg.TransferMinBytes}
 	var certs *certReloader
 	if cfg.servesTLS() {
 		certs, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile, log)
@@ -185,18 +194,27 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		Handler:           closerhttp.New(store, hcfg, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
+		// Headers are small (a session cookie, a bearer token); net/http's
+		// default of 1 MB per connection is memory a stranger can claim.
+		MaxHeaderBytes: maxHeaderBytes,
 		// net/http's own complaints (TLS handshakes from scanners, broken
 		// connections) go through slog like everything else, as warnings.
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		// No WriteTimeout: CSV exports stream for as long as they need; the
-		// other routes carry their own timeouts.
+		// No ReadTimeout or WriteTimeout: the router sets each request's
+		// read and write deadlines itself (internal/http/limits.go), moving
+		// them on as a transfer progresses, so a long export reaches a
+		// client that reads it and a stalled client is cut off.
+	}
+	ln, err := closerhttp.Listen(ctx, cfg.Addr)
+	if err != nil {
+		return err
 	}
 	errc := make(chan error, 1)
 	if certs != nil {
 		srv.TLSConfig = certs.tlsConfig()
-		go func() { errc <- srv.ListenAndServeTLS("", "") }()
+		go func() { errc <- srv.ServeTLS(ln, "", "") }()
 	} else {
-		go func() { errc <- srv.ListenAndServe() }()
+		go func() { errc <- srv.Serve(ln) }()
 	}
 	fmt.Fprintf(stdout, "closer is serving on %s\n", cfg.BaseURL)
 	if _, err := store.StudyBySlug(ctx, demoSlug); err == nil {

@@ -14,4 +14,12 @@
 // responses with a 5xx other than 503, and the seconds until the first
 // answer is acknowledged after the fault ends, and prints a table. The
 // results are in docs/reliability.md.
+//
+// The package also holds the hostile-client harness (Hostile, hostile.go):
+// raw TCP clients that stall a body, leave a response unread, trickle an
+// upload, send bodies over any limit or thousands of multipart fields. The
+// tests of internal/http use it against an httptest server (TestHostile*),
+// and TestHostile here against the real binary:
+//
+//	go test ./internal/faults -hostile -v -timeout 10m
 package faults

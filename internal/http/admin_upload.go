@@ -171,15 +171,37 @@ func (sp *spool) add(r io.Reader) (*io.SectionReader, error) {
 	return io.NewSectionReader(sp.f, start, n), nil
 }
 
-// maxFormField bounds a text field of a multipart upload.
-const maxFormField = 64 << 10
+// maxFormField bounds a text field of a multipart upload, maxFormFields
+// their number and maxFormFieldsTotal their sum: the forms have two or
+// three short ones (slug, title), and 7,800 distinct fields of 64 KiB
+// each once held 700 MiB (issue 24).
+const (
+	maxFormField       = 64 << 10
+	maxFormFields      = 32
+	maxFormFieldsTotal = 256 << 10
+)
 
 // readMultipart reads a multipart/form-data request as a stream, bounded by
 // MaxUploadBytes: each file of the field fileField is written to sp and
 // passed to onFile (in the order sent), text fields are returned (at most
-// maxFormField bytes each), and files in other fields are skipped. An
-// error from onFile stops the reading.
+// maxFormFields of them, maxFormField bytes each and maxFormFieldsTotal in
+// all), and files in other fields are skipped. An error from onFile stops
+// the reading. The request holds no database slot while its body arrives
+// (offSlot), and the body must keep arriving at the minimum rate
+// (Config.TransferMinBytes per TransferWindow) or the connection is cut.
 func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, sp *spool, fileField string,
+	onFile func(name string, sec *io.SectionReader) error) (map[string]string, error) {
+	var fields map[string]string
+	err := s.offSlot(r, func() error {
+		var err error
+		fields, err = s.readParts(w, r, sp, fileField, onFile)
+		return err
+	})
+	return fields, err
+}
+
+// readParts is readMultipart's reading.
+func (s *Server) readParts(w http.ResponseWriter, r *http.Request, sp *spool, fileField string,
 	onFile func(name string, sec *io.SectionReader) error) (map[string]string, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxUploadBytes)
 	mr, err := r.MultipartReader()
@@ -187,6 +209,7 @@ func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, sp *spool
 		return nil, badRequest("unreadable upload (multipart/form-data expected): " + err.Error())
 	}
 	fields := map[string]string{}
+	fieldBytes := 0
 	current := "" // the file being read, for the messages
 	fail := func(err error) (map[string]string, error) {
 		var tooBig *http.MaxBytesError
@@ -197,6 +220,10 @@ func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, sp *spool
 			}
 			return nil, &httpError{status: http.StatusRequestEntityTooLarge,
 				msg: fmt.Sprintf("the upload is larger than %s%s; nothing was added: split it", media.HumanBytes(s.cfg.MaxUploadBytes), where)}
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, &httpError{status: http.StatusRequestTimeout,
+				msg: fmt.Sprintf("the upload arrived slower than %s per %s; nothing was added", media.HumanBytes(int64(s.cfg.TransferMinBytes)), s.cfg.TransferWindow)}
 		}
 		return nil, badRequest("unreadable upload: " + err.Error())
 	}
@@ -221,6 +248,14 @@ func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, sp *spool
 			}
 			if len(b) > maxFormField {
 				return nil, badRequest(fmt.Sprintf("the field %q is longer than %s", p.FormName(), media.HumanBytes(maxFormField)))
+			}
+			if fieldBytes += len(b); fieldBytes > maxFormFieldsTotal {
+				return nil, &httpError{status: http.StatusRequestEntityTooLarge,
+					msg: fmt.Sprintf("the upload's text fields hold more than %s in all; nothing was added", media.HumanBytes(maxFormFieldsTotal))}
+			}
+			if _, seen := fields[p.FormName()]; !seen && len(fields) == maxFormFields {
+				return nil, &httpError{status: http.StatusRequestEntityTooLarge,
+					msg: fmt.Sprintf("the upload has more than %d text fields; nothing was added", maxFormFields)}
 			}
 			fields[p.FormName()] = string(b)
 		case current == "" || p.FormName() != fileField:

@@ -129,7 +129,9 @@ func badTextIn(v reflect.Value) string {
 }
 
 // FuzzFormText: a request with any path, query and URL-encoded form goes
-// through refuseBadText and then the study form's decoder (studyInput)
+// through refuseBadText (or, on an admin route, readAdminBody, which reads
+// and checks its body after the session) and then the study form's
+// decoder (studyInput)
 // without a panic or a 5xx; a request it lets through holds only storable
 // text, also after studyInput; and a request whose text is all storable
 // and whose form parses is let through.
@@ -141,7 +143,11 @@ func FuzzFormText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, path, query, body string) {
 		let := false
 		var in any
-		h := s.refuseBadText(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := s.deadlines(s.refuseBadText(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := s.readAdminBody(w, r); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 			let = true
 			if why := badText(r.URL.Path); why != "" {
 				t.Fatalf("let through a path that %s", why)
@@ -161,7 +167,7 @@ func FuzzFormText(f *testing.F) {
 				In             any
 				Picks, Problem string
 			}{got, d.picks, d.problem}
-		}))
+		})))
 		r := (&http.Request{
 			Method: http.MethodPost, URL: &url.URL{Path: "/" + path, RawQuery: query}, Host: "closer.test",
 			Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},

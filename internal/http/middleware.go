@@ -85,13 +85,20 @@ func adminFrom(ctx context.Context) collect.Admin {
 }
 
 // requireAdmin lets logged-in admins through and sends everyone else to the
-// login page (GET) or refuses them (other methods).
+// login page (GET) or refuses them (other methods). A stranger's body is
+// never read: an admin route's body (not an upload's, which its handler
+// streams) is read and checked once the session is, without the request's
+// slot (readAdminBody).
 func (s *Server) requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := r.Cookie(sessionCookie)
 		if err == nil {
 			a, err := s.store.SessionAdmin(r.Context(), c.Value)
 			if err == nil {
+				if err := s.readAdminBody(w, r); err != nil {
+					s.handle(func(http.ResponseWriter, *http.Request) error { return err })(w, r)
+					return
+				}
 				next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), adminKey{}, a)))
 				return
 			}
@@ -106,4 +113,15 @@ func (s *Server) requireAdmin(next http.Handler) http.Handler {
 		}
 		s.handle(func(http.ResponseWriter, *http.Request) error { return unauthorized("please log in") })(w, r)
 	})
+}
+
+// readAdminBody reads an admin form's body, bounded by its route's limit,
+// while the request holds no slot, and checks its text as refuseBadText
+// does for the other routes.
+func (s *Server) readAdminBody(w http.ResponseWriter, r *http.Request) error {
+	a := admissionFrom(r.Context())
+	if a == nil || a.limits.kind != bodyAdmin || r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	return s.offSlot(r, func() error { return readForm(w, r, a.limits.body) })
 }

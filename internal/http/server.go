@@ -44,6 +44,14 @@ type Config struct {
 	MaxDBRequests  int
 	QueueWait      time.Duration
 	AcquireTimeout time.Duration
+	// BodyReadTimeout bounds the time a request body (other than an
+	// upload's) takes to arrive; TransferWindow and TransferMinBytes the
+	// pace of uploads and of responses: at least TransferMinBytes every
+	// TransferWindow, or the connection is cut (limits.go). Zero: 10 s,
+	// 30 s, 64 KiB.
+	BodyReadTimeout  time.Duration
+	TransferWindow   time.Duration
+	TransferMinBytes int
 	// Jobs enqueues and cancels recompute jobs (nil: the dashboard shows
 	// results but cannot start or cancel a recompute).
 	Jobs Jobs
@@ -115,10 +123,12 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 		_ = cop.AddTrustedOrigin(u.Scheme + "://" + u.Host)
 	}
 	timeout := middleware.Timeout(cfg.Timeout)
-	uploadTimeout := middleware.Timeout(10 * time.Minute)
+	uploadTimeout := middleware.Timeout(longTimeout)
 
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, s.accessLog, s.recoverer, s.securityHeaders, s.refuseBadText, s.shed)
+	// deadlines comes before accessLog: the writer it wraps stays below
+	// the access log's, which the error adapter looks for.
+	r.Use(middleware.RequestID, s.deadlines, s.accessLog, s.recoverer, s.securityHeaders, s.refuseBadText, s.shed)
 	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error { return errNotFound }))
 	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return &httpError{status: http.StatusMethodNotAllowed, msg: "method not allowed"}

@@ -21,8 +21,18 @@ const (
 var errBusy = &httpError{status: http.StatusServiceUnavailable,
 	msg: "the server is busy; please try again in a few seconds"}
 
-// withShedDefaults fills the load-shedding settings left at zero.
+// withShedDefaults fills the load-shedding and deadline settings left at
+// zero.
 func withShedDefaults(cfg Config) Config {
+	if cfg.BodyReadTimeout <= 0 {
+		cfg.BodyReadTimeout = defaultBodyReadTimeout
+	}
+	if cfg.TransferWindow <= 0 {
+		cfg.TransferWindow = defaultTransferWindow
+	}
+	if cfg.TransferMinBytes <= 0 {
+		cfg.TransferMinBytes = defaultTransferMinBytes
+	}
 	if cfg.MaxDBRequests <= 0 {
 		cfg.MaxDBRequests = defaultMaxDBRequests
 	}
@@ -47,6 +57,11 @@ func withShedDefaults(cfg Config) Config {
 // takes no slot (it must answer while the app is busy) but waits at most
 // half a second for a connection, so a pool with no free connection reads as unhealthy in time.
 // Item images (/img/) do query the database and take a slot.
+//
+// The slot is taken once the request's body is in (refuseBadText reads
+// it), never while waiting on the client: uploads and admin forms give it
+// back while their bodies arrive (offSlot), and every response but the
+// exports gives it back at its first byte (deadlineWriter, limits.go).
 func (s *Server) shed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/static/") {
@@ -61,22 +76,18 @@ func (s *Server) shed(next http.Handler) http.Handler {
 			return
 		}
 		r = r.WithContext(collect.WithAcquireTimeout(r.Context(), s.cfg.AcquireTimeout))
-		select {
-		case s.slots <- struct{}{}:
-		default:
-			wait := time.NewTimer(s.cfg.QueueWait)
-			select {
-			case s.slots <- struct{}{}:
-				wait.Stop()
-			case <-wait.C:
-				s.writeError(w, r, errBusy)
-				return
-			case <-r.Context().Done():
-				wait.Stop()
-				return // the client went away while waiting
+		a := admissionFrom(r.Context())
+		if err := s.acquire(r.Context(), a); err != nil {
+			if err == errBusy {
+				s.writeError(w, r, err)
 			}
+			return // else the client went away while waiting
 		}
-		defer func() { <-s.slots }()
+		if a == nil {
+			defer func() { <-s.slots }()
+		} else {
+			defer a.release()
+		}
 		next.ServeHTTP(w, r)
 	})
 }

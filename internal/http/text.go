@@ -25,32 +25,48 @@ func badText(s string) string {
 
 // refuseBadText answers 400, naming the place, a request whose URL path,
 // query parameters or URL-encoded form fields are not text PostgreSQL can
-// store. The form is parsed here (r.ParseForm, bounded by net/http to
-// 10 MB), so handlers see r.PostForm already filled; a form that cannot be
-// parsed is refused here too, because a failed parse leaves an empty form
-// behind that a handler's own ParseForm would not report. Multipart bodies
-// (uploads) are left to their handlers; bodies under /api/ are JSON whatever
-// their Content-Type (curl -d sends a JSON body as a form) and are
+// store. It is also where a small route's body comes in (limits.go): read
+// whole, bounded by the route's limit (413 past it, unread when
+// Content-Length says so), before the request takes a database slot, so a
+// client that sends its body slowly holds none. Admin routes' bodies are
+// read after the session is checked (requireAdmin), uploads' by their
+// handlers. A URL-encoded form is parsed here from that copy, so handlers
+// see r.PostForm already filled; a form that cannot be parsed is refused
+// here too, because a failed parse leaves an empty form behind that a
+// handler's own ParseForm would not report. Bodies under /api/ are JSON
+// whatever their Content-Type (curl -d sends a JSON body as a form) and are
 // decodeJSON's.
 func (s *Server) refuseBadText(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := checkRequestText(r); err != nil {
+		if err := checkURLText(r); err != nil {
 			s.writeError(w, r, err)
 			return
+		}
+		if a := admissionFrom(r.Context()); a != nil && a.limits.kind == bodySmall {
+			if err := readForm(w, r, a.limits.body); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// checkRequestText is refuseBadText's check.
-func checkRequestText(r *http.Request) error {
+// checkURLText refuses a URL path or query parameter that is not text.
+func checkURLText(r *http.Request) error {
 	if why := badText(r.URL.Path); why != "" {
 		return badRequest("the URL path " + why)
 	}
 	// Parse errors in the query are left to the handlers, as before;
 	// what parsed must still be text.
 	q, _ := url.ParseQuery(r.URL.RawQuery)
-	if err := checkValues("query parameter", q); err != nil {
+	return checkValues("query parameter", q)
+}
+
+// readForm reads the request's body whole (readBody, at most limit bytes)
+// and, for a URL-encoded form outside /api/, parses and checks it.
+func readForm(w http.ResponseWriter, r *http.Request, limit int64) error {
+	if err := readBody(w, r, limit); err != nil {
 		return err
 	}
 	if r.Method != http.MethodPost && r.Method != http.MethodPut && r.Method != http.MethodPatch ||
