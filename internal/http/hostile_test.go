@@ -68,7 +68,21 @@ func hostileCookie(t *testing.T, a *app, c *http.Client) map[string]string {
 // hostile connection first (on the old code they then held every slot).
 func hostileAPIServes(t *testing.T, a *app, what string) {
 	t.Helper()
-	time.Sleep(300 * time.Millisecond)
+	// The swarm's requests reach the server in their own time (reading a
+	// 12 MiB image, say): wait for the first 201 rather than a fixed
+	// sleep, but not longer than the route's own timeout, past which the
+	// old code would free its slots too.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res := a.api("POST", "/api/v1/studies/demo/participants", "", "", nil)
+		if res.StatusCode == http.StatusCreated {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("with %s open: %d %s for 10 s, want 201", what, res.StatusCode, res.body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	for i := range 3 {
 		if res := a.api("POST", "/api/v1/studies/demo/participants", "", "", nil); res.StatusCode != http.StatusCreated {
 			t.Fatalf("request %d with %s open: %d %s, want 201", i, what, res.StatusCode, res.body)
