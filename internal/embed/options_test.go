@@ -19,7 +19,7 @@ func TestDefaults(t *testing.T) {
 		tol, initScale float64
 	}
 	// From the comments: MaxIter 1000 (DMOE 300), Tol 1e-6 (DMOE 1e-4),
-	// InitScale 1e-4 (CKL and SOE 1); t-STE α max(Dim−1, 1), λ 0.1; STE λ 2;
+	// InitScale 1e-4 (CKL and SOE 1); t-STE α max(Dim−1, 1), λ 0.001; STE λ 2;
 	// GNMDS λ 3, margin 1; CKL λ 1, μ 0.1; SOE margin 0.1, 4 starts; DMOE
 	// λ 0.3, margin 1, ν 1, penalty 0.1, ρ 1.05.
 	for _, c := range []struct {
@@ -27,7 +27,7 @@ func TestDefaults(t *testing.T) {
 		loop   loop
 		params Params
 	}{
-		{TSTE, loop{1000, 1e-6, 1e-4}, TSTEParams{Alpha: 1, Lambda: 0.1}},
+		{TSTE, loop{1000, 1e-6, 1e-4}, TSTEParams{Alpha: 1, Lambda: 0.001}},
 		{STE, loop{1000, 1e-6, 1e-4}, STEParams{Lambda: 2}},
 		{GNMDS, loop{1000, 1e-6, 1e-4}, GNMDSParams{Lambda: 3, Margin: 1}},
 		{CKL, loop{1000, 1e-6, 1}, CKLParams{Lambda: 1, Mu: 0.1}},
@@ -53,8 +53,8 @@ func TestDefaults(t *testing.T) {
 			}
 		})
 	}
-	if o := (Options{}).withDefaults(); o.Method != TSTE || o.Params != (TSTEParams{Alpha: 1, Lambda: 0.1}) {
-		t.Errorf("default method %q params %+v, want tste with α 1, λ 0.1", o.Method, o.Params)
+	if o := (Options{}).withDefaults(); o.Method != TSTE || o.Params != (TSTEParams{Alpha: 1, Lambda: 0.001}) {
+		t.Errorf("default method %q params %+v, want tste with α 1, λ 0.001", o.Method, o.Params)
 	}
 	if o := (Options{Dim: 5}).withDefaults(); o.Params.(TSTEParams).Alpha != 4 {
 		t.Errorf("t-STE α in 5-D %g, want Dim − 1 = 4", o.Params.(TSTEParams).Alpha)
