@@ -81,6 +81,7 @@ func TestRecomputeChainBounded(t *testing.T) {
 		for _, v := range res.Embedding.RawMatrix().Data {
 			big = math.Max(big, math.Abs(v))
 		}
+		t.Logf("after %d answers: stored coordinates up to %.3g", k, big)
 		if !(big <= 10) {
 			t.Errorf("after %d answers: stored coordinates up to %.3g, want within ±10", k, big)
 		}

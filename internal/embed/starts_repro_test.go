@@ -164,3 +164,60 @@ func maxAbs(x *mat.Dense) float64 {
 	}
 	return big
 }
+
+// TestReproduceTSTELambda scans t-STE's λ (−1: none) on the sets of
+// TestReproduceStarts in one and two dimensions and on Table 1 (data seed
+// 1, 10-D; m = 200, 1,000, 10,000), logging the held-out error and the raw
+// RMS radius of the default fit (seed 1), and fails if the default λ lets
+// the radius exceed 100 or costs more than 0.01 of held-out error against
+// no regulariser:
+//
+//	go test ./internal/embed -run TestReproduceTSTELambda -reproduce -v
+func TestReproduceTSTELambda(t *testing.T) {
+	if !*reproduce {
+		t.Skip("slow reproduction; run with -reproduce")
+	}
+	lambdas := []float64{-1, 0.001, 0.01, 0.1, 1}
+	type row struct {
+		s   startSet
+		dim int
+	}
+	var rows []row
+	for _, s := range startSets(t, *repStartSets) {
+		rows = append(rows, row{s, 1}, row{s, 2})
+	}
+	for _, m := range []int{200, 1000, 10000} {
+		train, test := table1Data(1, m)
+		rows = append(rows, row{startSet{name: fmt.Sprintf("Table 1, m = %d", m), n: 100, train: train, test: test}, 10})
+	}
+	head := "| set | d |"
+	for _, l := range lambdas {
+		head += fmt.Sprintf(" λ = %g |", l)
+	}
+	t.Log(head + " (held-out error / raw RMS radius)")
+	for _, r := range rows {
+		line := fmt.Sprintf("| %s | %d |", r.s.name, r.dim)
+		var none, def float64
+		for _, l := range lambdas {
+			res, err := Fit(context.Background(), r.s.n, r.s.train, Options{Params: TSTEParams{Lambda: l}, Dim: r.dim, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, rad := TripletError(res.X, r.s.test), RMSRadius(res.X)
+			line += fmt.Sprintf(" %.4f / %.3g |", e, rad)
+			switch l {
+			case -1:
+				none = e
+			case defaultTSTELambda:
+				def = e
+				if rad > 100 {
+					t.Errorf("%s, %d-D: raw radius %.3g with the default λ", r.s.name, r.dim, rad)
+				}
+			}
+		}
+		t.Log(line)
+		if def > none+0.01 {
+			t.Errorf("%s, %d-D: held-out error %.4f with the default λ, %.4f without", r.s.name, r.dim, def, none)
+		}
+	}
+}
