@@ -46,7 +46,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		hval    = fs.String("holdout-value", "", "value of --holdout-column that marks held-out rows (e.g. Test)")
 		initF   = fs.String("init", "", "warm start: embedding CSV item,x1,...,xD with every item of the input")
 		startF  = fs.String("start", "", "start without --init: mds (classical MDS of the triplets) or random; empty: the default, mds")
-		startsF = fs.Int("starts", 0, "starts without --init, the first from --start, the others random; the fit with the fewest wrong training triplets is kept (0: the default, 5 in one dimension, 1 otherwise; SOE --inits)")
+		startsF = fs.Int("starts", 0, "starts without --init, the first from --start, the others random; the fit with the fewest wrong training triplets is kept (0: the default: 5 in one dimension; otherwise 3 for tste and ckl, 1 for ste and gnmds; soe --inits)")
 		rawF    = fs.Bool("raw", false, "write the fit's own coordinates instead of the normal form (centred, unit root-mean-square radius, principal axes, signs fixed)")
 		quiet   = fs.Bool("quiet", false, "no progress line on stderr")
 		mflags  = addMethodFlags(fs)

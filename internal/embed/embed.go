@@ -108,8 +108,8 @@ type Options struct {
 	// Starts is the number of starts of a point method without Init, the
 	// first from Start and the others random; the fit with the fewest
 	// wrong training triplets is kept, ties by loss (0: the method's
-	// default, 5 in one dimension and 1 otherwise; SOE its Inits). DMOE
-	// is convex and ignores it.
+	// default, 5 in one dimension; otherwise 3 for t-STE and CKL, 1 for STE
+	// and GNMDS; SOE its Inits). DMOE is convex and ignores it.
 	Starts int
 	// InitScale is the standard deviation of the seeded Gaussian start
 	// (default 1e-4 as in van der Maaten's code; 1 for CKL and SOE, whose

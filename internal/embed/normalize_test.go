@@ -104,7 +104,7 @@ func TestNormalize(t *testing.T) {
 // answers, 10 % wrong) t-STE without a regulariser spreads its points to a
 // raw radius in the thousands (6,466 from the old random start, 6,161 from
 // the MDS start: the loss keeps falling as the points spread,
-// TSTEParams); the default λ stops it (8.96; the balance of loss and
+// TSTEParams); the default λ stops it (8.9; the balance of loss and
 // regulariser puts it near ((m/n)/λ)^(1/4) ≈ 13.5, the bar is 20), and the
 // normal form stays within |x| ≤ 10. Fails with the old default λ of 0.
 func TestTSTEScaleBounded(t *testing.T) {
