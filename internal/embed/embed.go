@@ -130,8 +130,8 @@ type Result struct {
 	// measured); Normalize gives the normal form that is stored and shown.
 	X *mat.Dense
 	// Loss is the final value of the method's objective: the mean loss plus
-	// regulariser for the point methods (for SOE that of the best
-	// initialisation), the summed objective (23) at the final PSD iterate
+	// regulariser for the point methods (with several starts, that of the
+	// start kept), the summed objective (23) at the final PSD iterate
 	// for DMOE.
 	Loss float64
 	// Iterations is the number of optimiser iterations run (summed over

@@ -45,7 +45,7 @@ func fitPoints(ctx context.Context, n int, ts []triplet.Triplet, opt Options, p 
 	}
 	seeds := triplet.NewRand(opt.Seed)
 	var best *Result
-	bestWrong := 0
+	var bestWrong float64
 	total := 0
 	for k := range inits {
 		o := opt
@@ -60,9 +60,9 @@ func fitPoints(ctx context.Context, n int, ts []triplet.Triplet, opt Options, p 
 			return nil, err
 		}
 		res := &Result{X: mat.NewDense(n, opt.Dim, x), Loss: loss}
-		wrong := 0
+		var wrong float64 // the training error, when there is a choice
 		if inits > 1 {
-			wrong = wrongCount(res.X, ts)
+			wrong = TripletError(res.X, ts)
 		}
 		if best == nil || wrong < bestWrong || wrong == bestWrong && loss < best.Loss {
 			best, bestWrong = res, wrong
@@ -71,18 +71,6 @@ func fitPoints(ctx context.Context, n int, ts []triplet.Triplet, opt Options, p 
 	best.Iterations = total
 	best.Evaluations = ev.evals
 	return best, nil
-}
-
-// wrongCount counts the triplets x orders wrongly (ties count as wrong, as
-// in TripletError).
-func wrongCount(x *mat.Dense, ts []triplet.Triplet) int {
-	wrong := 0
-	for _, t := range ts {
-		if !(triplet.SqDist(x, t.Anchor, t.Closer) < triplet.SqDist(x, t.Anchor, t.Farther)) {
-			wrong++
-		}
-	}
-	return wrong
 }
 
 // recorder reports progress and stops on cancellation at every major

@@ -33,16 +33,18 @@ const (
 	// It is the default (DefaultStart). It matters most in one dimension,
 	// where points cannot pass each other and a fit from a random start
 	// stays in a wrong order (CKL on the strange fruit: held-out error
-	// .263 from random, .156 from mds); elsewhere it is within a few
-	// thousandths of the best of several random starts
+	// .263 from random, .156 from mds); on random answers in 2-D it is
+	// within a few thousandths of the best of several random starts, on
+	// an active design's answers not always, hence Options.Starts
 	// (docs/reproductions.md, issue 28; docs/embeddings.md, "Starts").
 	StartMDS Start = "mds"
 )
 
-// DefaultStart is the start of a fit that names none: StartMDS, measured
-// on the strange fruit and on simulated sets with known truth in one and
-// two dimensions to reach, for every method, the best held-out error of
-// the MDS start and five random starts within 0.01 (TestReproduceStarts).
+// DefaultStart is the start of a fit that names none: StartMDS. With the
+// default Options.Starts it reaches, for every method in one and two
+// dimensions, the best held-out error of the MDS start and five random
+// starts within 0.01 on the strange fruit and on simulated sets with known
+// truth (TestReproduceStarts).
 const DefaultStart = StartMDS
 
 // Starts lists the starts.
