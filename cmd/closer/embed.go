@@ -26,7 +26,8 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: closer embed --method tste|ste|gnmds|ckl|soe|dmoe --dim D --in triplets.csv --out embedding.csv [flags]")
-		fmt.Fprintln(stderr, "\nWrites CSV item,x1,...,xD (item ids as in the input). With --holdout F or")
+		fmt.Fprintln(stderr, "\nWrites CSV item,x1,...,xD (item ids as in the input), in the normal form of")
+		fmt.Fprintln(stderr, "docs/embeddings.md unless --raw. With --holdout F or")
 		fmt.Fprintln(stderr, "--holdout-column/--holdout-value it also prints the training and held-out")
 		fmt.Fprintln(stderr, "triplet error and the time. Zero-valued method parameters take the defaults")
 		fmt.Fprintln(stderr, "of the method (internal/embed, params.go); a flag of another\nmethod is refused.\n\nflags:")
@@ -44,7 +45,9 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		hcol    = fs.String("holdout-column", "", "hold out the rows whose value in this CSV column is --holdout-value")
 		hval    = fs.String("holdout-value", "", "value of --holdout-column that marks held-out rows (e.g. Test)")
 		initF   = fs.String("init", "", "warm start: embedding CSV item,x1,...,xD with every item of the input")
-		startF  = fs.String("start", "", "start without --init: random or mds (classical MDS of the triplets; helps fits without a regulariser, --lambda -1); empty: random")
+		startF  = fs.String("start", "", "start without --init: mds (classical MDS of the triplets) or random; empty: the default, mds")
+		startsF = fs.Int("starts", 0, "starts without --init, the first from --start, the others random; the fit with the fewest wrong training triplets is kept (0: the default: 5 in one dimension; otherwise 3 for tste and ckl, 1 for ste and gnmds; soe --inits)")
+		rawF    = fs.Bool("raw", false, "write the fit's own coordinates instead of the normal form (centred, unit root-mean-square radius, principal axes, signs fixed)")
 		quiet   = fs.Bool("quiet", false, "no progress line on stderr")
 		mflags  = addMethodFlags(fs)
 	)
@@ -102,7 +105,10 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	opt := embed.Options{Params: params, Dim: *dim, Seed: *seed, MaxIter: *iters, Tol: *tol, Start: st}
+	if *startsF < 0 {
+		return fmt.Errorf("--starts %d: want 0 (the default) or more", *startsF)
+	}
+	opt := embed.Options{Params: params, Dim: *dim, Seed: *seed, MaxIter: *iters, Tol: *tol, Start: st, Starts: *startsF}
 	if *initF != "" {
 		x, err := readPointsFor(*initF, set.IDs)
 		if err != nil {
@@ -128,7 +134,12 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer f.Close()
 		w = f
 	}
-	if err := triplet.WritePoints(w, set.IDs, res.X); err != nil {
+	x := res.X
+	if !*rawF {
+		x = new(mat.Dense)
+		embed.Normalize(x, res.X)
+	}
+	if err := triplet.WritePoints(w, set.IDs, x); err != nil {
 		return fmt.Errorf("%s: %w", *out, err)
 	}
 	if w != stdout {
@@ -140,8 +151,8 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *out == "-" {
 		info = stderr
 	}
-	fmt.Fprintf(info, "method %s, dim %d, %d items, %d training triplets, %d iterations, loss %.6g\n",
-		m, *dim, set.N(), len(train), res.Iterations, res.Loss)
+	fmt.Fprintf(info, "method %s, dim %d, %d items, %d training triplets, %d iterations, loss %.6g, raw RMS radius %.4g\n",
+		m, *dim, set.N(), len(train), res.Iterations, res.Loss, embed.RMSRadius(res.X))
 	fmt.Fprintf(info, "train error %.4f\n", embed.TripletError(res.X, train))
 	if len(test) > 0 {
 		fmt.Fprintf(info, "held-out error %.4f (%d triplets)\n", embed.TripletError(res.X, test), len(test))

@@ -5,12 +5,15 @@ import (
 	"context"
 	"flag"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -264,5 +267,68 @@ func TestEmbedStartCLI(t *testing.T) {
 	}
 	if r, _ := embed("random"); r == m1 {
 		t.Error("--start mds and --start random gave the same embedding")
+	}
+}
+
+// TestEmbedWritesNormalForm: closer embed writes the normal form of
+// embed.Normalize (centred, unit root-mean-square radius, principal axes of
+// decreasing variance), --raw the fit's own coordinates; both order every
+// triplet alike, so eval reports the same triplet error. --starts takes a
+// count and refuses a negative one.
+func TestEmbedWritesNormalForm(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in, _ := writeProblem(t, dir)
+	fit := func(name string, extra ...string) (*mat.Dense, float64) {
+		t.Helper()
+		emb := filepath.Join(dir, name+".csv")
+		var out, errb bytes.Buffer
+		args := append([]string{"embed", "--method", "tste", "--in", in, "--out", emb, "--quiet"}, extra...)
+		if code := run(context.Background(), args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		f, err := os.Open(emb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		_, x, err := triplet.ReadPoints(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		if code := run(context.Background(), []string{"eval", "--embedding", emb, "--in", in}, &out, &errb); code != 0 {
+			t.Fatalf("eval exit %d: %s", code, errb.String())
+		}
+		return x, field(t, out.String(), "triplet error ")
+	}
+	norm, e1 := fit("norm")
+	raw, e2 := fit("raw", "--raw")
+	if e1 != e2 {
+		t.Errorf("triplet error %g in the normal form, %g raw", e1, e2)
+	}
+	if r := embed.RMSRadius(norm); math.Abs(r-1) > 1e-6 {
+		t.Errorf("written RMS radius %g, want 1", r)
+	}
+	if r := embed.RMSRadius(raw); math.Abs(r-1) < 1e-3 {
+		t.Errorf("--raw RMS radius %g: not the fit's own scale", r)
+	}
+	var v [2]float64
+	for i := range 20 {
+		for c := range 2 {
+			v[c] += norm.At(i, c) * norm.At(i, c)
+		}
+	}
+	if !(v[0] >= v[1]) {
+		t.Errorf("column variances %v: want the principal axis first", v)
+	}
+	for _, s := range []string{"-1", "x"} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"embed", "--in", in, "--out", "-", "--starts", s}, &out, &errb); code == 0 {
+			t.Errorf("--starts %s accepted", s)
+		}
+	}
+	if x, _ := fit("starts", "--starts", "3", "--dim", "1"); x.RawMatrix().Cols != 1 {
+		t.Error("--starts 3 --dim 1: not one column")
 	}
 }

@@ -15,10 +15,13 @@ import (
 // ArmFit is one arm's embedding judged on the study's held-out answers
 // (issue 16): the arm's learning-curve point.
 type ArmFit struct {
+	// Embedding is the fit at its own scale, not embed.Normalize's normal
+	// form: it is never shown, and the active design's answer model (t-STE
+	// or CKL probabilities) reads its distances as the fit left them.
 	Embedding  *mat.Dense // n × Dim
 	Iterations int
 	// Loss is the fit's final loss; Warm says it started from the
-	// previous fit (which ended lower than the random start).
+	// previous fit (which ended lower than the default start).
 	Loss float64
 	Warm bool
 	// TrainError is the triplet error on the arm's own answers.
@@ -37,9 +40,9 @@ type ArmFit struct {
 // design, are the test set every arm is judged on, so the arms' errors
 // compare.
 //
-// The fit starts from the seeded random start and, given prev (n × Dim,
-// the arm's previous fit), also from prev; the one with the lower loss is
-// kept (Warm says it was prev's). A warm start alone is cheaper but makes
+// The fit starts from the default start (embed.DefaultStart) and, given
+// prev (n × Dim, the arm's previous fit), also from prev; the one with the
+// lower loss is kept (Warm says it was prev's). A warm start alone is cheaper but makes
 // the curve depend on its history: a poor early fit (few answers, a fold
 // in two dimensions) can trap every later one near it, and an arm's curve
 // then stays flat while its answers would place the items well.

@@ -62,7 +62,8 @@ type Input struct {
 	// answer is held out when its id hashes into the held-out share, so the
 	// held-out set stays the same as answers accumulate.
 	IDs []string
-	// Prev is the previous run's embedding (n × Dim) for a warm start, or nil.
+	// Prev is the previous run's embedding (n × Dim), tried as a warm start
+	// beside the default start, or nil.
 	Prev *mat.Dense
 }
 
@@ -73,7 +74,7 @@ type Result struct {
 	Train    int // of which trained the embedding
 	Heldout  int // of which held out
 
-	Embedding    *mat.Dense // n × Dim
+	Embedding    *mat.Dense // n × Dim, in the normal form of embed.Normalize
 	TrainError   float64    // triplet error on the training answers
 	HeldoutError float64    // triplet error on the held-out answers (NaN if none)
 	Iterations   int
@@ -105,7 +106,7 @@ type Timing struct {
 var Stages = []string{"kernels", "clusters", "embedding", "neighbours"}
 
 // Recompute runs the kernels (k1 and k2 kernel PCA, kernel k-means and the
-// dendrogram on k1), the embedding (warm-started, trained on all but the
+// dendrogram on k1), the embedding (from the default start and the previous run's, trained on all but the
 // held-out answers) and the nearest neighbours. progress, if not nil, is
 // called at the start of each stage with its index into Stages.
 func Recompute(ctx context.Context, in Input, s Settings, progress func(stage int)) (*Result, error) {
@@ -170,20 +171,36 @@ func Recompute(ctx context.Context, in Input, s Settings, progress func(stage in
 	train, test := holdout(in, s)
 	res.Train, res.Heldout = len(train), len(test)
 	opt := embed.Options{Method: s.Method, Dim: s.Dim, Seed: s.Seed, MaxIter: s.MaxIter}
-	if in.Prev != nil {
-		if r, c := in.Prev.Dims(); r == n && c == s.Dim {
-			opt.Init = in.Prev
-		}
-	}
 	fit, err := embed.Fit(ctx, n, train, opt)
 	if err != nil {
 		return nil, fmt.Errorf("recompute: embedding: %w", err)
 	}
-	res.Embedding, res.Iterations = fit.X, fit.Iterations
-	res.TrainError = embed.TripletError(fit.X, train)
+	// The previous run's embedding is tried as a warm start beside the
+	// default start, and kept only if it orders more training answers
+	// right (ties: the lower loss): a warm start alone would keep an early
+	// run's wrong order (a 1-D fit whose points block each other) forever.
+	if in.Prev != nil {
+		if r, c := in.Prev.Dims(); r == n && c == s.Dim {
+			opt.Init = in.Prev
+			w, err := embed.Fit(ctx, n, train, opt)
+			if err != nil {
+				return nil, fmt.Errorf("recompute: embedding: %w", err)
+			}
+			ew, ef := embed.TripletError(w.X, train), embed.TripletError(fit.X, train)
+			if ew < ef || ew == ef && w.Loss < fit.Loss {
+				fit = w
+			}
+		}
+	}
+	// The stored, shown and exported embedding is the normal form
+	// (embed.Normalize): every order of distances, so the errors and
+	// neighbours below, is the fit's.
+	res.Embedding, res.Iterations = new(mat.Dense), fit.Iterations
+	embed.Normalize(res.Embedding, fit.X)
+	res.TrainError = embed.TripletError(res.Embedding, train)
 	res.HeldoutError = math.NaN()
 	if len(test) > 0 {
-		res.HeldoutError = embed.TripletError(fit.X, test)
+		res.HeldoutError = embed.TripletError(res.Embedding, test)
 	}
 	done(2, t0)
 

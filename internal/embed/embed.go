@@ -102,9 +102,15 @@ type Options struct {
 	Tol float64
 	// Init is a warm start: n × Dim points (nil: the start chosen by Start).
 	Init *mat.Dense
-	// Start chooses the start when Init is nil (default StartRandom). For
+	// Start chooses the start when Init is nil (default StartMDS). For
 	// SOE it is the first initialisation's; the others are random.
 	Start Start
+	// Starts is the number of starts of a point method without Init, the
+	// first from Start and the others random; the fit with the fewest
+	// wrong training triplets is kept, ties by loss (0: the method's
+	// default, 5 in one dimension; otherwise 3 for t-STE and CKL, 1 for STE
+	// and GNMDS; SOE its Inits). DMOE is convex and ignores it.
+	Starts int
 	// InitScale is the standard deviation of the seeded Gaussian start
 	// (default 1e-4 as in van der Maaten's code; 1 for CKL and SOE, whose
 	// μ and margin are absolute).
@@ -119,11 +125,13 @@ type Options struct {
 
 // Result is a fitted embedding.
 type Result struct {
-	// X holds the points, one row per item, centred at the origin.
+	// X holds the points, one row per item, centred at the origin, at the
+	// method's own scale and orientation (the point where Loss was
+	// measured); Normalize gives the normal form that is stored and shown.
 	X *mat.Dense
 	// Loss is the final value of the method's objective: the mean loss plus
-	// regulariser for the point methods (for SOE that of the best
-	// initialisation), the summed objective (23) at the final PSD iterate
+	// regulariser for the point methods (with several starts, that of the
+	// start kept), the summed objective (23) at the final PSD iterate
 	// for DMOE.
 	Loss float64
 	// Iterations is the number of optimiser iterations run (summed over
@@ -163,7 +171,7 @@ func (o Options) withDefaults() Options {
 		}
 	}
 	if o.Start == "" {
-		o.Start = StartRandom
+		o.Start = DefaultStart
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -187,6 +195,8 @@ func (o Options) validate() error {
 	switch {
 	case o.Dim < 1:
 		return fmt.Errorf("dimension %d < 1", o.Dim)
+	case o.Starts < 0:
+		return fmt.Errorf("starts %d < 0", o.Starts)
 	case o.MaxIter < 1:
 		return fmt.Errorf("iteration cap %d < 1", o.MaxIter)
 	case !(o.Tol > 0):

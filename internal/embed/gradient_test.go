@@ -411,10 +411,7 @@ func TestFitEvaluationsBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		starts := 1
-		if meth == SOE {
-			starts = opt.withDefaults().Params.(pointParams).starts()
-		}
+		starts := opt.withDefaults().Params.(pointParams).starts(opt.Dim)
 		if res.Evaluations < 1 || res.Evaluations > starts*evalsPerIter*opt.MaxIter {
 			t.Errorf("%s: %d evaluations, want 1..%d", meth, res.Evaluations, starts*evalsPerIter*opt.MaxIter)
 		}

@@ -19,7 +19,7 @@ func TestDefaults(t *testing.T) {
 		tol, initScale float64
 	}
 	// From the comments: MaxIter 1000 (DMOE 300), Tol 1e-6 (DMOE 1e-4),
-	// InitScale 1e-4 (CKL and SOE 1); t-STE α max(Dim−1, 1), λ 0; STE λ 2;
+	// InitScale 1e-4 (CKL and SOE 1); t-STE α max(Dim−1, 1), λ 0.001; STE λ 2;
 	// GNMDS λ 3, margin 1; CKL λ 1, μ 0.1; SOE margin 0.1, 4 starts; DMOE
 	// λ 0.3, margin 1, ν 1, penalty 0.1, ρ 1.05.
 	for _, c := range []struct {
@@ -27,7 +27,7 @@ func TestDefaults(t *testing.T) {
 		loop   loop
 		params Params
 	}{
-		{TSTE, loop{1000, 1e-6, 1e-4}, TSTEParams{Alpha: 1, Lambda: 0}},
+		{TSTE, loop{1000, 1e-6, 1e-4}, TSTEParams{Alpha: 1, Lambda: 0.001}},
 		{STE, loop{1000, 1e-6, 1e-4}, STEParams{Lambda: 2}},
 		{GNMDS, loop{1000, 1e-6, 1e-4}, GNMDSParams{Lambda: 3, Margin: 1}},
 		{CKL, loop{1000, 1e-6, 1}, CKLParams{Lambda: 1, Mu: 0.1}},
@@ -47,20 +47,20 @@ func TestDefaults(t *testing.T) {
 				if o.Params != c.params {
 					t.Errorf("params %+v, want %+v", o.Params, c.params)
 				}
-				if o.Dim != 2 || o.Start != StartRandom || o.Workers != runtime.GOMAXPROCS(0) {
-					t.Errorf("Dim %d Start %q Workers %d; want 2, random, GOMAXPROCS", o.Dim, o.Start, o.Workers)
+				if o.Dim != 2 || o.Start != StartMDS || o.Starts != 0 || o.Workers != runtime.GOMAXPROCS(0) {
+					t.Errorf("Dim %d Start %q Starts %d Workers %d; want 2, mds, 0 (the method's), GOMAXPROCS", o.Dim, o.Start, o.Starts, o.Workers)
 				}
 			}
 		})
 	}
-	if o := (Options{}).withDefaults(); o.Method != TSTE || o.Params != (TSTEParams{Alpha: 1}) {
-		t.Errorf("default method %q params %+v, want tste with α 1", o.Method, o.Params)
+	if o := (Options{}).withDefaults(); o.Method != TSTE || o.Params != (TSTEParams{Alpha: 1, Lambda: 0.001}) {
+		t.Errorf("default method %q params %+v, want tste with α 1, λ 0.001", o.Method, o.Params)
 	}
 	if o := (Options{Dim: 5}).withDefaults(); o.Params.(TSTEParams).Alpha != 4 {
 		t.Errorf("t-STE α in 5-D %g, want Dim − 1 = 4", o.Params.(TSTEParams).Alpha)
 	}
 	set := Options{Method: DMOE, Params: DMOEParams{Lambda: 0.7, Margin: 3, Nu: 0.4, Penalty: 0.3, Rho: 1.2, PaperStop: true},
-		Dim: 3, MaxIter: 7, Tol: 0.5, InitScale: 0.01, Start: StartMDS, Workers: 1}
+		Dim: 3, MaxIter: 7, Tol: 0.5, InitScale: 0.01, Start: StartRandom, Starts: 3, Workers: 1}
 	// (DeepEqual: Options holds a func, nil in both.)
 	if o := set.withDefaults(); !reflect.DeepEqual(o, set) {
 		t.Errorf("set fields changed: %+v, want %+v", o, set)
@@ -93,6 +93,8 @@ func TestValidate(t *testing.T) {
 		{"InitScale 0", func(o *Options) { o.InitScale = 0 }, false},
 		{"InitScale NaN", func(o *Options) { o.InitScale = nan }, false},
 		{"Start spectral", func(o *Options) { o.Start = "spectral" }, false},
+		{"Starts -1", func(o *Options) { o.Starts = -1 }, false},
+		{"Starts 0", func(o *Options) { o.Starts = 0 }, true},
 		{"Method mds", func(o *Options) { o.Method = "mds" }, false},
 		{"Params of another method", func(o *Options) { o.Params = STEParams{Lambda: 1} }, false},
 		{"Params nil", func(o *Options) { o.Params = nil }, false},
