@@ -165,7 +165,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	go recordPending(ctx, store, log)
 
 	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
-		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog}
+		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog,
+		JoinRate: cfg.JoinRate, JoinBurst: cfg.JoinBurst}
 	var certs *certReloader
 	if cfg.servesTLS() {
 		certs, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile, log)
