@@ -95,7 +95,7 @@ var slugRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
 // MaxStudyTextBytes bounds a study's instructions, debrief and consent
 // text (Markdown, in bytes of UTF-8): pages render them, and the bound keeps
 // a render within milliseconds (docs/security.md, "Markdown").
-const MaxStudyTextBytes = 64 << 10
+const MaxStudyTextBytes = 32 << 10
 
 // check normalises in and returns a user-facing error naming the first rule
 // it breaks.
