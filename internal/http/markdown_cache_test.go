@@ -3,6 +3,7 @@ package http
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -172,5 +173,20 @@ func TestMarkdownCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	}
 	if c.order.Len() != maxRendered || len(c.byKey) != maxRendered {
 		t.Errorf("%d/%d entries, want %d", c.order.Len(), len(c.byKey), maxRendered)
+	}
+}
+
+// Many first views of one text at once render it once.
+func TestMarkdownCacheRendersConcurrentFirstViewsOnce(t *testing.T) {
+	t.Parallel()
+	var c markdownCache
+	src := strings.Repeat("Pick the **closer** one. ", 1000)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() { c.render(src) })
+	}
+	wg.Wait()
+	if n := c.renders.Load(); n != 1 {
+		t.Fatalf("32 concurrent first views rendered %d times, want 1", n)
 	}
 }
