@@ -12,11 +12,13 @@ import (
 // recruiting platform takes only joins with an external_id (400 without).
 // Joins are limited per client address (limitJoins: 429 with Retry-After).
 func (s *Server) apiCreateParticipant(w http.ResponseWriter, r *http.Request) error {
-	st, err := s.studyFromURL(r)
-	if err != nil {
+	// Limited before anything is read, so a flood past the limit costs
+	// no query.
+	if err := s.limitJoins(w, r); err != nil {
 		return err
 	}
-	if err := s.limitJoins(w, r); err != nil {
+	st, err := s.studyFromURL(r)
+	if err != nil {
 		return err
 	}
 	var body struct {
