@@ -271,6 +271,7 @@ func hotQueries(fx planFixture) []planCase {
 		{"joinArm/live", joinArmSQL, []any{"new-public-id", live, []byte("new-token"), "", nil, 1}},
 		{"takingPart/live", takingPartSQL, []any{live, 30, false}},
 		{"takingPart/answered", takingPartSQL, []any{live, 30, true}},
+		{"revokeOldTokens/live", revokeOldTokensSQL, []any{fx.livePart, MaxTokensPerParticipant - 1}},
 		{"listParticipants/large", listParticipantsSQL, []any{large, 50}},
 		{"listParticipants/live", listParticipantsSQL, []any{live, 50}},
 		{"setExcluded/live", setExcludedSQL, []any{live, fx.livePublicID, true}},
