@@ -115,7 +115,7 @@ start_web() { # name role addr [debug]
 	local name="$1" role="$2" addr="$3" debug="${4:-}"
 	DATABASE_URL="$(url closer_load)" ADDR="$addr" ROLE="$role" DEBUG_ADDR="$debug" \
 		ADMIN_EMAIL=admin@example.com ADMIN_PASSWORD=closer-demo ADMIN_API_TOKEN="$token" \
-		LOG_LEVEL=warn "$web" >"$out/$name.log" 2>&1 &
+		JOIN_RATE=0 LOG_LEVEL=warn "$web" >"$out/$name.log" 2>&1 &
 	pids+=($!)
 	echo $! >"$out/$name.pid"
 }

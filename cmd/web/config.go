@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"net/url"
@@ -55,6 +56,11 @@ type config struct {
 	BodyReadTimeout  time.Duration
 	TransferWindow   time.Duration
 	TransferMinBytes int
+	// JoinRate and JoinBurst limit the participants one client address
+	// creates or resumes (JOIN_RATE a second, JOIN_BURST at once; JOIN_RATE
+	// 0: no limit).
+	JoinRate  float64
+	JoinBurst int
 	// DebugAddr, when set, serves Go's profiler (net/http/pprof) on its
 	// own listener, never on the public one: a loopback address such as
 	// 127.0.0.1:6060 for profiling a running server.
@@ -68,6 +74,10 @@ const (
 	defaultBodyReadTimeout  = 10 * time.Second
 	defaultTransferWindow   = 30 * time.Second
 	defaultTransferMinBytes = 64 << 10
+	// A lab or a school behind one address starts a class at once; one
+	// client made 464 participants a second before the limit.
+	defaultJoinRate  = 5.0
+	defaultJoinBurst = 100
 )
 
 // servesTLS reports whether the server terminates TLS itself.
@@ -182,6 +192,23 @@ func loadConfig(getenv func(string) string) (config, error) {
 			errs = append(errs, fmt.Errorf("DB_MAX_REQUESTS %q must be a number from 1 to 100000", v))
 		} else {
 			c.DBMaxRequests = n
+		}
+	}
+	c.JoinRate, c.JoinBurst = defaultJoinRate, defaultJoinBurst
+	if v := strings.TrimSpace(getenv("JOIN_RATE")); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || f < 0 || f > 100000 {
+			errs = append(errs, fmt.Errorf("JOIN_RATE %q must be a number of joins a second from 0 (no limit) to 100000, such as 5 or 0.5", v))
+		} else {
+			c.JoinRate = f
+		}
+	}
+	if v := strings.TrimSpace(getenv("JOIN_BURST")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100000 {
+			errs = append(errs, fmt.Errorf("JOIN_BURST %q must be a number from 1 to 100000", v))
+		} else {
+			c.JoinBurst = n
 		}
 	}
 	c.DBQueueWait = durationVar(getenv, "DB_QUEUE_WAIT", defaultDBQueueWait, &errs)

@@ -174,7 +174,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 
 	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
 		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog,
-		BodyReadTimeout: cfg.BodyReadTimeout, TransferWindow: cfg.TransferWindow, TransferMinBytes: cfg.TransferMinBytes}
+		BodyReadTimeout: cfg.BodyReadTimeout, TransferWindow: cfg.TransferWindow, TransferMinBytes: cfg.TransferMinBytes,
+		JoinRate: cfg.JoinRate, JoinBurst: cfg.JoinBurst}
 	var certs *certReloader
 	if cfg.servesTLS() {
 		certs, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile, log)

@@ -59,7 +59,7 @@ func (s *Store) CanJoin(ctx context.Context, st Study, externalID string, params
 	}
 	if st.Quota.MaxParticipants > 0 {
 		var n int
-		if err := s.pool.QueryRow(ctx, takingPartSQL, st.ID, st.Quota.IdleMinutes).Scan(&n); err != nil {
+		if err := s.pool.QueryRow(ctx, takingPartSQL, st.ID, st.Quota.IdleMinutes, takingPartAnswered(st.Platform)).Scan(&n); err != nil {
 			return fmt.Errorf("can join: %w", err)
 		}
 		if n >= st.Quota.MaxParticipants {

@@ -50,10 +50,38 @@ type LoginGate struct {
 	// Delay is, when admitted, the block this attempt started should it
 	// fail (0: none).
 	Delay time.Duration
-	// addressBlock is the block this attempt set on the address counter,
-	// which LoginSucceeded lifts (unless a later attempt replaced it).
-	addressBlock *time.Time
+	// KnownDevice says the browser presented a device token of an earlier
+	// successful login to this account: the account's counter did not
+	// apply (LoginClient).
+	KnownDevice bool
+	// counted are the counters this attempt was counted on, with the
+	// block it set on each, which LoginSucceeded takes back.
+	counted []countedAttempt
 }
+
+type countedAttempt struct {
+	kind, key string
+	block     *time.Time
+}
+
+// LoginClient is who attempts a login: the client's address
+// (throttleAddress in the web layer) and the device token its browser
+// presented ("" if none).
+type LoginClient struct {
+	Address string
+	Device  string
+}
+
+// DeviceTTL is how long a browser stays known after its last successful
+// login, MaxDevicesPerAccount how many browsers an account keeps known
+// (the least recent are forgotten).
+const (
+	DeviceTTL            = 180 * 24 * time.Hour
+	MaxDevicesPerAccount = 20
+)
+
+// NewDeviceToken returns a fresh secret for a device cookie.
+func NewDeviceToken() string { return newToken() }
 
 // loginCounter is one key's row and the limit that applies to it.
 type loginCounter struct {
@@ -71,22 +99,46 @@ func accountThrottleKey(email string) string {
 
 func addressThrottleKey(address string) string { return "address:" + address }
 
+// deviceThrottleKey counts the failures of one known browser on one account.
+func deviceThrottleKey(device, accountKey string) string {
+	sum := sha256.Sum256([]byte(device + "\x00" + accountKey))
+	return "device:" + hex.EncodeToString(sum[:])
+}
+
+// knownDeviceSQL: whether token hash $1 logged in to account $2 since $3.
+const knownDeviceSQL = `SELECT EXISTS (SELECT 1 FROM login_devices WHERE token_hash = $1 AND account_key = $2 AND last_login_at > $3)`
+
 // AdmitLogin decides, at now, whether a login attempt for email from
-// address may check its password, and if so counts it as a failure in
+// client may check its password, and if so counts it as a failure in
 // advance (LoginSucceeded takes it back), so that attempts running at the
 // same time on any replica are counted before their passwords are checked.
-// The account counter applies whether or not an admin has that e-mail, so
-// its answers do not tell which accounts exist.
-func (s *Store) AdmitLogin(ctx context.Context, now time.Time, email, address string, account, perAddress LoginLimit) (LoginGate, error) {
+//
+// An unknown browser is counted per account and per address. A browser
+// that presents the device token of an earlier successful login to this
+// account (within DeviceTTL) is counted on its own counter only (with the
+// address limit): a stranger who fails on purpose locks the account and
+// their address for unknown browsers, never the admin's own browser. The
+// account counter applies whether or not an admin has that e-mail, so its
+// answers do not tell which accounts exist.
+func (s *Store) AdmitLogin(ctx context.Context, now time.Time, email string, client LoginClient, account, perAddress LoginLimit) (LoginGate, error) {
 	now = now.Truncate(time.Microsecond) // PostgreSQL's precision: stored times compare equal
-	// Rows are locked in this order by every attempt ("account:" sorts
-	// before "address:"), so attempts do not deadlock.
-	counters := []*loginCounter{
-		{kind: "account", key: accountThrottleKey(email), limit: account},
-		{kind: "address", key: addressThrottleKey(address), limit: perAddress},
-	}
+	accountKey := accountThrottleKey(email)
 	var gate LoginGate
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if client.Device != "" {
+			if err := tx.QueryRow(ctx, knownDeviceSQL, hashToken(client.Device), accountKey, now.Add(-DeviceTTL)).Scan(&gate.KnownDevice); err != nil {
+				return err
+			}
+		}
+		// Rows are locked in this order by every attempt ("account:" sorts
+		// before "address:"), so attempts do not deadlock.
+		counters := []*loginCounter{
+			{kind: "account", key: accountKey, limit: account},
+			{kind: "address", key: addressThrottleKey(client.Address), limit: perAddress},
+		}
+		if gate.KnownDevice {
+			counters = []*loginCounter{{kind: "device", key: deviceThrottleKey(client.Device, accountKey), limit: perAddress}}
+		}
 		for _, c := range counters {
 			// Creates the row or locks it; either way it comes back.
 			err := tx.QueryRow(ctx, `
@@ -101,12 +153,14 @@ func (s *Store) AdmitLogin(ctx context.Context, now time.Time, email, address st
 				c.failures, c.blockedUntil = 0, nil
 			}
 		}
+		known := gate.KnownDevice
 		gate = decideLogin(now, counters)
+		gate.KnownDevice = known
 		if !gate.Admitted {
 			return nil
 		}
-		gate.addressBlock = counters[1].blockedUntil
 		for _, c := range counters {
+			gate.counted = append(gate.counted, countedAttempt{kind: c.kind, key: c.key, block: c.blockedUntil})
 			if _, err := tx.Exec(ctx, `
 				UPDATE login_throttles SET failures = $2, last_failure_at = $3, blocked_until = $4, forget_at = $5
 				WHERE key = $1`, c.key, c.failures, now, c.blockedUntil, c.forgetAt); err != nil {
@@ -159,20 +213,46 @@ func decideLogin(now time.Time, counters []*loginCounter) LoginGate {
 }
 
 // LoginSucceeded takes back what AdmitLogin counted for an attempt whose
-// password was right (gate is AdmitLogin's answer to it): the account's
-// counter is reset, and the address's loses this one attempt and the block
-// it set, keeping earlier failures (so that logging in to one's own account
-// does not clear an address that guesses at others).
-func (s *Store) LoginSucceeded(ctx context.Context, email, address string, gate LoginGate) error {
+// password was right (gate is AdmitLogin's answer to it) and remembers the
+// browser's device token (client.Device, which the caller then sets as the
+// browser's cookie) as known to the account. The account's counter, or
+// the known browser's, is reset; the address's loses this one attempt and
+// the block it set, keeping earlier failures (so that logging in to one's
+// own account does not clear an address that guesses at others). A known
+// browser's login leaves the account's counter as it is: a stranger's
+// failures keep holding unknown browsers.
+func (s *Store) LoginSucceeded(ctx context.Context, now time.Time, email string, client LoginClient, gate LoginGate) error {
+	now = now.Truncate(time.Microsecond)
+	accountKey := accountThrottleKey(email)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM login_throttles WHERE key = $1`, accountThrottleKey(email)); err != nil {
+		for _, c := range gate.counted {
+			if c.kind != "address" {
+				if _, err := tx.Exec(ctx, `DELETE FROM login_throttles WHERE key = $1`, c.key); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := tx.Exec(ctx, `
+				UPDATE login_throttles
+				SET failures = greatest(failures - 1, 0),
+				    blocked_until = CASE WHEN blocked_until = $2 THEN NULL ELSE blocked_until END
+				WHERE key = $1`, c.key, c.block); err != nil {
+				return err
+			}
+		}
+		if client.Device == "" {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO login_devices (token_hash, account_key, last_login_at) VALUES ($1, $2, $3)
+			ON CONFLICT (token_hash, account_key) DO UPDATE SET last_login_at = excluded.last_login_at`,
+			hashToken(client.Device), accountKey, now); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `
-			UPDATE login_throttles
-			SET failures = greatest(failures - 1, 0),
-			    blocked_until = CASE WHEN blocked_until = $2 THEN NULL ELSE blocked_until END
-			WHERE key = $1`, addressThrottleKey(address), gate.addressBlock)
+			DELETE FROM login_devices WHERE account_key = $1 AND (last_login_at <= $2 OR token_hash IN (
+				SELECT token_hash FROM login_devices WHERE account_key = $1 ORDER BY last_login_at DESC OFFSET $3))`,
+			accountKey, now.Add(-DeviceTTL), MaxDevicesPerAccount)
 		return err
 	})
 	if err != nil {

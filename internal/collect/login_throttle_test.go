@@ -44,7 +44,7 @@ func TestAdmitLoginCountsSimultaneousAttempts(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 40 {
 		wg.Go(func() {
-			g, err := s.AdmitLogin(context.Background(), now, "R@Example.org ", fmt.Sprintf("192.0.2.%d", i), testLimit, perAddress)
+			g, err := s.AdmitLogin(context.Background(), now, "R@Example.org ", collect.LoginClient{Address: fmt.Sprintf("192.0.2.%d", i)}, testLimit, perAddress)
 			if err != nil {
 				t.Error(err)
 				return
@@ -66,7 +66,7 @@ func TestAdmitLoginCountsSimultaneousAttempts(t *testing.T) {
 		t.Fatalf("%d admitted, %d refused; want 5 and 35", admitted, refused)
 	}
 	// The e-mail is normalised: the same account in other case is blocked too.
-	if g, err := s.AdmitLogin(context.Background(), now.Add(time.Second), "r@example.org", "192.0.2.200", testLimit, perAddress); err != nil || g.Admitted || g.RetryAfter != time.Second {
+	if g, err := s.AdmitLogin(context.Background(), now.Add(time.Second), "r@example.org", collect.LoginClient{Address: "192.0.2.200"}, testLimit, perAddress); err != nil || g.Admitted || g.RetryAfter != time.Second {
 		t.Fatalf("normalised e-mail: %+v %v", g, err)
 	}
 }
@@ -80,17 +80,17 @@ func TestAdmitLoginForgets(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	for i := range 5 {
-		if g, err := s.AdmitLogin(ctx, now, "a@example.org", "192.0.2.1", testLimit, testLimit); err != nil || !g.Admitted {
+		if g, err := s.AdmitLogin(ctx, now, "a@example.org", collect.LoginClient{Address: "192.0.2.1"}, testLimit, testLimit); err != nil || !g.Admitted {
 			t.Fatalf("attempt %d: %+v %v", i, g, err)
 		}
 	}
 	// Blocked 2 s, then remembered for 15 minutes after the block.
 	later := now.Add(2*time.Second + 15*time.Minute - time.Millisecond)
-	if g, _ := s.AdmitLogin(ctx, later, "a@example.org", "192.0.2.2", testLimit, testLimit); !g.Admitted || g.Failures != 6 || g.Delay != 4*time.Second {
+	if g, _ := s.AdmitLogin(ctx, later, "a@example.org", collect.LoginClient{Address: "192.0.2.2"}, testLimit, testLimit); !g.Admitted || g.Failures != 6 || g.Delay != 4*time.Second {
 		t.Fatalf("within the window: %+v", g)
 	}
 	forgotten := later.Add(4*time.Second + 15*time.Minute)
-	if g, _ := s.AdmitLogin(ctx, forgotten, "a@example.org", "192.0.2.3", testLimit, testLimit); !g.Admitted || g.Failures != 1 || g.Delay != 0 {
+	if g, _ := s.AdmitLogin(ctx, forgotten, "a@example.org", collect.LoginClient{Address: "192.0.2.3"}, testLimit, testLimit); !g.Admitted || g.Failures != 1 || g.Delay != 0 {
 		t.Fatalf("after the window: %+v", g)
 	}
 	var keys []string

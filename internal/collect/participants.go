@@ -90,12 +90,37 @@ const (
 	// externalKnownSQL: whether external id $2 joined study $1 before.
 	externalKnownSQL = `SELECT EXISTS (SELECT 1 FROM participants WHERE study_id = $1 AND external_key = $2)`
 	// takingPartSQL counts study $1's participants who completed or are in
-	// progress: active within the last $2 minutes (0: ever).
+	// progress: active within the last $2 minutes (0: ever); with $3 (a
+	// study on a recruiting platform) only those who answered at least
+	// once (takingPartAnswered).
 	takingPartSQL = `
 		SELECT count(*) FROM participants WHERE study_id = $1
+			AND (NOT $3 OR answered > 0 OR completed_at IS NOT NULL)
 			AND (completed_at IS NOT NULL OR $2 = 0
 				OR coalesce(last_active_at, created_at) > now() - make_interval(mins => $2))`
+	// revokeOldTokensSQL deletes participant $1's tokens from
+	// participant_tokens past the newest $2, returning their hashes.
+	revokeOldTokensSQL = `
+		DELETE FROM participant_tokens WHERE token_hash IN (
+			SELECT token_hash FROM participant_tokens WHERE participant_id = $1
+			ORDER BY created_at DESC, token_hash OFFSET $2)
+		RETURNING token_hash`
 )
+
+// MaxTokensPerParticipant bounds a participant's live tokens. Each resume
+// (their external id joining again, from another browser) adds one; past
+// the bound the oldest given on a resume is revoked, so that the one who
+// resumes now always gets in while repeated joins with one id (7,430 in
+// 15 s from one client) store nothing more. The participant's first token
+// is kept.
+const MaxTokensPerParticipant = 20
+
+// takingPartAnswered says whether a study's quota counts only the
+// participants who answered at least one question: a study on a recruiting
+// platform takes any id the link carries, and invented ids that answer
+// nothing must not fill its places. A study without a platform counts every
+// participant who joined (joins are limited per client address instead).
+func takingPartAnswered(pl Platform) bool { return pl.RequiresID() }
 
 // quotaLockSQL serialises the joins of a study with a quota (an advisory
 // lock held until the transaction ends; the first key says what it is for),
@@ -151,6 +176,7 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 	}
 	token := newToken()
 	p := Participant{PublicID: newID(), StudyID: studyID, ExternalID: externalID}
+	var revoked [][]byte // token hashes the resume revoked
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var status string
 		var q Quota
@@ -171,7 +197,7 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 			return ErrExternalIDRequired
 		}
 		if q.MaxParticipants > 0 {
-			if err := checkQuota(ctx, tx, studyID, externalID, q); err != nil {
+			if err := checkQuota(ctx, tx, studyID, externalID, q, takingPartAnswered(pl)); err != nil {
 				return err
 			}
 		}
@@ -205,17 +231,39 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		if errors.Is(err, pgx.ErrNoRows) && assignment != "" {
 			return ErrCompletedOtherAssignment
 		}
+		if err != nil {
+			return err
+		}
+		// resumeSQL locked the participant's row: resumes of one
+		// participant take turns, and this statement sees the tokens of
+		// those committed before.
+		revoked, err = revokeOldTokens(ctx, tx, p.ID)
 		return err
 	})
 	if err != nil {
 		return Participant{}, "", fmt.Errorf("create participant: %w", err)
 	}
+	for _, h := range revoked {
+		s.identities.forgetKey(h)
+	}
 	return p, token, nil
 }
 
+// revokeOldTokens deletes participant id's tokens past
+// MaxTokensPerParticipant (the first, on their row, counts as one) and
+// returns their hashes.
+func revokeOldTokens(ctx context.Context, tx pgx.Tx, id int64) ([][]byte, error) {
+	rows, err := tx.Query(ctx, revokeOldTokensSQL, id, MaxTokensPerParticipant-1)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[[]byte])
+}
+
 // checkQuota refuses a new participant once the study's quota is taken
-// (KindFull); a returning external id is always let back in.
-func checkQuota(ctx context.Context, tx pgx.Tx, studyID int64, externalID string, q Quota) error {
+// (KindFull); a returning external id is always let back in. answered
+// counts only the participants who answered (takingPartAnswered).
+func checkQuota(ctx context.Context, tx pgx.Tx, studyID int64, externalID string, q Quota, answered bool) error {
 	if _, err := tx.Exec(ctx, quotaLockSQL, studyID); err != nil {
 		return err
 	}
@@ -226,7 +274,7 @@ func checkQuota(ctx context.Context, tx pgx.Tx, studyID int64, externalID string
 		}
 	}
 	var n int
-	if err := tx.QueryRow(ctx, takingPartSQL, studyID, q.IdleMinutes).Scan(&n); err != nil {
+	if err := tx.QueryRow(ctx, takingPartSQL, studyID, q.IdleMinutes, answered).Scan(&n); err != nil {
 		return err
 	}
 	if n >= q.MaxParticipants {
@@ -339,6 +387,17 @@ func (c *identityCache) forget(participantID int64) {
 func (s *Store) gone(participantID int64) error {
 	s.identities.forget(participantID)
 	return userErr(KindUnauthorized, "unknown participant token")
+}
+
+// forgetKey drops the identity cached for a token's hash (a revoked token).
+func (c *identityCache) forgetKey(hash []byte) {
+	var k [sha256.Size]byte
+	if copy(k[:], hash) != len(k) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, k)
 }
 
 func (c *identityCache) put(k [sha256.Size]byte, p Participant) {

@@ -92,6 +92,11 @@ type Quota struct {
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
 
+// MaxStudyTextBytes bounds a study's instructions, debrief and consent
+// text (Markdown, in bytes of UTF-8): pages render them, and the bound keeps
+// a render within milliseconds (docs/security.md, "Markdown").
+const MaxStudyTextBytes = 32 << 10
+
 // check normalises in and returns a user-facing error naming the first rule
 // it breaks.
 func (s *Store) check(in *StudyInput) error {
@@ -118,8 +123,11 @@ func (s *Store) check(in *StudyInput) error {
 		return userErr(KindInvalid, "the participant limit must be between 0 (no limit) and 1000000")
 	case in.Quota.IdleMinutes < 0 || in.Quota.IdleMinutes > 7*24*60:
 		return userErr(KindInvalid, "the idle time must be between 0 (never idle) and 10080 minutes (a week)")
-	case len(in.Instructions) > 100000 || len(in.Debrief) > 100000 || len(in.Consent) > 100000:
-		return userErr(KindInvalid, "instructions, debrief and consent are limited to 100000 characters")
+	}
+	for _, t := range []struct{ name, text string }{{"instructions", in.Instructions}, {"debrief", in.Debrief}, {"consent text", in.Consent}} {
+		if len(t.text) > MaxStudyTextBytes {
+			return userErr(KindInvalid, "the %s is %d bytes long; at most %d bytes (UTF-8) are allowed", t.name, len(t.text), MaxStudyTextBytes)
+		}
 	}
 	okStatus := false
 	for _, st := range Statuses {

@@ -15,8 +15,9 @@ import (
 	"github.com/closer-lab/closer/templates"
 )
 
-// The login throttle's default policy (docs/web.md, "Admin login"): an
-// account may fail 5 times and an address 20 times; from then on each
+// The login throttle's default policy (docs/web.md, "Admin login";
+// docs/security.md, "Login throttling"): an account may fail 5 times and
+// an address (or a known browser) 20 times; from then on each
 // failure doubles the wait before the next attempt (2 s, 4 s, ... up to 15
 // minutes), and from 10 (account) or 30 (address) failures on each failure
 // locks for 15 minutes. A counter is forgotten 15 minutes after its last
@@ -25,6 +26,27 @@ var (
 	defaultAccountLoginLimit = collect.LoginLimit{Free: 5, Lockout: 10, LockoutFor: 15 * time.Minute, Window: 15 * time.Minute}
 	defaultAddressLoginLimit = collect.LoginLimit{Free: 20, Lockout: 30, LockoutFor: 15 * time.Minute, Window: 15 * time.Minute}
 )
+
+// deviceCookie holds a browser's device token: set at a successful login
+// and sent back with later logins only (path /admin/login), it makes the
+// browser known to the accounts it logged in to, which the login throttle
+// does not hold for a stranger's failures (collect.AdmitLogin).
+const deviceCookie = "closer_device"
+
+// presentedDevice returns the device token the browser presented, if it
+// looks like one (collect.NewDeviceToken: 43 base64url characters).
+func presentedDevice(r *http.Request) string {
+	c, err := r.Cookie(deviceCookie)
+	if err != nil || len(c.Value) != 43 {
+		return ""
+	}
+	for _, ch := range c.Value {
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '-' || ch == '_') {
+			return ""
+		}
+	}
+	return c.Value
+}
 
 // maxLoginForm bounds the login request body.
 const maxLoginForm = 16 << 10
@@ -109,7 +131,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	email, password, next := r.PostForm.Get("email"), r.PostForm.Get("password"), safeNext(r.PostForm.Get("next"))
 	client := s.clientAddr(r)
 	address := throttleAddress(client)
-	gate, err := s.store.AdmitLogin(ctx, s.cfg.Now(), email, address, s.cfg.LoginAccountLimit, s.cfg.LoginAddressLimit)
+	who := collect.LoginClient{Address: address, Device: presentedDevice(r)}
+	gate, err := s.store.AdmitLogin(ctx, s.cfg.Now(), email, who, s.cfg.LoginAccountLimit, s.cfg.LoginAddressLimit)
 	if err != nil {
 		return err
 	}
@@ -133,7 +156,10 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.LoginSucceeded(ctx, email, address, gate); err != nil {
+	if who.Device == "" {
+		who.Device = collect.NewDeviceToken()
+	}
+	if err := s.store.LoginSucceeded(ctx, s.cfg.Now(), email, who, gate); err != nil {
 		return err
 	}
 	clientText := ""
@@ -148,6 +174,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.setCookie(w, sessionCookie, token, "/", s.cfg.SessionTTL)
+	s.setCookie(w, deviceCookie, who.Device, "/admin/login", collect.DeviceTTL)
 	http.Redirect(w, r, next, http.StatusSeeOther)
 	return nil
 }

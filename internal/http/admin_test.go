@@ -273,7 +273,13 @@ func TestSecureCookieBehindHTTPS(t *testing.T) {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	cks := rec.Result().Cookies()
-	if rec.Code != http.StatusSeeOther || len(cks) != 1 || !cks[0].Secure || !cks[0].HttpOnly || cks[0].SameSite != http.SameSiteLaxMode {
+	// The session and the known-browser cookie (admin_login.go).
+	if rec.Code != http.StatusSeeOther || len(cks) != 2 || cks[0].Name != "closer_session" || cks[1].Name != "closer_device" {
 		t.Fatalf("login behind https: %d %+v", rec.Code, cks)
+	}
+	for _, ck := range cks {
+		if !ck.Secure || !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode {
+			t.Fatalf("login behind https: %+v", ck)
+		}
 	}
 }

@@ -58,9 +58,9 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	v := templates.Landing{Study: st, Instructions: renderMarkdown(st.Instructions), ExternalID: ext, Params: params, Resume: resume}
+	v := templates.Landing{Study: st, Instructions: s.texts.render(st.Instructions), ExternalID: ext, Params: params, Resume: resume}
 	if st.Consent != "" && !resume {
-		v.Consent = renderMarkdown(st.Consent)
+		v.Consent = s.texts.render(st.Consent)
 	}
 	return s.render(w, r, http.StatusOK, templates.LandingPage(v))
 }

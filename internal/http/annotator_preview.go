@@ -16,7 +16,7 @@ func (s *Server) mturkPreview(w http.ResponseWriter, r *http.Request, st collect
 	if err != nil {
 		return err
 	}
-	v := templates.MTurkPreview{Study: st, Instructions: renderMarkdown(st.Instructions)}
+	v := templates.MTurkPreview{Study: st, Instructions: s.texts.render(st.Instructions)}
 	if len(items) == 3 {
 		img := func(it collect.Item) templates.Image {
 			return templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256}

@@ -47,6 +47,9 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		if st.Consent != "" && r.PostForm.Get("consent") != "yes" {
 			return badRequest("this study starts only after you agree to its consent text on the study's first page")
 		}
+		if err := s.limitJoins(w, r); err != nil {
+			return err
+		}
 		params := map[string]string{}
 		for _, k := range st.Platform.KeptParams() {
 			params[k] = r.PostForm.Get(k)

@@ -10,7 +10,13 @@ import (
 // An external id that joined before resumes its participant: 200 with the
 // same participant_id, a new token and "resumed": true. A study on a
 // recruiting platform takes only joins with an external_id (400 without).
+// Joins are limited per client address (limitJoins: 429 with Retry-After).
 func (s *Server) apiCreateParticipant(w http.ResponseWriter, r *http.Request) error {
+	// Limited before anything is read, so a flood past the limit costs
+	// no query.
+	if err := s.limitJoins(w, r); err != nil {
+		return err
+	}
 	st, err := s.studyFromURL(r)
 	if err != nil {
 		return err

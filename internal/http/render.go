@@ -14,8 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/a-h/templ"
-	"github.com/microcosm-cc/bluemonday"
-	"github.com/yuin/goldmark"
 )
 
 // render writes a templ component as an HTML page with status.
@@ -229,24 +227,6 @@ func foldKey(s string) string {
 		b.WriteRune(least)
 	}
 	return b.String()
-}
-
-var (
-	markdown = goldmark.New()
-	sanitize = bluemonday.UGCPolicy()
-)
-
-// renderMarkdown renders researcher-written text (plain text or Markdown)
-// as sanitised HTML.
-func renderMarkdown(src string) templ.Component { return templ.Raw(renderMarkdownHTML(src)) }
-
-// renderMarkdownHTML is renderMarkdown's HTML.
-func renderMarkdownHTML(src string) string {
-	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf); err != nil {
-		return "<p>" + templ.EscapeString(src) + "</p>"
-	}
-	return string(sanitize.SanitizeBytes(buf.Bytes()))
 }
 
 // staticFiles serves the embedded CSS and JS. embed.FS has no modification

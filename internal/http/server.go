@@ -65,6 +65,12 @@ type Config struct {
 	// per e-mail and per client address (zero: the defaults in admin_login.go).
 	LoginAccountLimit collect.LoginLimit
 	LoginAddressLimit collect.LoginLimit
+	// JoinRate and JoinBurst limit the participants one client address
+	// creates or resumes: JoinRate a second on average, JoinBurst at once
+	// (join_limit.go; 0 burst: JoinRate rounded up). JoinRate 0: no limit
+	// (cmd/web sets the deployed defaults).
+	JoinRate  float64
+	JoinBurst int
 	// Now is the login throttle's clock (nil: time.Now); tests move it.
 	Now func() time.Time
 	// RequestLog logs one line per request at info level; without it only
@@ -87,6 +93,7 @@ type Server struct {
 	secure bool
 	dash   *dashCache // the dashboard's caches (dashboard_cache.go)
 	texts  markdownCache
+	joins  joinLimiter // participants created per client address
 
 	slots chan struct{} // one per request using the database (shed.go)
 
