@@ -165,7 +165,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	go recordPending(ctx, store, log)
 
 	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
-		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog}
+		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog,
+		ItemLimits:      collect.ItemLimits{MaxUploadBytes: cfg.UploadMaxStoredBytes, MaxStudyBytes: cfg.StudyMaxImageBytes},
+		ImageCacheBytes: cfg.ImageCacheBytes}
+	if hcfg.ImageCacheBytes == 0 {
+		hcfg.ImageCacheBytes = -1 // IMAGE_CACHE_BYTES=0: no cache (closerhttp's 0 is its default)
+	}
 	var certs *certReloader
 	if cfg.servesTLS() {
 		certs, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile, log)

@@ -56,7 +56,7 @@ func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return s.refuseUpload(w, r, st, err, false)
 	}
-	added, dups, err := s.store.AddItems(r.Context(), st.ID, imgs)
+	added, dups, err := s.store.AddItemsWithin(r.Context(), st.ID, imgs, s.cfg.ItemLimits)
 	if err != nil {
 		// The store's own refusals (text it cannot keep) add nothing.
 		return s.refuseUpload(w, r, st, err, false)

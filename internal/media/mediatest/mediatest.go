@@ -102,8 +102,11 @@ func PaddedPNG(size int) []byte {
 // PaddedZip is a zip of n entries, each a 2×2 PNG padded with zeros to
 // entrySize bytes (the probe's bomb: 100 entries of 10 MiB in about 1 MB).
 // The entry is compressed once and stored n times.
-func PaddedZip(n, entrySize int) []byte {
-	img := PaddedPNG(entrySize)
+func PaddedZip(n, entrySize int) []byte { return RepeatZip(n, PaddedPNG(entrySize)) }
+
+// RepeatZip is a zip of n entries img000.png... each holding img, which is
+// compressed once and stored n times (so that a bomb is quick to build).
+func RepeatZip(n int, img []byte) []byte {
 	var comp bytes.Buffer
 	fw, _ := flate.NewWriter(&comp, flate.DefaultCompression)
 	fw.Write(img)
