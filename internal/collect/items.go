@@ -273,8 +273,11 @@ const (
 	itemImageChunkSQL = `SELECT substring(data FROM $2 FOR $3) FROM items WHERE sha256 = $1 AND data IS NOT NULL LIMIT 1`
 )
 
-// ImageChunkBytes is the most an ImageReader asks PostgreSQL for at once.
-const ImageChunkBytes = 256 << 10
+// ImageChunkBytes is the most an ImageReader asks PostgreSQL for at once:
+// 1 KiB under 256 KiB, so that the message carrying a chunk fits the
+// 256 KiB class of pgx's buffer pool (a full 256 KiB would take a 512 KiB
+// buffer).
+const ImageChunkBytes = 256<<10 - 1<<10
 
 // ImageReader reads one stored image by its sha256 in chunks of at most
 // ImageChunkBytes, one query each, into the caller's buffer: what it holds

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -90,9 +89,6 @@ func (s *Server) imageHeaders(h http.Header, sum, contentType, ext string) {
 	h.Set("Content-Disposition", `inline; filename="`+sum+`.`+ext+`"`)
 }
 
-// streamBufs are the chunk buffers of streamed images.
-var streamBufs = sync.Pool{New: func() any { b := make([]byte, collect.ImageChunkBytes); return &b }}
-
 // serveStream sends an image a chunk at a time (whole responses only, no
 // Range). The first chunk is sniffed before anything is sent (not an
 // image: 404); the hash is computed as the chunks go, and the last chunk
@@ -101,9 +97,7 @@ var streamBufs = sync.Pool{New: func() any { b := make([]byte, collect.ImageChun
 // response rather than a wrong image.
 func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, rd *collect.ImageReader) error {
 	sum := chi.URLParam(r, "sha256")
-	bp := streamBufs.Get().(*[]byte)
-	defer streamBufs.Put(bp)
-	buf := *bp
+	buf := make([]byte, min(collect.ImageChunkBytes, rd.Size())) // the request's one chunk
 	n, err := io.ReadFull(rd, buf[:min(int64(len(buf)), rd.Size())])
 	if err != nil {
 		return err

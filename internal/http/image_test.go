@@ -102,9 +102,19 @@ func TestImageRequestsShareMemory(t *testing.T) {
 			for err := range errs {
 				t.Fatal(err)
 			}
-			if got := totalAlloc() - before; got > 4*size {
-				t.Fatalf("%d requests of a %d-byte image allocated %d bytes (%.1f images), want at most 4 images",
-					clients, size, got, float64(got)/float64(size))
+			// Reading the image whole per request allocates at least one
+			// image per client. Under the race detector sync.Pool drops a
+			// quarter of what is put back (pgx's read buffers among it), so
+			// there the bound is half the clients.
+			most := uint64(4)
+			if raceEnabled {
+				most = clients / 2
+			}
+			got := totalAlloc() - before
+			t.Logf("%d requests allocated %.1f images' worth", clients, float64(got)/float64(size))
+			if got > most*size {
+				t.Fatalf("%d requests of a %d-byte image allocated %d bytes (%.1f images), want at most %d images",
+					clients, size, got, float64(got)/float64(size), most)
 			}
 			if e := logs.lines("ERROR"); len(e) > 0 {
 				t.Fatal(e)
