@@ -76,6 +76,15 @@ func TestUploadBoundsStoredBytes(t *testing.T) {
 	if got := stored(); got > 3<<20 {
 		t.Fatalf("the study stores %d bytes", got)
 	}
+	// A zip is not unpacked past what one upload may store.
+	a.study("zip", 0, 3, collect.StatusDraft)
+	res = upload(t, a, c, "zip", [][2]string{{"z.zip", string(mediatest.Zip(
+		[2]string{"z1.png", noise(11)}, [2]string{"z2.png", noise(12)}, [2]string{"z3.png", noise(13)}))}})
+	body = html.UnescapeString(res.body)
+	if !strings.Contains(body, "<strong>z3.png</strong>: the zip expands to more than 2.0 MiB: this file and the 0 entries after it were not read") ||
+		!strings.Contains(body, "2 added, 1 rejected") {
+		t.Fatalf("%d %.3000s", res.StatusCode, body)
+	}
 
 	b := newApp(t)
 	st = b.study("bomb", 0, 3, collect.StatusDraft)
