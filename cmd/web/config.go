@@ -65,7 +65,20 @@ type config struct {
 	// own listener, never on the public one: a loopback address such as
 	// 127.0.0.1:6060 for profiling a running server.
 	DebugAddr string
+	// UploadMaxStoredBytes bounds the image bytes one upload stores,
+	// StudyMaxImageBytes those a study holds, ImageCacheBytes the verified
+	// images kept in memory to serve /img (0: none).
+	UploadMaxStoredBytes int64
+	StudyMaxImageBytes   int64
+	ImageCacheBytes      int64
 }
+
+// Defaults of the item byte bounds and the image cache.
+const (
+	defaultUploadMaxStoredBytes = 256 << 20
+	defaultStudyMaxImageBytes   = 4 << 30
+	defaultImageCacheBytes      = 64 << 20
+)
 
 // Defaults of the load-shedding settings.
 const (
@@ -224,6 +237,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 			c.TransferMinBytes = n
 		}
 	}
+	c.UploadMaxStoredBytes = bytesVar(getenv, "UPLOAD_MAX_STORED_BYTES", defaultUploadMaxStoredBytes, 1<<20, &errs)
+	c.StudyMaxImageBytes = bytesVar(getenv, "STUDY_MAX_IMAGE_BYTES", defaultStudyMaxImageBytes, 1<<20, &errs)
+	c.ImageCacheBytes = bytesVar(getenv, "IMAGE_CACHE_BYTES", defaultImageCacheBytes, 0, &errs)
 	switch c.LogFormat {
 	case "":
 		c.LogFormat = "text"
@@ -282,6 +298,27 @@ func durationVar(getenv func(string) string, name string, def time.Duration, err
 		return def
 	}
 	return d
+}
+
+// bytesVar reads a size in bytes from name, with an optional unit (KiB,
+// MiB, GiB), at least least and at most 1 TiB, or def when it is unset.
+func bytesVar(getenv func(string) string, name string, def, least int64, errs *[]error) int64 {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return def
+	}
+	num, unit := v, int64(1)
+	for suffix, u := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if strings.HasSuffix(v, suffix) {
+			num, unit = strings.TrimSpace(strings.TrimSuffix(v, suffix)), u
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > (1<<40)/unit || n*unit < least {
+		*errs = append(*errs, fmt.Errorf("%s %q must be a size from %d bytes to 1 TiB, such as 268435456 or 256MiB", name, v, least))
+		return def
+	}
+	return n * unit
 }
 
 func joinLines(errs []error) error {

@@ -175,7 +175,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
 		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog,
 		BodyReadTimeout: cfg.BodyReadTimeout, TransferWindow: cfg.TransferWindow, TransferMinBytes: cfg.TransferMinBytes,
-		JoinRate: cfg.JoinRate, JoinBurst: cfg.JoinBurst}
+		JoinRate: cfg.JoinRate, JoinBurst: cfg.JoinBurst,
+		ItemLimits:      collect.ItemLimits{MaxUploadBytes: cfg.UploadMaxStoredBytes, MaxStudyBytes: cfg.StudyMaxImageBytes},
+		ImageCacheBytes: cfg.ImageCacheBytes}
+	if hcfg.ImageCacheBytes == 0 {
+		hcfg.ImageCacheBytes = -1 // IMAGE_CACHE_BYTES=0: no cache (closerhttp's 0 is its default)
+	}
 	var certs *certReloader
 	if cfg.servesTLS() {
 		certs, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile, log)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -40,6 +41,19 @@ const lockStudyForItemsSQL = `
 	SELECT (SELECT min(issued_at) FROM questions WHERE study_id = s.id) IS NOT NULL
 	FROM studies s WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE`
 
+// ItemLimits bound the image bytes one upload stores and the image bytes a
+// study holds in all (zero: no bound). A zip compresses well what an image
+// format does not (padding, metadata), so an upload's stored bytes are
+// bounded here, on what is kept, not only on what was sent.
+type ItemLimits struct {
+	MaxUploadBytes int64 // the images one AddItems stores
+	MaxStudyBytes  int64 // the images of the study, stored before and now
+}
+
+// itemsStoredSQL is the bytes of a study's images (octet_length reads a
+// stored value's size from its header, not the value).
+const itemsStoredSQL = `SELECT coalesce(sum(octet_length(data)), 0) FROM items WHERE study_id = $1`
+
 // AddItems stores the accepted images of an upload in the study (images
 // that media.Check accepted: their type, size and hash come from it). Images
 // whose bytes equal another image of the upload or an item already in the
@@ -47,6 +61,20 @@ const lockStudyForItemsSQL = `
 // all its items are renumbered in natural file-name order; after that, new
 // items are appended (indices of answered items never change).
 func (s *Store) AddItems(ctx context.Context, studyID int64, imgs []media.Image) ([]Item, []media.Rejection, error) {
+	return s.AddItemsWithin(ctx, studyID, imgs, ItemLimits{})
+}
+
+// AddItemsWithin is AddItems within lim: in natural file-name order, the
+// images that would take the upload or the study past its bound are
+// rejected with the reason, and the others stored.
+func (s *Store) AddItemsWithin(ctx context.Context, studyID int64, imgs []media.Image, lim ItemLimits) ([]Item, []media.Rejection, error) {
+	for _, im := range imgs {
+		// media.Check refuses these; a caller that built an Image by
+		// other means stores nothing.
+		if err := media.CheckFileName(im.Name); err != nil {
+			return nil, nil, fmt.Errorf("add items: %w", userErr(KindInvalid, "%s: %v", media.ShortName(im.Name), err))
+		}
+	}
 	var added []Item
 	var rejected []media.Rejection
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -92,8 +120,25 @@ func (s *Store) AddItems(ctx context.Context, studyID int64, imgs []media.Image)
 			fresh = append(fresh, im)
 		}
 		media.SortNatural(fresh)
+		var studyBytes, uploadBytes int64
+		if lim.MaxStudyBytes > 0 {
+			if err := tx.QueryRow(ctx, itemsStoredSQL, studyID).Scan(&studyBytes); err != nil {
+				return err
+			}
+		}
 		next := len(old)
 		for _, im := range fresh {
+			if lim.MaxUploadBytes > 0 && uploadBytes+im.Size > lim.MaxUploadBytes {
+				rejected = append(rejected, media.Rejection{Name: media.ShortName(im.Name), Reason: fmt.Sprintf(
+					"the upload would store more than %s of images (the limit of one upload): not added, upload it again on its own", media.HumanBytes(lim.MaxUploadBytes))})
+				continue
+			}
+			if lim.MaxStudyBytes > 0 && studyBytes+uploadBytes+im.Size > lim.MaxStudyBytes {
+				rejected = append(rejected, media.Rejection{Name: media.ShortName(im.Name), Reason: fmt.Sprintf(
+					"the study's images would take more than %s (the limit of a study; it holds %s): not added", media.HumanBytes(lim.MaxStudyBytes), media.HumanBytes(studyBytes+uploadBytes))})
+				continue
+			}
+			uploadBytes += im.Size
 			it := Item{StudyID: studyID, Index: next, Label: im.Label, FileName: im.Name,
 				ContentType: im.ContentType, SHA256: im.SHA256, Width: im.Width, Height: im.Height}
 			// One image's bytes in memory at a time (an upload's images
@@ -217,4 +262,88 @@ func (s *Store) ItemImage(ctx context.Context, sum string) (contentType string, 
 		return "", nil, fmt.Errorf("item image: %w", err)
 	}
 	return contentType, data, nil
+}
+
+// itemImageSizeSQL and itemImageChunkSQL read an image in pieces: its size
+// first, then a range of its bytes (bytea positions count from 1).
+// PostgreSQL fetches only the TOAST chunks a range covers from an image
+// stored uncompressed, which images are (they do not compress).
+const (
+	itemImageSizeSQL  = `SELECT octet_length(data) FROM items WHERE sha256 = $1 AND data IS NOT NULL LIMIT 1`
+	itemImageChunkSQL = `SELECT substring(data FROM $2 FOR $3) FROM items WHERE sha256 = $1 AND data IS NOT NULL LIMIT 1`
+)
+
+// ImageChunkBytes is the most an ImageReader asks PostgreSQL for at once:
+// 1 KiB under 256 KiB, so that the message carrying a chunk fits the
+// 256 KiB class of pgx's buffer pool (a full 256 KiB would take a 512 KiB
+// buffer).
+const ImageChunkBytes = 256<<10 - 1<<10
+
+// ImageReader reads one stored image by its sha256 in chunks of at most
+// ImageChunkBytes, one query each, into the caller's buffer: what it holds
+// in memory does not grow with the image. The bytes are as stored; the
+// caller verifies them against the hash.
+type ImageReader struct {
+	s    *Store
+	ctx  context.Context
+	sum  string
+	size int64
+	off  int64
+}
+
+// OpenItemImage finds the image with sha256 sum (KindNotFound if no item
+// has it) and returns a reader of its bytes.
+func (s *Store) OpenItemImage(ctx context.Context, sum string) (*ImageReader, error) {
+	var size *int64
+	err := s.pool.QueryRow(ctx, itemImageSizeSQL, sum).Scan(&size)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && size == nil {
+		return nil, fmt.Errorf("open item image: %w", notFound("image"))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open item image: %w", err)
+	}
+	return &ImageReader{s: s, ctx: ctx, sum: sum, size: *size}, nil
+}
+
+// Size is the image's size in bytes.
+func (r *ImageReader) Size() int64 { return r.size }
+
+// Read reads the next min(len(p), ImageChunkBytes) bytes (or what is left)
+// with one query. A row gone or shorter than its size is an error.
+func (r *ImageReader) Read(p []byte) (int, error) {
+	if r.off >= r.size {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(p)), ImageChunkBytes, r.size-r.off))
+	if n == 0 {
+		return 0, nil
+	}
+	dst := intoBuf{p: p[:n]}
+	err := r.s.pool.QueryRow(r.ctx, itemImageChunkSQL, r.sum, r.off+1, n).Scan(&dst)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = errors.New("the image is gone")
+	}
+	if err == nil && dst.n != n {
+		err = fmt.Errorf("%d bytes where %d were expected", dst.n, n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read item image %s at %d: %w", r.sum, r.off, err)
+	}
+	r.off += int64(n)
+	return n, nil
+}
+
+// intoBuf receives a bytea into a buffer the caller owns, so that a chunk
+// costs no allocation of its own (pgx hands ScanBytes its read buffer).
+type intoBuf struct {
+	p []byte
+	n int
+}
+
+func (b *intoBuf) ScanBytes(v []byte) error {
+	if len(v) > len(b.p) {
+		return fmt.Errorf("%d bytes where at most %d were asked for", len(v), len(b.p))
+	}
+	b.n = copy(b.p, v)
+	return nil
 }

@@ -279,6 +279,9 @@ func hotQueries(fx planFixture) []planCase {
 		{"questionsIssued/live", questionsIssuedSQL, []any{live}},
 		{"lockStudyForItems/live", lockStudyForItemsSQL, []any{live}},
 		{"itemImage", itemImageSQL, []any{fx.liveSHA256}},
+		{"itemImageSize", itemImageSizeSQL, []any{fx.liveSHA256}},
+		{"itemImageChunk", itemImageChunkSQL, []any{fx.liveSHA256, 1, ImageChunkBytes}},
+		{"itemsStored/live", itemsStoredSQL, []any{live}},
 		// Exports and recompute.
 		{"itemLabels/live", itemLabelsSQL, []any{live}},
 		{"exportAnswers/live", exportAnswersSQL, []any{live, false}},

@@ -41,7 +41,7 @@ func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 	)
 	_, err = s.readMultipart(w, r, sp, "files", func(name string, sec *io.SectionReader) error {
 		files++
-		got, rej, n := s.checkUpload(name, sec, 2*s.cfg.MaxUploadBytes-expanded)
+		got, rej, n := s.checkUpload(name, sec, s.expandLimit()-expanded)
 		expanded += n
 		imgs, rejected = append(imgs, got...), append(rejected, rej...)
 		if len(imgs)+len(rejected) > maxUploadFiles {
@@ -56,7 +56,7 @@ func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return s.refuseUpload(w, r, st, err, false)
 	}
-	added, dups, err := s.store.AddItems(r.Context(), st.ID, imgs)
+	added, dups, err := s.store.AddItemsWithin(r.Context(), st.ID, imgs, s.cfg.ItemLimits)
 	if err != nil {
 		// The store's own refusals (text it cannot keep) add nothing.
 		return s.refuseUpload(w, r, st, err, false)
@@ -101,6 +101,16 @@ func (s *Server) refuseUpload(w http.ResponseWriter, r *http.Request, st collect
 	}
 	http.Redirect(w, r, "/admin/studies/"+st.Slug+"?upload="+id+anchor, http.StatusSeeOther)
 	return nil
+}
+
+// expandLimit bounds the bytes unpacked from an upload's zips: twice the
+// upload limit, and no more than an upload may store (ItemLimits), so
+// entries that could not be stored are not read either.
+func (s *Server) expandLimit() int64 {
+	if m := s.cfg.ItemLimits.MaxUploadBytes; m > 0 {
+		return min(2*s.cfg.MaxUploadBytes, m)
+	}
+	return 2 * s.cfg.MaxUploadBytes
 }
 
 // checkUpload checks one spooled file: a zip archive (recognised by its

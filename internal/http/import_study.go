@@ -69,7 +69,7 @@ func (s *Server) importBundle(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer up.Close()
 	st, _, err := studyfile.ImportBundle(r.Context(), s.store, up.file, up.file.Size(), up.fields["slug"],
-		studyfile.BundleLimits{MaxImageBytes: s.cfg.MaxImageBytes})
+		studyfile.BundleLimits{MaxImageBytes: s.cfg.MaxImageBytes, MaxImagesBytes: s.cfg.ItemLimits.MaxStudyBytes})
 	if err != nil {
 		return s.importFailed(w, r, named(up.name, err))
 	}

@@ -29,6 +29,12 @@ type Config struct {
 	// MaxUploadBytes bounds one upload request; MaxImageBytes one image.
 	MaxUploadBytes int64
 	MaxImageBytes  int64
+	// ItemLimits bound the image bytes one upload stores and a study holds
+	// (zero: no bound; cmd/web sets both).
+	ItemLimits collect.ItemLimits
+	// ImageCacheBytes is the memory of verified images kept to serve /img
+	// (0: DefaultImageCacheBytes; negative: none, every image streamed).
+	ImageCacheBytes int64
 	// SessionTTL is how long an admin stays logged in.
 	SessionTTL time.Duration
 	// Timeout bounds ordinary requests (not exports, not uploads).
@@ -94,6 +100,7 @@ type Server struct {
 	dash   *dashCache // the dashboard's caches (dashboard_cache.go)
 	texts  markdownCache
 	joins  joinLimiter // participants created per client address
+	images *imageCache // verified images served by /img (image_cache.go)
 
 	slots chan struct{} // one per request using the database (shed.go)
 
@@ -121,6 +128,10 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 	cfg = withShedDefaults(cfg)
 	s := &Server{store: store, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://"), dash: newDashCache()}
 	s.slots = make(chan struct{}, cfg.MaxDBRequests)
+	if cfg.ImageCacheBytes == 0 {
+		cfg.ImageCacheBytes = DefaultImageCacheBytes
+	}
+	s.images = newImageCache(cfg.ImageCacheBytes)
 	s.mturkFrameOrigins = withTestOrigins(collect.MTurkFrameOrigins, cfg)
 	s.mturkSubmitOrigins = withTestOrigins(collect.MTurkSubmitOrigins, cfg)
 

@@ -39,6 +39,15 @@ const MaxDecodeBytes = 128 << 20
 // own, however small).
 const MaxGIFFrames = 1000
 
+// MaxMetadataBytes bounds the bytes of an image's blocks that hold no
+// pixels (PNG ancillary chunks, JPEG APP and comment segments, GIF
+// comment and application blocks, WebP Exif/XMP/ICC chunks). A camera's
+// Exif, an ICC profile and XMP take tens to hundreds of KiB; megabytes of
+// them are padding that a zip compresses to nothing and the database would
+// store in full. Such an image is refused with the reason (stripping the
+// blocks would change its bytes and its hash).
+const MaxMetadataBytes = 1 << 20
+
 // MaxJPEGScans bounds a JPEG's scans: a progressive JPEG's decoder passes
 // over the whole image once per scan (encoders write about ten).
 const MaxJPEGScans = 100
@@ -116,12 +125,17 @@ func Sniff(data []byte) (contentType, ext string, ok bool) {
 	return ct, f.ext, true
 }
 
-// Check accepts data as an item image if it is a whole PNG, JPEG, GIF or
-// WebP image no larger than maxBytes (0: no limit), with nothing after the
-// image's end, at most MaxPixels pixels and a decode that fits in
-// MaxDecodeBytes; the image is then decoded in full. The error's text is
-// the reason, fit to show next to the file name.
+// Check accepts data as an item image if its name makes a label of at most
+// MaxLabelChars (CheckFileName) and it is a whole PNG, JPEG, GIF or WebP
+// image no larger than maxBytes (0: no limit), with nothing after the
+// image's end, at most MaxMetadataBytes of metadata, at most MaxPixels
+// pixels and a decode that fits in MaxDecodeBytes; the image is then
+// decoded in full. The error's text is the reason, fit to show next to the
+// file name.
 func Check(name string, data []byte, maxBytes int64) (Image, error) {
+	if err := CheckFileName(name); err != nil {
+		return Image{}, err
+	}
 	if len(data) == 0 {
 		return Image{}, errors.New("empty file")
 	}
@@ -158,6 +172,10 @@ func Check(name string, data []byte, maxBytes int64) (Image, error) {
 	if st.framePixels > MaxPixels {
 		return Image{}, fmt.Errorf("too many pixels: %d frames of %s in all, the limit is %s: use fewer or smaller frames",
 			st.frames, megapixels(st.framePixels), megapixels(MaxPixels))
+	}
+	if st.metaBytes > MaxMetadataBytes {
+		return Image{}, fmt.Errorf("%s of %s in the %s image, the limit is %s: save it again without them",
+			humanBytes(st.metaBytes), st.metaKind, format, humanBytes(MaxMetadataBytes))
 	}
 	if st.end < len(data) {
 		return Image{}, fmt.Errorf("%s after the end of the %s image: save it again without them", plural(int64(len(data)-st.end), "byte"), format)

@@ -22,6 +22,10 @@ type structure struct {
 	extraBytes int64
 	kind       string
 	hint       string // how to make the image cheaper to decode
+	// metaBytes are the bytes of blocks that hold no pixels (text, ICC
+	// profiles, Exif, private data), which metaKind names for the format.
+	metaBytes int64
+	metaKind  string
 }
 
 var errTruncated = errors.New("the file ends before the image does")
@@ -51,6 +55,7 @@ func walkPNG(d []byte, cfg image.Config) (structure, error) {
 	var depth, colorType, interlace byte
 	trns := false
 	pos := 8
+	var meta int64
 	for {
 		if len(d)-pos < 12 {
 			return structure{}, errors.New("the file ends before the IEND chunk")
@@ -68,6 +73,9 @@ func walkPNG(d []byte, cfg image.Config) (structure, error) {
 			}
 		case "tRNS":
 			trns = true
+		}
+		if typ[0]&0x20 != 0 { // an ancillary chunk (lower-case first letter)
+			meta += 12 + int64(n)
 		}
 		pos += 12 + int(n)
 		if typ == "IEND" {
@@ -89,7 +97,8 @@ func walkPNG(d []byte, cfg image.Config) (structure, error) {
 		}
 	}
 	px := int64(cfg.Width) * int64(cfg.Height)
-	st := structure{end: pos, kind: "PNG", decodeBytes: px*bpp + 2*(1+int64(cfg.Width)*8)}
+	st := structure{end: pos, kind: "PNG", decodeBytes: px*bpp + 2*(1+int64(cfg.Width)*8),
+		metaBytes: meta, metaKind: "ancillary chunks (text, profiles, private data)"}
 	if depth == 16 {
 		st.kind, st.hint = "16-bit PNG", " or save it with 8 bits per channel"
 	}
@@ -113,6 +122,7 @@ func walkJPEG(d []byte, cfg image.Config) (structure, error) {
 	progressive, jfif, adobe := false, false, -1
 	scans := 0
 	pos := 2
+	var meta int64
 	for {
 		// Markers may be preceded by fill bytes (0xFF); like libjpeg and
 		// Go's decoder, other bytes between segments are skipped.
@@ -147,6 +157,9 @@ func walkJPEG(d []byte, cfg image.Config) (structure, error) {
 		}
 		seg := d[pos+2 : pos+n]
 		pos += n
+		if m >= 0xE0 && m <= 0xEF || m == 0xFE { // APPn (Exif, ICC, XMP, ...) and comments
+			meta += int64(n) + 2
+		}
 		switch {
 		case m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC: // start of frame
 			progressive = m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE
@@ -188,7 +201,7 @@ func walkJPEG(d []byte, cfg image.Config) (structure, error) {
 		}
 	}
 	w, h := int64(cfg.Width), int64(cfg.Height)
-	st := structure{end: pos, kind: "JPEG", scans: scans}
+	st := structure{end: pos, kind: "JPEG", scans: scans, metaBytes: meta, metaKind: "APP and comment segments (Exif, profiles, XMP, comments)"}
 	// Planes (rounded up to whole blocks) per component; a progressive
 	// decode also keeps 64 int32 coefficients per 8×8 block.
 	var hmax, vmax int64 = 1, 1
@@ -222,7 +235,7 @@ func walkGIF(d []byte, cfg image.Config) (structure, error) {
 	if flags := d[10]; flags&0x80 != 0 {
 		pos += 3 << ((flags & 7) + 1) // global colour table
 	}
-	st := structure{kind: "GIF"}
+	st := structure{kind: "GIF", metaKind: "extension blocks (comments, application data)"}
 	// skip passes a sequence of data sub-blocks ending with an empty one.
 	skip := func() error {
 		for {
@@ -244,9 +257,14 @@ func walkGIF(d []byte, cfg image.Config) (structure, error) {
 		pos++
 		switch b {
 		case 0x21: // extension: label, sub-blocks
+			start := pos - 1
+			control := pos < len(d) && d[pos] == 0xF9
 			pos++
 			if err := skip(); err != nil {
 				return structure{}, err
+			}
+			if !control { // comments, application and plain-text blocks
+				st.metaBytes += int64(pos - start)
 			}
 		case 0x2C: // image descriptor
 			if len(d)-pos < 9 {
@@ -288,20 +306,24 @@ func walkWebP(d []byte, cfg image.Config) (structure, error) {
 		return structure{}, errTruncated
 	}
 	lossless, alpha := false, false
+	var meta int64
 	for pos := int64(12); pos+8 <= end; {
+		n := int64(binary.LittleEndian.Uint32(d[pos+4:]))
 		switch string(d[pos : pos+4]) {
 		case "VP8L":
 			lossless = true
 		case "ALPH":
 			alpha = true
+		case "VP8 ", "VP8X", "ANIM", "ANMF":
+		default: // EXIF, XMP , ICCP and unknown chunks
+			meta += 8 + n + n&1
 		}
-		n := int64(binary.LittleEndian.Uint32(d[pos+4:]))
 		pos += 8 + n + n&1
 	}
 	px := int64(cfg.Width) * int64(cfg.Height)
 	// Lossy: YCbCr 4:2:0 rounded to macroblocks; an alpha plane may be
 	// coded losslessly (decoded as NRGBA, then kept as one byte per pixel).
-	st := structure{end: int(end), kind: "WebP", decodeBytes: 2*px + 1<<20}
+	st := structure{end: int(end), kind: "WebP", decodeBytes: 2*px + 1<<20, metaBytes: meta, metaKind: "metadata chunks (Exif, XMP, profiles)"}
 	switch {
 	case lossless:
 		// NRGBA, and as much again for a colour-indexing transform.

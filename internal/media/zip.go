@@ -20,6 +20,17 @@ const MaxZipEntries = 20_000
 // while it is read, before the entries are counted.
 const zipDirectoryBytesPerEntry = 512
 
+// MaxZipRatio bounds how much an image larger than zipRatioFloor may have
+// been compressed in a zip. Image formats compress their pixels already, so
+// a zip shrinks a real image by a few percent; an image that shrank more
+// than this is padding or metadata that would be stored in full (the
+// probe's 1 MB zip of images that stored 1 GB).
+const MaxZipRatio = 10
+
+// zipRatioFloor exempts small images from MaxZipRatio: their headers and
+// a small palette may compress well, and they cost little to store.
+const zipRatioFloor = 1 << 20
+
 // ZipLimits bound what reading one zip archive costs.
 type ZipLimits struct {
 	MaxImageBytes int64 // one entry (as for a single image)
@@ -115,7 +126,8 @@ func readEntry(f *zip.File, limit int64, buf []byte) ([]byte, error) {
 // archive with ..) are rejected without being read. If the archive itself
 // cannot be read, holds nothing, or lists too many files, the single
 // rejection names it; once lim.MaxExpanded bytes were read, the rest is
-// rejected unread. Accepted images do not keep their bytes in memory:
+// rejected unread. An image that the zip compressed more than MaxZipRatio
+// times is rejected: an image format leaves a zip little to compress. Accepted images do not keep their bytes in memory:
 // Image.Bytes reads them from r again, which must stay open until then.
 // expanded is the number of bytes unpacked.
 func ReadZip(name string, r io.ReaderAt, size int64, lim ZipLimits) (images []Image, rejected []Rejection, expanded int64) {
@@ -140,7 +152,7 @@ func ReadZip(name string, r io.ReaderAt, size int64, lim ZipLimits) (images []Im
 			if entry == "" { // the report names every refused file
 				entry = fmt.Sprintf("%s, entry %d (no name)", name, i+1)
 			}
-			rejected = append(rejected, Rejection{entry, "unsafe path in the zip"})
+			rejected = append(rejected, Rejection{ShortName(entry), "unsafe path in the zip"})
 			continue
 		}
 		if strings.HasPrefix(entry, "__MACOSX/") || strings.HasPrefix(path.Base(entry), ".") {
@@ -149,20 +161,28 @@ func ReadZip(name string, r io.ReaderAt, size int64, lim ZipLimits) (images []Im
 		}
 		if lim.MaxExpanded > 0 && f.UncompressedSize64 <= uint64(lim.MaxImageBytes) &&
 			expanded+int64(f.UncompressedSize64) > lim.MaxExpanded {
-			rejected = append(rejected, Rejection{entry, fmt.Sprintf(
+			rejected = append(rejected, Rejection{ShortName(entry), fmt.Sprintf(
 				"the zip expands to more than %s: this file and the %s after it were not read", humanBytes(lim.MaxExpanded), plural(int64(len(zr.File)-i-1), "entry"))})
 			break
 		}
+		if err := CheckFileName(entry); err != nil { // before reading it
+			rejected = append(rejected, Rejection{ShortName(entry), err.Error()})
+			continue
+		}
 		data, err := readEntry(f, lim.MaxImageBytes, buf)
 		if err != nil {
-			rejected = append(rejected, Rejection{entry, err.Error()})
+			rejected = append(rejected, Rejection{ShortName(entry), err.Error()})
 			continue
 		}
 		buf = data[:0]
 		expanded += int64(len(data))
 		img, err := Check(entry, data, lim.MaxImageBytes)
 		if err != nil {
-			rejected = append(rejected, Rejection{entry, err.Error()})
+			rejected = append(rejected, Rejection{ShortName(entry), err.Error()})
+			continue
+		}
+		if err := CheckZipRatio(f); err != nil {
+			rejected = append(rejected, Rejection{ShortName(entry), err.Error()})
 			continue
 		}
 		images = append(images, img.Spooled(func() ([]byte, error) { return ReadEntry(f, lim.MaxImageBytes) }))
@@ -175,6 +195,19 @@ func ReadZip(name string, r io.ReaderAt, size int64, lim ZipLimits) (images []Im
 		rejected = append(rejected, Rejection{name, reason})
 	}
 	return images, rejected, expanded
+}
+
+// CheckZipRatio refuses an entry larger than zipRatioFloor that the zip
+// compressed more than MaxZipRatio times (its sizes as the zip declares
+// them, which archive/zip makes the data match); the error's text is the
+// reason.
+func CheckZipRatio(f *zip.File) error {
+	size, packed := f.UncompressedSize64, f.CompressedSize64
+	if size <= zipRatioFloor || packed >= size/MaxZipRatio {
+		return nil
+	}
+	return fmt.Errorf("compressed %d-fold in the zip (%s to %s), more than an image's own compression leaves (%d-fold): it is mostly padding or uncompressed; save it again",
+		size/max(packed, 1), humanBytes(int64(min(size, 1<<62))), humanBytes(int64(packed)), MaxZipRatio)
 }
 
 // safePath reports whether a zip entry name stays inside the archive.

@@ -246,6 +246,21 @@ func TestImportBundleLimits(t *testing.T) {
 		{"answers", BundleLimits{MaxAnswers: 1}, func(*bundleParts) {}, "manifest.json counts 2 answers; the limit is 1"},
 		{"items", BundleLimits{MaxItems: 2}, func(*bundleParts) {}, "manifest.json counts 3 items; the limit is 2"},
 		{"image bytes", BundleLimits{MaxImageBytes: 50}, func(*bundleParts) {}, "items.csv line 2: images/0-a.png: too large"},
+		// The probe's 70,000-character label, and a file name past its bound.
+		{"label", BundleLimits{}, func(p *bundleParts) {
+			p.items = strings.Replace(p.items, "0,a,a.png", "0,"+strings.Repeat("a", 70000)+",a.png", 1)
+		}, "items.csv line 2: label: a label of 70,000 characters, the limit is 200 characters"},
+		{"file name", BundleLimits{}, func(p *bundleParts) {
+			p.items = strings.Replace(p.items, "2,c,c,", "2,c,"+strings.Repeat("c", 1025)+",", 1)
+		}, "items.csv line 4: file_name: 1.0 KiB, the limit is 1024 bytes"},
+		{"images bytes", BundleLimits{MaxImagesBytes: 100}, func(*bundleParts) {},
+			"items.csv line 3: the images up to images/1-b.png take more than 100 bytes, the limit of a study's images"},
+		{"padding", BundleLimits{}, func(p *bundleParts) {
+			var flat bytes.Buffer
+			(&png.Encoder{CompressionLevel: png.NoCompression}).Encode(&flat, image.NewNRGBA(image.Rect(0, 0, 700, 700)))
+			p.images["images/0-a.png"] = flat.Bytes()
+			p.items = strings.Replace(p.items, "0,a,a.png,image/png,"+hexSum(testPNG(1))+",2,2", "0,a,a.png,image/png,"+hexSum(flat.Bytes())+",700,700", 1)
+		}, "items.csv line 2: images/0-a.png: compressed "},
 		{"CSV bytes", BundleLimits{MaxCSVBytes: 300}, func(p *bundleParts) {
 			p.answers += strings.Repeat("q3,p1,0,1,2,1,2,random,800,2026-01-01T00:00:00Z,2026-01-01T00:00:01Z\n", 3)
 		}, "answers.csv: larger than 300 bytes (the limit)"},

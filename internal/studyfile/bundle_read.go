@@ -25,6 +25,7 @@ type BundleLimits struct {
 	MaxParticipants int   // rows of participants.csv (1,000,000)
 	MaxAnswers      int   // rows of answers.csv (5,000,000)
 	MaxCSVBytes     int64 // one CSV, unpacked (1 GiB)
+	MaxImagesBytes  int64 // all images, as stored (4 GiB, as a study's images)
 }
 
 // Default bundle limits.
@@ -34,6 +35,7 @@ const (
 	DefaultMaxParticipants = 1_000_000
 	DefaultMaxAnswers      = 5_000_000
 	DefaultMaxCSVBytes     = 1 << 30
+	DefaultMaxImagesBytes  = 4 << 30
 )
 
 func (l BundleLimits) withDefaults() BundleLimits {
@@ -51,6 +53,9 @@ func (l BundleLimits) withDefaults() BundleLimits {
 	}
 	if l.MaxCSVBytes <= 0 {
 		l.MaxCSVBytes = DefaultMaxCSVBytes
+	}
+	if l.MaxImagesBytes <= 0 {
+		l.MaxImagesBytes = DefaultMaxImagesBytes
 	}
 	return l
 }
@@ -227,6 +232,7 @@ func (b *bundleReader) items() (*bundleRows[collect.ImportItem], error) {
 	n := b.manifest.Counts["items"]
 	seenIndex := make([]bool, n)
 	seenHash := map[string]int{}
+	var imagesBytes int64
 	return openRows(b, "items", BundleItemColumns, b.lim.MaxItems, func(rec []string, line int) (collect.ImportItem, error) {
 		if len(rec) < len(BundleItemColumns) {
 			return collect.ImportItem{}, errors.New("too few fields")
@@ -235,6 +241,12 @@ func (b *bundleReader) items() (*bundleRows[collect.ImportItem], error) {
 			return collect.ImportItem{}, err
 		}
 		it := collect.ImportItem{Label: rec[1], FileName: rec[2], ContentType: rec[3], SHA256: rec[4]}
+		if err := media.CheckLabel(it.Label); err != nil {
+			return collect.ImportItem{}, fmt.Errorf("label: %v", err)
+		}
+		if len(it.FileName) > media.MaxFileNameBytes {
+			return collect.ImportItem{}, fmt.Errorf("file_name: %s, the limit is %d bytes", media.HumanBytes(int64(len(it.FileName))), media.MaxFileNameBytes)
+		}
 		var e1, e2, e3 error
 		it.Index, e1 = strconv.Atoi(rec[0])
 		it.Width, e2 = strconv.Atoi(rec[5])
@@ -263,12 +275,20 @@ func (b *bundleReader) items() (*bundleRows[collect.ImportItem], error) {
 		if !ok {
 			return collect.ImportItem{}, fmt.Errorf("the image %s is not in the bundle", rec[7])
 		}
+		if imagesBytes+int64(min(f.UncompressedSize64, 1<<62)) > b.lim.MaxImagesBytes {
+			return collect.ImportItem{}, fmt.Errorf("the images up to %s take more than %s, the limit of a study's images",
+				rec[7], media.HumanBytes(b.lim.MaxImagesBytes))
+		}
 		data, err := media.ReadEntry(f, b.lim.MaxImageBytes)
 		if err != nil {
 			return collect.ImportItem{}, fmt.Errorf("%s: %v", rec[7], err)
 		}
+		imagesBytes += int64(len(data))
 		img, err := media.Check(rec[7], data, b.lim.MaxImageBytes)
 		if err != nil {
+			return collect.ImportItem{}, fmt.Errorf("%s: %v", rec[7], err)
+		}
+		if err := media.CheckZipRatio(f); err != nil {
 			return collect.ImportItem{}, fmt.Errorf("%s: %v", rec[7], err)
 		}
 		if img.SHA256 != it.SHA256 {

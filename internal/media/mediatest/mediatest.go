@@ -102,8 +102,11 @@ func PaddedPNG(size int) []byte {
 // PaddedZip is a zip of n entries, each a 2×2 PNG padded with zeros to
 // entrySize bytes (the probe's bomb: 100 entries of 10 MiB in about 1 MB).
 // The entry is compressed once and stored n times.
-func PaddedZip(n, entrySize int) []byte {
-	img := PaddedPNG(entrySize)
+func PaddedZip(n, entrySize int) []byte { return RepeatZip(n, PaddedPNG(entrySize)) }
+
+// RepeatZip is a zip of n entries img000.png... each holding img, which is
+// compressed once and stored n times (so that a bomb is quick to build).
+func RepeatZip(n int, img []byte) []byte {
 	var comp bytes.Buffer
 	fw, _ := flate.NewWriter(&comp, flate.DefaultCompression)
 	fw.Write(img)
@@ -126,6 +129,45 @@ func Zip(files ...[2]string) []byte {
 	for _, f := range files {
 		w, _ := zw.Create(f[0])
 		w.Write([]byte(f[1]))
+	}
+	zw.Close()
+	return buf.Bytes()
+}
+
+// NoisePNG is a real w×h PNG of random opaque pixels (seeded): it does not
+// compress, so its size is about 4·w·h bytes.
+func NoisePNG(w, h int, seed uint64) []byte {
+	m := image.NewNRGBA(image.Rect(0, 0, w, h))
+	x := seed*0x9E3779B97F4A7C15 + 1
+	for i := 0; i < len(m.Pix); i += 4 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		m.Pix[i], m.Pix[i+1], m.Pix[i+2], m.Pix[i+3] = byte(x), byte(x>>8), byte(x>>16), 255
+	}
+	var b bytes.Buffer
+	(&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&b, m)
+	return b.Bytes()
+}
+
+// AncillaryPNG is a real 2×2 PNG carrying a private ancillary chunk
+// ("zzZz") of n zero bytes before its end: a whole, valid image that a zip
+// compresses a thousandfold (the probe's 1 MB zip that stored 1 GB).
+func AncillaryPNG(n int, seed uint8) []byte {
+	p := SmallPNG(seed)
+	end := len(p) - 12 // the IEND chunk
+	out := append([]byte{}, p[:end]...)
+	out = append(out, PNGChunk("zzZz", make([]byte, n))...)
+	return append(out, p[end:]...)
+}
+
+// ZipOf is an archive of the given files (name, content), deflated.
+func ZipOf(files map[string][]byte) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, data := range files {
+		w, _ := zw.Create(name)
+		w.Write(data)
 	}
 	zw.Close()
 	return buf.Bytes()
