@@ -95,16 +95,10 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	if err := dbmigrate.Up(ctx, cfg.DatabaseURL); err != nil {
 		return err
 	}
-	pcfg, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+	pcfg, err := poolConfig(cfg.DatabaseURL)
 	if err != nil {
-		return fmt.Errorf("DATABASE_URL: %w", err)
+		return err
 	}
-	if !strings.Contains(cfg.DatabaseURL, "pool_max_conns") {
-		// pgx's default (the number of CPUs, at least 4) is small for a
-		// server whose exports hold a connection while they stream.
-		pcfg.MaxConns = defaultMaxConns
-	}
-	collect.ConfigurePool(pcfg) // requests wait for a connection only DB_ACQUIRE_TIMEOUT
 	maxDBRequests := cfg.DBMaxRequests
 	if maxDBRequests == 0 {
 		// A few requests per connection keep the pool busy while the
@@ -291,4 +285,21 @@ func recordPending(ctx context.Context, store *collect.Store, log *slog.Logger) 
 		case <-t.C:
 		}
 	}
+}
+
+// poolConfig is the app's pool for databaseURL: pool_max_conns in the URL
+// sizes it (the migrations drop that parameter before they connect),
+// defaultMaxConns otherwise.
+func poolConfig(databaseURL string) (*pgxpool.Config, error) {
+	pcfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if !strings.Contains(databaseURL, "pool_max_conns") {
+		// pgx's default (the number of CPUs, at least 4) is small for a
+		// server whose exports hold a connection while they stream.
+		pcfg.MaxConns = defaultMaxConns
+	}
+	collect.ConfigurePool(pcfg) // requests wait for a connection only DB_ACQUIRE_TIMEOUT
+	return pcfg, nil
 }

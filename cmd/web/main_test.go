@@ -147,3 +147,33 @@ func TestMigrateCommands(t *testing.T) {
 		t.Fatalf("bad subcommand: %v", err)
 	}
 }
+
+// pool_max_conns in DATABASE_URL sizes the pool (README) and the server
+// starts with it: the migrations no longer pass it to PostgreSQL.
+func TestServeWithPoolMaxConns(t *testing.T) {
+	t.Parallel()
+	dbURL := pgtest.EmptyDB(t)
+	sep := "?"
+	if strings.Contains(dbURL, "?") {
+		sep = "&"
+	}
+	sized := dbURL + sep + "pool_max_conns=3"
+	pcfg, err := poolConfig(sized)
+	if err != nil || pcfg.MaxConns != 3 {
+		t.Fatalf("poolConfig(%q): MaxConns %v, %v; want 3", sized, pcfg, err)
+	}
+	if pcfg, err := poolConfig(dbURL); err != nil || pcfg.MaxConns != defaultMaxConns {
+		t.Fatalf("poolConfig without pool_max_conns: %v, %v; want %d", pcfg, err, defaultMaxConns)
+	}
+	envm := map[string]string{"DATABASE_URL": sized, "ADDR": freeAddr(t)}
+	serveOnce(t, envm, func(base string) {
+		res, err := http.Get(base + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("/healthz with pool_max_conns=3: %d", res.StatusCode)
+		}
+	})
+}

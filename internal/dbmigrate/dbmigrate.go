@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/golang-migrate/migrate/v4"
 	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5" // registers pgx5://
@@ -49,7 +50,11 @@ const riverLockKey = 0x636c6f7365722d72
 // enum value that a later one uses.)
 func river(ctx context.Context, databaseURL string, dir rivermigrate.Direction) error {
 	op := "migrate river " + string(dir)
-	lock, err := pgx.Connect(ctx, databaseURL)
+	connURL, err := withoutPoolParams(databaseURL)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	lock, err := pgx.Connect(ctx, connURL)
 	if err != nil {
 		return fmt.Errorf("%s: connect: %w", op, err)
 	}
@@ -132,7 +137,11 @@ func run(ctx context.Context, databaseURL, op string, f func(*migrate.Migrate) e
 // driverURL turns a postgres:// URL into the pgx5:// form golang-migrate's
 // pgx/v5 driver registers under, keeping the rest.
 func driverURL(databaseURL string) (string, error) {
-	u, err := url.Parse(databaseURL)
+	plain, err := withoutPoolParams(databaseURL)
+	if err != nil {
+		return "", err
+	}
+	u, err := url.Parse(plain)
 	if err != nil {
 		return "", fmt.Errorf("DATABASE_URL: %w", err)
 	}
@@ -142,5 +151,30 @@ func driverURL(databaseURL string) (string, error) {
 	default:
 		return "", fmt.Errorf("DATABASE_URL: scheme %q, expected postgres://", u.Scheme)
 	}
+	return u.String(), nil
+}
+
+// withoutPoolParams drops pgxpool's own settings (pool_max_conns and the
+// other pool_* parameters, which size the app's pool) from a postgres://
+// URL. The migrations connect without a pool, and a plain connection
+// would send them to PostgreSQL as run-time parameters, which it refuses
+// ("unrecognized configuration parameter"), stopping the server at start.
+func withoutPoolParams(databaseURL string) (string, error) {
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return "", fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	q := u.Query()
+	dropped := false
+	for k := range q {
+		if strings.HasPrefix(k, "pool_") {
+			q.Del(k)
+			dropped = true
+		}
+	}
+	if !dropped {
+		return databaseURL, nil
+	}
+	u.RawQuery = q.Encode()
 	return u.String(), nil
 }
