@@ -41,9 +41,12 @@ func TestReproduceDimension(t *testing.T) {
 	if !*reproduce {
 		t.Skip("slow reproduction; run with -reproduce")
 	}
-	m, err := embed.ParseMethod(*repMethod)
-	if err != nil {
-		t.Fatal(err)
+	var m embed.Method // DefaultMethod
+	if *repMethod != "" {
+		var err error
+		if m, err = embed.ParseMethod(*repMethod); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var dims []int
 	for _, s := range strings.Split(*repDims, ",") {
