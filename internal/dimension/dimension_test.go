@@ -20,7 +20,7 @@ var (
 	repAnswers = flag.Int("answers", 8000, "answers of the dimension-recovery reproduction")
 	repSeeds   = flag.Int("seeds", 10, "seeds per true dimension")
 	repDims    = flag.String("dims", "1,2,3,5", "true dimensions")
-	repMethod  = flag.String("method", "tste", "embedding method")
+	repMethod  = flag.String("method", "", "embedding method (empty: DefaultMethod)")
 )
 
 // study draws n points from N(0, I) in d dimensions and m random questions

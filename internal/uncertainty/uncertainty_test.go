@@ -3,6 +3,7 @@ package uncertainty
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -167,5 +168,30 @@ func TestPercentiles(t *testing.T) {
 	lo, hi := Percentiles([]float64{5, 1, math.NaN(), 3, 2, 4}, 0.5)
 	if lo != 2 || hi != 4 {
 		t.Errorf("Percentiles = %g, %g; want 2, 4", lo, hi)
+	}
+}
+
+// TestNearestMatchesTriplet: the insertion k-NN gives triplet.Nearest's
+// answer, ties included.
+func TestNearestMatchesTriplet(t *testing.T) {
+	rng := triplet.NewRand(9)
+	x := triplet.Gaussian(rng, 60, 2, 1)
+	// Ties: a grid of integer points.
+	g := mat.NewDense(25, 2, nil)
+	for i := range 25 {
+		g.Set(i, 0, float64(i%5))
+		g.Set(i, 1, float64(i/5))
+	}
+	for _, pts := range []*mat.Dense{x, g} {
+		n, _ := pts.Dims()
+		for _, k := range []int{1, 4, 5, n - 1, n + 3} {
+			for i := range n {
+				want := triplet.Nearest(nil, pts, i, k)
+				got := nearest(nil, pts, i, k)
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("n=%d k=%d i=%d: %v, want %v", n, k, i, got, want)
+				}
+			}
+		}
 	}
 }
