@@ -118,24 +118,22 @@ func runCurve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "error at %d answers %.4f [%.4f, %.4f] (%.0f%% interval)\n", n, e.Value, e.Low, e.High, 100**level)
 	if *target > 0 {
 		a := cv.AnswersFor(*target)
-		fmt.Fprintf(stdout, "answers for error %.4f: %s [%s, %s] (%.0f%% interval); %s more than the %d trained on\n",
-			*target, count(a.Value), count(a.Low), count(a.High), 100**level, more(a.Value, len(train)), len(train))
+		fmt.Fprintf(stdout, "answers for error %.4f: %s [%s, %s] (%.0f%% interval)\n",
+			*target, count(a.Value), count(a.Low), count(a.High), 100**level)
+		if math.IsInf(a.Value, 1) {
+			fmt.Fprintf(stdout, "the curve levels off at %.4f: more answers of this kind alone do not reach %.4f\n", cv.A, *target)
+		} else {
+			fmt.Fprintf(stdout, "about %.0f more answers than the %d trained on\n", math.Max(0, math.Ceil(a.Value)-float64(len(train))), len(train))
+		}
 	}
 	fmt.Fprintf(stdout, "time %.3f s\n", time.Since(start).Seconds())
 	return nil
 }
 
-// count prints an answer count, "never" for +Inf.
+// count prints an answer count, "never" for +Inf (or beyond 10¹⁵).
 func count(v float64) string {
 	if math.IsInf(v, 1) || v > 1e15 {
 		return "never"
 	}
 	return fmt.Sprintf("%.0f", math.Ceil(v))
-}
-
-func more(v float64, have int) string {
-	if math.IsInf(v, 1) || v > 1e15 {
-		return "unreachable:"
-	}
-	return fmt.Sprintf("%.0f", math.Max(0, math.Ceil(v)-float64(have)))
 }
