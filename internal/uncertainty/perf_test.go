@@ -79,7 +79,7 @@ func TestPerfRecomputeWithTrust(t *testing.T) {
 	load, _ = os.ReadFile("/proc/loadavg")
 	t.Logf("suggested d = %d; held-out error %.4f [%.4f, %.4f]; median spread %.4f, stability %.3f",
 		dims.Suggested, res.HeldoutError, res.ErrorLow, res.ErrorHigh, median(res.RMS), median(res.Stability))
-	t.Logf("reference fit %d iterations; replicates %.1f iterations each (cap %d)", ref.Iterations, float64(res.Iterations)/100, max(*perfIter, DefaultMaxIter))
+	t.Logf("reference fit %d iterations; replicates %.1f iterations each (cold: %v)", ref.Iterations, float64(res.Iterations)/100, *perfCold)
 	t.Logf("dimension choice (25 fits) %.2f s, reference fit %.2f s, 100 replicates %.2f s; total %.2f s",
 		tDims.Seconds(), tRef.Seconds(), tBoot.Seconds(), time.Since(start).Seconds())
 	t.Logf("load average after: %s", strings.TrimSpace(string(load)))
