@@ -147,3 +147,24 @@ func TestReproduceProjection(t *testing.T) {
 		t.Errorf("interval holds the reached error in %d of %d studies, want at least 80%%", hits, *repStudies)
 	}
 }
+
+// TestFitCurveAsymptoteNotNegative: points that an unconstrained power law
+// would follow to a negative asymptote (as the first points of a real
+// curve, before the power-law tail, do) give a ≥ 0, so the projection never
+// promises an error below zero.
+func TestFitCurveAsymptoteNotNegative(t *testing.T) {
+	var pts []Point
+	for _, n := range Sizes(4000, 8, 16) {
+		pts = append(pts, Point{n, -0.3 + 2*math.Pow(float64(n), -0.15)})
+	}
+	cv, err := FitCurve(pts, Options{Reps: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cv.A < 0 {
+		t.Errorf("asymptote %g < 0", cv.A)
+	}
+	if e := cv.ErrorAt(1e9); e.Value < 0 || e.Low < -0.05 {
+		t.Errorf("error at 10⁹ answers %+v", e)
+	}
+}

@@ -195,3 +195,23 @@ func TestNearestMatchesTriplet(t *testing.T) {
 		}
 	}
 }
+
+// TestColdReplicatesAligned: replicates fitted from their own starts come
+// out rotated and reflected at random (an isotropic cloud has no stable
+// principal axes); aligned by Procrustes their spread is small, unaligned it
+// would be of the order of the radius.
+func TestColdReplicatesAligned(t *testing.T) {
+	rng := triplet.NewRand(12)
+	x := triplet.Ball(rng, 40, 2)
+	o := triplet.NewOracle(x, 0.05, 12)
+	train := triplet.RandomTriplets(rng, o, 4000)
+	res, err := Bootstrap(context.Background(), 40, train, nil, Options{Fit: embed.Options{Method: embed.STE, Seed: 1}, Reps: 12, Cold: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := meanOf(res.RMS)
+	t.Logf("cold replicates: mean spread %.4f, stability %.3f", s, meanOf(res.Stability))
+	if s > 0.2 {
+		t.Errorf("mean spread %.3f of cold replicates, want below 0.2 once aligned", s)
+	}
+}
