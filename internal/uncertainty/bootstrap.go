@@ -160,7 +160,13 @@ func Bootstrap(ctx context.Context, n int, train []triplet.Triplet, ref *mat.Den
 	embed.Normalize(refN, ref)
 	groups := groupAnswers(opt.Groups, len(train))
 
-	aligned := make([]*mat.Dense, opt.Reps)
+	// The replicates are reduced in replicate order as they complete, so
+	// the sums do not depend on the scheduling; at most 2·Workers are in
+	// flight (fed, not yet reduced), so memory does not grow with Reps.
+	acc := newAccumulator(refN, opt.K)
+	pending := map[int]*mat.Dense{}
+	next := 0
+	slots := make(chan struct{}, 2*opt.Workers)
 	errs := make([]float64, opt.Reps)
 	iters := 0
 	ctx, cancel := context.WithCancel(ctx)
@@ -183,11 +189,11 @@ func Bootstrap(ctx context.Context, n int, train []triplet.Triplet, ref *mat.Den
 				o := fitOpt
 				o.Seed = seed
 				res, err := embed.Fit(ctx, n, sample, o)
+				var x *mat.Dense
 				if err == nil {
-					x := new(mat.Dense)
+					x = new(mat.Dense)
 					embed.Normalize(x, res.X)
 					Align(x, refN, x)
-					aligned[b] = x
 					errs[b] = math.NaN()
 					if len(opt.Test) > 0 {
 						errs[b] = embed.TripletError(x, resample(rng, opt.Test, nil))
@@ -200,6 +206,13 @@ func Bootstrap(ctx context.Context, n int, train []triplet.Triplet, ref *mat.Den
 					}
 					cancel()
 				} else {
+					pending[b] = x
+					for pending[next] != nil {
+						acc.add(pending[next])
+						delete(pending, next)
+						next++
+						<-slots
+					}
 					done++
 					iters += res.Iterations
 					if opt.Progress != nil {
@@ -212,6 +225,11 @@ func Bootstrap(ctx context.Context, n int, train []triplet.Triplet, ref *mat.Den
 	}
 feed:
 	for b := range opt.Reps {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			break feed
+		}
 		select {
 		case jobs <- b:
 		case <-ctx.Done():
@@ -226,7 +244,7 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
 	}
-	out := summarise(refN, aligned, opt.K)
+	out := acc.result()
 	out.RepErrors = errs
 	out.Iterations = iters
 	out.HeldoutError, out.ErrorLow, out.ErrorHigh = math.NaN(), math.NaN(), math.NaN()
@@ -276,55 +294,73 @@ func resample(rng interface{ IntN(int) int }, ts []triplet.Triplet, groups [][]i
 	return out
 }
 
-// summarise reduces the aligned replicates, in order, to the per-item
-// spread and neighbour recurrence around the reference ref.
-func summarise(ref *mat.Dense, reps []*mat.Dense, k int) *Result {
+// accumulator reduces aligned replicates, added in replicate order, to the
+// per-item spread and neighbour recurrence around the reference.
+type accumulator struct {
+	ref        *mat.Dense
+	n, d, reps int
+	sum        []float64 // n·d: Σ x_i
+	cross      []float64 // n·d·d: Σ x_i x_iᵀ
+	ss         []float64 // n: Σ ‖x_i − ref_i‖²
+	neighbours [][]int
+	hits       [][]int // per item, per reference neighbour: replicates where it recurs
+	nb         []int
+}
+
+func newAccumulator(ref *mat.Dense, k int) *accumulator {
 	n, d := ref.Dims()
-	out := &Result{Reference: ref, Reps: len(reps), Cov: make([]*mat.SymDense, n), RMS: make([]float64, n),
-		Neighbours: make([][]int, n), NeighbourFreq: make([][]float64, n), Stability: make([]float64, n)}
-	mean := make([]float64, d)
+	a := &accumulator{ref: ref, n: n, d: d, sum: make([]float64, n*d), cross: make([]float64, n*d*d),
+		ss: make([]float64, n), neighbours: make([][]int, n), hits: make([][]int, n)}
 	for i := range n {
-		for c := range mean {
-			mean[c] = 0
-		}
-		var ss float64
-		for _, x := range reps {
-			row := x.RawRowView(i)
-			for c, v := range row {
-				mean[c] += v / float64(len(reps))
-				dv := v - ref.At(i, c)
-				ss += dv * dv
+		a.neighbours[i] = nearest(nil, ref, i, k)
+		a.hits[i] = make([]int, len(a.neighbours[i]))
+	}
+	return a
+}
+
+func (a *accumulator) add(x *mat.Dense) {
+	a.reps++
+	d := a.d
+	for i := range a.n {
+		row := x.RawRowView(i)
+		for c, v := range row {
+			a.sum[i*d+c] += v
+			dv := v - a.ref.At(i, c)
+			a.ss[i] += dv * dv
+			for c2, v2 := range row {
+				a.cross[(i*d+c)*d+c2] += v * v2
 			}
 		}
-		out.RMS[i] = math.Sqrt(ss / float64(len(reps)))
+		a.nb = nearest(a.nb, x, i, len(a.neighbours[i]))
+		for r, j := range a.neighbours[i] {
+			if slices.Contains(a.nb, j) {
+				a.hits[i][r]++
+			}
+		}
+	}
+}
+
+func (a *accumulator) result() *Result {
+	n, d, b := a.n, a.d, float64(a.reps)
+	out := &Result{Reference: a.ref, Reps: a.reps, Cov: make([]*mat.SymDense, n), RMS: make([]float64, n),
+		Neighbours: a.neighbours, NeighbourFreq: make([][]float64, n), Stability: make([]float64, n)}
+	for i := range n {
+		out.RMS[i] = math.Sqrt(a.ss[i] / b)
 		cov := mat.NewSymDense(d, nil)
-		for _, x := range reps {
-			row := x.RawRowView(i)
-			for a := range d {
-				for b := a; b < d; b++ {
-					cov.SetSym(a, b, cov.At(a, b)+(row[a]-mean[a])*(row[b]-mean[b])/float64(len(reps)-1))
-				}
+		for c := range d {
+			for c2 := c; c2 < d; c2++ {
+				mc, mc2 := a.sum[i*d+c]/b, a.sum[i*d+c2]/b
+				cov.SetSym(c, c2, (a.cross[(i*d+c)*d+c2]-b*mc*mc2)/(b-1))
 			}
 		}
 		out.Cov[i] = cov
-		out.Neighbours[i] = nearest(nil, ref, i, k)
-	}
-	var nb []int
-	for i := range n {
-		freq := make([]float64, len(out.Neighbours[i]))
-		for _, x := range reps {
-			nb = nearest(nb, x, i, k)
-			for r, j := range out.Neighbours[i] {
-				if slices.Contains(nb, j) {
-					freq[r] += 1 / float64(len(reps))
-				}
-			}
+		freq := make([]float64, len(a.hits[i]))
+		var s float64
+		for r, h := range a.hits[i] {
+			freq[r] = float64(h) / b
+			s += freq[r]
 		}
 		out.NeighbourFreq[i] = freq
-		var s float64
-		for _, f := range freq {
-			s += f
-		}
 		if len(freq) > 0 {
 			out.Stability[i] = s / float64(len(freq))
 		}
