@@ -112,7 +112,7 @@ func TestReproduceProjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	hits := 0
+	hits, reverse := 0, 0
 	t.Logf("| study | error at N | projected at 2N (80%%) | reached at 2N | a, b, c |")
 	for s := range *repStudies {
 		seed := uint64(100 + s)
@@ -140,9 +140,16 @@ func TestReproduceProjection(t *testing.T) {
 		if in {
 			hits++
 		}
+		// The reverse question, logged: the answers the curve says the
+		// reached error needs, against the 2N that reached it.
+		need := cv.AnswersFor(reached[0].Error)
+		if need.Low <= float64(2**repAnswers) && float64(2**repAnswers) <= need.High {
+			reverse++
+		}
+		t.Logf("answers for %.4f: %s [%s, %s]", reached[0].Error, fmtN(need.Value), fmtN(need.Low), fmtN(need.High))
 		t.Logf("| %d | %.4f | %.4f [%.4f, %.4f] | %.4f %v | %.3f, %.3g, %.3f |", s+1, pts[len(pts)-1].Error, proj.Value, proj.Low, proj.High, reached[0].Error, in, cv.A, cv.B, cv.C)
 	}
-	t.Logf("interval holds the reached error in %d of %d studies; %.1f s", hits, *repStudies, time.Since(start).Seconds())
+	t.Logf("interval holds the reached error in %d of %d studies; the answers-for interval holds 2N in %d; %.1f s", hits, *repStudies, reverse, time.Since(start).Seconds())
 	if hits < 8**repStudies/10 {
 		t.Errorf("interval holds the reached error in %d of %d studies, want at least 80%%", hits, *repStudies)
 	}
@@ -167,4 +174,11 @@ func TestFitCurveAsymptoteNotNegative(t *testing.T) {
 	if e := cv.ErrorAt(1e9); e.Value < 0 || e.Low < -0.05 {
 		t.Errorf("error at 10⁹ answers %+v", e)
 	}
+}
+
+func fmtN(v float64) string {
+	if math.IsInf(v, 1) {
+		return "never"
+	}
+	return fmt.Sprintf("%.0f", v)
 }
