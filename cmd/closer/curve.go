@@ -26,7 +26,7 @@ func runCurve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "order, the order they were collected in) for --points sizes s from an --ratio'th")
 		fmt.Fprintln(stderr, "of them to all, fits e(n) = a + b·n^(−c) to the held-out errors and prints the")
 		fmt.Fprintln(stderr, "error expected at --at answers and the answers needed for --target, with")
-		fmt.Fprintln(stderr, "--level intervals. docs/embeddings.md, \"How many more answers\".\n\nflags:")
+		fmt.Fprintln(stderr, "--level intervals. docs/embeddings.md, \"Dimension, uncertainty and how many more answers\".\n\nflags:")
 		fs.PrintDefaults()
 	}
 	var (

@@ -23,7 +23,7 @@ func runDims(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "\nFits every dimension 1..--max-dim on all folds but one and prints the mean")
 		fmt.Fprintln(stderr, "held-out triplet error of each with its standard error, the best dimension and")
 		fmt.Fprintln(stderr, "the suggested one: the smallest within one standard error of the best (Hastie,")
-		fmt.Fprintln(stderr, "Tibshirani and Friedman, ESL sec. 7.10). docs/embeddings.md, \"Dimension\".\n\nflags:")
+		fmt.Fprintln(stderr, "Tibshirani and Friedman, ESL sec. 7.10). docs/embeddings.md, \"Dimension, uncertainty and how many more answers\".\n\nflags:")
 		fs.PrintDefaults()
 	}
 	var (
