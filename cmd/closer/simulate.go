@@ -22,6 +22,7 @@ import (
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/kernel"
 	"github.com/closer-lab/closer/internal/landmark"
+	"github.com/closer-lab/closer/internal/projection"
 	"github.com/closer-lab/closer/internal/simulate"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -137,6 +138,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	candidates := fs.Int("candidates", active.DefaultCandidates, "active: pairs sampled and scored per head")
 	pool := fs.Int("pool", 0, "active: scored questions per refresh (default: the number of items, one per head)")
 	refitEvery := fs.Int("refit-every", 0, "active: answers between the worker's fits (default: the pool size)")
+	project := fs.Float64("project", 0, "after the run, fit the power-law learning curve e(n) = a + b·n^(−c) to the checkpoints' held-out errors and print the answers needed for this error and the error at twice the budget, with 80% intervals (needs --design, 4 or more checkpoints; 0: no projection)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -308,6 +310,12 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 	truth := simulate.Truth{X: x, Labels: labels, Heldout: simulate.Heldout(x, heldoutSize, mix(*seed, 4))}
 	crowd := simulate.Crowd{Oracle: triplet.NewOracle(x, *errP, mix(*seed, 1)), Annotators: *annotators, Seed: mix(*seed, 3)}
+	if *project < 0 || *project >= 1 {
+		return fmt.Errorf("--project %g: want a held-out error in (0, 1)", *project)
+	}
+	if *project > 0 && (asArms || len(cps) < projection.MinPoints) {
+		return fmt.Errorf("--project needs --design without arms and at least %d checkpoints", projection.MinPoints)
+	}
 	if asArms {
 		return simulateArms(ctx, stdout, arms, truth, crowd, simulate.Study{PerAnnotator: *perAnnotator, HeldoutShare: *heldoutShare},
 			*budget, cps, *csvOut, fmt.Sprintf("%d points in %d dimensions; error %g", n, D, *errP), mix(*seed, 5), *seed)
@@ -328,10 +336,14 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprint(tw, "answers\tfallback\td̂\ttau\tknn\theldout\tpurity\tused\t\n")
 	}
+	var curve []projection.Point
 	stats, err := simulate.RunWithWorker(ctx, d, crowd, worker, *budget, cps, func(cp simulate.Checkpoint) error {
 		q, err := simulate.Assess(ctx, cp, truth, est)
 		if err != nil {
 			return err
+		}
+		if !math.IsNaN(q.Heldout) {
+			curve = append(curve, projection.Point{Answers: cp.Answers, Error: q.Heldout})
 		}
 		if cw != nil {
 			cw.Write([]string{strconv.Itoa(cp.Answers), num(cp.FallbackShare()), dhat(q.DHat),
@@ -355,6 +367,27 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		printCoverage(stdout, "", d)
 	}
+	if *project > 0 {
+		return printProjection(stdout, curve, *project, *budget, *seed)
+	}
+	return nil
+}
+
+// printProjection fits the learning curve of a simulated study and prints
+// the answers needed for the error target and the error at twice the
+// budget, each with its 80% interval: the estimate a researcher can make
+// from the study's own settings before it opens (docs/embeddings.md,
+// "Dimension, uncertainty and how many more answers").
+func printProjection(w io.Writer, pts []projection.Point, target float64, budget int, seed uint64) error {
+	cv, err := projection.FitCurve(pts, projection.Options{Seed: seed})
+	if err != nil {
+		return fmt.Errorf("--project: %w", err)
+	}
+	e := cv.ErrorAt(float64(2 * budget))
+	a := cv.AnswersFor(target)
+	fmt.Fprintf(w, "# learning curve of the held-out error: e(n) = %.4g + %.4g·n^(−%.4g)\n", cv.A, cv.B, cv.C)
+	fmt.Fprintf(w, "# error at %d answers: %.4f [%.4f, %.4f] (80%% interval)\n", 2*budget, e.Value, e.Low, e.High)
+	fmt.Fprintf(w, "# answers for error %.4f: %s [%s, %s] (80%% interval)\n", target, count(a.Value), count(a.Low), count(a.High))
 	return nil
 }
 

@@ -348,3 +348,24 @@ func TestSimulateArmsErrors(t *testing.T) {
 		{[]string{"--arms", "random:0.5,basis:0.5", "--repeats", "2"}, "arm basis: "},
 	}, "--points", "gaussian:20:2", "--budget", "10")
 }
+
+// TestSimulateProject: --project fits the learning curve of the checkpoints
+// and prints the answers for the target and the error at twice the budget;
+// it refuses arms and too few checkpoints.
+func TestSimulateProject(t *testing.T) {
+	t.Parallel()
+	out, errs, code := simulateCLI(t, "--design", "random", "--points", "gaussian:40:2", "--budget", "2000",
+		"--checkpoints", "250,500,750,1000,1500,2000", "--method", "tste", "--dim", "2", "--project", "0.05")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	t.Log(out)
+	for _, want := range []string{"# learning curve of the held-out error: e(n) = ", "# error at 4000 answers: 0.", "# answers for error 0.0500: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the output", want)
+		}
+	}
+	if _, errs, code := simulateCLI(t, "--design", "random", "--points", "gaussian:40:2", "--budget", "400", "--checkpoints", "200,400", "--project", "0.1"); code == 0 || !strings.Contains(errs, "at least 4 checkpoints") {
+		t.Errorf("2 checkpoints: exit %d, %q", code, errs)
+	}
+}
