@@ -99,11 +99,11 @@ FROM items WHERE study_id = (SELECT id FROM studies WHERE slug = 'demo');
 SQL
 done
 
-ticks() { # pid...: the sum of their utime + stime (clock ticks)
-	local sum=0 p
+ticks() { # pid...: the sum of their utime + stime (clock ticks); a process gone counts 0
+	local sum=0 p t
 	for p in "$@"; do
-		[ -r "/proc/$p/stat" ] || continue
-		sum=$((sum + $(sed 's/^.*) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
+		t="$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null | awk '{print $12 + $13}')"
+		sum=$((sum + ${t:-0}))
 	done
 	echo "$sum"
 }
@@ -150,6 +150,9 @@ for d in $designs; do
 		jq -r '"closer load: \(.answers) answers, \(.answers_per_s | floor) answers/s; participants \(.participants); check ok: \(.check.ok), lost \(.check.lost), duplicated \(.check.duplicated)"' "$out/$d.json"
 		jq -r '.endpoints | to_entries[] | "  \(.key): p50 \(.value.p50_ms) ms, p99 \(.value.p99_ms) ms, max \(.value.max_ms // "-") ms, errors \(.value.errors)"' "$out/$d.json"
 		echo "CPU share of the $wall s (2 cores = 200%): web $(echo "scale=1; 100 * $web_cpu / $hz / $wall" | bc)%, PostgreSQL (app's backends) $(echo "scale=1; 100 * $pg_cpu / $hz / $wall" | bc)%, closer load $(echo "scale=1; 100 * $load_ticks / $hz / $wall" | bc)%"
+		answers="$(jq -r '.answers' "$out/$d.json")"
+		[ "$answers" -gt 0 ] && echo "CPU per answer: web $(echo "scale=3; 1000 * $web_cpu / $hz / $answers" | bc) ms, PostgreSQL $(echo "scale=3; 1000 * $pg_cpu / $hz / $answers" | bc) ms, closer load $(echo "scale=3; 1000 * $load_ticks / $hz / $answers" | bc) ms"
+		echo "machine load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 		echo "  wait events sampled (top 6):"
 		cut -f2,3 "$out/$d-waits.tsv" | sort | uniq -c | sort -rn | head -6 | sed 's/^/    /'
 		echo "load exit status: $loadrc"
