@@ -306,6 +306,12 @@ const noCap = 1 << 30
 // other claims hold are skipped); a later pick runs only when the ones
 // before it found nothing. It returns the question and the row's column
 // ret (band, or taken after the claim); no row: no slot.
+//
+// OFFSET 0 keeps the "never asked" test a subplan, one probe of
+// questions_comparison_once per row the pick looks at (usually one):
+// PostgreSQL otherwise made it an anti join that read every question of
+// the participant first (up to their 50, 34–42 buffers against 11, 0.45
+// against 0.16 ms a claim, measured on a crowd's pool).
 func claimWith(ret string, picks ...pick) string {
 	var with, union strings.Builder
 	for i, p := range picks {
@@ -315,7 +321,7 @@ func claimWith(ret string, picks ...pick) string {
 			WHERE x.study_id = $1 AND x.arm = $7 AND %s
 				AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $2 AND q.anchor = x.anchor
 					AND least(q.left_idx, q.right_idx) = x.j AND greatest(q.left_idx, q.right_idx) = x.k
-					AND q.design NOT IN ('import', 'repeat'))
+					AND q.design NOT IN ('import', 'repeat') OFFSET 0)
 			ORDER BY %s LIMIT 1 FOR UPDATE SKIP LOCKED),`, i, p.cond, p.order)
 		if i > 0 {
 			union.WriteString(" UNION ALL ")
