@@ -241,6 +241,7 @@ func hotQueries(fx planFixture) []planCase {
 		{"takeOver/live", takeOverSQL, []any{live, fx.livePart, 120.0, "q-new", true, "landmark-k1", 0}},
 		{"takeOver/large", takeOverSQL, []any{large, fx.largePart, 120.0, "q-new", true, "landmark-k1", 0}},
 		{"stateExists/large", stateExistsSQL, []any{large, 0}},
+		{"poolLoad/live", poolLoadSQL, []any{live, 0}},
 		{"insertActiveFallback/live", insertActiveFallbackSQL, []any{"q-new", live, fx.livePart, 0, 1, 2, 0}},
 		{"insertWarmup/live", insertWarmupSQL, []any{"q-new", live, fx.livePart, 0, 1, 2, 0}},
 		// The writer.
