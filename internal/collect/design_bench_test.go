@@ -1,11 +1,18 @@
 package collect_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/closer-lab/closer/internal/active"
 	"github.com/closer-lab/closer/internal/collect"
@@ -219,4 +226,90 @@ func roundTrip(b *testing.B, s *collect.Store, p collect.Participant, o *triplet
 		b.Fatal(err)
 	}
 	return q
+}
+
+// BenchmarkDesignCrowdHoldsEveryComparison measures a question round trip
+// (Next, then Answer) of a landmark-k1 study while a crowd holds more
+// questions than the study has comparisons, as 1,500 participants with
+// think time do on a study of 2,508 comparisons (each holds a question
+// open and one ahead, each a lease): 30 items and 8 landmarks (784
+// comparisons, wanted 60 times each), 400 participants holding 800 leases
+// that they never answer. With a fixed cap of one lease per comparison
+// every claim read the whole pool three times before it took a slot
+// (capLevel) and piled the leases onto a few comparisons; "sparse" is the
+// same study with no crowd, the cost the crowded case should stay near.
+// pg-cpu-ms/op is the CPU time of the database's backends per round trip.
+//
+//	go test -run XXX -bench DesignCrowdHoldsEveryComparison -benchtime 2000x ./internal/collect/
+func BenchmarkDesignCrowdHoldsEveryComparison(b *testing.B) {
+	const n, crowd = 30, 400
+	x := triplet.Gaussian(triplet.NewRand(1), n, 2, 1)
+	for _, c := range []int{0, crowd} {
+		name := "sparse"
+		if c > 0 {
+			name = fmt.Sprintf("crowd=%d", c)
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			db, _ := pgtest.NewDB(b)
+			s, _ := designStore(db)
+			st := designStudy(b, s, "bench", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 8, Repeats: 60}, n, 100)
+			for i := range c {
+				p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("crowd", i), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Next(ctx, p.ID); err != nil {
+					b.Fatal(err)
+				}
+			}
+			o := triplet.NewOracle(x, 0, 1)
+			fallbacks := 0
+			cpu0, pg0 := cpuTime(), backendsCPU(b, db)
+			benchRounds(b, s, st.ID, func(p collect.Participant) {
+				if q := roundTrip(b, s, p, o); q.Design == collect.DesignFallback {
+					fallbacks++
+				}
+			})
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(backendsCPU(b, db)-pg0)/float64(time.Millisecond)/float64(b.N), "pg-cpu-ms/op")
+			b.ReportMetric(float64(fallbacks)/float64(b.N), "fallback/op")
+			var hi int
+			if err := db.QueryRow(ctx, `SELECT max(taken) FROM design_pool WHERE study_id = $1`, st.ID).Scan(&hi); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(hi), "max-leases/comparison")
+		})
+	}
+}
+
+// backendsCPU returns the CPU time (user + system) the PostgreSQL backends
+// serving db's database have used, read from /proc (PostgreSQL on this
+// machine): the database's side of a benchmark, which a busy machine
+// disturbs less than the wall time. The backends must outlive the
+// benchmark's loop (a pool keeps its connections).
+func backendsCPU(b *testing.B, db *pgxpool.Pool) time.Duration {
+	b.Helper()
+	rows, err := db.Query(context.Background(), `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ticks int64
+	for _, pid := range pids {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue // a backend that ended, or PostgreSQL elsewhere
+		}
+		// utime and stime are fields 14 and 15, the 12th and 13th after
+		// the command name's closing parenthesis.
+		f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + st
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,6 +88,7 @@ type DesignScheduler struct {
 	cache    map[armKey]*cachedState
 	started  map[armKey]bool      // arms whose design state is known to exist
 	bands    map[armKey]int32     // the band each arm's last likely claim took a slot in
+	levels   map[armKey]*capLevel // a spreading arm's cap on the leases of one comparison (capLevel)
 	full     map[armKey]time.Time // when a question last found no slot of the arm free (seemsFull)
 	warming  map[armKey]bool      // active arms whose last fallback was a warm-up question (warmingUp)
 	analyzed map[armKey]bool      // arms whose first writer pass saw to the pool's statistics (analyzeOnce)
@@ -108,7 +110,7 @@ func keyOf(st studyState) armKey { return armKey{st.ID, st.Arm} }
 func NewDesignScheduler(name string) (*DesignScheduler, error) {
 	ds := &DesignScheduler{LeaseTTL: DefaultLeaseTTL, SnapshotEvery: DefaultSnapshotEvery, FullFor: DefaultFullFor, name: name,
 		cache: map[armKey]*cachedState{}, started: map[armKey]bool{}, bands: map[armKey]int32{}, writers: map[armKey]*writer{},
-		full: map[armKey]time.Time{}, warming: map[armKey]bool{}, analyzed: map[armKey]bool{}}
+		levels: map[armKey]*capLevel{}, full: map[armKey]time.Time{}, warming: map[armKey]bool{}, analyzed: map[armKey]bool{}}
 	switch name {
 	case DesignLandmarkK1, DesignLandmarkK2:
 		ds.kind, ds.PoolWindow = landmarkKind, DefaultPoolWindow
@@ -165,17 +167,116 @@ func (ds *DesignScheduler) CacheStats() CacheStats {
 
 // spreadCap is how many questions of one comparison a spreading design has
 // out on lease at once while others are free: one, so that every
-// comparison has its next answer asked before any has two more (a claim
-// lifts the cap when every comparison it may take holds a lease).
+// comparison has its next answer asked before any has two more. It is the
+// lowest level of the arm's cap (capLevel), which rises while the crowd
+// holds more questions than the band has comparisons.
 const spreadCap = 1
 
-// firstCap is the claim's cap on the leases a comparison may have out at
-// once: spreadCap for a spreading design, none (up to wanted) for basis.
-func (ds *DesignScheduler) firstCap() int {
-	if ds.kind.spread {
+// levelEvery is how often a process's writer measures a spreading arm's
+// pool to set its level (capLevel).
+const levelEvery = 200 * time.Millisecond
+
+// capLevel is the cap a spreading arm's claims put on the leases one
+// comparison may have out (taken < least(wanted, cap)). It is spreadCap
+// while the participants hold fewer questions than the pool has
+// comparisons, and more once they hold more: 1,500 participants with a
+// question open and one ahead hold about 3,000 leases, more than the 2,508
+// comparisons of a landmark-k1 study of 40 items and 12 landmarks. Under a
+// cap every comparison has reached, a claim finds nothing only after
+// reading the whole band; with a fixed cap of one every question then read
+// the pool three times (the likely claim and two of the slow path's) inside
+// its participant's transaction before claimAnySQL took the first
+// comparison in the design's order, however many leases that one had out,
+// so that leases piled onto a few comparisons (up to 56 on one, 1 on most)
+// and the questions held database connections long enough for the server
+// to shed half its capacity.
+//
+// The arm's writer sets the level, at most every levelEvery, from the
+// leases out and the comparisons still wanted (levelFor): high enough that
+// a fifth of the slots under it are free, so that a claim finds one after
+// a few rows, and no higher, so that no comparison has more than one lease
+// more than the crowd needs. Between two measurements the slow path's last
+// claim (claimAnySQL) raises it when it had to go above it.
+type capLevel struct {
+	level    int
+	measured time.Time // when the writer last measured the pool
+}
+
+// levelFor is the level for leases out on a pool of rows comparisons still
+// wanted: ⌈1.25 · leases / rows⌉, at least spreadCap.
+func levelFor(rows, leases int64) int {
+	if rows <= 0 {
 		return spreadCap
 	}
-	return noCap
+	return max(spreadCap, int((5*leases+4*rows-1)/(4*rows)))
+}
+
+// levelOf returns the arm's level (noCap for basis, which keeps no cap).
+func (ds *DesignScheduler) levelOf(key armKey) int {
+	if !ds.kind.spread {
+		return noCap
+	}
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if l := ds.levels[key]; l != nil {
+		return l.level
+	}
+	return spreadCap
+}
+
+// raiseLevel raises the arm's level to the leases out, with the one just
+// taken, on the comparison that the slow path's last claim took
+// (claimAnySQL), when they are more.
+func (ds *DesignScheduler) raiseLevel(key armKey, level int) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	l := ds.levels[key]
+	if l == nil {
+		l = &capLevel{level: spreadCap}
+		ds.levels[key] = l
+	}
+	l.level = max(l.level, level)
+}
+
+// poolLoadSQL counts the comparisons of arm $2 of study $1 still wanted
+// and the leases out on the pool.
+const poolLoadSQL = `SELECT count(*) FILTER (WHERE wanted > 0), coalesce(sum(taken), 0) FROM design_pool WHERE study_id = $1 AND arm = $2`
+
+// measureLevel sets a spreading arm's level from its pool (levelFor), at
+// most every levelEvery; the writer calls it after its passes. Best
+// effort: the level stays as it was when the query fails.
+func (ds *DesignScheduler) measureLevel(ctx context.Context, key armKey) {
+	if !ds.kind.spread {
+		return
+	}
+	ds.mu.Lock()
+	l := ds.levels[key]
+	if l == nil {
+		l = &capLevel{level: spreadCap}
+		ds.levels[key] = l
+	}
+	due := time.Since(l.measured) >= levelEvery
+	if due {
+		l.measured = time.Now()
+	}
+	ds.mu.Unlock()
+	if !due {
+		return
+	}
+	var rows, leases int64
+	if err := ds.db.QueryRow(ctx, poolLoadSQL, key.study, key.arm).Scan(&rows, &leases); err != nil {
+		return
+	}
+	ds.mu.Lock()
+	l.level = levelFor(rows, leases)
+	ds.mu.Unlock()
+}
+
+// Level returns the cap on the leases one comparison may have out that
+// the process's claims use for the arm of the study (1 until the crowd
+// holds more questions than the design has comparisons; see capLevel).
+func (ds *DesignScheduler) Level(studyID int64, arm int) int {
+	return ds.levelOf(armKey{studyID, arm})
 }
 
 // claimStart is where in its band a spreading design's claim for a
@@ -197,24 +298,43 @@ func (ds *DesignScheduler) claimStart(participantID int64, answered int) int64 {
 const noCap = 1 << 30
 
 // claimWith returns a claim statement: it takes a free slot for
-// participant $2 of arm $7 of study $1, the first row of design_pool x in
-// order that meets cond and whose comparison the participant was never
-// asked (rows other claims hold are skipped), and issues question $4 on it
-// (left and right swapped when $5, recorded as design $6) with a lease of
-// $3 seconds. It returns the question and the row's band; no row: no slot.
-func claimWith(cond, order string) string {
-	return `
-		WITH slot AS (
+// participant $2 of arm $7 of study $1, the first row of design_pool x
+// that the first of picks that finds one finds, and issues question $4 on
+// it (left and right swapped when $5, recorded as design $6) with a lease
+// of $3 seconds. A pick is the first row in its order that meets its
+// condition and whose comparison the participant was never asked (rows
+// other claims hold are skipped); a later pick runs only when the ones
+// before it found nothing. It returns the question and the row's column
+// ret (band, or taken after the claim); no row: no slot.
+//
+// OFFSET 0 keeps the "never asked" test a subplan, one probe of
+// questions_comparison_once per row the pick looks at (usually one):
+// PostgreSQL otherwise made it an anti join that read every question of
+// the participant first (up to their 50, 34–42 buffers against 11, 0.45
+// against 0.16 ms a claim, measured on a crowd's pool).
+func claimWith(ret string, picks ...pick) string {
+	var with, union strings.Builder
+	for i, p := range picks {
+		fmt.Fprintf(&with, `
+		s%d AS (
 			SELECT x.anchor, x.j, x.k FROM design_pool x
-			WHERE x.study_id = $1 AND x.arm = $7 AND ` + cond + `
+			WHERE x.study_id = $1 AND x.arm = $7 AND %s
 				AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $2 AND q.anchor = x.anchor
 					AND least(q.left_idx, q.right_idx) = x.j AND greatest(q.left_idx, q.right_idx) = x.k
-					AND q.design NOT IN ('import', 'repeat'))
-			ORDER BY ` + order + ` LIMIT 1 FOR UPDATE SKIP LOCKED),
+					AND q.design NOT IN ('import', 'repeat') OFFSET 0)
+			ORDER BY %s LIMIT 1 FOR UPDATE SKIP LOCKED),`, i, p.cond, p.order)
+		if i > 0 {
+			union.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&union, "SELECT * FROM s%d", i)
+	}
+	return `
+		WITH` + with.String() + `
+		slot AS (` + union.String() + ` LIMIT 1),
 		c AS (
 			UPDATE design_pool p SET taken = p.taken + 1
 			FROM slot WHERE p.study_id = $1 AND p.arm = $7 AND p.anchor = slot.anchor AND p.j = slot.j AND p.k = slot.k
-			RETURNING p.anchor, p.j, p.k, p.band),
+			RETURNING p.anchor, p.j, p.k, p.band, p.taken),
 		l AS (
 			INSERT INTO design_leases (participant_id, anchor, j, k, study_id, arm, expires_at)
 			SELECT $2, anchor, j, k, $1, $7, now() + make_interval(secs => $3) FROM c),
@@ -222,24 +342,50 @@ func claimWith(cond, order string) string {
 			INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
 			SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6 FROM c
 			RETURNING anchor, left_idx, right_idx, issued_at)
-		SELECT q.anchor, q.left_idx, q.right_idx, q.issued_at, c.band FROM q, c`
+		SELECT q.anchor, q.left_idx, q.right_idx, q.issued_at, c.` + ret + ` FROM q, c`
 }
+
+// pick is one way a claim looks for a free slot: a condition on the pool's
+// row x and the order to take the first row in.
+type pick struct{ cond, order string }
+
+// firstBand is the condition of the first band with a comparison that has
+// fewer than $8 leases out.
+const firstBand = `x.band = (SELECT min(band) FROM design_pool WHERE study_id = $1 AND arm = $7 AND taken < least(wanted, $8::int))`
 
 // The SQL of the design's questions, by name so that TestHotQueryPlans
 // explains these very strings on a large study. (Built once, from
 // claimWith; never changed.)
 var (
-	// claimBandSQL claims in band $9, from prio $10 on, a comparison with
-	// fewer than $8 leases out: the band a process last took a slot in.
-	claimBandSQL = claimWith(`x.band = $9 AND x.prio >= $10 AND x.taken < least(x.wanted, $8::int)`, `x.prio`)
+	// claimBandSQL claims in band $9, from prio $10 on and then from the
+	// band's beginning, a comparison with fewer than $8 leases out: the
+	// band a process last took a slot in. (Without the second pick a claim
+	// whose start fell behind the band's last free slot found none, and its
+	// question took the slow path.)
+	claimBandSQL = claimWith(`band`,
+		pick{`x.band = $9 AND x.prio >= $10 AND x.taken < least(x.wanted, $8::int)`, `x.prio`},
+		pick{`x.band = $9 AND x.prio < $10 AND x.taken < least(x.wanted, $8::int)`, `x.prio`})
 	// claimFirstSQL claims in the first band with a comparison that has
-	// fewer than $8 leases out, from prio $9 on.
-	claimFirstSQL = claimWith(`x.band = (SELECT min(band) FROM design_pool WHERE study_id = $1 AND arm = $7 AND taken < least(wanted, $8::int))
-				AND x.prio >= $9 AND x.taken < least(x.wanted, $8::int)`, `x.prio`)
+	// fewer than $8 leases out, from prio $9 on and then from the band's
+	// beginning.
+	claimFirstSQL = claimWith(`band`,
+		pick{firstBand + ` AND x.prio >= $9 AND x.taken < least(x.wanted, $8::int)`, `x.prio`},
+		pick{firstBand + ` AND x.prio < $9 AND x.taken < least(x.wanted, $8::int)`, `x.prio`})
 	// claimAnySQL claims in any band, in order, a comparison with fewer
-	// leases out than answers wanted: for a participant who was asked every
-	// comparison of the first band, or when each of them holds a lease.
-	claimAnySQL = claimWith(`x.taken < x.wanted`, `x.band, x.prio`)
+	// than $8 leases out (the arm's level), else one with fewer than $8 +
+	// 1, else one with fewer leases out than answers wanted: for a
+	// participant who was asked every comparison of the first band with a
+	// free slot under the level, for a first band whose free slots other
+	// claims hold locked, or when every comparison holds as many leases as
+	// the level allows (capLevel). It returns the comparison's leases out
+	// with this one, which raises the arm's level when it is above it.
+	// (Before capLevel it took the first comparison in order with fewer
+	// than wanted, however many leases that had out, and every claim after
+	// the first crowd-sized wave of leases came here.)
+	claimAnySQL = claimWith(`taken`,
+		pick{`x.taken < least(x.wanted, $8::int)`, `x.band, x.prio`},
+		pick{`x.taken < least(x.wanted, $8::int + 1)`, `x.band, x.prio`},
+		pick{`x.taken < x.wanted`, `x.band, x.prio`})
 )
 
 const (
@@ -294,21 +440,25 @@ type claim struct {
 	sql      string
 	args     []any
 	bandHint bool
+	// exact: the claim returns the leases out on its comparison in place
+	// of the band (claimAnySQL), a level to raise the arm's to.
+	exact bool
 }
 
 // likelyClaim is the claim a question tries first: in the band this
 // process last took a slot in, when it knows one, else in the first band;
 // from the participant's own start (claimStart), with the design's cap.
 func (ds *DesignScheduler) likelyClaim(st studyState, participantID int64, answered int, id string) claim {
-	base := []any{st.ID, participantID, ds.leaseFor(st).Seconds(), id, rand.IntN(2) == 1, ds.name, st.Arm, ds.firstCap()}
+	key := keyOf(st)
+	base := []any{st.ID, participantID, ds.leaseFor(st).Seconds(), id, rand.IntN(2) == 1, ds.name, st.Arm, ds.levelOf(key)}
 	start := ds.claimStart(participantID, answered)
 	ds.mu.Lock()
-	band, known := ds.bands[keyOf(st)]
+	band, known := ds.bands[key]
 	ds.mu.Unlock()
 	if known {
-		return claim{claimBandSQL, append(base, band, start), true}
+		return claim{sql: claimBandSQL, args: append(base, band, start), bandHint: true}
 	}
-	return claim{claimFirstSQL, append(base, start), true}
+	return claim{sql: claimFirstSQL, args: append(base, start), bandHint: true}
 }
 
 // leaseFor is how long a question of study st holds its comparison:
@@ -325,7 +475,7 @@ func (ds *DesignScheduler) leaseFor(st studyState) time.Duration {
 func (ds *DesignScheduler) read(cl claim, key armKey, r pgx.Row) (Comparison, time.Time, bool, error) {
 	c := Comparison{Design: ds.name}
 	var issued time.Time
-	var band int32
+	var band int32 // or the level (cl.exact)
 	err := r.Scan(&c.Anchor, &c.Left, &c.Right, &issued, &band)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Comparison{}, time.Time{}, false, nil
@@ -337,6 +487,9 @@ func (ds *DesignScheduler) read(cl claim, key armKey, r pgx.Row) (Comparison, ti
 		ds.mu.Lock()
 		ds.bands[key] = band
 		ds.mu.Unlock()
+	}
+	if cl.exact {
+		ds.raiseLevel(key, int(band))
 	}
 	if ds.kind.warmup {
 		ds.noteWarming(key, false) // a pool question: the warm-up is over
@@ -361,18 +514,20 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 	base := []any{st.ID, participantID, ds.leaseFor(st).Seconds(), id, rand.IntN(2) == 1, ds.name, st.Arm}
 	var tries []claim
 	if ds.kind.spread {
+		// In the first band with a free slot under the arm's level (the
+		// likely claim looked in the band this process last took one in);
+		// else in any band (claimAnySQL), which may raise the level.
 		tries = []claim{
-			{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), ds.claimStart(participantID, answered)), true},
-			{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), int64(0)), true},
-			{claimAnySQL, base, false},
+			{sql: claimFirstSQL, args: append(append([]any{}, base...), ds.levelOf(key), ds.claimStart(participantID, answered)), bandHint: true},
+			{sql: claimAnySQL, args: append(append([]any{}, base...), ds.levelOf(key)), exact: true},
 		}
 	} else if !started || !claimed {
 		// Basis and active keep one band and claim from its beginning: the
 		// likely claim was this one, unless the state was only just created
 		// or the likely path was a warm-up question.
-		tries = []claim{{claimFirstSQL, append(append([]any{}, base...), ds.firstCap(), int64(0)), true}}
+		tries = []claim{{sql: claimFirstSQL, args: append(append([]any{}, base...), noCap, int64(0)), bandHint: true}}
 	}
-	tries = append(tries, claim{takeOverSQL, base, false})
+	tries = append(tries, claim{sql: takeOverSQL, args: base})
 	for _, cl := range tries {
 		if cl.sql == takeOverSQL {
 			// Every claim found the pool without a free slot.
@@ -714,6 +869,7 @@ func (ds *DesignScheduler) recordInbox(ctx context.Context, key armKey) (int, er
 	unlockOnce()
 	ds.clearFull(key) // leases released, comparisons perhaps opened
 	ds.analyzeOnce(ctx, key, poolRows)
+	ds.measureLevel(ctx, key)
 	if warmed {
 		ds.noteWarming(key, false)
 	}

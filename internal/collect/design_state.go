@@ -200,6 +200,7 @@ func (ds *DesignScheduler) DropCache() {
 	ds.cache = map[armKey]*cachedState{}
 	ds.started = map[armKey]bool{}
 	ds.bands = map[armKey]int32{}
+	ds.levels = map[armKey]*capLevel{}
 	ds.full = map[armKey]time.Time{}
 	ds.warming = map[armKey]bool{}
 }

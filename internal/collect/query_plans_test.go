@@ -237,10 +237,11 @@ func hotQueries(fx planFixture) []planCase {
 		{"claimBand/large", claimBandSQL, []any{large, fx.largePart, 120.0, "q-new", true, "landmark-k1", 0, spreadCap, int32(-1), int64(1 << 30)}},
 		{"claimFirst/live", claimFirstSQL, []any{live, fx.livePart, 120.0, "q-new", true, "landmark-k1", 0, spreadCap, int64(1 << 30)}},
 		{"claimFirst/large", claimFirstSQL, []any{large, fx.largePart, 120.0, "q-new", false, "landmark-k1", 0, noCap, int64(0)}},
-		{"claimAny/large", claimAnySQL, []any{large, fx.largePart, 120.0, "q-new", false, "landmark-k1", 0}},
+		{"claimAny/large", claimAnySQL, []any{large, fx.largePart, 120.0, "q-new", false, "landmark-k1", 0, spreadCap}},
 		{"takeOver/live", takeOverSQL, []any{live, fx.livePart, 120.0, "q-new", true, "landmark-k1", 0}},
 		{"takeOver/large", takeOverSQL, []any{large, fx.largePart, 120.0, "q-new", true, "landmark-k1", 0}},
 		{"stateExists/large", stateExistsSQL, []any{large, 0}},
+		{"poolLoad/live", poolLoadSQL, []any{live, 0}},
 		{"insertActiveFallback/live", insertActiveFallbackSQL, []any{"q-new", live, fx.livePart, 0, 1, 2, 0}},
 		{"insertWarmup/live", insertWarmupSQL, []any{"q-new", live, fx.livePart, 0, 1, 2, 0}},
 		// The writer.
