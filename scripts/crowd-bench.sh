@@ -71,7 +71,10 @@ psqlc -d closer_crowd -c "CREATE EXTENSION pg_stat_statements"
 # design's pool runs in the same process, as on a single-machine install)
 token="crowd-token-0123456789"
 addr=127.0.0.1:18180 debug=127.0.0.1:16160
-DATABASE_URL="$dburl" ADDR="$addr" ROLE=all DEBUG_ADDR="$debug" \
+# JOIN_RATE=0: closer load joins all its annotators from one loopback
+# address, which the per-address join limit (docs/security.md) would
+# refuse; a real crowd joins from as many addresses as it has people.
+DATABASE_URL="$dburl" ADDR="$addr" ROLE=all DEBUG_ADDR="$debug" JOIN_RATE=0 \
 	ADMIN_EMAIL=admin@example.com ADMIN_PASSWORD=closer-demo ADMIN_API_TOKEN="$token" \
 	LOG_LEVEL=warn "$web" >"$out/web.log" 2>&1 &
 webpid=$!
