@@ -26,31 +26,32 @@ func runDims(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "Tibshirani and Friedman, ESL sec. 7.10). docs/embeddings.md, \"Dimension, uncertainty and how many more answers\".\n\nflags:")
 		fs.PrintDefaults()
 	}
+	fi := addFitInput(fs, fitInputFlags{
+		method: dimension.DefaultMethod, methodUse: "embedding method of the folds' fits", noDim: true,
+		seed: "random seed (folds and starts)",
+	})
 	var (
-		method = fs.String("method", string(dimension.DefaultMethod), "embedding method of the folds' fits: tste, ste, gnmds, ckl, soe or dmoe")
-		in     = fs.String("in", "", "triplet CSV (columns anchor,closer,farther) (required)")
 		maxDim = fs.Int("max-dim", dimension.DefaultMaxDim, fmt.Sprintf("largest dimension tried (1..%d)", dimension.MaxMaxDim))
 		folds  = fs.Int("folds", dimension.DefaultFolds, fmt.Sprintf("number of folds (2..%d)", dimension.MaxFolds))
-		seed   = fs.Uint64("seed", 1, "random seed (folds and starts)")
 		iters  = fs.Int("iter", 0, "iteration cap of each fit (0: the method's default)")
 		quiet  = fs.Bool("quiet", false, "no progress line on stderr")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	m, err := embed.ParseMethod(*method)
+	m, err := fi.Method()
 	if err != nil {
 		return err
 	}
-	if *in == "" {
+	if fi.in == "" {
 		fs.Usage()
 		return errUsage
 	}
-	set, err := readTriplets(*in, "")
+	set, err := fi.read("")
 	if err != nil {
 		return err
 	}
-	opt := dimension.Options{Fit: embed.Options{Method: m, Seed: *seed, MaxIter: *iters}, MaxDim: *maxDim, Folds: *folds}
+	opt := dimension.Options{Fit: embed.Options{Method: m, Seed: fi.seed, MaxIter: *iters}, MaxDim: *maxDim, Folds: *folds}
 	prog := newProgress(stderr, *quiet)
 	opt.Progress = func(done, total int) { prog.count("fit", done, total) }
 	start := time.Now()
