@@ -179,5 +179,5 @@ func writeSpread(w io.Writer, ids []string, res *uncertainty.Result) error {
 func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
-	return uncertainty.Quantile(s, 0.5)
+	return embed.Quantile(s, 0.5)
 }
