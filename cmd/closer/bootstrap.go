@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,18 +20,15 @@ func init() {
 }
 
 func runBootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bootstrap", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: closer bootstrap --in triplets.csv --out spread.csv [--method tste] [--dim 2] [--reps 100] [flags]")
-		fmt.Fprintln(stderr, "\nFits the embedding, refits it on --reps bootstrap resamples of the training")
-		fmt.Fprintln(stderr, "answers (whole participants with --participant-column), aligns each refit to")
-		fmt.Fprintln(stderr, "the fit by orthogonal Procrustes and writes CSV item,x1..xD (normal form),")
-		fmt.Fprintln(stderr, "rms (spread), stability (share of the k nearest neighbours that recur) and the")
-		fmt.Fprintln(stderr, "covariance cov_i_j of each item's aligned positions (the ellipse in 2-D). With")
-		fmt.Fprintln(stderr, "--holdout it prints the held-out error with its interval. docs/embeddings.md.\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("bootstrap", stderr,
+		"usage: closer bootstrap --in triplets.csv --out spread.csv [--method tste] [--dim 2] [--reps 100] [flags]",
+		"\nFits the embedding, refits it on --reps bootstrap resamples of the training",
+		"answers (whole participants with --participant-column), aligns each refit to",
+		"the fit by orthogonal Procrustes and writes CSV item,x1..xD (normal form),",
+		"rms (spread), stability (share of the k nearest neighbours that recur) and the",
+		"covariance cov_i_j of each item's aligned positions (the ellipse in 2-D). With",
+		"--holdout it prints the held-out error with its interval. docs/embeddings.md.\n\nflags:",
+	)
 	fi := addFitInput(fs, fitInputFlags{
 		method: embed.DefaultMethod, methodUse: "embedding method",
 		seed:    "random seed (fit, resamples, --holdout split)",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -17,17 +16,14 @@ func init() {
 }
 
 func runCurve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("curve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: closer curve --in triplets.csv [--method tste] [--dim 2] [--target E] [--at N] [flags]")
-		fmt.Fprintln(stderr, "\nHolds out --holdout of the answers, fits the first s of the others (in file")
-		fmt.Fprintln(stderr, "order, the order they were collected in) for --points sizes s from an --ratio'th")
-		fmt.Fprintln(stderr, "of them to all, fits e(n) = a + b·n^(−c) to the held-out errors and prints the")
-		fmt.Fprintln(stderr, "error expected at --at answers and the answers needed for --target, with")
-		fmt.Fprintln(stderr, "--level intervals. docs/embeddings.md, \"Dimension, uncertainty and how many more answers\".\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("curve", stderr,
+		"usage: closer curve --in triplets.csv [--method tste] [--dim 2] [--target E] [--at N] [flags]",
+		"\nHolds out --holdout of the answers, fits the first s of the others (in file",
+		"order, the order they were collected in) for --points sizes s from an --ratio'th",
+		"of them to all, fits e(n) = a + b·n^(−c) to the held-out errors and prints the",
+		"error expected at --at answers and the answers needed for --target, with",
+		"--level intervals. docs/embeddings.md, \"Dimension, uncertainty and how many more answers\".\n\nflags:",
+	)
 	fi := addFitInput(fs, fitInputFlags{
 		method: embed.DefaultMethod, methodUse: "embedding method",
 		seed:    "random seed (hold-out split, fits, bootstrap)",

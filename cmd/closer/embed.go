@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,17 +19,14 @@ func init() {
 }
 
 func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("embed", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: closer embed --method "+strings.Join(embed.MethodNames(), "|")+" --dim D --in triplets.csv --out embedding.csv [flags]")
-		fmt.Fprintln(stderr, "\nWrites CSV item,x1,...,xD (item ids as in the input), in the normal form of")
-		fmt.Fprintln(stderr, "docs/embeddings.md unless --raw. With --holdout F or")
-		fmt.Fprintln(stderr, "--holdout-column/--holdout-value it also prints the training and held-out")
-		fmt.Fprintln(stderr, "triplet error and the time. Zero-valued method parameters take the defaults")
-		fmt.Fprintln(stderr, "of the method (internal/embed, params.go); a flag of another\nmethod is refused.\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("embed", stderr,
+		"usage: closer embed --method "+strings.Join(embed.MethodNames(), "|")+" --dim D --in triplets.csv --out embedding.csv [flags]",
+		"\nWrites CSV item,x1,...,xD (item ids as in the input), in the normal form of",
+		"docs/embeddings.md unless --raw. With --holdout F or",
+		"--holdout-column/--holdout-value it also prints the training and held-out",
+		"triplet error and the time. Zero-valued method parameters take the defaults",
+		"of the method (internal/embed, params.go); a flag of another\nmethod is refused.\n\nflags:",
+	)
 	fi := addFitInput(fs, fitInputFlags{
 		method: embed.DefaultMethod, methodUse: "embedding method",
 		seed:    "random seed (initialisation and --holdout split)",
@@ -187,6 +183,20 @@ func newProgress(w io.Writer, quiet bool) *progress {
 }
 
 func (p *progress) report(iter int, loss float64) {
+	p.show(func(elapsed float64) string {
+		return fmt.Sprintf("iteration %d  loss %.6g  %.1f s", iter, loss, elapsed)
+	})
+}
+
+// count reports done of total units of work (fits, replicates), at most
+// every half second.
+func (p *progress) count(what string, done, total int) {
+	p.show(func(elapsed float64) string { return fmt.Sprintf("%s %d of %d  %.1f s", what, done, total, elapsed) })
+}
+
+// show overwrites the progress line with line(seconds since the start),
+// unless quiet or the last line is less than half a second old.
+func (p *progress) show(line func(elapsed float64) string) {
 	if p.quiet {
 		return
 	}
@@ -196,7 +206,7 @@ func (p *progress) report(iter int, loss float64) {
 	}
 	p.last = now
 	p.shown = true
-	fmt.Fprintf(p.w, "\riteration %d  loss %.6g  %.1f s   ", iter, loss, now.Sub(p.start).Seconds())
+	fmt.Fprintf(p.w, "\r%s   ", line(now.Sub(p.start).Seconds()))
 }
 
 func (p *progress) done() {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -178,4 +179,18 @@ func methodParams(fs *flag.FlagSet, m embed.Method, k embed.Knobs) (embed.Params
 		err = fmt.Errorf("--%s does not apply to --method %s (its parameters: --%s)", fl.Name, m, strings.Join(spec.Knobs, ", --"))
 	})
 	return spec.Params(k), err
+}
+
+// newFlags returns the flags of the command name, writing to stderr; its
+// -h prints the usage lines and then the flags.
+func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		for _, l := range usage {
+			fmt.Fprintln(stderr, l)
+		}
+		fs.PrintDefaults()
+	}
+	return fs
 }

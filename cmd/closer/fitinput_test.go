@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/closer-lab/closer/internal/embed"
 )
@@ -54,5 +55,39 @@ func TestMethodHelpFromRegistry(t *testing.T) {
 				t.Errorf("embed --method %s --%s: exit %d, %q: want refused", s.Method, k, code, errb.String())
 			}
 		}
+	}
+}
+
+// TestProgressLines: report and count overwrite one line, not more often
+// than every half second, and not at all when quiet.
+func TestProgressLines(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, false)
+	p.report(1, 2.5) // within the first half second: nothing
+	if b.Len() != 0 {
+		t.Fatalf("printed %q within half a second", b.String())
+	}
+	p.last = p.last.Add(-time.Second)
+	p.report(3, 1.5)
+	p.report(4, 1.25) // right after: nothing
+	p.last = p.last.Add(-time.Second)
+	p.count("fit", 2, 7)
+	p.done()
+	got := b.String()
+	for _, want := range []string{"\riteration 3  loss 1.5  ", "\rfit 2 of 7  "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("progress %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "iteration 4") || !strings.HasSuffix(got, "\n") {
+		t.Errorf("progress %q: want no line within half a second and a final newline", got)
+	}
+	q := newProgress(&b, true)
+	b.Reset()
+	q.last = q.last.Add(-time.Second)
+	q.count("fit", 1, 2)
+	q.done()
+	if b.Len() != 0 {
+		t.Errorf("quiet progress printed %q", b.String())
 	}
 }
