@@ -136,7 +136,8 @@ func readTriplets(path, group string) (*triplet.Set, error) {
 	return set, nil
 }
 
-// methodFlags defines the flags of embed.Knobs on fs, one per knob.
+// addMethodFlags defines the flags of embed.Knobs on fs, one per knob; a
+// knob's help names the methods that read it (from the registry).
 func addMethodFlags(fs *flag.FlagSet) *embed.Knobs {
 	k := new(embed.Knobs)
 	fs.Float64Var(&k.Alpha, embed.KnobAlpha, 0, "t-STE degrees of freedom (0: max(dim-1, 1))")
