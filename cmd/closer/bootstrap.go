@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/embed"
-	"github.com/closer-lab/closer/internal/triplet"
 	"github.com/closer-lab/closer/internal/uncertainty"
 )
 
@@ -22,75 +20,57 @@ func init() {
 }
 
 func runBootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bootstrap", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: closer bootstrap --in triplets.csv --out spread.csv [--method tste] [--dim 2] [--reps 100] [flags]")
-		fmt.Fprintln(stderr, "\nFits the embedding, refits it on --reps bootstrap resamples of the training")
-		fmt.Fprintln(stderr, "answers (whole participants with --participant-column), aligns each refit to")
-		fmt.Fprintln(stderr, "the fit by orthogonal Procrustes and writes CSV item,x1..xD (normal form),")
-		fmt.Fprintln(stderr, "rms (spread), stability (share of the k nearest neighbours that recur) and the")
-		fmt.Fprintln(stderr, "covariance cov_i_j of each item's aligned positions (the ellipse in 2-D). With")
-		fmt.Fprintln(stderr, "--holdout it prints the held-out error with its interval. docs/embeddings.md.\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("bootstrap", stderr,
+		"usage: closer bootstrap --in triplets.csv --out spread.csv [--method tste] [--dim 2] [--reps 100] [flags]",
+		"\nFits the embedding, refits it on --reps bootstrap resamples of the training",
+		"answers (whole participants with --participant-column), aligns each refit to",
+		"the fit by orthogonal Procrustes and writes CSV item,x1..xD (normal form),",
+		"rms (spread), stability (share of the k nearest neighbours that recur) and the",
+		"covariance cov_i_j of each item's aligned positions (the ellipse in 2-D). With",
+		"--holdout it prints the held-out error with its interval. docs/embeddings.md.\n\nflags:",
+	)
+	fi := addFitInput(fs, fitInputFlags{
+		method: embed.DefaultMethod, methodUse: "embedding method",
+		seed:    "random seed (fit, resamples, --holdout split)",
+		holdout: "hold out this fraction of the answers (seeded) for the error interval; 0: none", holdoutDefault: 0.1,
+	})
 	var (
-		method  = fs.String("method", "tste", "embedding method: tste, ste, gnmds, ckl, soe or dmoe")
-		dim     = fs.Int("dim", 2, "embedding dimension")
-		in      = fs.String("in", "", "triplet CSV (columns anchor,closer,farther) (required)")
-		out     = fs.String("out", "", "output CSV, - for stdout (required)")
-		seed    = fs.Uint64("seed", 1, "random seed (fit, resamples, --holdout split)")
-		reps    = fs.Int("reps", uncertainty.DefaultReps, fmt.Sprintf("bootstrap replicates (2..%d)", uncertainty.MaxReps))
-		holdout = fs.Float64("holdout", 0.1, "hold out this fraction of the answers (seeded) for the error interval; 0: none")
-		pcol    = fs.String("participant-column", "", "resample whole participants, named by this CSV column")
-		k       = fs.Int("k", uncertainty.DefaultK, "nearest neighbours whose recurrence is counted")
-		level   = fs.Float64("level", uncertainty.DefaultLevel, "coverage of the error interval")
-		iters   = fs.Int("iter", 0, fmt.Sprintf("iteration cap of a replicate (0: %d from the fit, the method's default when --cold)", uncertainty.DefaultMaxIter))
-		cold    = fs.Bool("cold", false, "fit each replicate from the default start instead of the fit")
-		quiet   = fs.Bool("quiet", false, "no progress line on stderr")
+		out   = fs.String("out", "", "output CSV, - for stdout (required)")
+		reps  = fs.Int("reps", uncertainty.DefaultReps, fmt.Sprintf("bootstrap replicates (2..%d)", uncertainty.MaxReps))
+		pcol  = fs.String("participant-column", "", "resample whole participants, named by this CSV column")
+		k     = fs.Int("k", uncertainty.DefaultK, "nearest neighbours whose recurrence is counted")
+		level = fs.Float64("level", uncertainty.DefaultLevel, "coverage of the error interval")
+		iters = fs.Int("iter", 0, fmt.Sprintf("iteration cap of a replicate (0: %d from the fit, the method's default when --cold)", uncertainty.DefaultMaxIter))
+		cold  = fs.Bool("cold", false, "fit each replicate from the default start instead of the fit")
+		quiet = fs.Bool("quiet", false, "no progress line on stderr")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	m, err := embed.ParseMethod(*method)
+	m, err := fi.Method()
 	if err != nil {
 		return err
 	}
-	if *in == "" || *out == "" {
+	if fi.in == "" || *out == "" {
 		fs.Usage()
 		return errUsage
 	}
-	if *holdout < 0 || *holdout >= 1 {
-		return fmt.Errorf("--holdout %g: want a fraction in [0, 1)", *holdout)
+	if fi.holdout < 0 || fi.holdout >= 1 {
+		return fmt.Errorf("--holdout %g: want a fraction in [0, 1)", fi.holdout)
 	}
-	set, err := readTriplets(*in, *pcol)
+	set, err := fi.read(*pcol)
 	if err != nil {
 		return err
 	}
-	// Split by position so that the participant of each answer follows it.
-	idx := make([]int, len(set.Triplets))
-	for i := range idx {
-		idx[i] = i
-	}
-	var trainIdx, testIdx []int
-	if *holdout > 0 {
-		perm := triplet.NewRand(*seed).Perm(len(idx))
-		nTest := int(float64(len(idx))**holdout + 0.5)
-		testIdx, trainIdx = perm[:nTest], perm[nTest:]
-		slices.Sort(testIdx)
-		slices.Sort(trainIdx)
-	} else {
-		trainIdx = idx
-	}
+	trainIdx, testIdx := fi.holdOutByPosition(len(set.Triplets))
 	if len(trainIdx) == 0 {
 		return errors.New("no training answers")
 	}
-	var train, test []triplet.Triplet
+	train, test := pick(set.Triplets, trainIdx), pick(set.Triplets, testIdx)
 	var groups []int
 	names := map[string]int{}
-	for _, i := range trainIdx {
-		train = append(train, set.Triplets[i])
-		if *pcol != "" {
+	if *pcol != "" {
+		for _, i := range trainIdx {
 			g, ok := names[set.Groups[i]]
 			if !ok {
 				g = len(names)
@@ -99,10 +79,7 @@ func runBootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			groups = append(groups, g)
 		}
 	}
-	for _, i := range testIdx {
-		test = append(test, set.Triplets[i])
-	}
-	fitOpt := embed.Options{Method: m, Dim: *dim, Seed: *seed}
+	fitOpt := embed.Options{Method: m, Dim: fi.dim, Seed: fi.seed}
 	prog := newProgress(stderr, *quiet)
 	start := time.Now()
 	ref, err := embed.Fit(ctx, set.N(), train, fitOpt)
@@ -145,7 +122,7 @@ func runBootstrap(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		resampled = fmt.Sprintf("%d participants", len(names))
 	}
 	fmt.Fprintf(info, "method %s, dim %d, %d items, %d training answers, %d replicates resampling %s\n",
-		m, *dim, set.N(), len(train), res.Reps, resampled)
+		m, fi.dim, set.N(), len(train), res.Reps, resampled)
 	fmt.Fprintf(info, "median spread %.4f (unit RMS radius), median neighbour stability %.3f (k = %d)\n",
 		median(res.RMS), median(res.Stability), len(res.Neighbours[0]))
 	if len(test) > 0 {
@@ -198,5 +175,5 @@ func writeSpread(w io.Writer, ids []string, res *uncertainty.Result) error {
 func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
-	return uncertainty.Quantile(s, 0.5)
+	return embed.Quantile(s, 0.5)
 }

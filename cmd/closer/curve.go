@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/projection"
-	"github.com/closer-lab/closer/internal/triplet"
 )
 
 func init() {
@@ -18,43 +16,40 @@ func init() {
 }
 
 func runCurve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("curve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: closer curve --in triplets.csv [--method tste] [--dim 2] [--target E] [--at N] [flags]")
-		fmt.Fprintln(stderr, "\nHolds out --holdout of the answers, fits the first s of the others (in file")
-		fmt.Fprintln(stderr, "order, the order they were collected in) for --points sizes s from an --ratio'th")
-		fmt.Fprintln(stderr, "of them to all, fits e(n) = a + b·n^(−c) to the held-out errors and prints the")
-		fmt.Fprintln(stderr, "error expected at --at answers and the answers needed for --target, with")
-		fmt.Fprintln(stderr, "--level intervals. docs/embeddings.md, \"Dimension, uncertainty and how many more answers\".\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("curve", stderr,
+		"usage: closer curve --in triplets.csv [--method tste] [--dim 2] [--target E] [--at N] [flags]",
+		"\nHolds out --holdout of the answers, fits the first s of the others (in file",
+		"order, the order they were collected in) for --points sizes s from an --ratio'th",
+		"of them to all, fits e(n) = a + b·n^(−c) to the held-out errors and prints the",
+		"error expected at --at answers and the answers needed for --target, with",
+		"--level intervals. docs/embeddings.md, \"Dimension, uncertainty and how many more answers\".\n\nflags:",
+	)
+	fi := addFitInput(fs, fitInputFlags{
+		method: embed.DefaultMethod, methodUse: "embedding method",
+		seed:    "random seed (hold-out split, fits, bootstrap)",
+		holdout: "hold out this fraction of the answers (seeded) to measure the curve on", holdoutDefault: 0.1,
+	})
 	var (
-		method  = fs.String("method", "tste", "embedding method: tste, ste, gnmds, ckl, soe or dmoe")
-		dim     = fs.Int("dim", 2, "embedding dimension")
-		in      = fs.String("in", "", "triplet CSV (columns anchor,closer,farther) (required)")
-		seed    = fs.Uint64("seed", 1, "random seed (hold-out split, fits, bootstrap)")
-		holdout = fs.Float64("holdout", 0.1, "hold out this fraction of the answers (seeded) to measure the curve on")
-		points  = fs.Int("points", projection.DefaultPoints, "points of the curve (4..50)")
-		ratio   = fs.Float64("ratio", projection.DefaultRatio, "the first point is at the training answers over this")
-		target  = fs.Float64("target", 0, "print the answers needed for this held-out error (0: none)")
-		at      = fs.Int("at", 0, "print the error expected at this many training answers (0: twice the training answers)")
-		level   = fs.Float64("level", projection.DefaultLevel, "coverage of the intervals")
-		quiet   = fs.Bool("quiet", false, "no progress line on stderr")
+		points = fs.Int("points", projection.DefaultPoints, "points of the curve (4..50)")
+		ratio  = fs.Float64("ratio", projection.DefaultRatio, "the first point is at the training answers over this")
+		target = fs.Float64("target", 0, "print the answers needed for this held-out error (0: none)")
+		at     = fs.Int("at", 0, "print the error expected at this many training answers (0: twice the training answers)")
+		level  = fs.Float64("level", projection.DefaultLevel, "coverage of the intervals")
+		quiet  = fs.Bool("quiet", false, "no progress line on stderr")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	m, err := embed.ParseMethod(*method)
+	m, err := fi.Method()
 	if err != nil {
 		return err
 	}
 	switch {
-	case *in == "":
+	case fi.in == "":
 		fs.Usage()
 		return errUsage
-	case !(*holdout > 0 && *holdout < 1):
-		return fmt.Errorf("--holdout %g: want a fraction in (0, 1)", *holdout)
+	case !(fi.holdout > 0 && fi.holdout < 1):
+		return fmt.Errorf("--holdout %g: want a fraction in (0, 1)", fi.holdout)
 	case *points < projection.MinPoints || *points > 50:
 		return fmt.Errorf("--points %d: want %d..50", *points, projection.MinPoints)
 	case !(*ratio > 1):
@@ -64,25 +59,13 @@ func runCurve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case *at < 0:
 		return fmt.Errorf("--at %d: want a positive number of answers", *at)
 	}
-	set, err := readTriplets(*in, "")
+	set, err := fi.read("")
 	if err != nil {
 		return err
 	}
 	// Hold out a seeded share by position, keeping the others in file order.
-	perm := triplet.NewRand(*seed).Perm(len(set.Triplets))
-	nTest := int(float64(len(perm))**holdout + 0.5)
-	held := make([]bool, len(perm))
-	for _, i := range perm[:nTest] {
-		held[i] = true
-	}
-	var train, test []triplet.Triplet
-	for i, t := range set.Triplets {
-		if held[i] {
-			test = append(test, t)
-		} else {
-			train = append(train, t)
-		}
-	}
+	trainIdx, testIdx := fi.holdOutByPosition(len(set.Triplets))
+	train, test := pick(set.Triplets, trainIdx), pick(set.Triplets, testIdx)
 	if len(test) == 0 || len(train) < *points {
 		return fmt.Errorf("%d training and %d held-out answers: too few for a curve", len(train), len(test))
 	}
@@ -95,16 +78,16 @@ func runCurve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "fitting %d sizes ...\n", len(sizes))
 	}
 	start := time.Now()
-	pts, err := projection.Measure(ctx, set.N(), train, test, sizes, embed.Options{Method: m, Dim: *dim, Seed: *seed}, 0)
+	pts, err := projection.Measure(ctx, set.N(), train, test, sizes, embed.Options{Method: m, Dim: fi.dim, Seed: fi.seed}, 0)
 	prog.done()
 	if err != nil {
 		return err
 	}
-	cv, err := projection.FitCurve(pts, projection.Options{Level: *level, Seed: *seed})
+	cv, err := projection.FitCurve(pts, projection.Options{Level: *level, Seed: fi.seed})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "learning curve of %s, dim %d, %d items, held-out error on %d answers\n", m, *dim, set.N(), len(test))
+	fmt.Fprintf(stdout, "learning curve of %s, dim %d, %d items, held-out error on %d answers\n", m, fi.dim, set.N(), len(test))
 	fmt.Fprintln(stdout, "answers  held-out  fitted")
 	for _, p := range pts {
 		fmt.Fprintf(stdout, "%7d  %.4f    %.4f\n", p.Answers, p.Error, cv.Error(float64(p.Answers)))

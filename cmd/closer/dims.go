@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -16,41 +15,39 @@ func init() {
 }
 
 func runDims(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("dims", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: closer dims --in triplets.csv [--method ste] [--max-dim 5] [--folds 5] [flags]")
-		fmt.Fprintln(stderr, "\nFits every dimension 1..--max-dim on all folds but one and prints the mean")
-		fmt.Fprintln(stderr, "held-out triplet error of each with its standard error, the best dimension and")
-		fmt.Fprintln(stderr, "the suggested one: the smallest within one standard error of the best (Hastie,")
-		fmt.Fprintln(stderr, "Tibshirani and Friedman, ESL sec. 7.10). docs/embeddings.md, \"Dimension, uncertainty and how many more answers\".\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("dims", stderr,
+		"usage: closer dims --in triplets.csv [--method ste] [--max-dim 5] [--folds 5] [flags]",
+		"\nFits every dimension 1..--max-dim on all folds but one and prints the mean",
+		"held-out triplet error of each with its standard error, the best dimension and",
+		"the suggested one: the smallest within one standard error of the best (Hastie,",
+		"Tibshirani and Friedman, ESL sec. 7.10). docs/embeddings.md, \"Dimension, uncertainty and how many more answers\".\n\nflags:",
+	)
+	fi := addFitInput(fs, fitInputFlags{
+		method: dimension.DefaultMethod, methodUse: "embedding method of the folds' fits", noDim: true,
+		seed: "random seed (folds and starts)",
+	})
 	var (
-		method = fs.String("method", string(dimension.DefaultMethod), "embedding method of the folds' fits: tste, ste, gnmds, ckl, soe or dmoe")
-		in     = fs.String("in", "", "triplet CSV (columns anchor,closer,farther) (required)")
 		maxDim = fs.Int("max-dim", dimension.DefaultMaxDim, fmt.Sprintf("largest dimension tried (1..%d)", dimension.MaxMaxDim))
 		folds  = fs.Int("folds", dimension.DefaultFolds, fmt.Sprintf("number of folds (2..%d)", dimension.MaxFolds))
-		seed   = fs.Uint64("seed", 1, "random seed (folds and starts)")
 		iters  = fs.Int("iter", 0, "iteration cap of each fit (0: the method's default)")
 		quiet  = fs.Bool("quiet", false, "no progress line on stderr")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	m, err := embed.ParseMethod(*method)
+	m, err := fi.Method()
 	if err != nil {
 		return err
 	}
-	if *in == "" {
+	if fi.in == "" {
 		fs.Usage()
 		return errUsage
 	}
-	set, err := readTriplets(*in, "")
+	set, err := fi.read("")
 	if err != nil {
 		return err
 	}
-	opt := dimension.Options{Fit: embed.Options{Method: m, Seed: *seed, MaxIter: *iters}, MaxDim: *maxDim, Folds: *folds}
+	opt := dimension.Options{Fit: embed.Options{Method: m, Seed: fi.seed, MaxIter: *iters}, MaxDim: *maxDim, Folds: *folds}
 	prog := newProgress(stderr, *quiet)
 	opt.Progress = func(done, total int) { prog.count("fit", done, total) }
 	start := time.Now()
@@ -76,19 +73,4 @@ func runDims(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintf(stdout, "best dim %d\nsuggested dim %d (the smallest within one standard error of the best)\n", res.Best, res.Suggested)
 	fmt.Fprintf(stdout, "time %.3f s\n", time.Since(start).Seconds())
 	return nil
-}
-
-// count reports done of total units of work (fits, replicates), at most
-// every half second.
-func (p *progress) count(what string, done, total int) {
-	if p.quiet {
-		return
-	}
-	now := time.Now()
-	if now.Sub(p.last) < 500*time.Millisecond {
-		return
-	}
-	p.last = now
-	p.shown = true
-	fmt.Fprintf(p.w, "\r%s %d of %d  %.1f s   ", what, done, total, now.Sub(p.start).Seconds())
 }

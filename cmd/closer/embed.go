@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -18,32 +15,27 @@ import (
 )
 
 func init() {
-	register("embed", "learn an ordinal embedding (t-STE, STE, GNMDS, CKL, SOE, DMOE) from a triplet CSV", runEmbed)
+	register("embed", "learn an ordinal embedding ("+strings.Join(embed.MethodLabels(), ", ")+") from a triplet CSV", runEmbed)
 }
 
 func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("embed", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: closer embed --method tste|ste|gnmds|ckl|soe|dmoe --dim D --in triplets.csv --out embedding.csv [flags]")
-		fmt.Fprintln(stderr, "\nWrites CSV item,x1,...,xD (item ids as in the input), in the normal form of")
-		fmt.Fprintln(stderr, "docs/embeddings.md unless --raw. With --holdout F or")
-		fmt.Fprintln(stderr, "--holdout-column/--holdout-value it also prints the training and held-out")
-		fmt.Fprintln(stderr, "triplet error and the time. Zero-valued method parameters take the defaults")
-		fmt.Fprintln(stderr, "of the method (internal/embed, params.go); a flag of another\nmethod is refused.\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("embed", stderr,
+		"usage: closer embed --method "+strings.Join(embed.MethodNames(), "|")+" --dim D --in triplets.csv --out embedding.csv [flags]",
+		"\nWrites CSV item,x1,...,xD (item ids as in the input), in the normal form of",
+		"docs/embeddings.md unless --raw. With --holdout F or",
+		"--holdout-column/--holdout-value it also prints the training and held-out",
+		"triplet error and the time. Zero-valued method parameters take the defaults",
+		"of the method (internal/embed, params.go); a flag of another\nmethod is refused.\n\nflags:",
+	)
+	fi := addFitInput(fs, fitInputFlags{
+		method: embed.DefaultMethod, methodUse: "embedding method",
+		seed:    "random seed (initialisation and --holdout split)",
+		holdout: "hold out this fraction of the triplets (seeded) and report the held-out error", holdoutColumn: true,
+	})
 	var (
-		method  = fs.String("method", "tste", "embedding method: tste, ste, gnmds, ckl, soe or dmoe")
-		dim     = fs.Int("dim", 2, "embedding dimension")
-		in      = fs.String("in", "", "triplet CSV (columns anchor,closer,farther) (required)")
 		out     = fs.String("out", "", "output embedding CSV, - for stdout (required)")
-		seed    = fs.Uint64("seed", 1, "random seed (initialisation and --holdout split)")
 		iters   = fs.Int("iter", 0, "iteration cap (0: the method's default, 1000; DMOE 300)")
 		tol     = fs.Float64("tol", 0, "relative tolerance (0: default)")
-		holdout = fs.Float64("holdout", 0, "hold out this fraction of the triplets (seeded) and report the held-out error")
-		hcol    = fs.String("holdout-column", "", "hold out the rows whose value in this CSV column is --holdout-value")
-		hval    = fs.String("holdout-value", "", "value of --holdout-column that marks held-out rows (e.g. Test)")
 		initF   = fs.String("init", "", "warm start: embedding CSV item,x1,...,xD with every item of the input")
 		startF  = fs.String("start", "", "start without --init: mds (classical MDS of the triplets) or random; empty: the default, mds")
 		startsF = fs.Int("starts", 0, "starts without --init, the first from --start, the others random; the fit with the fewest wrong training triplets is kept (0: the default: 5 in one dimension; otherwise 3 for tste and ckl, 1 for ste and gnmds; soe --inits)")
@@ -54,7 +46,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	m, err := embed.ParseMethod(*method)
+	m, err := fi.Method()
 	if err != nil {
 		return err
 	}
@@ -64,42 +56,28 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	if *in == "" || *out == "" {
+	if fi.in == "" || *out == "" {
 		fs.Usage()
 		return errUsage
 	}
-	if (*hcol == "") != (*hval == "") {
-		return errors.New("--holdout-column and --holdout-value go together")
+	if err := fi.checkHoldoutColumn(); err != nil {
+		return err
 	}
-	if *hcol != "" && *holdout > 0 {
-		return errors.New("use either --holdout or --holdout-column, not both")
+	if fi.holdout < 0 || fi.holdout >= 1 {
+		return fmt.Errorf("--holdout %g: want a fraction in [0, 1)", fi.holdout)
 	}
-	if *holdout < 0 || *holdout >= 1 {
-		return fmt.Errorf("--holdout %g: want a fraction in [0, 1)", *holdout)
-	}
-	set, err := readTriplets(*in, *hcol)
+	set, err := fi.read(fi.hcol)
 	if err != nil {
 		return err
 	}
 	train, test := set.Triplets, []triplet.Triplet(nil)
 	switch {
-	case *hcol != "":
-		train = nil
-		for k, t := range set.Triplets {
-			if set.Groups[k] == *hval {
-				test = append(test, t)
-			} else {
-				train = append(train, t)
-			}
+	case fi.hcol != "":
+		if train, test, err = fi.splitByColumn(set); err != nil {
+			return err
 		}
-		if len(test) == 0 {
-			return fmt.Errorf("%s: no row has %s = %q", *in, *hcol, *hval)
-		}
-		if len(train) == 0 {
-			return fmt.Errorf("%s: every row has %s = %q, nothing to train on", *in, *hcol, *hval)
-		}
-	case *holdout > 0:
-		train, test = triplet.Split(set.Triplets, *holdout, *seed)
+	case fi.holdout > 0:
+		train, test = triplet.Split(set.Triplets, fi.holdout, fi.seed)
 	}
 	params, err := methodParams(fs, m, *mflags)
 	if err != nil {
@@ -108,7 +86,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *startsF < 0 {
 		return fmt.Errorf("--starts %d: want 0 (the default) or more", *startsF)
 	}
-	opt := embed.Options{Params: params, Dim: *dim, Seed: *seed, MaxIter: *iters, Tol: *tol, Start: st, Starts: *startsF}
+	opt := embed.Options{Params: params, Dim: fi.dim, Seed: fi.seed, MaxIter: *iters, Tol: *tol, Start: st, Starts: *startsF}
 	if *initF != "" {
 		x, err := readPointsFor(*initF, set.IDs)
 		if err != nil {
@@ -152,27 +130,13 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		info = stderr
 	}
 	fmt.Fprintf(info, "method %s, dim %d, %d items, %d training triplets, %d iterations, loss %.6g, raw RMS radius %.4g\n",
-		m, *dim, set.N(), len(train), res.Iterations, res.Loss, embed.RMSRadius(res.X))
+		m, fi.dim, set.N(), len(train), res.Iterations, res.Loss, embed.RMSRadius(res.X))
 	fmt.Fprintf(info, "train error %.4f\n", embed.TripletError(res.X, train))
 	if len(test) > 0 {
 		fmt.Fprintf(info, "held-out error %.4f (%d triplets)\n", embed.TripletError(res.X, test), len(test))
 	}
 	fmt.Fprintf(info, "time %.3f s\n", elapsed.Seconds())
 	return nil
-}
-
-// readTriplets reads a triplet CSV, keeping the column group (if any).
-func readTriplets(path, group string) (*triplet.Set, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	set, err := triplet.ReadCSVWith(f, triplet.ReadOptions{GroupBy: group})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return set, nil
 }
 
 // readPointsFor reads an embedding CSV and returns its rows in the order of
@@ -219,6 +183,20 @@ func newProgress(w io.Writer, quiet bool) *progress {
 }
 
 func (p *progress) report(iter int, loss float64) {
+	p.show(func(elapsed float64) string {
+		return fmt.Sprintf("iteration %d  loss %.6g  %.1f s", iter, loss, elapsed)
+	})
+}
+
+// count reports done of total units of work (fits, replicates), at most
+// every half second.
+func (p *progress) count(what string, done, total int) {
+	p.show(func(elapsed float64) string { return fmt.Sprintf("%s %d of %d  %.1f s", what, done, total, elapsed) })
+}
+
+// show overwrites the progress line with line(seconds since the start),
+// unless quiet or the last line is less than half a second old.
+func (p *progress) show(line func(elapsed float64) string) {
 	if p.quiet {
 		return
 	}
@@ -228,7 +206,7 @@ func (p *progress) report(iter int, loss float64) {
 	}
 	p.last = now
 	p.shown = true
-	fmt.Fprintf(p.w, "\riteration %d  loss %.6g  %.1f s   ", iter, loss, now.Sub(p.start).Seconds())
+	fmt.Fprintf(p.w, "\r%s   ", line(now.Sub(p.start).Seconds()))
 }
 
 func (p *progress) done() {
@@ -236,59 +214,3 @@ func (p *progress) done() {
 		fmt.Fprintln(p.w)
 	}
 }
-
-// methodFlags are the flags that set one method's own parameters.
-type methodFlags struct {
-	alpha, lambda, mu, margin, nu float64
-	inits                         int
-	paperStop                     bool
-}
-
-// addMethodFlags defines the flags of methodFlags on fs.
-func addMethodFlags(fs *flag.FlagSet) *methodFlags {
-	f := new(methodFlags)
-	fs.Float64Var(&f.alpha, "alpha", 0, "t-STE degrees of freedom (0: max(dim-1, 1))")
-	fs.Float64Var(&f.lambda, "lambda", 0, "regularisation weight of t-STE, STE, GNMDS, CKL and DMOE (0: the method's default, negative: none)")
-	fs.Float64Var(&f.mu, "mu", 0, "CKL mu (0: 0.1)")
-	fs.Float64Var(&f.margin, "margin", 0, "hinge margin of GNMDS, SOE and DMOE (0: GNMDS 1, SOE 0.1, DMOE gamma0 1)")
-	fs.IntVar(&f.inits, "inits", 0, "SOE random initialisations (0: 4)")
-	fs.Float64Var(&f.nu, "nu", 0, "DMOE nu (0: 1)")
-	fs.BoolVar(&f.paperStop, "paper-stop", false, "DMOE: stop by Ma et al.'s rule (objective change per triplet below 0.001) instead of at convergence; with --dim equal to the number of items this is the paper's Table 1 protocol")
-	return f
-}
-
-// methodParams builds m's parameters from the flags, refusing a flag that
-// was given but is not one of m's (it would otherwise be ignored silently).
-func methodParams(fs *flag.FlagSet, m embed.Method, f methodFlags) (embed.Params, error) {
-	var (
-		p    embed.Params
-		owns []string
-	)
-	switch m {
-	case embed.TSTE:
-		p, owns = embed.TSTEParams{Alpha: f.alpha, Lambda: f.lambda}, []string{"alpha", "lambda"}
-	case embed.STE:
-		p, owns = embed.STEParams{Lambda: f.lambda}, []string{"lambda"}
-	case embed.GNMDS:
-		p, owns = embed.GNMDSParams{Lambda: f.lambda, Margin: f.margin}, []string{"lambda", "margin"}
-	case embed.CKL:
-		p, owns = embed.CKLParams{Lambda: f.lambda, Mu: f.mu}, []string{"lambda", "mu"}
-	case embed.SOE:
-		p, owns = embed.SOEParams{Margin: f.margin, Inits: f.inits}, []string{"margin", "inits"}
-	case embed.DMOE:
-		p, owns = embed.DMOEParams{Lambda: f.lambda, Margin: f.margin, Nu: f.nu, PaperStop: f.paperStop}, []string{"lambda", "margin", "nu", "paper-stop"}
-	default:
-		return nil, fmt.Errorf("no parameters for method %s", m)
-	}
-	var err error
-	fs.Visit(func(fl *flag.Flag) {
-		if err != nil || !methodFlagNames[fl.Name] || slices.Contains(owns, fl.Name) {
-			return
-		}
-		err = fmt.Errorf("--%s does not apply to --method %s (its parameters: --%s)", fl.Name, m, strings.Join(owns, ", --"))
-	})
-	return p, err
-}
-
-// methodFlagNames are the flags of methodFlags.
-var methodFlagNames = map[string]bool{"alpha": true, "lambda": true, "mu": true, "margin": true, "inits": true, "nu": true, "paper-stop": true}

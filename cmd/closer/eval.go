@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,15 +19,12 @@ func init() {
 }
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: closer eval --embedding embedding.csv [--in triplets.csv] [--truth points.csv] [--labels labels.csv]")
-		fmt.Fprintln(stderr, "\nPrints the triplet error of the embedding on the triplets, and with true")
-		fmt.Fprintln(stderr, "coordinates the mean Kendall tau, kNN precision, distance RMSE and Procrustes")
-		fmt.Fprintln(stderr, "disparity; with labels (CSV item,label) the leave-one-out 1-NN error.\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("eval", stderr,
+		"usage: closer eval --embedding embedding.csv [--in triplets.csv] [--truth points.csv] [--labels labels.csv]",
+		"\nPrints the triplet error of the embedding on the triplets, and with true",
+		"coordinates the mean Kendall tau, kNN precision, distance RMSE and Procrustes",
+		"disparity; with labels (CSV item,label) the leave-one-out 1-NN error.\n\nflags:",
+	)
 	var (
 		embF   = fs.String("embedding", "", "embedding CSV item,x1,...,xD (required)")
 		in     = fs.String("in", "", "triplet CSV to score the embedding on")

@@ -36,7 +36,7 @@ type Settings struct {
 
 func (s Settings) withDefaults() Settings {
 	if s.Method == "" {
-		s.Method = embed.TSTE
+		s.Method = embed.DefaultMethod
 	}
 	if s.Dim <= 0 {
 		s.Dim = 2

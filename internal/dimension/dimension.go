@@ -112,21 +112,15 @@ func CrossValidate(ctx context.Context, n int, ts []triplet.Triplet, opt Options
 		return nil, fmt.Errorf("dimension cv: %d answers for %d folds", len(ts), opt.Folds)
 	}
 	folds := Folds(len(ts), opt.Folds, opt.Fit.Seed)
-	type job struct{ d, f int }
-	jobs := make(chan job)
 	test := make([][]float64, opt.MaxDim)
 	train := make([][]float64, opt.MaxDim)
 	for d := range test {
 		test[d] = make([]float64, opt.Folds)
 		train[d] = make([]float64, opt.Folds)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		wg       sync.WaitGroup
+		mu   sync.Mutex
+		done int
 	)
 	total := opt.MaxDim * opt.Folds
 	fitOpt := opt.Fit
@@ -138,51 +132,29 @@ func CrossValidate(ctx context.Context, n int, ts []triplet.Triplet, opt Options
 	}
 	fitOpt.Init = nil
 	fitOpt.Progress = nil
-	for range min(opt.Workers, total) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				tr, te := split(ts, folds, j.f)
-				o := fitOpt
-				o.Dim = j.d + 1
-				o.Seed = triplet.Mix64(opt.Fit.Seed ^ uint64(j.d+1)<<32 ^ uint64(j.f+1))
-				res, err := embed.Fit(ctx, n, tr, o)
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = fmt.Errorf("dimension cv: d = %d, fold %d: %w", j.d+1, j.f+1, err)
-					}
-					cancel()
-				} else {
-					test[j.d][j.f] = embed.TripletError(res.X, te)
-					train[j.d][j.f] = embed.TripletError(res.X, tr)
-					done++
-					if opt.Progress != nil {
-						opt.Progress(done, total)
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for d := range opt.MaxDim {
-		for f := range opt.Folds {
-			select {
-			case jobs <- job{d, f}:
-			case <-ctx.Done():
-				break feed
-			}
+	// Fit k is dimension k/Folds + 1 on all folds but k%Folds.
+	err := embed.RunFits(ctx, "dimension cv", opt.Workers, total, nil, func(ctx context.Context, k int) error {
+		d, f := k/opt.Folds, k%opt.Folds
+		tr, te := split(ts, folds, f)
+		o := fitOpt
+		o.Dim = d + 1
+		o.Seed = triplet.Mix64(opt.Fit.Seed ^ uint64(d+1)<<32 ^ uint64(f+1))
+		res, err := embed.Fit(ctx, n, tr, o)
+		if err != nil {
+			return fmt.Errorf("dimension cv: d = %d, fold %d: %w", d+1, f+1, err)
 		}
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("dimension cv: %w", err)
+		mu.Lock()
+		defer mu.Unlock()
+		test[d][f] = embed.TripletError(res.X, te)
+		train[d][f] = embed.TripletError(res.X, tr)
+		done++
+		if opt.Progress != nil {
+			opt.Progress(done, total)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := &Result{Folds: opt.Folds, Answers: len(ts)}
 	for d := range opt.MaxDim {

@@ -32,48 +32,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/triplet"
 )
-
-// Method names an embedding algorithm.
-type Method string
-
-// The embedding methods.
-const (
-	TSTE  Method = "tste"
-	STE   Method = "ste"
-	GNMDS Method = "gnmds"
-	CKL   Method = "ckl"
-	SOE   Method = "soe"
-	DMOE  Method = "dmoe"
-)
-
-// Methods lists every method, in the order used by reports.
-var Methods = []Method{TSTE, STE, GNMDS, CKL, SOE, DMOE}
-
-// ParseMethod returns the method named s (case as in the constants).
-func ParseMethod(s string) (Method, error) {
-	for _, m := range Methods {
-		if string(m) == s {
-			return m, nil
-		}
-	}
-	return "", fmt.Errorf("unknown method %q (want one of %s)", s, strings.Join(MethodNames(), ", "))
-}
-
-// MethodNames returns the names of Methods, in their order: what settings,
-// forms and flags accept.
-func MethodNames() []string {
-	names := make([]string, len(Methods))
-	for i, m := range Methods {
-		names[i] = string(m)
-	}
-	return names
-}
 
 // Options configures Fit: the knobs every method shares, and the method's
 // own in Params. Zero values select the defaults given per field.
@@ -147,7 +110,7 @@ type Result struct {
 func (o Options) withDefaults() Options {
 	switch {
 	case o.Params == nil && o.Method == "":
-		o.Method = TSTE
+		o.Method = DefaultMethod
 		fallthrough
 	case o.Params == nil:
 		o.Params = o.Method.Params()

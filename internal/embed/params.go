@@ -36,25 +36,6 @@ type pointParams interface {
 	starts(dim int) int
 }
 
-// Params returns m's parameters at their defaults (nil for an unknown m).
-func (m Method) Params() Params {
-	switch m {
-	case TSTE:
-		return TSTEParams{}
-	case STE:
-		return STEParams{}
-	case GNMDS:
-		return GNMDSParams{}
-	case CKL:
-		return CKLParams{}
-	case SOE:
-		return SOEParams{}
-	case DMOE:
-		return DMOEParams{}
-	}
-	return nil
-}
-
 // The point methods' loop defaults: at most 1000 L-BFGS iterations, a
 // relative tolerance of 1e-6, and a start of scale 1e-4 as in van der
 // Maaten's code (methods whose μ or margin is absolute start at scale 1).

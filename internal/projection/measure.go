@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -45,33 +44,22 @@ func Measure(ctx context.Context, n int, train, test []triplet.Triplet, sizes []
 	}
 	fit.Init, fit.Progress = nil, nil
 	if workers > 1 {
-		fit.Workers = 1
+		fit.Workers = 1 // the sizes are the parallelism
 	}
 	out := make([]Point, len(sizes))
-	errs := make([]error, len(sizes))
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for i, s := range sizes {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			o := fit
-			o.Seed = triplet.Mix64(fit.Seed ^ uint64(s))
-			res, err := embed.Fit(ctx, n, train[:s], o)
-			if err != nil {
-				errs[i] = fmt.Errorf("learning curve: %d answers: %w", s, err)
-				return
-			}
-			out[i] = Point{Answers: s, Error: embed.TripletError(res.X, test)}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
+	err := embed.RunFits(ctx, "learning curve", workers, len(sizes), nil, func(ctx context.Context, i int) error {
+		s := sizes[i]
+		o := fit
+		o.Seed = triplet.Mix64(fit.Seed ^ uint64(s))
+		res, err := embed.Fit(ctx, n, train[:s], o)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("learning curve: %d answers: %w", s, err)
 		}
+		out[i] = Point{Answers: s, Error: embed.TripletError(res.X, test)}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -167,7 +168,7 @@ func (c *Curve) ErrorAt(n float64) Estimate {
 	for i, r := range c.reps {
 		v[i] = r[0] + r[1]*math.Pow(n, -r[2]) + c.noise[i]
 	}
-	lo, hi := quantiles(v, c.Level)
+	lo, hi := embed.Percentiles(v, c.Level)
 	return Estimate{Value: c.Error(n), Low: lo, High: hi}
 }
 
@@ -181,7 +182,7 @@ func (c *Curve) AnswersFor(e float64) Estimate {
 	for i, r := range c.reps {
 		v[i] = answersFor(r[0], r[1], r[2], e)
 	}
-	lo, hi := quantiles(v, c.Level)
+	lo, hi := embed.Percentiles(v, c.Level)
 	return Estimate{Value: answersFor(c.A, c.B, c.C, e), Low: lo, High: hi}
 }
 
@@ -190,29 +191,6 @@ func answersFor(a, b, c, e float64) float64 {
 		return math.Inf(1)
 	}
 	return math.Pow((e-a)/b, -1/c)
-}
-
-// quantiles returns the (1∓level)/2 quantiles of v (type 7; +Inf sorts
-// last).
-func quantiles(v []float64, level float64) (lo, hi float64) {
-	if len(v) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return quantile(s, (1-level)/2), quantile(s, (1+level)/2)
-}
-
-func quantile(s []float64, p float64) float64 {
-	h := p * float64(len(s)-1)
-	i := int(math.Floor(h))
-	if i >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	if s[i+1] == s[i] || math.IsInf(s[i+1], 1) && h == float64(i) {
-		return s[i]
-	}
-	return s[i] + (h-float64(i))*(s[i+1]-s[i])
 }
 
 // linear returns the weighted least-squares a, b of y ≈ a + b·x and the

@@ -169,80 +169,53 @@ func Bootstrap(ctx context.Context, n int, train []triplet.Triplet, ref *mat.Den
 	slots := make(chan struct{}, 2*opt.Workers)
 	errs := make([]float64, opt.Reps)
 	iters := 0
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan int)
 	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		wg       sync.WaitGroup
+		mu   sync.Mutex
+		done int
 	)
-	for range min(opt.Workers, opt.Reps) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range jobs {
-				seed := triplet.Mix64(opt.Fit.Seed ^ (uint64(b+1) * triplet.Golden))
-				rng := triplet.NewRand(seed)
-				sample := resample(rng, train, groups)
-				o := fitOpt
-				o.Seed = seed
-				res, err := embed.Fit(ctx, n, sample, o)
-				var x *mat.Dense
-				if err == nil {
-					x = new(mat.Dense)
-					embed.Normalize(x, res.X)
-					Align(x, refN, x)
-					errs[b] = math.NaN()
-					if len(opt.Test) > 0 {
-						errs[b] = embed.TripletError(x, resample(rng, opt.Test, nil))
-					}
-				}
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = fmt.Errorf("bootstrap: replicate %d: %w", b+1, err)
-					}
-					cancel()
-				} else {
-					pending[b] = x
-					for pending[next] != nil {
-						acc.add(pending[next])
-						delete(pending, next)
-						next++
-						<-slots
-					}
-					done++
-					iters += res.Iterations
-					if opt.Progress != nil {
-						opt.Progress(done, opt.Reps)
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for b := range opt.Reps {
+	admit := func(ctx context.Context) error {
 		select {
 		case slots <- struct{}{}:
+			return nil
 		case <-ctx.Done():
-			break feed
-		}
-		select {
-		case jobs <- b:
-		case <-ctx.Done():
-			break feed
+			return ctx.Err()
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("bootstrap: %w", err)
+	err := embed.RunFits(ctx, "bootstrap", opt.Workers, opt.Reps, admit, func(ctx context.Context, b int) error {
+		seed := triplet.Mix64(opt.Fit.Seed ^ (uint64(b+1) * triplet.Golden))
+		rng := triplet.NewRand(seed)
+		sample := resample(rng, train, groups)
+		o := fitOpt
+		o.Seed = seed
+		res, err := embed.Fit(ctx, n, sample, o)
+		if err != nil {
+			return fmt.Errorf("bootstrap: replicate %d: %w", b+1, err)
+		}
+		x := new(mat.Dense)
+		embed.Normalize(x, res.X)
+		Align(x, refN, x)
+		errs[b] = math.NaN()
+		if len(opt.Test) > 0 {
+			errs[b] = embed.TripletError(x, resample(rng, opt.Test, nil))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		pending[b] = x
+		for pending[next] != nil {
+			acc.add(pending[next])
+			delete(pending, next)
+			next++
+			<-slots
+		}
+		done++
+		iters += res.Iterations
+		if opt.Progress != nil {
+			opt.Progress(done, opt.Reps)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := acc.result()
 	out.RepErrors = errs
@@ -376,50 +349,13 @@ func (a *accumulator) result() *Result {
 // reference fit: the replicates measure the held-out error's spread (over
 // training answers and over test answers, both resampled), not its level.
 func CentredInterval(e float64, v []float64, level float64) (lo, hi float64) {
-	lo, hi = Percentiles(v, level)
-	s := make([]float64, 0, len(v))
-	for _, x := range v {
-		if !math.IsNaN(x) {
-			s = append(s, x)
-		}
-	}
+	lo, hi = embed.Percentiles(v, level)
+	s := embed.SortedNumbers(v)
 	if len(s) == 0 {
 		return math.NaN(), math.NaN()
 	}
-	slices.Sort(s)
-	med := Quantile(s, 0.5)
+	med := embed.Quantile(s, 0.5)
 	return e + lo - med, e + hi - med
-}
-
-// Percentiles returns the (1−level)/2 and (1+level)/2 quantiles of v (NaNs
-// left out), by linear interpolation between order statistics (type 7 of
-// Hyndman and Fan 1996, R's default): the bootstrap percentile interval
-// (Efron and Tibshirani 1993, ch. 13). NaN for no values.
-func Percentiles(v []float64, level float64) (lo, hi float64) {
-	s := make([]float64, 0, len(v))
-	for _, x := range v {
-		if !math.IsNaN(x) {
-			s = append(s, x)
-		}
-	}
-	if len(s) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	slices.Sort(s)
-	return Quantile(s, (1-level)/2), Quantile(s, (1+level)/2)
-}
-
-// Quantile returns the p-quantile of the sorted values s (type 7).
-func Quantile(s []float64, p float64) float64 {
-	h := p * float64(len(s)-1)
-	i := int(math.Floor(h))
-	if i >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	if i < 0 {
-		return s[0]
-	}
-	return s[i] + (h-float64(i))*(s[i+1]-s[i])
 }
 
 // nearest is triplet.Nearest (the k rows nearest to row i, nearest first,

@@ -86,6 +86,6 @@ func TestPerfRecomputeWithTrust(t *testing.T) {
 }
 
 func median(v []float64) float64 {
-	lo, _ := Percentiles(v, 0)
+	lo, _ := embed.Percentiles(v, 0)
 	return lo
 }

@@ -165,7 +165,7 @@ func TestCentredInterval(t *testing.T) {
 }
 
 func TestPercentiles(t *testing.T) {
-	lo, hi := Percentiles([]float64{5, 1, math.NaN(), 3, 2, 4}, 0.5)
+	lo, hi := embed.Percentiles([]float64{5, 1, math.NaN(), 3, 2, 4}, 0.5)
 	if lo != 2 || hi != 4 {
 		t.Errorf("Percentiles = %g, %g; want 2, 4", lo, hi)
 	}
