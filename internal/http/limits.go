@@ -177,6 +177,7 @@ func (s *Server) deadlines(next http.Handler) http.Handler {
 		}
 		dw := &deadlineWriter{ResponseWriter: w, a: a, window: s.cfg.TransferWindow, chunk: s.cfg.TransferMinBytes}
 		next.ServeHTTP(dw, r.WithContext(context.WithValue(r.Context(), admissionKey{}, a)))
+		dw.resume() // what net/http writes after the handler (the last chunk) gets the client's window
 	})
 }
 
@@ -209,25 +210,32 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 
 // deadlineWriter moves the connection's write deadline on by window for
 // each chunk bytes the client takes, and lets the request's slot go at the
-// first byte unless the route streams from the database.
+// first byte unless the route streams from the database. The time the
+// handler itself spends between two writes (reading the next piece from
+// the database, say) is not the client's: the deadline moves on by it, so
+// a slow server never cuts off a client that reads at the pace asked.
 type deadlineWriter struct {
 	http.ResponseWriter
-	a       *admission
-	window  time.Duration
-	chunk   int
-	sent    int
-	started bool
+	a        *admission
+	window   time.Duration
+	chunk    int
+	sent     int
+	started  bool
+	deadline time.Time // the write deadline last set
+	returned time.Time // when the last Write returned
 }
 
 func (d *deadlineWriter) Write(p []byte) (int, error) {
 	if !d.started && !d.a.limits.stream {
 		d.a.release()
 	}
+	d.resume()
+	defer d.pause()
 	written := 0
 	for len(p) > 0 {
 		if !d.started || d.sent >= d.chunk {
 			d.started, d.sent = true, 0
-			_ = d.a.rc.SetWriteDeadline(time.Now().Add(d.window))
+			d.setDeadline(time.Now().Add(d.window))
 		}
 		k := min(len(p), d.chunk-d.sent)
 		n, err := d.ResponseWriter.Write(p[:k])
@@ -241,8 +249,30 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 	return written, nil
 }
 
+// pause notes that the handler stops writing; resume moves the deadline
+// on by the time since (the handler's, not the client's). The last
+// resume comes after the handler returned, before net/http ends the
+// response.
+func (d *deadlineWriter) pause() { d.returned = time.Now() }
+
+func (d *deadlineWriter) resume() {
+	if d.started && !d.returned.IsZero() {
+		d.setDeadline(d.deadline.Add(time.Since(d.returned)))
+		d.returned = time.Time{}
+	}
+}
+
+func (d *deadlineWriter) setDeadline(t time.Time) {
+	d.deadline = t
+	_ = d.a.rc.SetWriteDeadline(t)
+}
+
 // Flush sends what is buffered (the exports flush as they go).
-func (d *deadlineWriter) Flush() { _ = d.a.rc.Flush() }
+func (d *deadlineWriter) Flush() {
+	d.resume()
+	defer d.pause()
+	_ = d.a.rc.Flush()
+}
 
 // Unwrap lets http.ResponseController reach the connection.
 func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
