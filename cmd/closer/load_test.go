@@ -25,6 +25,7 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // loadApp is the real router on a fresh database, served over loopback,
@@ -40,7 +41,7 @@ type loadApp struct {
 func newLoadApp(t *testing.T, plant func(next http.Handler) http.Handler) *loadApp {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	var h http.Handler = closerhttp.New(store, closerhttp.Config{BaseURL: base}, slog.New(slog.NewTextHandler(io.Discard, nil)))

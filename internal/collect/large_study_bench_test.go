@@ -22,6 +22,7 @@ import (
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
+	"golang.org/x/crypto/bcrypt"
 )
 
 var (
@@ -52,7 +53,7 @@ var (
 func BenchmarkLargeStudy(b *testing.B) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(b)
-	s := collect.New(pool)
+	s := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	data := largeTripletCSV(1000, *largeTriplets, 2000, 7)
 	t0 := time.Now()
 	big, rep, err := studyfile.ImportTriplets(ctx, s, studyfile.TripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(data)})

@@ -25,6 +25,7 @@ import (
 	"github.com/closer-lab/closer/internal/triplet"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // largeApp is the router on a database holding a study "large" of 1,000
@@ -43,7 +44,7 @@ type largeApp struct {
 func newLargeApp(b *testing.B) *largeApp {
 	b.Helper()
 	pool, _ := pgtest.NewDB(b)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	large, _, err := studyfile.ImportTriplets(ctx, store, studyfile.TripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(synthTriplets(1000, 100000, 1000, 11))})

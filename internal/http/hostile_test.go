@@ -19,6 +19,7 @@ import (
 	"github.com/closer-lab/closer/internal/faults"
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Hostile clients (issue 24) against a server with four database slots:
@@ -35,7 +36,7 @@ func hostileApp(t *testing.T, cfg closerhttp.Config) (*app, faults.Hostile, *htt
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Listener.Close()
 	srv.Listener = ln // the server's send buffers, as cmd/web's

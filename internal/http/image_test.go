@@ -22,6 +22,7 @@ import (
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/media/mediatest"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // imageApp is the router on a fresh database with the image cache of
@@ -29,7 +30,7 @@ import (
 func imageApp(t *testing.T, cacheBytes int64) (*app, *logBuffer, http.Handler) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	logs := &logBuffer{}
 	srv := httptest.NewUnstartedServer(nil)
 	h := closerhttp.New(store, closerhttp.Config{BaseURL: "http://" + srv.Listener.Addr().String(), ImageCacheBytes: cacheBytes, RequestLog: true},

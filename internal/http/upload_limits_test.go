@@ -23,13 +23,14 @@ import (
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/media/mediatest"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // newAppWith is newApp with upload limits of the test's choosing.
 func newAppWith(t *testing.T, cfg closerhttp.Config) *app {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	cfg.BaseURL = "http://" + srv.Listener.Addr().String()
 	srv.Config.Handler = closerhttp.New(store, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
