@@ -71,7 +71,7 @@ func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string, cost in
 	err = tx.QueryRow(ctx,
 		`INSERT INTO admins (email, password_hash) VALUES ($1, $2) RETURNING id, created_at`,
 		email, string(hash)).Scan(&a.ID, &a.CreatedAt)
-	if isUnique(err, "") {
+	if isUnique(err) {
 		return Admin{}, userErr(KindConflict, "an admin with e-mail %s exists", email)
 	}
 	return a, err

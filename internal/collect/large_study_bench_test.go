@@ -62,7 +62,6 @@ func BenchmarkLargeStudy(b *testing.B) {
 	}
 	b.Logf("imported %d triplets (%d items, %d participants, %.0f MB of CSV) in %v",
 		rep.Answers, rep.Items, rep.Participants, float64(len(data))/1e6, time.Since(t0).Round(time.Millisecond))
-	data = nil
 	if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
 		b.Fatal(err)
 	}

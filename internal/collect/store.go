@@ -296,14 +296,10 @@ func (s *Store) inTxFrom(ctx context.Context, sql string, args []any, scan func(
 	return tx.Commit(ctx)
 }
 
-// isUnique reports whether err is a unique violation, on constraint name if
-// name is not empty.
-func isUnique(err error, name string) bool {
+// isUnique reports whether err is a unique violation.
+func isUnique(err error) bool {
 	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || pe.Code != "23505" {
-		return false
-	}
-	return name == "" || pe.ConstraintName == name
+	return errors.As(err, &pe) && pe.Code == "23505"
 }
 
 var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)

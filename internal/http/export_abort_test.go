@@ -87,7 +87,7 @@ func TestExportKilledMidStreamIsCutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	for _, c := range []struct {
+	for _, c := range []struct { //nolint:paralleltest // subtests kill connections of one shared server
 		name       string
 		requestLog bool
 		tls        bool

@@ -67,9 +67,10 @@ func totalAlloc() uint64 {
 // MiB image took 778 MiB), whether the image is served from the cache or,
 // with no cache, streamed in chunks. Each response is the whole image.
 func TestImageRequestsShareMemory(t *testing.T) {
+	t.Parallel()
 	img := mediatest.NoisePNG(1250, 1250, 1)
 	size := uint64(len(img))
-	for _, c := range []struct {
+	for _, c := range []struct { //nolint:paralleltest // subtests measure one shared image cache
 		name  string
 		cache int64
 	}{{"cached", 0}, {"streamed", -1}} {
@@ -129,10 +130,11 @@ func TestImageRequestsShareMemory(t *testing.T) {
 // not an image at all), and a cut connection when it is streamed: never a
 // complete 200. A Range request of a good image gets its range.
 func TestImageCorruptRowNeverServed(t *testing.T) {
+	t.Parallel()
 	big := mediatest.NoisePNG(600, 600, 2) // several chunks
 	bad := append([]byte{}, big...)
-	bad[len(bad)-20] ^= 0xFF // inside IEND's CRC: the type still sniffs as PNG
-	for _, c := range []struct {
+	bad[len(bad)-20] ^= 0xFF     // inside IEND's CRC: the type still sniffs as PNG
+	for _, c := range []struct { //nolint:paralleltest // subtests share one app's image cache
 		name  string
 		cache int64
 	}{{"cached", 0}, {"streamed", -1}} {
@@ -197,8 +199,9 @@ func (b *brokenPipe) Write(p []byte) (int, error) {
 // (a write that fails with a broken pipe, and a real client that closes
 // its connection mid-image) is logged below ERROR, cached or streamed.
 func TestImageClientHangUpIsNotAnError(t *testing.T) {
+	t.Parallel()
 	img := mediatest.NoisePNG(1000, 1000, 3)
-	for _, c := range []struct {
+	for _, c := range []struct { //nolint:paralleltest // subtests read one shared request log
 		name  string
 		cache int64
 	}{{"cached", 0}, {"streamed", -1}} {
@@ -230,7 +233,9 @@ func TestImageClientHangUpIsNotAnError(t *testing.T) {
 			if _, err := io.ReadFull(br, make([]byte, 64<<10)); err != nil {
 				t.Fatal(err)
 			}
-			conn.(*net.TCPConn).SetLinger(0) // hang up hard: a reset
+			if err := conn.(*net.TCPConn).SetLinger(0); err != nil { // hang up hard: a reset
+				t.Fatal(err)
+			}
 			conn.Close()
 			// The request log's line says the handler ended.
 			deadline := time.Now().Add(20 * time.Second)
