@@ -54,7 +54,13 @@ func BenchmarkLargeStudy(b *testing.B) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(b)
 	s := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
-	data := largeTripletCSV(1000, *largeTriplets, 2000, 7)
+	n := *largeTriplets
+	if testing.Short() {
+		// make bench-smoke (-short -benchtime 1x): the whole path on a
+		// small study; 2,000,000 triplets take minutes to import.
+		n = min(n, 20_000)
+	}
+	data := largeTripletCSV(1000, n, 2000, 7)
 	t0 := time.Now()
 	big, rep, err := studyfile.ImportTriplets(ctx, s, studyfile.TripletsInput{Slug: "large", Title: "Large", CSV: bytes.NewReader(data)})
 	if err != nil {
