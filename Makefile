@@ -1,7 +1,7 @@
 # closer: the two commands are `make run` and `make test`.
 GO ?= go
 
-.PHONY: run test fuzz generate lint build clean-data
+.PHONY: run test fuzz generate lint golangci-lint bench-smoke build clean-data $(GOLANGCI_LINT)
 
 ## run: the app with its demo study, on $DATABASE_URL or a private PostgreSQL under .data/
 run:
@@ -13,13 +13,25 @@ run:
 # runs plainly.
 RACE_PKGS := ./internal/collect/... ./internal/studyfile/... ./internal/http/...
 FUZZTIME ?= 5s
+# golangci-lint is pinned; `make lint` installs it into $(GOBIN) (default
+# $HOME/go/bin, which .ci/run puts on PATH) when that version is missing.
+GOLANGCI_LINT_VERSION := v2.15.0
+GOBIN ?= $(shell $(GO) env GOPATH)/bin
+GOLANGCI_LINT := $(GOBIN)/golangci-lint
 
-## test: everything CI runs (formatting, vet, generated code up to date, all
-## tests, the store and HTTP packages with -race, every fuzz target briefly)
+## test: everything CI runs (formatting, vet, golangci-lint, generated code
+## up to date, all tests, the store and HTTP packages with -race, every
+## benchmark once, every fuzz target briefly)
 test: lint check-generate
 	$(GO) test -race -timeout 30m $(RACE_PKGS)
 	$(GO) test -timeout 30m $$($(GO) list ./... | grep -v -e /internal/collect -e /internal/studyfile -e /internal/http)
+	$(MAKE) bench-smoke
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+
+## bench-smoke: every benchmark once (-benchtime 1x), so none can rot;
+## -short shrinks the fixtures of the few that take minutes to build
+bench-smoke:
+	$(GO) test -short -run '^$$' -bench . -benchtime 1x -timeout 30m ./...
 
 ## fuzz: every fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=5m)
 fuzz:
@@ -33,10 +45,22 @@ generate:
 check-generate:
 	./scripts/check-generate.sh
 
-## lint: gofmt and go vet
-lint:
+## lint: gofmt, go vet and golangci-lint (.golangci.yml; its cache keeps
+## a second run to seconds)
+lint: $(GOLANGCI_LINT)
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GOLANGCI_LINT) run ./...
+
+## golangci-lint: install the pinned golangci-lint (.ci/run calls it)
+golangci-lint: $(GOLANGCI_LINT)
+
+# The pinned golangci-lint, installed when missing or another version.
+$(GOLANGCI_LINT):
+	@if ! "$@" version 2>/dev/null | grep -q "version $(GOLANGCI_LINT_VERSION:v%=%) "; then \
+		echo "installing golangci-lint $(GOLANGCI_LINT_VERSION) into $(GOBIN)"; \
+		GOBIN=$(GOBIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION); \
+	fi
 
 ## build: the server and the CLI into bin/
 build:

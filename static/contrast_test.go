@@ -13,6 +13,7 @@ import (
 // (success criterion 1.4.3). The pairs are the ones the annotator and
 // researcher pages use; a colour changed in style.css is checked here.
 func TestTextContrastPassesWCAGAA(t *testing.T) {
+	t.Parallel()
 	css, err := FS.ReadFile("style.css")
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +63,7 @@ func TestTextContrastPassesWCAGAA(t *testing.T) {
 // on (WCAG 2.1 success criterion 1.4.11, non-text contrast), each arm in
 // a colour of its own (the dashes tell neighbours apart without colour).
 func TestArmCurveColoursContrast(t *testing.T) {
+	t.Parallel()
 	css, err := FS.ReadFile("dashboard.css")
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +124,7 @@ func luminance(t *testing.T, hex string) float64 {
 // The formula against values published with WCAG: black on white is 21:1,
 // and #777 on white is 4.48:1 (the grey often quoted as just failing AA).
 func TestContrastFormula(t *testing.T) {
+	t.Parallel()
 	if r := contrast(t, "#000", "#fff"); math.Abs(r-21) > 1e-9 {
 		t.Errorf("black on white %.4f, want 21", r)
 	}

@@ -156,6 +156,7 @@ func TestEmbedMethodFlags(t *testing.T) {
 		{embed.DMOE, []string{"--lambda", "0.25", "--margin", "2", "--nu", "0.5", "--paper-stop"}, embed.DMOEParams{Lambda: 0.25, Margin: 2, Nu: 0.5, PaperStop: true}},
 	} {
 		t.Run(string(c.method), func(t *testing.T) {
+			t.Parallel()
 			parse := func(args []string) (embed.Params, error) {
 				fs := flag.NewFlagSet("embed", flag.ContinueOnError)
 				fs.SetOutput(io.Discard)

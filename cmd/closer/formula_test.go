@@ -70,9 +70,13 @@ func TestCLIOutputsNeutraliseFormulas(t *testing.T) {
 		t.Fatal(err)
 	}
 	lw := csvsafe.NewWriter(&lb)
-	lw.Write([]string{"item", "label"})
+	if err := lw.Write([]string{"item", "label"}); err != nil {
+		t.Fatal(err)
+	}
 	for i, id := range ids {
-		lw.Write([]string{id, []string{"=left", "-right"}[i%2]})
+		if err := lw.Write([]string{id, []string{"=left", "-right"}[i%2]}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	lw.Flush()
 	in, truth, labels := filepath.Join(dir, "t.csv"), filepath.Join(dir, "truth.csv"), filepath.Join(dir, "labels.csv")

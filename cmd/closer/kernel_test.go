@@ -16,7 +16,7 @@ import (
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
-func kernelCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+func kernelCLI(t *testing.T, args ...string) (stdout, stderr string, code int) { //nolint:unparam // the helper returns what the CLI printed; callers so far read only stderr
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = run(context.Background(), append([]string{"kernel"}, args...), &out, &errb)
@@ -143,7 +143,7 @@ func TestKernelCLIPCAAndClusters(t *testing.T) {
 		t.Fatalf("clusters output: %d rows, header %v", len(rows), rows[0])
 	}
 	var pred, want []int
-	for _, r := range rows[1:] {
+	for _, r := range rows[1:] { //nolint:paralleltest // a loop of checks, not a table of subtests
 		c, err := strconv.Atoi(r[1])
 		if err != nil {
 			t.Fatal(err)
@@ -163,7 +163,9 @@ func TestKernelCLIErrors(t *testing.T) {
 	dir := t.TempDir()
 	in, _ := kernelProblem(t, dir)
 	bad := filepath.Join(dir, "bad.csv")
-	os.WriteFile(bad, []byte("anchor,closer,farther\na,b,c\na,a,c\n"), 0o644)
+	if err := os.WriteFile(bad, []byte("anchor,closer,farther\na,b,c\na,a,c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "o.csv")
 	cases := []struct {
 		args []string
@@ -183,6 +185,7 @@ func TestKernelCLIErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.want, func(t *testing.T) {
+			t.Parallel()
 			_, errs, code := kernelCLI(t, c.args...)
 			if code == 0 || !strings.Contains(errs, c.want) {
 				t.Errorf("%v: exit %d, stderr %q; want an error mentioning %q", c.args, code, errs, c.want)

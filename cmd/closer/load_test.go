@@ -25,6 +25,7 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // loadApp is the real router on a fresh database, served over loopback,
@@ -40,7 +41,7 @@ type loadApp struct {
 func newLoadApp(t *testing.T, plant func(next http.Handler) http.Handler) *loadApp {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	var h http.Handler = closerhttp.New(store, closerhttp.Config{BaseURL: base}, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -64,7 +65,7 @@ func newLoadApp(t *testing.T, plant func(next http.Handler) http.Handler) *loadA
 
 // study creates an open random-design study of the first n demo disks,
 // with 10 questions per participant (so participants finish and rejoin).
-func (a *loadApp) study(slug string, n int) {
+func (a *loadApp) study(slug string, n int) { //nolint:unparam // the item count is the test's choice, named at the call
 	a.t.Helper()
 	ctx := context.Background()
 	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: "Load " + slug,
@@ -221,7 +222,7 @@ func TestLoadOracleAnswersFromCoordinates(t *testing.T) {
 		dx, dy := pts[i][0]-pts[j][0], pts[i][1]-pts[j][1]
 		return dx*dx + dy*dy
 	}
-	for _, byLabel := range []bool{true, false} {
+	for _, byLabel := range []bool{true, false} { //nolint:paralleltest // subtests share one app
 		slug := map[bool]string{true: "labels", false: "indices"}[byLabel]
 		t.Run(slug, func(t *testing.T) {
 			a.study(slug, n)
@@ -330,7 +331,7 @@ func rewriteExport(t *testing.T) func(http.Handler) http.Handler {
 func TestLoadCheckCatchesPlantedExportBugs(t *testing.T) {
 	t.Parallel()
 	a := newLoadApp(t, rewriteExport(t))
-	for _, slug := range []string{"drop", "dup", "swap"} {
+	for _, slug := range []string{"drop", "dup", "swap"} { //nolint:paralleltest // subtests share one app
 		t.Run(slug, func(t *testing.T) {
 			a.study(slug, 12)
 			out, stderr, code := a.load(slug)
@@ -418,7 +419,7 @@ func stuckAnswers(stored bool) func(http.Handler) http.Handler {
 			var a struct {
 				QuestionID string `json:"question_id"`
 			}
-			json.Unmarshal(body, &a)
+			_ = json.Unmarshal(body, &a) // not an answer: no question id, bucket 0
 			h := fnv.New32a()
 			h.Write([]byte(a.QuestionID))
 			if h.Sum32()%3 != 0 {
@@ -441,7 +442,7 @@ func stuckAnswers(stored bool) func(http.Handler) http.Handler {
 // has them.
 func TestLoadReportsUnacknowledgedApart(t *testing.T) {
 	t.Parallel()
-	for _, stored := range []bool{true, false} {
+	for _, stored := range []bool{true, false} { //nolint:paralleltest // subtests share one app
 		t.Run(fmt.Sprintf("stored=%v", stored), func(t *testing.T) {
 			a := newLoadApp(t, stuckAnswers(stored))
 			a.study("stuck", 12)

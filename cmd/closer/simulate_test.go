@@ -25,6 +25,7 @@ func TestSimulateCSV(t *testing.T) {
 	t.Parallel()
 	for _, design := range []string{"landmark-k1", "landmark-k2", "random"} {
 		t.Run(design, func(t *testing.T) {
+			t.Parallel()
 			out, errs, code := simulateCLI(t, "--design", design, "--points", "gmm:90:4:3", "--budget", "1200",
 				"--landmarks", "5", "--annotators", "3", "--checkpoints", "400,800", "--csv", "--error", "0.1")
 			if code != 0 {

@@ -35,7 +35,9 @@ func startDebug(ctx context.Context, addr string, log *slog.Logger) (string, err
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		srv.Shutdown(sctx)
+		if err := srv.Shutdown(sctx); err != nil {
+			log.Warn("debug listener shutdown", "err", err)
+		}
 	}()
 	return ln.Addr().String(), nil
 }

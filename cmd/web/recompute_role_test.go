@@ -17,6 +17,7 @@ func TestConfigRole(t *testing.T) {
 	t.Parallel()
 	for role, want := range map[string][2]bool{"": {true, true}, "all": {true, true}, "WEB": {true, false}, "worker": {false, true}} {
 		t.Run("ROLE="+role, func(t *testing.T) {
+			t.Parallel()
 			c, err := loadConfig(env(map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "ROLE": role}))
 			if err != nil {
 				t.Fatal(err)

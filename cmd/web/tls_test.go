@@ -112,6 +112,7 @@ func TestConfigTLS(t *testing.T) {
 		{"http BASE_URL", map[string]string{"TLS_CERT_FILE": certFile, "TLS_KEY_FILE": keyFile, "BASE_URL": "http://closer.example.org"}, []string{"BASE_URL", "must be https://"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			e := map[string]string{"LOG_FORMAT": "xml"} // reported with every other problem
 			for k, v := range tc.env {
 				e[k] = v
@@ -145,6 +146,7 @@ func servedCert(t *testing.T, addr string) *big.Int {
 // sends HSTS on every response, and on SIGHUP serves a renewed pair, or
 // keeps the current one when the new files do not load.
 func TestServeHTTPSReloadsOnSIGHUP(t *testing.T) {
+	t.Parallel()
 	// Catch SIGHUP here too, so that if serve did not, the test fails
 	// (waiting for the new certificate) instead of the process dying.
 	guard := make(chan os.Signal, 1)

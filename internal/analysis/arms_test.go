@@ -15,6 +15,7 @@ import (
 // held-out answers than an arm whose answers are coin flips; Wrong counts
 // what HeldoutError divides.
 func TestFitArm(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rng := triplet.NewRand(4)
 	const n = 20

@@ -19,6 +19,7 @@ import (
 // (held-out error 0.392), while the run, which also fits from the default
 // start, errs on 0.152 (the 10 % wrong held-out answers included).
 func TestRecomputeEmbeddingNormalFormAndStart(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(8)
 	x := triplet.UniformCube(rng, 40, 1)
 	ts := triplet.RandomTriplets(rng, triplet.NewOracle(x, 0.1, 8), 1500)
@@ -66,6 +67,7 @@ func TestRecomputeEmbeddingNormalFormAndStart(t *testing.T) {
 // the runs before issue 28 stored coordinates up to 5.6e5 after 50 answers
 // and 4.5e6 after 929; every stored embedding now stays within ±10.
 func TestRecomputeChainBounded(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(5)
 	x := triplet.UniformCube(rng, 36, 2)
 	ts := triplet.RandomTriplets(rng, triplet.NewOracle(x, 0.1, 5), 929)

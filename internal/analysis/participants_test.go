@@ -10,6 +10,7 @@ import (
 )
 
 func TestParticipantQuality(t *testing.T) {
+	t.Parallel()
 	T := func(a, b, c int) triplet.Triplet { return triplet.Triplet{Anchor: a, Closer: b, Farther: c} }
 	L, R, U := SideLeft, SideRight, SideUnknown
 	answers := []Answer{
@@ -61,6 +62,7 @@ func TestParticipantQuality(t *testing.T) {
 }
 
 func TestNeighbours(t *testing.T) {
+	t.Parallel()
 	x := mat.NewDense(5, 1, []float64{0, 10, 1, 3, 11})
 	nb := NeighboursByDistance(x, 2)
 	want := [][]int{{2, 3}, {4, 3}, {0, 3}, {2, 0}, {1, 3}}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestRecomputeFindsClusters(t *testing.T) {
+	t.Parallel()
 	// 90 points in three well-separated clusters and 30,000 noisy random
 	// answers (about 9% of all questions, the regime of the paper's section
 	// 2.2 figures; far fewer random answers leave k1 too sparse to cluster).
@@ -84,6 +85,7 @@ func TestRecomputeFindsClusters(t *testing.T) {
 }
 
 func TestHoldoutStableAsAnswersGrow(t *testing.T) {
+	t.Parallel()
 	ids := make([]string, 2000)
 	ts := make([]triplet.Triplet, 2000)
 	for i := range ids {
@@ -119,6 +121,7 @@ func TestHoldoutStableAsAnswersGrow(t *testing.T) {
 }
 
 func TestRecomputeStrangeFruit(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("../../../shared/data/strange-fruit-triplets.csv")
 	if err != nil {
 		t.Skipf("shared data not beside the checkout: %v", err)

@@ -42,6 +42,7 @@ func noPanic(t *testing.T, what string, f func()) {
 // point (the one nearer u) wins, which the strict < of median gives; the
 // doc comment names no tie rule, the test pins the current one.
 func TestMedianEmptyLensFallback(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		axis   []int
@@ -84,6 +85,7 @@ func TestMedianEmptyLensFallback(t *testing.T) {
 // already has its Repeats = 3 answers (2 for J and 1 for K written into a
 // fresh state) quotes 2 + 1 = 3 answers.
 func TestRestoreErrorsQuoteNumbers(t *testing.T) {
+	t.Parallel()
 	const n = 30
 	x := triplet.Gaussian(triplet.NewRand(4), n, 2, 1)
 	o := triplet.NewOracle(x, 0, 4)
@@ -134,6 +136,7 @@ func TestRestoreErrorsQuoteNumbers(t *testing.T) {
 // comparison open and owned by both sorts, and its one answer must finish
 // both sorts (and so the scheme), before and after the round trip.
 func TestRestoreSharedComparison(t *testing.T) {
+	t.Parallel()
 	s := newEmpty(5, Config{Seed: 3, Extra: true})
 	s.pcg = rand.NewPCG(3, 0x636c6f736572)
 	s.rng = rand.New(s.pcg)
@@ -186,6 +189,7 @@ func TestRestoreSharedComparison(t *testing.T) {
 // a candidate that is not one. The run (200 Gaussian points in 3-D, seed
 // 21) tests at least one candidate and goes on to another sort after it.
 func TestSnapshotNamesTheCandidate(t *testing.T) {
+	t.Parallel()
 	const n = 200
 	x := triplet.Gaussian(triplet.NewRand(21), n, 3, 1)
 	o := triplet.NewOracle(x, 0, 21)

@@ -77,6 +77,7 @@ func sortedScheme(x *mat.Dense) *Scheme {
 // distances, on random point sets of 40 points in 2 and 3 dimensions and
 // random P of 2 to 4 points.
 func TestHullAboveAndDependenceMatchTheDefinitions(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(31)
 	dependent, independent, ties := 0, 0, 0
 	for trial := range 40 {
@@ -147,6 +148,7 @@ func TestHullAboveAndDependenceMatchTheDefinitions(t *testing.T) {
 // (the mean of the two middle indices for an even count); both parities
 // occur.
 func TestMedianCoordinatesMatchTheLens(t *testing.T) {
+	t.Parallel()
 	const n = 200
 	x := triplet.Gaussian(triplet.NewRand(21), n, 3, 1)
 	s := New(n, Config{Seed: 21})
@@ -204,6 +206,7 @@ func TestMedianCoordinatesMatchTheLens(t *testing.T) {
 // points are 32 random angles and their antipodes, so whatever p1 the
 // tournament finds, its antipode is in the set and is the apex p2.
 func TestCircleStopsAfterOneAxis(t *testing.T) {
+	t.Parallel()
 	const n = 64
 	rng := triplet.NewRand(17)
 	x := mat.NewDense(n, 2, nil)
@@ -239,6 +242,7 @@ func TestCircleStopsAfterOneAxis(t *testing.T) {
 // unless a later apex excludes it; so the state is set up by hand, with
 // every head sorted by the true distances.)
 func TestNextAxisStopsWhenTheLensHoldsOnlyTheNewEndpoint(t *testing.T) {
+	t.Parallel()
 	x := mat.NewDense(5, 1, []float64{0, 0.1, 2, 5, 10})
 	s := sortedScheme(x)
 	s.phase = PhaseSort

@@ -16,6 +16,7 @@ import (
 // = 0. Small values by hand: C(2) = 1, C(3) = 2 + (2/3)(0 + 0 + 1) = 8/3,
 // C(4) = 3 + (2/4)(0 + 0 + 1 + 8/3) = 29/6.
 func TestExpectedQuicksortRecurrence(t *testing.T) {
+	t.Parallel()
 	c := []float64{0, 0}
 	for m := 2; m <= 60; m++ {
 		s := 0.0
@@ -51,6 +52,7 @@ var roundedQuicksort = []int{0, 0, 1, 3, 5, 7, 10, 13, 17, 21, 24}
 // the head than the pivot and 9 − a farther ones, the total is
 // 9 + round(C(a)) + round(C(9 − a)).
 func TestProgressSortTotals(t *testing.T) {
+	t.Parallel()
 	const n = 11
 	x := triplet.Gaussian(triplet.NewRand(5), n, 2, 1)
 	o := triplet.NewOracle(x, 0, 5)
@@ -107,6 +109,7 @@ func TestProgressSortTotals(t *testing.T) {
 // head as anchor, and the step names that head and the axis being built
 // (the axes found so far plus one).
 func TestProgressSteps(t *testing.T) {
+	t.Parallel()
 	const n = 200
 	x := triplet.Gaussian(triplet.NewRand(21), n, 3, 1)
 	o := triplet.NewOracle(x, 0, 21)

@@ -59,6 +59,7 @@ var table1Sets = []struct {
 // dimension estimate d̂ over 20 runs of 1,000 points (the paper averages
 // 100 runs) must lie within ±0.5 of the paper's figure.
 func TestReproduceTable1(t *testing.T) {
+	t.Parallel()
 	needReproduce(t)
 	const n, runs = 1000, 20
 	dims := [4]int{1, 2, 3, 5}

@@ -22,6 +22,7 @@ import (
 //     and there are no fallbacks, with a budget too: the budget only cuts
 //     the last step.
 func TestRunStepsAndCounts(t *testing.T) {
+	t.Parallel()
 	const n = 100
 	x := triplet.UniformCube(triplet.NewRand(12), n, 2)
 	for _, repeats := range []int{1, 3} {
@@ -81,6 +82,7 @@ func TestRunStepsAndCounts(t *testing.T) {
 
 // FallbackShare is FallbackAnswers / Answers, and 0 before any answer.
 func TestFallbackShare(t *testing.T) {
+	t.Parallel()
 	if got := (RunStats{Answers: 8, FallbackAnswers: 2}).FallbackShare(); got != 0.25 {
 		t.Errorf("2 of 8: %v", got)
 	}

@@ -576,7 +576,7 @@ func (s *Scheme) startSort(head int, stage string) {
 	s.newJob(head, items, false)
 }
 
-func (s *Scheme) newJob(head int, items []int, extra bool) *sortJob {
+func (s *Scheme) newJob(head int, items []int, extra bool) {
 	j := &sortJob{ID: s.nextJob, Head: head, Extra: extra, Items: items, Segs: make(map[int]*segment)}
 	s.nextJob++
 	s.jobs[j.ID] = j
@@ -584,7 +584,6 @@ func (s *Scheme) newJob(head int, items []int, extra bool) *sortJob {
 	if j.Live == 0 {
 		s.finishJob(j)
 	}
-	return j
 }
 
 // openSegment starts the partition of Items[lo:hi] around a random pivot:

@@ -35,6 +35,7 @@ func trueOrder(x *mat.Dense, head int) []int {
 }
 
 func TestSortsMatchTrueOrderWithoutNoise(t *testing.T) {
+	t.Parallel()
 	x := triplet.Gaussian(triplet.NewRand(3), 200, 3, 1)
 	s := New(200, Config{Seed: 3})
 	st := Run(s, triplet.NewOracle(x, 0, 3), 0, 0)
@@ -71,6 +72,7 @@ func TestSortsMatchTrueOrderWithoutNoise(t *testing.T) {
 }
 
 func TestComparisonsPerSortNearQuicksortExpectation(t *testing.T) {
+	t.Parallel()
 	// n-2 tournament matches plus, per sort of n-1 items, about the
 	// expected 2(m+1)H_m - 4m comparisons of randomised quicksort.
 	const n = 500
@@ -88,6 +90,7 @@ func TestComparisonsPerSortNearQuicksortExpectation(t *testing.T) {
 }
 
 func TestManyComparisonsOpenAtOnce(t *testing.T) {
+	t.Parallel()
 	const n = 301
 	x := triplet.UniformCube(triplet.NewRand(7), n, 2)
 	o := triplet.NewOracle(x, 0, 7)
@@ -130,6 +133,7 @@ func linePoints(n int) *mat.Dense {
 }
 
 func TestLineGivesOneAxisWithExactRanks(t *testing.T) {
+	t.Parallel()
 	// Points on a line: one axis holding every point, d̂ = 1, and the
 	// coordinate of each point is its rank along the line (section 2.3).
 	// Why exactly the rank: the axis endpoints u and v are the two ends of
@@ -191,6 +195,7 @@ func TestLineGivesOneAxisWithExactRanks(t *testing.T) {
 // rule (the rule spends no comparisons), and on a line it orders the points
 // exactly.
 func TestRankDifferenceCoordinates(t *testing.T) {
+	t.Parallel()
 	x := triplet.Gaussian(triplet.NewRand(21), 200, 3, 1)
 	med := New(200, Config{Seed: 21})
 	Run(med, triplet.NewOracle(x, 0, 21), 0, 0)
@@ -240,6 +245,7 @@ func TestRankDifferenceCoordinates(t *testing.T) {
 }
 
 func TestGridFindsTwoAxes(t *testing.T) {
+	t.Parallel()
 	// A dense 20×20 grid (jittered to avoid ties) is two-dimensional.
 	rng := triplet.NewRand(11)
 	x := mat.NewDense(400, 2, nil)
@@ -260,6 +266,7 @@ func TestGridFindsTwoAxes(t *testing.T) {
 }
 
 func TestRepeatsMajority(t *testing.T) {
+	t.Parallel()
 	// With error 0.1 and 3 repeats: no comparison is handed out more than
 	// 3 times, every answer the driver gives is accepted, and each learned
 	// triplet is the majority of the 3 answers recorded for it.
@@ -289,6 +296,7 @@ func TestRepeatsMajority(t *testing.T) {
 }
 
 func TestRecordIgnoresWhatIsNotOpen(t *testing.T) {
+	t.Parallel()
 	s := New(10, Config{Seed: 1})
 	before, _ := s.MarshalState()
 	for _, tr := range []triplet.Triplet{{Anchor: 0, Closer: 0, Farther: 1}, {Anchor: 0, Closer: 1, Farther: 12}, {Anchor: -1, Closer: 2, Farther: 3}} {
@@ -319,6 +327,7 @@ func TestRecordIgnoresWhatIsNotOpen(t *testing.T) {
 }
 
 func TestOpenLimitAndOrder(t *testing.T) {
+	t.Parallel()
 	s := New(50, Config{Seed: 2, Repeats: 3})
 	all := s.Open(nil, 0)
 	some := s.Open(nil, 5)
@@ -334,6 +343,7 @@ func TestOpenLimitAndOrder(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
+	t.Parallel()
 	for _, c := range []Config{{Repeats: 2}, {Repeats: -1}, {MaxAxes: -1}, {Coordinates: "projection"}} {
 		if c.Validate() == nil {
 			t.Errorf("%+v accepted", c)
@@ -347,6 +357,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestMaxAxes(t *testing.T) {
+	t.Parallel()
 	x := triplet.UniformCube(triplet.NewRand(4), 300, 3)
 	s := New(300, Config{Seed: 4, MaxAxes: 1})
 	Run(s, triplet.NewOracle(x, 0, 4), 0, 0)
@@ -356,6 +367,7 @@ func TestMaxAxes(t *testing.T) {
 }
 
 func TestExtraSortsNearestNeighbours(t *testing.T) {
+	t.Parallel()
 	// Section 4: after the basis, each point's 2⌈log2 n⌉ nearest points in
 	// the basis embedding are sorted by distance from it.
 	const n = 100
@@ -412,6 +424,7 @@ func impliedCloser(s *Scheme, h, x, y int) bool {
 }
 
 func TestProgressThroughARun(t *testing.T) {
+	t.Parallel()
 	const n = 200
 	x := triplet.UniformCube(triplet.NewRand(6), n, 3)
 	o := triplet.NewOracle(x, 0, 6)
@@ -452,6 +465,7 @@ func TestProgressThroughARun(t *testing.T) {
 }
 
 func TestRunBudgetAndFallbacks(t *testing.T) {
+	t.Parallel()
 	const n = 100
 	x := triplet.UniformCube(triplet.NewRand(12), n, 2)
 	o := triplet.NewOracle(x, 0, 12)
@@ -472,6 +486,7 @@ func TestRunBudgetAndFallbacks(t *testing.T) {
 }
 
 func TestSmallAndDegenerateSets(t *testing.T) {
+	t.Parallel()
 	for n := 3; n <= 8; n++ {
 		for _, extra := range []bool{false, true} {
 			x := triplet.Gaussian(triplet.NewRand(uint64(n)), n, 2, 1)

@@ -53,6 +53,7 @@ func roundTrip(t *testing.T, s *Scheme) ([]byte, *Scheme) {
 }
 
 func TestRestoreAtRandomPointsGivesSameResult(t *testing.T) {
+	t.Parallel()
 	const n = 120
 	x := triplet.Gaussian(triplet.NewRand(21), n, 3, 1)
 	cfg := Config{Seed: 21, Repeats: 3, Extra: true}
@@ -100,6 +101,7 @@ func TestRestoreAtRandomPointsGivesSameResult(t *testing.T) {
 }
 
 func TestRestoreRejectsBadState(t *testing.T) {
+	t.Parallel()
 	s := New(20, Config{Seed: 1})
 	good, _ := s.MarshalState()
 	if _, err := Restore(good); err != nil {
@@ -124,6 +126,7 @@ func TestRestoreRejectsBadState(t *testing.T) {
 }
 
 func TestRestoreFreshAndFinished(t *testing.T) {
+	t.Parallel()
 	x := triplet.UniformCube(triplet.NewRand(31), 80, 2)
 	s := New(80, Config{Seed: 31})
 	_, r := roundTrip(t, s)
@@ -147,6 +150,7 @@ func TestRestoreFreshAndFinished(t *testing.T) {
 // never sorted (these panicked in the coordinates before). Each bad state is a good one with one field changed, so the
 // refusal is for that field.
 func TestRestoreChecksItemsAndPartitions(t *testing.T) {
+	t.Parallel()
 	small, _ := New(3, Config{Seed: 1}).MarshalState()
 	if _, err := Restore(small); err != nil {
 		t.Fatalf("3 items: %v", err)

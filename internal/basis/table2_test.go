@@ -255,6 +255,7 @@ func logTable2Row(t *testing.T, i int, r table2Row) {
 //     scales (rmse is in the data's units) and depend on the SOE fit,
 //     whose run-to-run spread a fixed margin would have to guess.
 func TestReproduceTable2(t *testing.T) {
+	t.Parallel()
 	needReproduce(t)
 	rows, each := table2(t, CoordMedian, 10, 0, 1, 0, true)
 	logTable2(t, CoordMedian, rows)
@@ -315,6 +316,7 @@ func logSpread(t *testing.T, rule string, each [][]table2Row) {
 // paper's Basis figures (up to their rounding). The mean, not the best
 // run: this is a floor the pipeline must keep, not a single run to match.
 func TestReproduceTable2Noisy(t *testing.T) {
+	t.Parallel()
 	needReproduce(t)
 	for _, rule := range []string{CoordMedian, CoordRankDifference} {
 		rows, _ := table2(t, rule, 10, 0.1, 3, 0, true)
@@ -339,6 +341,7 @@ func TestReproduceTable2Noisy(t *testing.T) {
 // fewer comparisons were open than annotators) must stay below 20%, and no
 // comparison may be handed out more often than Repeats.
 func TestReproduceCrowd(t *testing.T) {
+	t.Parallel()
 	needReproduce(t)
 	for _, c := range []struct {
 		p       float64
@@ -390,6 +393,7 @@ func TestReproduceCrowd(t *testing.T) {
 //     tau and kNN precision on every variant (the same runs and questions;
 //     why it is the default).
 func TestReproduceMixtureVariants(t *testing.T) {
+	t.Parallel()
 	needReproduce(t)
 	type variant struct {
 		name string
@@ -467,6 +471,7 @@ func TestReproduceMixtureVariants(t *testing.T) {
 // start. Reported, not asserted: the acceptance point is met by SOE
 // (TestReproduceTable2).
 func TestReproduceExtraTSTE(t *testing.T) {
+	t.Parallel()
 	needReproduce(t)
 	const runs = 10
 	var tauD, knnD, tau3, knn3 float64
@@ -504,6 +509,7 @@ func TestReproduceExtraTSTE(t *testing.T) {
 // fewer of the 9 nearest neighbours than the bar of 0.55. It fails
 // if a variant's projection reaches the bar.
 func TestReproduceProjectionBound(t *testing.T) {
+	t.Parallel()
 	needReproduce(t)
 	type variant struct {
 		name string
@@ -571,6 +577,7 @@ func principal(x *mat.Dense, m int) *mat.Dense {
 // those it printed on 2026-11-25. The comparisons must be within the
 // reproduction's ±25% of the paper's.
 func TestTable2Smoke(t *testing.T) {
+	t.Parallel()
 	type sigma struct{ tau, knn, rmse float64 } // σ over seeds 1-10
 	for _, c := range []struct {
 		set        int

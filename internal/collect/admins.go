@@ -47,7 +47,7 @@ func (s *Store) CreateAdmin(ctx context.Context, email, password string) (Admin,
 	var a Admin
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		a, err = insertAdmin(ctx, tx, email, password)
+		a, err = insertAdmin(ctx, tx, email, password, s.passwordCost)
 		return err
 	})
 	if err != nil {
@@ -57,12 +57,13 @@ func (s *Store) CreateAdmin(ctx context.Context, email, password string) (Admin,
 }
 
 // insertAdmin checks the e-mail and password and stores the admin.
-func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string) (Admin, error) {
+// cost is the bcrypt cost of the hash (the store's passwordCost).
+func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string, cost int) (Admin, error) {
 	email, err := checkAdminInput(email, password)
 	if err != nil {
 		return Admin{}, err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), cost)
 	if err != nil {
 		return Admin{}, err
 	}
@@ -70,7 +71,7 @@ func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string) (Admin,
 	err = tx.QueryRow(ctx,
 		`INSERT INTO admins (email, password_hash) VALUES ($1, $2) RETURNING id, created_at`,
 		email, string(hash)).Scan(&a.ID, &a.CreatedAt)
-	if isUnique(err, "") {
+	if isUnique(err) {
 		return Admin{}, userErr(KindConflict, "an admin with e-mail %s exists", email)
 	}
 	return a, err
@@ -109,7 +110,7 @@ func (s *Store) BootstrapAdmin(ctx context.Context, email, password string) (boo
 		if n > 0 {
 			return nil
 		}
-		if _, err := insertAdmin(ctx, tx, email, password); err != nil {
+		if _, err := insertAdmin(ctx, tx, email, password, s.passwordCost); err != nil {
 			return err
 		}
 		created = true
@@ -135,10 +136,16 @@ func (s *Store) FirstAdmin(ctx context.Context) (Admin, error) {
 	return a, nil
 }
 
-// dummyHash is compared against when the e-mail is unknown, so a login
-// costs one bcrypt comparison at the cost admins' hashes are made with
-// whether or not the account exists.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("closer-not-a-password"), bcrypt.DefaultCost)
+// dummy returns the hash compared against when the e-mail is unknown, so a
+// login costs one bcrypt comparison at the cost admins' hashes are made
+// with whether or not the account exists. It is made on first use, not in
+// New, so that a store that never sees an unknown e-mail pays nothing.
+func (s *Store) dummy() []byte {
+	s.dummyOnce.Do(func() {
+		s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("closer-not-a-password"), s.passwordCost)
+	})
+	return s.dummyHash
+}
 
 // maxEmailLen bounds an e-mail address (RFC 5321's path limit).
 const maxEmailLen = 254
@@ -158,7 +165,8 @@ func (s *Store) Authenticate(ctx context.Context, email, password string) (Admin
 			Scan(&a.ID, &a.Email, &a.CreatedAt, &hash)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		// The result is always a mismatch; the comparison is there for its time.
+		_ = bcrypt.CompareHashAndPassword(s.dummy(), []byte(password))
 		return Admin{}, fmt.Errorf("authenticate: %w", wrong)
 	}
 	if err != nil {

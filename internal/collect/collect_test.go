@@ -102,6 +102,7 @@ func TestAnswerRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			if _, err := s.Answer(ctx, c.pid, c.in); collect.KindOf(err) != c.kind {
 				t.Errorf("got %v, want kind %d", err, c.kind)
 			}

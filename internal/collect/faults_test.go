@@ -122,7 +122,9 @@ func TestUnavailableErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		server.Exec(ctx, `ALTER DATABASE `+dbName+` ALLOW_CONNECTIONS true`)
+		if _, err := server.Exec(ctx, `ALTER DATABASE `+dbName+` ALLOW_CONNECTIONS true`); err != nil {
+			t.Log(err)
+		}
 		server.Close(ctx)
 	})
 	exec := func(sql string, args ...any) {

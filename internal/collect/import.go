@@ -348,7 +348,7 @@ func (imp *ImportTx) CopyAnswers(rows RowSource[ImportAnswer]) (int, error) {
 		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, issued_at)
 		SELECT a.qid, $1, p.participant_id, a.anchor, a.left_idx, a.right_idx, a.design, a.asked_at
 		FROM import_answers a JOIN import_participants p ON p.key = a.participant ORDER BY a.line`, studyID); err != nil {
-		if isUnique(err, "") {
+		if isUnique(err) {
 			return 0, repeated("questions", err)
 		}
 		return 0, fmt.Errorf("questions: %w", err)
@@ -380,7 +380,7 @@ func (imp *ImportTx) CopyAnswers(rows RowSource[ImportAnswer]) (int, error) {
 // passes other errors on.
 func repeated(rows string, err error) error {
 	var pe *pgconn.PgError
-	if isUnique(err, "") && errors.As(err, &pe) {
+	if isUnique(err) && errors.As(err, &pe) {
 		return &RepeatedRowError{Rows: rows, Detail: pe.Detail}
 	}
 	return err

@@ -67,6 +67,7 @@ func importRows() ([]collect.ImportItem, []collect.ImportParticipant, []collect.
 // participant's answers are theirs, and the vote table counts anchor 0's
 // pair (1, 2) once each way (answer 1 chose 2, answer 2 chose 1).
 func TestImportStudyStoresRows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
@@ -163,6 +164,7 @@ func TestImportStudyStoresRows(t *testing.T) {
 // is, steps out of order are refused, and nothing of a refused import is
 // stored.
 func TestImportStudyRefusals(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)

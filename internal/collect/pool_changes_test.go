@@ -16,6 +16,7 @@ import (
 // comparisons outside the design, answers beyond repeats and released
 // leases of comparisons no longer wanted mixed in.
 func TestCountedPoolChanges(t *testing.T) {
+	t.Parallel()
 	for _, variant := range []landmark.Variant{landmark.K1, landmark.K2} {
 		ds, err := NewDesignScheduler(DesignLandmarkK1)
 		if err != nil {

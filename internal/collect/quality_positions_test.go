@@ -7,6 +7,7 @@ import "testing"
 // exactly, a share close to the one asked over many numbers, catch before
 // repeat on a shared number, different participants differently.
 func TestTrialPositionsDeterministic(t *testing.T) {
+	t.Parallel()
 	q := QualityControl{CatchPercent: 20, RepeatAt: []int{3, 7}}
 	catches, differ := 0, 0
 	const n = 20000

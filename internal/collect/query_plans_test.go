@@ -64,7 +64,11 @@ func newPlanFixture(t *testing.T) (*pgxpool.Pool, planFixture) {
 	// (half the time) where the role may (a superuser, as in pgtest's
 	// default).
 	if _, err := conn.Exec(ctx, `SET session_replication_role = replica`); err == nil {
-		defer conn.Exec(ctx, `RESET session_replication_role`)
+		defer func() {
+			if _, err := conn.Exec(ctx, `RESET session_replication_role`); err != nil {
+				t.Error(err)
+			}
+		}()
 	}
 	exec := func(sql string, args ...any) {
 		t.Helper()
@@ -354,7 +358,7 @@ func TestHotQueryPlans(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range listQueries() {
+	for _, c := range listQueries() { //nolint:paralleltest // subtests share one connection's session settings
 		t.Run(c.name, func(t *testing.T) {
 			plan := explainAnalyze(t, pool, c.sql, c.args...)
 			if again := plan.repeatedSeqScans(); len(again) > 0 {
@@ -367,7 +371,7 @@ func TestHotQueryPlans(t *testing.T) {
 	// The check must be able to fail: a count subquery per study (the
 	// studies list did one StudyStats per study) reads the answers once
 	// per study on this fixture of two studies.
-	t.Run("notices a table read once per study", func(t *testing.T) {
+	t.Run("notices a table read once per study", func(t *testing.T) { //nolint:paralleltest // subtests share one connection's session settings
 		const perStudy = `SELECT id, (SELECT count(*) FROM answers a WHERE a.study_id = s.id) FROM studies s WHERE deleted_at IS NULL`
 		if again := explainAnalyze(t, pool, perStudy).repeatedSeqScans(); !slices.Contains(again, "answers") {
 			t.Errorf("a count per study reads the answers once in all:\n%s", planText(t, pool, perStudy))
@@ -375,7 +379,7 @@ func TestHotQueryPlans(t *testing.T) {
 	})
 	// The test must be able to fail: without the index of migration
 	// 000006 the question lookup reads the whole table again.
-	t.Run("notices a missing index", func(t *testing.T) {
+	t.Run("notices a missing index", func(t *testing.T) { //nolint:paralleltest // subtests share one connection's session settings
 		if _, err := pool.Exec(context.Background(), `DROP INDEX questions_participant`); err != nil {
 			t.Fatal(err)
 		}
@@ -421,7 +425,11 @@ func explainGeneric(t *testing.T, pool *pgxpool.Pool, query string) planNode {
 			t.Fatalf("generic plan: %v\n%s", err, query)
 		}
 	}
-	defer conn.Exec(ctx, `RESET plan_cache_mode; DEALLOCATE plan_check`)
+	defer func() {
+		if _, err := conn.Exec(ctx, `RESET plan_cache_mode; DEALLOCATE plan_check`); err != nil {
+			t.Error(err)
+		}
+	}()
 	var n int
 	if err := conn.QueryRow(ctx, `SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE name = 'plan_check'`).Scan(&n); err != nil {
 		t.Fatal(err)

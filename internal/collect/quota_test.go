@@ -139,7 +139,7 @@ func TestIdleTimeBoundsTheLease(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
-	for _, c := range []struct {
+	for _, c := range []struct { //nolint:paralleltest // subtests share one store's leases
 		idle int
 		want float64 // seconds
 	}{{0, collect.DefaultLeaseTTL.Seconds()}, {1, 60}, {30, collect.DefaultLeaseTTL.Seconds()}} {

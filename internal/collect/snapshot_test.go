@@ -18,6 +18,7 @@ import (
 // participants, answers and items are those of the moment it began. The
 // same reads after it see the writes, so they did land.
 func TestExportSnapshotIsOneMoment(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
@@ -127,6 +128,7 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 // TestExportSnapshotErrors: no study is KindNotFound without calling f, and
 // f's error ends the snapshot and is returned.
 func TestExportSnapshotErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)

@@ -17,6 +17,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgerrcode"
@@ -24,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/puddle/v2"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Store is the PostgreSQL store. It is safe for concurrent use, and several
@@ -36,12 +38,33 @@ type Store struct {
 	items      itemsCache
 	identities identityCache
 	probe      probeState // the health check's write probe (health.go)
+
+	passwordCost int       // bcrypt cost of admins' password hashes (admins.go)
+	dummyOnce    sync.Once // makes dummyHash on first use
+	dummyHash    []byte    // compared against for an unknown e-mail (admins.go)
+}
+
+// Option is a setting of a Store, given to New.
+type Option func(*Store)
+
+// PasswordCost sets the bcrypt cost of new admins' password hashes and of
+// the comparison an unknown e-mail costs. cmd/web leaves it at
+// bcrypt.DefaultCost; tests set bcrypt.MinCost, because each login at the
+// default cost takes ~80 ms (several times that under -race). Existing
+// hashes keep the cost they were made with.
+func PasswordCost(cost int) Option {
+	return func(s *Store) { s.passwordCost = cost }
 }
 
 // New returns a store on pool with the random design; RegisterDesigns adds
 // the stateful ones.
-func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, designs: map[string]*DesignScheduler{}, probe: probeState{turn: make(chan struct{}, 1)}}
+func New(pool *pgxpool.Pool, opts ...Option) *Store {
+	s := &Store{pool: pool, designs: map[string]*DesignScheduler{}, probe: probeState{turn: make(chan struct{}, 1)},
+		passwordCost: bcrypt.DefaultCost}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Ping checks that the database answers on one of the pool's connections.
@@ -273,14 +296,10 @@ func (s *Store) inTxFrom(ctx context.Context, sql string, args []any, scan func(
 	return tx.Commit(ctx)
 }
 
-// isUnique reports whether err is a unique violation, on constraint name if
-// name is not empty.
-func isUnique(err error, name string) bool {
+// isUnique reports whether err is a unique violation.
+func isUnique(err error) bool {
 	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || pe.Code != "23505" {
-		return false
-	}
-	return name == "" || pe.ConstraintName == name
+	return errors.As(err, &pe) && pe.Code == "23505"
 }
 
 var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)

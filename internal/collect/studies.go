@@ -194,7 +194,7 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 			in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
 			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality,
 			armsJSON(in.Arms), in.HeldoutShare))
-		if isUnique(err, "") {
+		if isUnique(err) {
 			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 		}
 		if err != nil || len(in.Arms) == 0 {
@@ -218,7 +218,7 @@ func insertStudy(ctx context.Context, tx pgx.Tx, in StudyInput) (Study, error) {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING `+studyCols,
 		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform, in.Consent,
 		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, in.Quality, armsJSON(in.Arms), in.HeldoutShare))
-	if isUnique(err, "") {
+	if isUnique(err) {
 		return Study{}, userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 	}
 	return st, err
@@ -309,7 +309,7 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
 			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality,
 			armsJSON(in.Arms), in.HeldoutShare))
-		if isUnique(err, "") {
+		if isUnique(err) {
 			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
 		}
 		return err

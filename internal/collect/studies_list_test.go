@@ -13,6 +13,7 @@ import (
 // of StudyStats (separate SQL, one study at a time) and the ones given
 // here, newest study first, without the studies being deleted.
 func TestListStudiesCounts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)

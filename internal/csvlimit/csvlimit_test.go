@@ -23,6 +23,7 @@ func readAll(r *Reader) (int, error) {
 }
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	rows := "h\n" + strings.Repeat("a,b\n", 10)
 	for _, c := range []struct {
 		name string
@@ -48,8 +49,11 @@ func TestLimits(t *testing.T) {
 }
 
 func TestCSVErrorsPassThrough(t *testing.T) {
+	t.Parallel()
 	r := NewReader(strings.NewReader("a,b\n\"x,y\n"), Limits{})
-	r.Read()
+	if _, err := r.Read(); err != nil {
+		t.Fatalf("header: %v", err)
+	}
 	if _, err := r.Read(); err == nil || errors.As(err, new(*LimitError)) {
 		t.Fatalf("want csv's parse error, got %v", err)
 	}

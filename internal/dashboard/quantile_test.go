@@ -40,6 +40,7 @@ func handQuantile(rt map[int64]int, q float64) float64 {
 // total (gonum's empiricalQuantile), and integer counts sum exactly in
 // float64.
 func TestQuantileIsTheHandWrittenOne(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(3)
 	for trial := range 300 {
 		rt := map[int64]int{}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestNiceStep(t *testing.T) {
+	t.Parallel()
 	// Expected by hand: the smallest of 1, 2, 5 and 10 times the power of
 	// ten at or below x that is at least x.
 	for _, c := range []struct{ x, want float64 }{
@@ -45,6 +46,7 @@ func byHand() collect.DashboardCounts {
 }
 
 func TestFiguresByHand(t *testing.T) {
+	t.Parallel()
 	tally := dashboard.NewTally(byHand(), 5)
 	st, f := tally.Figures(4, 5)
 	if st.Answers != 7 || st.Participants != 4 || st.Completed != 1 || st.Comparisons != 6 || st.Contradictions != 2 ||
@@ -79,9 +81,10 @@ func TestFiguresByHand(t *testing.T) {
 	}
 	// The figures are the caller's: changing them leaves the tally alone.
 	f.Contradicted[0].JCloser = 99
-	f.First.Add(time.Hour)
+	*f.First = f.First.Add(time.Hour)
 	*f.Last = time.Time{}
-	if _, again := tally.Figures(4, 5); again.Contradicted[0].JCloser != 2 || !again.Last.Equal(*hourAt(9900 * time.Millisecond)) {
+	if _, again := tally.Figures(4, 5); again.Contradicted[0].JCloser != 2 ||
+		!again.First.Equal(*hourAt(400 * time.Millisecond)) || !again.Last.Equal(*hourAt(9900 * time.Millisecond)) {
 		t.Error("changing the figures changed the tally")
 	}
 
@@ -108,6 +111,7 @@ func TestFiguresByHand(t *testing.T) {
 // TestAdvanceByHand adds three answers to byHand's tally, with the votes
 // the store would read, and checks every count by hand.
 func TestAdvanceByHand(t *testing.T) {
+	t.Parallel()
 	bin := func(b int64) *int64 { return &b }
 	d := collect.DashboardDelta{
 		Counted: 7, Participants: 5, Completed: 2,
@@ -174,6 +178,7 @@ func TestAdvanceByHand(t *testing.T) {
 }
 
 func TestParticipantsByAnswers(t *testing.T) {
+	t.Parallel()
 	// Most answers first, ties by id; participants without answers left out.
 	tally := dashboard.NewTally(collect.DashboardCounts{People: map[int64]int{4: 2, 2: 5, 9: 2, 3: 2, 6: 1, 8: 0}}, 0)
 	if got, want := tally.ParticipantsByAnswers(), []dashboard.ParticipantCount{{2, 5}, {3, 2}, {4, 2}, {9, 2}, {6, 1}}; !slices.Equal(got, want) {
@@ -186,6 +191,7 @@ func TestParticipantsByAnswers(t *testing.T) {
 }
 
 func TestWithCounts(t *testing.T) {
+	t.Parallel()
 	// The rows in the page's order with its counts; ids without a row
 	// (4) and rows not on the page (77) left out.
 	rows := []collect.DashboardParticipant{{ID: 9, PublicID: "nine"}, {ID: 3, PublicID: "three"}, {ID: 77, PublicID: "other"}}

@@ -62,7 +62,11 @@ func river(ctx context.Context, databaseURL string, dir rivermigrate.Direction) 
 	if _, err := lock.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(riverLockKey)); err != nil {
 		return fmt.Errorf("%s: lock: %w", op, err)
 	}
-	defer lock.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(riverLockKey))
+	// A failed unlock needs no handling: closing lock (deferred above) ends
+	// the session and with it the lock.
+	defer func() {
+		_, _ = lock.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(riverLockKey))
+	}()
 
 	pool, err := pgxpool.New(ctx, databaseURL)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestItems(t *testing.T) {
+	t.Parallel()
 	items := Items()
 	if len(items) != Count {
 		t.Fatalf("%d items, want %d", len(items), Count)
@@ -54,6 +55,7 @@ func TestItems(t *testing.T) {
 // the grid's ties, so the true answer to every triplet among the disks is
 // decided by the coordinates of the cells or their jitter, not by a tie).
 func TestCoordinatesGrid(t *testing.T) {
+	t.Parallel()
 	coords := Coordinates()
 	if len(coords) != Count {
 		t.Fatalf("%d coordinates, want %d", len(coords), Count)
@@ -92,6 +94,7 @@ func TestCoordinatesGrid(t *testing.T) {
 // for platforms that fuse the multiply-add of the jitter (Go may use FMA
 // on arm64), nothing more.
 func TestCoordinatesPinned(t *testing.T) {
+	t.Parallel()
 	coords := Coordinates()
 	for _, c := range []struct {
 		i           int
@@ -117,6 +120,7 @@ func TestCoordinatesPinned(t *testing.T) {
 // fraction (g−b)/(max−min) is off by at most 2/171 and the hue by at most
 // 60·2/171 ≈ 0.7°.
 func TestItemsShowTheirHue(t *testing.T) {
+	t.Parallel()
 	coords := Coordinates()
 	for i, it := range Items() {
 		m, err := png.Decode(bytes.NewReader(it.Data))

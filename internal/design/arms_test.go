@@ -31,6 +31,7 @@ func assignAll(tb testing.TB, shares []float64, t int, bound float64) ([]int, []
 // 1 − 1/(2·3 − 2) = 0.75), and each block of ten participants has exactly
 // 5, 3 and 2.
 func TestNextArmProportions(t *testing.T) {
+	t.Parallel()
 	shares := []float64{0.5, 0.3, 0.2}
 	counts, arms := assignAll(t, shares, 1000, 0.75+1e-9)
 	if counts[0] != 500 || counts[1] != 300 || counts[2] != 200 {
@@ -58,6 +59,7 @@ func TestNextArmProportions(t *testing.T) {
 // including tiny ones (where plain deficit round robin drifts beyond one
 // participant), every prefix stays within 1 − 1/(2A − 2).
 func TestNextArmBoundRandomShares(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 3000 {
 		a := 2 + trial%7
@@ -81,6 +83,7 @@ func TestNextArmBoundRandomShares(t *testing.T) {
 }
 
 func TestCheckShares(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		shares []float64
 		ok     bool
@@ -106,6 +109,7 @@ func TestCheckShares(t *testing.T) {
 // ⌈h·len⌉ held-out ones, the positions differ between participants, and
 // h = 0 and h = 1 hold out none and all.
 func TestHeldOut(t *testing.T) {
+	t.Parallel()
 	for _, h := range []float64{0.1, 0.25, 1.0 / 3, 0.5, 0.9} {
 		firsts := map[int]bool{}
 		for p := range uint64(200) {
@@ -133,7 +137,10 @@ func TestHeldOut(t *testing.T) {
 			t.Fatal("h 0 or 1 not respected")
 		}
 	}
-	if HeldOut(0.3, 1, 2, 5) != HeldOut(0.3, 1, 2, 5) {
-		t.Fatal("not deterministic")
+	first := HeldOut(0.3, 1, 2, 5)
+	for range 3 {
+		if HeldOut(0.3, 1, 2, 5) != first {
+			t.Fatal("not deterministic")
+		}
 	}
 }

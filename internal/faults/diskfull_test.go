@@ -39,6 +39,7 @@ const diskSize = "96m"
 //
 // It needs root (mount -t tmpfs) and is skipped otherwise.
 func TestFaultDiskFull(t *testing.T) {
+	t.Parallel()
 	if !*runFaults {
 		t.Skip("the fault harness runs only when asked: go test ./internal/faults -faults -run TestFaultDiskFull -v")
 	}
@@ -223,7 +224,7 @@ func (p *joinProbe) start(base string) chan struct{} {
 			}
 			res, err := c.Post(base+"/api/v1/studies/demo/participants", "application/json", strings.NewReader("{}"))
 			if err == nil {
-				io.Copy(io.Discard, res.Body)
+				_, _ = io.Copy(io.Discard, res.Body) // draining only, so the connection is reused
 				res.Body.Close()
 			}
 			hres, herr := c.Get(base + "/healthz")

@@ -121,6 +121,7 @@ type row struct {
 }
 
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	if !*runFaults {
 		t.Skip("the fault harness runs only when asked: go test ./internal/faults -faults -v " +
 			"(it starts a private PostgreSQL cluster and the server binary, and takes about 3 minutes)")

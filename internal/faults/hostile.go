@@ -115,7 +115,9 @@ func (s *Swarm) Close() {
 // or limit passes, and says how many bytes came and whether the server
 // closed it (false: still open at the limit).
 func Drain(c net.Conn, limit time.Duration) (n int64, closed bool) {
-	c.SetReadDeadline(time.Now().Add(limit))
+	if err := c.SetReadDeadline(time.Now().Add(limit)); err != nil {
+		return 0, false
+	}
 	n, err := io.Copy(io.Discard, c)
 	var ne net.Error
 	return n, !(errors.As(err, &ne) && ne.Timeout())
@@ -159,7 +161,9 @@ func (h Hostile) Send(method, path, contentType string, size int64, fill []byte,
 			left -= int64(n)
 		}
 	}()
-	c.SetReadDeadline(time.Now().Add(limit))
+	if err := c.SetReadDeadline(time.Now().Add(limit)); err != nil {
+		return Answer{}, fmt.Errorf("%s %s: %w", method, path, err)
+	}
 	res, err := http.ReadResponse(bufio.NewReader(c), nil)
 	mu.Lock()
 	a := Answer{Sent: sent}
@@ -180,9 +184,9 @@ func ManyFields(n, size int) ([]byte, string) {
 	mw := multipart.NewWriter(&b)
 	v := strings.Repeat("x", size)
 	for i := range n {
-		mw.WriteField(fmt.Sprintf("f%05d", i), v)
+		_ = mw.WriteField(fmt.Sprintf("f%05d", i), v) // into a bytes.Buffer: cannot fail
 	}
-	mw.Close()
+	_ = mw.Close()
 	return b.Bytes(), mw.FormDataContentType()
 }
 
@@ -194,11 +198,15 @@ func (h Hostile) Post(path, contentType string, body []byte, limit time.Duration
 		return Answer{}, err
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(limit))
+	if err := c.SetDeadline(time.Now().Add(limit)); err != nil {
+		return Answer{}, fmt.Errorf("POST %s: %w", path, err)
+	}
 	if err := h.head(c, "POST", path, map[string]string{"Content-Type": contentType, "Content-Length": fmt.Sprint(len(body))}); err != nil {
 		return Answer{}, err
 	}
-	go c.Write(body)
+	// The server may answer (and close) before it reads the whole body; the
+	// answer, read below, is what counts, not how much of body went out.
+	go func() { _, _ = c.Write(body) }()
 	res, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		return Answer{}, fmt.Errorf("POST %s: %w", path, err)
@@ -221,7 +229,7 @@ func (h Hostile) Trickle(method, path, contentType string, size int, every, limi
 		return false, err
 	}
 	closed := make(chan struct{})
-	go func() { io.Copy(io.Discard, c); close(closed) }()
+	go func() { _, _ = io.Copy(io.Discard, c); close(closed) }() // ends when the server closes c
 	end := time.After(limit)
 	tick := time.NewTicker(every)
 	defer tick.Stop()

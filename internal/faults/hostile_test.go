@@ -48,6 +48,7 @@ var (
 // anonymous routes take (16 KiB forms, 64 KiB JSON) and 10 MB forms; it
 // reports the peak RSS of that phase. Figures: docs/reliability.md.
 func TestHostile(t *testing.T) {
+	t.Parallel()
 	if !*runHostile {
 		t.Skip("the hostile-client measurement runs only when asked: go test ./internal/faults -hostile -v -timeout 10m")
 	}
@@ -110,7 +111,7 @@ func TestHostile(t *testing.T) {
 			closed := make(chan struct{})
 			if read {
 				// A stalled body: the server answers (408) or closes.
-				go func() { bufio.NewReader(c).ReadByte(); close(closed) }()
+				go func() { _, _ = bufio.NewReader(c).ReadByte(); close(closed) }() // ends when the server closes c
 			}
 			select {
 			case <-stop:

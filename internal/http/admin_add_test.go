@@ -30,7 +30,7 @@ func TestAddAdmin(t *testing.T) {
 	if res := a.do(colleague, "GET", "/admin/studies/shared", nil, nil); res.StatusCode != http.StatusOK {
 		t.Fatalf("the new admin's study page: %d", res.StatusCode)
 	}
-	for _, c2 := range []struct {
+	for _, c2 := range []struct { //nolint:paralleltest // subtests share one app's admins
 		name, email, password, reason string
 	}{
 		{"taken", "R@example.org", "another-password", "an admin with e-mail r@example.org exists"},

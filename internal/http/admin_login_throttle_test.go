@@ -18,6 +18,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // fakeClock is the login throttle's clock in tests: it moves only when told.
@@ -50,7 +51,7 @@ func newThrottleApp(t *testing.T, trusted ...string) *throttleApp {
 		ta.cfg.TrustedProxies = append(ta.cfg.TrustedProxies, netip.MustParsePrefix(p))
 	}
 	ta.cfg.Now = ta.clock.Now
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	ta.app = &app{t: t, pool: pool, store: store, srv: ta.serve(t, store)}
 	if _, err := store.CreateAdmin(context.Background(), "r@example.org", "secret-password"); err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func (ta *throttleApp) replica() *app {
 		ta.t.Fatal(err)
 	}
 	ta.t.Cleanup(pool.Close)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	return &app{t: ta.t, pool: pool, store: store, srv: ta.serve(ta.t, store)}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // newAppWithJobs is newApp with the background jobs of a web replica: a
@@ -24,7 +25,7 @@ import (
 func newAppWithJobs(t *testing.T) (*app, *recompute.Jobs) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	jobs, err := recompute.New(pool, store, recompute.Config{}, log)
 	if err != nil {

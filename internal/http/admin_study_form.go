@@ -174,7 +174,7 @@ func formError(err error) bool {
 
 // atoiOr reads a whole number typed into a form; empty is 0 and anything
 // else unreadable is bad (the store's check names the field).
-func atoiOr(v string, bad int) int {
+func atoiOr(v string, bad int) int { //nolint:unparam // the fallback is named at each call
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0

@@ -49,7 +49,7 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 		// Turned away before reading the instructions, not after.
 		switch err := s.store.CanJoin(r.Context(), st, ext, kept); {
 		case errors.Is(err, collect.ErrCompletedOtherAssignment):
-			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice(st)))
+			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice()))
 		case collect.KindOf(err) == collect.KindFull:
 			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(st)))
 		case collect.KindOf(err) == collect.KindForbidden:

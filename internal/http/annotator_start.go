@@ -56,7 +56,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		}
 		_, token, err = s.store.CreateParticipant(r.Context(), st.ID, ext, params)
 		if errors.Is(err, collect.ErrCompletedOtherAssignment) {
-			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice(st)))
+			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice()))
 		}
 		if collect.KindOf(err) == collect.KindNotOpen {
 			return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))

@@ -132,6 +132,7 @@ func TestPausedAndClosedStudiesShowFriendlyPages(t *testing.T) {
 	c := a.client()
 	for path, want := range map[string]string{"/s/p": "is paused", "/s/cl": "is closed", "/s/p/q": "Study p"} {
 		t.Run(path, func(t *testing.T) {
+			t.Parallel()
 			res := a.do(c, "GET", path, nil, nil)
 			if path == "/s/p/q" {
 				// no participant yet: back to the landing page

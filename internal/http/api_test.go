@@ -167,7 +167,7 @@ func TestAPIAnswerRefusals(t *testing.T) {
 		{"empty body", p1.Token, ``, 400},
 		{"unknown question", p1.Token, fmt.Sprintf(`{"question_id": "zzz", "closer": %d}`, n.Left.Index), 404},
 	}
-	for _, c := range cases {
+	for _, c := range cases { //nolint:paralleltest // subtests share one app's participant
 		t.Run(c.name, func(t *testing.T) {
 			res := a.api("POST", "/api/v1/answers", c.token, c.body, nil)
 			if res.StatusCode != c.status || !strings.Contains(res.body, `"error":`) {

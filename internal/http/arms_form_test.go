@@ -12,6 +12,7 @@ import (
 // as the arms they say; every refusal names its line and says why; the
 // text of stored arms reads back as the same arms.
 func TestParseArms(t *testing.T) {
+	t.Parallel()
 	f, err := parseArms("# two designs\n\nsmart  active 50%  warmup=5 score=infogain model=ckl candidates=200 pool=30 repeats=2 seed=9\r\nplain random 0.5\n")
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +72,7 @@ func TestParseArms(t *testing.T) {
 // TestHeldoutField: the held-out share is typed in percent, 0 to 50, and
 // a stored share shows as the percentage that reads back as it.
 func TestHeldoutField(t *testing.T) {
+	t.Parallel()
 	for text, want := range map[string]float64{"": 0, "0": 0, "10": 0.1, " 12.5 % ": 0.125, "50": 0.5} {
 		if got, err := parseHeldout(text); err != nil || got != want {
 			t.Errorf("%q: %g, %v; want %g", text, got, err, want)

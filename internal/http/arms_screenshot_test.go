@@ -28,6 +28,7 @@ import (
 //
 //	CLOSER_SCREENSHOTS=$PWD/docs go test ./internal/http -run TestDesignsComparedScreenshots
 func TestDesignsComparedScreenshots(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("CLOSER_SCREENSHOTS")
 	if dir == "" {
 		t.Skip("set CLOSER_SCREENSHOTS to a directory to take the screenshots (needs chromium)")

@@ -17,6 +17,7 @@ import (
 // between questions; an image fetched for an earlier question counts too,
 // as the browser's cache serves it.) Runs with CLOSER_BROWSER=1.
 func TestBrowserNextImagesLoadAhead(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}

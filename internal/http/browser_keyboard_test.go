@@ -14,6 +14,7 @@ import (
 // marked; the keys answer every question to the completion code. Runs with
 // CLOSER_BROWSER=1.
 func TestBrowserKeyboardOnly(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}

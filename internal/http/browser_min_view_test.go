@@ -16,6 +16,7 @@ import (
 // them until the next question, and the stored response time counts from
 // the moment the images were shown. Runs with CLOSER_BROWSER=1.
 func TestBrowserMinimumViewingTime(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}

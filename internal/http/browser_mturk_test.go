@@ -28,6 +28,7 @@ import (
 // /mturk/externalSubmit. The stand-in is allowed by Config.MTurkTestOrigins
 // only. Runs with CLOSER_BROWSER=1.
 func TestBrowserMTurkHIT(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}

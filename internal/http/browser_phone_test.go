@@ -14,6 +14,7 @@ import (
 // scrolling), and a study is answered to its completion code by tapping.
 // Runs with CLOSER_BROWSER=1.
 func TestBrowserPhoneByTouch(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}

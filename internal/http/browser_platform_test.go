@@ -21,6 +21,7 @@ import (
 // page, the same code, no second participant); a third person declines
 // the consent and nothing is stored. Runs with CLOSER_BROWSER=1.
 func TestBrowserRecruitedParticipant(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}

@@ -21,6 +21,7 @@ import (
 // participant: their done page, the same code, no second participant, and
 // the parameters are kept with them. Runs with CLOSER_BROWSER=1.
 func TestBrowserProlificParticipant(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}

@@ -24,6 +24,7 @@ const clickNotTheAnchorJS = `(() => {
 // their "can't decide" (key 3) counts as a question without a triplet.
 // Runs with CLOSER_BROWSER=1.
 func TestBrowserFailedCatchTrialsScreenOut(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}

@@ -16,6 +16,7 @@ import (
 // others when the choice changes; the arms and the held-out share show for
 // every design. Runs with CLOSER_BROWSER=1.
 func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}

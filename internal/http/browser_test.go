@@ -62,6 +62,7 @@ func pollJS(expr string) chromedp.Action[chromedp.Void] {
 // questions by clicking, and download the CSV. It runs when CLOSER_BROWSER=1
 // (it needs chromium: apt-get install -y chromium).
 func TestBrowserNewUser(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}

@@ -24,6 +24,7 @@ import (
 // plots; then zooms the embedding with the mouse wheel. It runs when
 // CLOSER_BROWSER=1 (needs chromium).
 func TestBrowserDashboardLive(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CLOSER_BROWSER") == "" {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // The cache advances a study's tally over new answers (the same tally, now
@@ -18,7 +19,7 @@ func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	st, err := store.CreateStudy(ctx, collect.StudyInput{Slug: "c", Title: "C", QuestionsPerParticipant: 50, Status: collect.StatusOpen})
 	if err != nil {
 		t.Fatal(err)

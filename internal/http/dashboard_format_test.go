@@ -8,6 +8,7 @@ import (
 )
 
 func TestDashboardFormat(t *testing.T) {
+	t.Parallel()
 	share := func(x float64) *float64 { return &x }
 	// Expected values by hand from each function's rule.
 	for _, c := range []struct{ name, got, want string }{
@@ -35,6 +36,7 @@ func TestDashboardFormat(t *testing.T) {
 		{"heat map in blocks", heatmapNote(1000, 120), "items in cluster order, averaged over blocks of about 9"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			if c.got != c.want {
 				t.Errorf("got %q, want %q", c.got, c.want)
 			}

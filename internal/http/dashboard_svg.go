@@ -187,7 +187,7 @@ type series struct {
 
 // lineSVG draws series on shared axes, the legend in the plot's top
 // right corner.
-func lineSVG(ss []series, w, h float64, xlabel, ylabel string, ymin0 bool, label string) string {
+func lineSVG(ss []series, w, h float64, xlabel, ylabel string, ymin0 bool, label string) string { //nolint:unparam // the width is the caller's layout choice
 	return linesSVG(ss, w, h, xlabel, ylabel, ymin0, false, label)
 }
 
@@ -269,7 +269,7 @@ func linesSVG(ss []series, w, h float64, xlabel, ylabel string, ymin0, legendRig
 }
 
 // barsSVG draws counts as bars; bar i spans [x0 + i·step, x0 + (i+1)·step).
-func barsSVG(counts []int, x0, step float64, xfmt func(float64) string, w, h float64, xlabel, ylabel, label string) string {
+func barsSVG(counts []int, x0, step float64, xfmt func(float64) string, w, h float64, xlabel, ylabel, label string) string { //nolint:unparam // the width is the caller's layout choice
 	var b strings.Builder
 	svgOpen(&b, w, h, "bars", label)
 	total := 0
@@ -380,7 +380,7 @@ type dendroMerge struct {
 // dendrogramSVG draws a complete-linkage dendrogram of n items: leaves in
 // the tree's order along x (with their cluster's colour, and labels when
 // few), merge heights along y.
-func dendrogramSVG(n int, merges []dendroMerge, labels []string, clusters []int, w, h float64, label string) string {
+func dendrogramSVG(n int, merges []dendroMerge, labels []string, clusters []int, w, h float64, label string) string { //nolint:unparam // the width is the caller's layout choice
 	var b strings.Builder
 	svgOpen(&b, w, h, "dendrogram", label)
 	if n < 2 || len(merges) != n-1 {

@@ -152,8 +152,10 @@ func svgCases() []svgCase {
 // its labels escaped (they decode to the text given) and the number of
 // marks its data call for.
 func TestSVGGolden(t *testing.T) {
+	t.Parallel()
 	for _, c := range svgCases() {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			texts := decodeSVG(t, c.svg)
 			for _, want := range c.texts {
 				found := false

@@ -27,6 +27,7 @@ import (
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // newJobsApp is newApp with recompute jobs: a River client that enqueues
@@ -34,7 +35,7 @@ import (
 func newJobsApp(t testing.TB, work bool) (*app, *recompute.Jobs) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	jobs, err := recompute.New(pool, store, recompute.Config{Work: work, ScanEvery: time.Hour}, log)
 	if err != nil {

@@ -140,7 +140,7 @@ func resolvePicks(text string, labels []string) ([]int, error) {
 	seen := map[int]bool{}
 	var out []int
 	for _, tok := range toks {
-		idx := -1
+		var idx int
 		if ids := byLabel[tok]; len(ids) == 1 {
 			idx = ids[0]
 		} else if len(ids) > 1 {

@@ -13,6 +13,7 @@ import (
 // labels shown on the edit form read back as the same picks, with an index
 // where a label holds a separator.
 func TestResolvePicksAndBack(t *testing.T) {
+	t.Parallel()
 	labels := []string{"cat", "big dog", "a,b", "7", "twin", "twin"}
 	for _, c := range []struct {
 		text string
@@ -30,6 +31,7 @@ func TestResolvePicksAndBack(t *testing.T) {
 		{"-1", nil, `unknown landmark "-1": not an item label nor an index 0..5`},
 	} {
 		t.Run(c.text, func(t *testing.T) {
+			t.Parallel()
 			got, err := resolvePicks(c.text, labels)
 			if c.err != "" {
 				if err == nil || err.Error() != c.err || collect.KindOf(err) != collect.KindInvalid {
@@ -54,6 +56,7 @@ func TestResolvePicksAndBack(t *testing.T) {
 // TestParseDesignForm: numbers are read, and every field that is not a
 // whole number is named at once.
 func TestParseDesignForm(t *testing.T) {
+	t.Parallel()
 	d := parseDesignForm(url.Values{"seed": {" 42 "}, "repeats": {"3"}, "landmarks": {"5"}, "landmark_picks": {" a, b "},
 		"extra": {"yes"}, "coordinates": {"median"}})
 	want := collect.DesignConfig{Seed: 42, Repeats: 3, Landmarks: 5, Extra: true, Coordinates: "median"}

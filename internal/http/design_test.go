@@ -131,7 +131,7 @@ func TestDesignSettingsForm(t *testing.T) {
 		t.Fatalf("pausing with unchanged settings: %d %s", res.StatusCode, res.body)
 	}
 	res = a.do(c, "GET", "/admin/studies/shapes", nil, nil)
-	for _, want := range []string{"Coverage", "1 of 90 answers", "Fallback share", "0 of 1 answers were random fallbacks"} {
+	for _, want := range []string{"Coverage", "1 of 90 answers", "Fallback share", "0 of 1 answers were random fallbacks"} { //nolint:paralleltest // a loop of checks, not a table of subtests
 		if !strings.Contains(res.body, want) {
 			t.Errorf("study page lacks %q", want)
 		}
@@ -172,6 +172,7 @@ func TestBasisCoordinateRuleSetting(t *testing.T) {
 		{"marks", "landmark-k1", "median", "", ""},
 	} {
 		t.Run(tc.slug, func(t *testing.T) {
+			t.Parallel()
 			f := form(tc.slug, tc.design, "landmarks", "3")
 			if tc.field != "" {
 				f.Set("coordinates", tc.field)

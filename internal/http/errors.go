@@ -149,12 +149,16 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", retryAfter)
 	}
 	if strings.HasPrefix(r.URL.Path, "/api/") {
-		writeJSON(w, status, map[string]string{"error": msg})
+		_ = writeJSON(w, status, map[string]string{"error": msg}) // the status is sent; a failed body means the client left
 		return
 	}
-	s.render(w, r, status, templates.NoticePage(templates.Notice{
+	if err := s.render(w, r, status, templates.NoticePage(templates.Notice{
 		Title: http.StatusText(status), Message: msg, Status: status,
-	}))
+	})); err != nil && !responseStarted(w) {
+		// The notice page did not render: the message as plain text rather
+		// than an empty 200.
+		http.Error(w, msg, status)
+	}
 }
 
 // classify maps an error to a status and a message fit for the user.

@@ -17,6 +17,7 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // smallBuffers keeps the server's socket send buffer small, so that a
@@ -52,7 +53,7 @@ func TestExportKilledMidStreamIsCutOff(t *testing.T) {
 	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	ctx := context.Background()
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	st, err := store.CreateStudy(ctx, collect.StudyInput{Slug: "big", Title: "Big", QuestionsPerParticipant: 50, Status: "open"})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestExportKilledMidStreamIsCutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	for _, c := range []struct {
+	for _, c := range []struct { //nolint:paralleltest // subtests kill connections of one shared server
 		name       string
 		requestLog bool
 		tls        bool

@@ -120,7 +120,7 @@ const concurrentJoins = 16
 
 // race runs f(0) … f(n-1) at once (each in its own goroutine, released
 // together) and returns their errors in order.
-func race(n int, f func(i int) error) []error {
+func race(n int, f func(i int) error) []error { //nolint:unparam // the number of racers is named at the call
 	errs := make([]error, n)
 	var ready, done sync.WaitGroup
 	start := make(chan struct{})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	closerhttp "github.com/closer-lab/closer/internal/http"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // logBuffer collects the app's log lines for a test to inspect.
@@ -51,7 +52,7 @@ func (l *logBuffer) lines(level string) []string {
 func newAppOn(t *testing.T, pool *pgxpool.Pool, cfg closerhttp.Config) (*app, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	cfg.BaseURL = "http://" + srv.Listener.Addr().String()
 	srv.Config.Handler = closerhttp.New(store, cfg, slog.New(slog.NewTextHandler(logs, nil)))

@@ -46,7 +46,7 @@ type outcome struct {
 	body       string
 }
 
-func (a *app) outcome(method, path string, header map[string]string) outcome {
+func (a *app) outcome(method, path string, header map[string]string) outcome { //nolint:unparam // the method is named at the call
 	res := a.do(http.DefaultClient, method, path, nil, header)
 	return outcome{path: path, status: res.StatusCode, retryAfter: res.Header.Get("Retry-After"), body: res.body}
 }
@@ -60,8 +60,8 @@ func (a *app) outcome(method, path string, header map[string]string) outcome {
 // goes, the requests it held finish and everything works again.
 func TestShedsLoadWhenThePoolIsFull(t *testing.T) {
 	t.Parallel()
-	const n = 12 // requests at once
-	for _, c := range []struct {
+	const n = 12                 // requests at once
+	for _, c := range []struct { //nolint:paralleltest // subtests fill one small pool in turn
 		name    string
 		cfg     closerhttp.Config
 		waiting int // requests that wait for the lock or a connection

@@ -19,6 +19,7 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // app is the real router on a fresh database, served over loopback.
@@ -39,7 +40,7 @@ func newApp(t *testing.T) *app {
 func newAppWrapped(t *testing.T, wrap func(http.Handler) http.Handler) *app {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()

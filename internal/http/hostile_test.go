@@ -19,6 +19,7 @@ import (
 	"github.com/closer-lab/closer/internal/faults"
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Hostile clients (issue 24) against a server with four database slots:
@@ -35,7 +36,7 @@ func hostileApp(t *testing.T, cfg closerhttp.Config) (*app, faults.Hostile, *htt
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Listener.Close()
 	srv.Listener = ln // the server's send buffers, as cmd/web's
@@ -104,6 +105,7 @@ func openSwarm(t *testing.T, n int, fn func() (net.Conn, error)) *faults.Swarm {
 // declare 100 bytes and send one, and 8 admin uploads that stall the same
 // way, leave the four slots free (they had all been taken: 503).
 func TestHostileStalledBodiesHoldNoSlot(t *testing.T) {
+	t.Parallel()
 	a, h, admin := hostileApp(t, closerhttp.Config{BodyReadTimeout: time.Minute, TransferWindow: time.Minute})
 	openSwarm(t, 70, func() (net.Conn, error) {
 		return h.StalledBody("POST", "/api/v1/studies/demo/participants", "application/json", 100)
@@ -127,6 +129,7 @@ func TestHostileStalledBodiesHoldNoSlot(t *testing.T) {
 // BodyReadTimeout, and an upload that trickles a byte every 50 ms (less
 // than TransferMinBytes per TransferWindow), are cut off.
 func TestHostileSlowBodiesAreCut(t *testing.T) {
+	t.Parallel()
 	a, h, admin := hostileApp(t, closerhttp.Config{BodyReadTimeout: 500 * time.Millisecond,
 		TransferWindow: 500 * time.Millisecond, TransferMinBytes: 1 << 10})
 	cut, err := h.Trickle("POST", "/s/demo/start", "application/x-www-form-urlencoded", 1000, 50*time.Millisecond, 10*time.Second)
@@ -160,6 +163,7 @@ func hostileImage(t *testing.T, a *app) (string, int) {
 // cuts them off; a client that reads slowly but steadily gets the whole
 // image, for longer than many TransferWindows.
 func TestHostileUnreadResponsesHoldNoSlot(t *testing.T) {
+	t.Parallel()
 	window := 300 * time.Millisecond
 	a, h, _ := hostileApp(t, closerhttp.Config{TransferWindow: window, TransferMinBytes: 16 << 10})
 	sum, size := hostileImage(t, a)
@@ -195,6 +199,7 @@ func TestHostileUnreadResponsesHoldNoSlot(t *testing.T) {
 // pages, and a 10 MB JSON body, are refused with 413 before they are sent
 // (by their Content-Length), and the admin's study form over 1 MiB is too.
 func TestHostileBigBodiesRefusedUnread(t *testing.T) {
+	t.Parallel()
 	a, h, admin := hostileApp(t, closerhttp.Config{})
 	const size = 10_000_000
 	for _, c := range []struct{ path, ct string }{
@@ -219,7 +224,9 @@ func TestHostileBigBodiesRefusedUnread(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if err := c.SetReadDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	if res, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil || res.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("a stalled 100,000-byte form: %v, want 413 at once", err)
 	}
@@ -243,6 +250,7 @@ func TestHostileBigBodiesRefusedUnread(t *testing.T) {
 // text fields (7,800 of 64 KiB held 700 MiB) is refused at 32 fields, and
 // a few large ones at 256 KiB in all; the refusal is the upload's report.
 func TestHostileMultipartFieldsBounded(t *testing.T) {
+	t.Parallel()
 	a, _, admin := hostileApp(t, closerhttp.Config{})
 	for _, c := range []struct {
 		n, size int

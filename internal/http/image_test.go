@@ -22,6 +22,7 @@ import (
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/media/mediatest"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // imageApp is the router on a fresh database with the image cache of
@@ -29,7 +30,7 @@ import (
 func imageApp(t *testing.T, cacheBytes int64) (*app, *logBuffer, http.Handler) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	logs := &logBuffer{}
 	srv := httptest.NewUnstartedServer(nil)
 	h := closerhttp.New(store, closerhttp.Config{BaseURL: "http://" + srv.Listener.Addr().String(), ImageCacheBytes: cacheBytes, RequestLog: true},
@@ -66,9 +67,10 @@ func totalAlloc() uint64 {
 // MiB image took 778 MiB), whether the image is served from the cache or,
 // with no cache, streamed in chunks. Each response is the whole image.
 func TestImageRequestsShareMemory(t *testing.T) {
+	t.Parallel()
 	img := mediatest.NoisePNG(1250, 1250, 1)
 	size := uint64(len(img))
-	for _, c := range []struct {
+	for _, c := range []struct { //nolint:paralleltest // subtests measure one shared image cache
 		name  string
 		cache int64
 	}{{"cached", 0}, {"streamed", -1}} {
@@ -128,10 +130,11 @@ func TestImageRequestsShareMemory(t *testing.T) {
 // not an image at all), and a cut connection when it is streamed: never a
 // complete 200. A Range request of a good image gets its range.
 func TestImageCorruptRowNeverServed(t *testing.T) {
+	t.Parallel()
 	big := mediatest.NoisePNG(600, 600, 2) // several chunks
 	bad := append([]byte{}, big...)
-	bad[len(bad)-20] ^= 0xFF // inside IEND's CRC: the type still sniffs as PNG
-	for _, c := range []struct {
+	bad[len(bad)-20] ^= 0xFF     // inside IEND's CRC: the type still sniffs as PNG
+	for _, c := range []struct { //nolint:paralleltest // subtests share one app's image cache
 		name  string
 		cache int64
 	}{{"cached", 0}, {"streamed", -1}} {
@@ -196,8 +199,9 @@ func (b *brokenPipe) Write(p []byte) (int, error) {
 // (a write that fails with a broken pipe, and a real client that closes
 // its connection mid-image) is logged below ERROR, cached or streamed.
 func TestImageClientHangUpIsNotAnError(t *testing.T) {
+	t.Parallel()
 	img := mediatest.NoisePNG(1000, 1000, 3)
-	for _, c := range []struct {
+	for _, c := range []struct { //nolint:paralleltest // subtests read one shared request log
 		name  string
 		cache int64
 	}{{"cached", 0}, {"streamed", -1}} {
@@ -229,7 +233,9 @@ func TestImageClientHangUpIsNotAnError(t *testing.T) {
 			if _, err := io.ReadFull(br, make([]byte, 64<<10)); err != nil {
 				t.Fatal(err)
 			}
-			conn.(*net.TCPConn).SetLinger(0) // hang up hard: a reset
+			if err := conn.(*net.TCPConn).SetLinger(0); err != nil { // hang up hard: a reset
+				t.Fatal(err)
+			}
 			conn.Close()
 			// The request log's line says the handler ended.
 			deadline := time.Now().Add(20 * time.Second)

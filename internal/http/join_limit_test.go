@@ -15,13 +15,14 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // newAppWithConfig is newApp with cfg (its BaseURL is filled in).
 func newAppWithConfig(t *testing.T, cfg closerhttp.Config) *app {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	cfg.BaseURL = "http://" + srv.Listener.Addr().String()
 	srv.Config.Handler = closerhttp.New(store, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -42,6 +42,7 @@ func TestJSONBodiesAreStrict(t *testing.T) {
 			`{"external_id": "w1", "x": [{"y": ["ok", "a\u0000"]}]}`, `the value of \"x[0].y[1]\" contains a NUL character`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			before := a.count(stored)
 			res := a.api("POST", c.path, j.Token, c.body, nil)
 			if res.StatusCode != http.StatusBadRequest || !strings.Contains(res.body, c.want) {

@@ -14,6 +14,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // The landing, done and MTurk preview pages render each of a study's texts
@@ -23,7 +24,7 @@ func TestStudyPagesRenderEachTextOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	cfg := Config{}
 	cfg.loginDefaults()
 	s := &Server{store: store, cfg: cfg, log: slog.New(slog.NewTextHandler(io.Discard, nil)), dash: newDashCache()}

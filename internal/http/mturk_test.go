@@ -31,7 +31,7 @@ func noCookies() *http.Client {
 }
 
 // mturkStudy makes study slug an MTurk study on the study form.
-func mturkStudy(a *app, admin *http.Client, slug string, extra url.Values) {
+func mturkStudy(a *app, admin *http.Client, slug string, extra url.Values) { //nolint:unparam // the slug is named at the call
 	a.t.Helper()
 	form := url.Values{"title": {"HIT"}, "slug": {slug}, "questions_per_participant": {"3"}, "status": {"open"}, "design": {"random"},
 		"platform": {"mturk"}}
@@ -50,7 +50,7 @@ func hitLink(slug, worker, assignment, submitTo string) string {
 
 // startHIT opens the HIT's link, checks the start form carries MTurk's
 // parameters, starts, and returns the first question page's path.
-func (a *app) startHIT(c *http.Client, slug, worker, assignment, submitTo string) string {
+func (a *app) startHIT(c *http.Client, slug, worker, assignment, submitTo string) string { //nolint:unparam // the slug is named at the call
 	a.t.Helper()
 	res := a.do(c, "GET", hitLink(slug, worker, assignment, submitTo), nil, nil)
 	if res.StatusCode != http.StatusOK {
@@ -78,7 +78,7 @@ func (a *app) startHIT(c *http.Client, slug, worker, assignment, submitTo string
 
 // finishHIT answers every question from path on, carrying the token the
 // pages carry (no cookie), and returns the done page.
-func (a *app) finishHIT(c *http.Client, slug, path string) response {
+func (a *app) finishHIT(c *http.Client, slug, path string) response { //nolint:unparam // the slug is named at the call
 	a.t.Helper()
 	for range 100 {
 		if !strings.Contains(path, "participant_token=") {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestRequestedPage(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		query string
 		want  int
@@ -19,6 +20,7 @@ func TestRequestedPage(t *testing.T) {
 		{"people=" + strconv.Itoa(math.MaxInt), math.MaxInt}, {"people=99999999999999999999", math.MaxInt},
 	} {
 		t.Run(c.query, func(t *testing.T) {
+			t.Parallel()
 			q, err := url.ParseQuery(c.query)
 			if err != nil {
 				t.Fatal(err)
@@ -31,6 +33,7 @@ func TestRequestedPage(t *testing.T) {
 }
 
 func TestPageBounds(t *testing.T) {
+	t.Parallel()
 	// By hand: 45 entries, 20 per page, are pages of 20, 20 and 5.
 	for _, c := range []struct {
 		name                 string
@@ -48,6 +51,7 @@ func TestPageBounds(t *testing.T) {
 		{"empty", 1, 50, 0, 0, 0, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			lo, hi := pageBounds(c.page, c.size, c.total)
 			if lo != c.wantLo || hi != c.wantHi {
 				t.Errorf("pageBounds(%d, %d, %d) = [%d, %d), want [%d, %d)", c.page, c.size, c.total, lo, hi, c.wantLo, c.wantHi)

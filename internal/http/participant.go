@@ -205,10 +205,10 @@ func missingIDMessage(st collect.Study) string {
 }
 
 // completedOtherHITNotice is the page of an MTurk worker who completed
-// study st and opens another of its HITs (another assignment,
+// the study and opens another of its HITs (another assignment,
 // collect.ErrCompletedOtherAssignment): they are asked to return it, and
 // the page posts nothing to MTurk, so the study is paid once.
-func completedOtherHITNotice(st collect.Study) templates.Notice {
+func completedOtherHITNotice() templates.Notice {
 	return templates.Notice{Title: "You already completed this study", Status: http.StatusConflict,
 		Message: "You completed this study on another HIT, and each worker takes it once. " +
 			"Please return this HIT: use the Return button on MTurk's page, outside this frame. " +

@@ -10,6 +10,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // A request is logged only when Config.RequestLog asks for it; either way
@@ -17,7 +18,7 @@ import (
 func TestRequestLogSetting(t *testing.T) {
 	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	for _, on := range []bool{false, true} {
 		var buf logBuffer
 		srv := httptest.NewServer(closerhttp.New(store, closerhttp.Config{RequestLog: on},

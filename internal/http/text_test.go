@@ -188,7 +188,7 @@ func TestBadTextIsRefused(t *testing.T) {
 			return a.send(admin, req)
 		}},
 	}
-	for _, b := range badValues {
+	for _, b := range badValues { //nolint:paralleltest // subtests check what one shared app stores
 		for _, c := range cases {
 			t.Run(c.name+"/"+b.name, func(t *testing.T) {
 				before := a.count(stored)

@@ -23,13 +23,14 @@ import (
 	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/media/mediatest"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // newAppWith is newApp with upload limits of the test's choosing.
 func newAppWith(t *testing.T, cfg closerhttp.Config) *app {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	cfg.BaseURL = "http://" + srv.Listener.Addr().String()
 	srv.Config.Handler = closerhttp.New(store, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -135,7 +136,9 @@ func editItem(t *testing.T, items []byte, edit func(rec []string)) ([]byte, stri
 	edit(recs[1])
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
-	cw.WriteAll(recs)
+	if err := cw.WriteAll(recs); err != nil {
+		t.Fatal(err)
+	}
 	return buf.Bytes(), recs[1][7]
 }
 
@@ -237,16 +240,21 @@ func TestBundleCannotServeAnythingButImages(t *testing.T) {
 		t.Fatalf("import: %d %.300s", res.StatusCode, res.body)
 	}
 	var sums []string
-	rs, _ := a.pool.Query(ctx, `SELECT sha256 FROM items i JOIN studies s ON s.id = i.study_id WHERE s.slug = 'copy'`)
+	rs, err := a.pool.Query(ctx, `SELECT sha256 FROM items i JOIN studies s ON s.id = i.study_id WHERE s.slug = 'copy'`)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for rs.Next() {
 		var s string
-		rs.Scan(&s)
+		if err := rs.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
 		sums = append(sums, s)
 	}
 	if len(sums) != 4 {
 		t.Fatalf("%d items imported", len(sums))
 	}
-	for _, s := range sums {
+	for _, s := range sums { //nolint:paralleltest // a loop of checks, not a table of subtests
 		res := a.do(http.DefaultClient, "GET", "/img/"+s, nil, nil)
 		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/png" || res.Header.Get("X-Content-Type-Options") != "nosniff" ||
 			res.Header.Get("Content-Disposition") != `inline; filename="`+s+`.png"` {
@@ -305,6 +313,7 @@ func multipartBody(field, name string, data []byte, fields map[string]string) (*
 // bodies) while it refuses the probe's bombs with the default limits
 // (512 MiB an upload, 10 MiB an image), and checks that nothing was stored.
 func TestUploadMemoryStaysFlat(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	admin := a.admin()
 	st := a.study("up", 0, 3, "draft")
@@ -322,7 +331,7 @@ func TestUploadMemoryStaysFlat(t *testing.T) {
 		})
 	}
 	const limit = 64 << 20
-	for _, c := range []struct {
+	for _, c := range []struct { //nolint:paralleltest // subtests measure the process's memory one at a time
 		name, path, field, file string
 		data                    []byte
 		status                  int

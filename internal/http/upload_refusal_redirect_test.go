@@ -43,7 +43,9 @@ func multipartParts(t *testing.T, parts []part) (*bytes.Reader, string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		io.WriteString(w, p.data)
+		if _, err := io.WriteString(w, p.data); err != nil {
+			t.Fatal(err)
+		}
 	}
 	mw.Close()
 	return bytes.NewReader(body.Bytes()), mw.FormDataContentType()

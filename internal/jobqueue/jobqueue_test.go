@@ -30,6 +30,7 @@ func (otherArgs) Kind() string { return "jobqueue_test_other" }
 // none once that job has ended; UniqueWhileOpen adds nothing while a job of
 // the same study is open, and a new job once it has ended.
 func TestOpenJobAndUniqueness(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{}) // insert only: no workers
@@ -82,6 +83,7 @@ func TestOpenJobAndUniqueness(t *testing.T) {
 }
 
 func TestOpenStatesAreTheUnfinishedOnes(t *testing.T) {
+	t.Parallel()
 	ended := map[rivertype.JobState]bool{rivertype.JobStateCompleted: true, rivertype.JobStateCancelled: true, rivertype.JobStateDiscarded: true}
 	open := map[rivertype.JobState]bool{}
 	for _, s := range jobqueue.OpenStates() {

@@ -425,7 +425,6 @@ func CompleteLinkage(k mat.Symmetric) []Merge {
 			d[i*n+j] = math.Sqrt(max(full[i*n+i]+full[j*n+j]-2*full[i*n+j], 0))
 		}
 	}
-	full = nil
 	active := make([]bool, n)
 	for i := range active {
 		active[i] = true
@@ -487,8 +486,7 @@ func CompleteLinkage(k mat.Symmetric) []Merge {
 	for i := range parent {
 		parent[i], id[i], size[i] = i, i, 1
 	}
-	var find func(int) int
-	find = func(x int) int {
+	find := func(x int) int {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
@@ -520,8 +518,7 @@ func Cut(merges []Merge, n, clusters int) []int {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(x int) int {
+	find := func(x int) int {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]

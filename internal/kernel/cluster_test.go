@@ -17,6 +17,7 @@ func linearKernel(x *mat.Dense) *mat.SymDense {
 }
 
 func TestKernelKMeansSeparated(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(10)
 	x, truth := triplet.GaussianMixture(rng, 300, 4, 3, 20)
 	lab := KernelKMeans(linearKernel(x), 3, 5, 1)
@@ -65,6 +66,7 @@ func objective(k mat.Symmetric, lab []int, c int) float64 {
 }
 
 func TestKernelKMeansReachesOptimum(t *testing.T) {
+	t.Parallel()
 	// Exhaustive search over all 2-clusterings of 10 points gives the
 	// optimal objective; 200 restarts of Algorithm 1 reach it (its random
 	// initial partitions start all means near the global mean, so 20 restarts
@@ -89,6 +91,7 @@ func TestKernelKMeansReachesOptimum(t *testing.T) {
 }
 
 func TestPurity(t *testing.T) {
+	t.Parallel()
 	// Hand count: cluster 0 = {a,a,b} → 2, cluster 1 = {b,b} → 2, cluster 7 = {c} → 1.
 	pred := []int{0, 0, 0, 1, 1, 7}
 	truth := []int{5, 5, 6, 6, 6, 9}
@@ -98,6 +101,7 @@ func TestPurity(t *testing.T) {
 }
 
 func TestSilhouetteEuclidean(t *testing.T) {
+	t.Parallel()
 	// With the linear kernel the kernel distance is the Euclidean distance;
 	// compare with a direct computation from the points.
 	rng := triplet.NewRand(12)
@@ -163,6 +167,7 @@ func naiveComplete(x *mat.Dense) []float64 {
 }
 
 func TestCompleteLinkage(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(13)
 	for trial := 0; trial < 10; trial++ {
 		n := 2 + rng.IntN(30)
@@ -195,6 +200,7 @@ func TestCompleteLinkage(t *testing.T) {
 }
 
 func TestFeaturesKMeansMatchesMatrix(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(16)
 	x, truth := triplet.GaussianMixture(rng, 300, 5, 3, 5)
 	o := triplet.NewOracle(x, 0.2, 17)

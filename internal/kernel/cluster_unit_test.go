@@ -14,6 +14,7 @@ import (
 // and on each copy of it with one off-diagonal entry changed (false, since
 // the entry no longer equals its mirror image).
 func TestBothTriangles(t *testing.T) {
+	t.Parallel()
 	sym := []float64{
 		1, 2, 3,
 		2, 4, 5,
@@ -44,6 +45,7 @@ type symOnly struct{ mat.Symmetric }
 // documented; a SymDense with only its upper triangle stored and any other
 // mat.Symmetric are copied into a full symmetric row-major slice.
 func TestFullRows(t *testing.T) {
+	t.Parallel()
 	full := []float64{
 		1, 2, 3,
 		2, 4, 5,
@@ -78,6 +80,7 @@ func TestFullRows(t *testing.T) {
 // appearance), also with a single restart, and clusters = 1 puts them all
 // together, while 0, n+1 and restarts 0 panic as documented.
 func TestKernelKMeansClusterCounts(t *testing.T) {
+	t.Parallel()
 	x := triplet.Gaussian(triplet.NewRand(30), 5, 2, 1)
 	k := linearKernel(x)
 	if got := KernelKMeans(k, 5, 3, 1); !slices.Equal(got, []int{0, 1, 2, 3, 4}) {
@@ -141,6 +144,7 @@ func (s *scripted) distances(lab, count []int, dist []float64) {
 // run takes one assignment step, calls the distance function twice (the step
 // and the final objective) and returns its initial assignment.
 func TestKMeansRunStopsWhenNothingChanges(t *testing.T) {
+	t.Parallel()
 	s := &scripted{t: t, step: func(_ int, _ []int, dist []float64) {
 		for i := range dist {
 			dist[i] = 1
@@ -163,6 +167,7 @@ func TestKMeansRunStopsWhenNothingChanges(t *testing.T) {
 // kept (each item at distance 0 from its own cluster) and the objective is 0.
 // All distances are below 1, so a search that started at 1 would find none.
 func TestKMeansRunRefillsEmptyCluster(t *testing.T) {
+	t.Parallel()
 	first := [4][3]float64{
 		{0.1, 0.8, 0.8},
 		{0.2, 0.8, 0.8},
@@ -199,6 +204,7 @@ func TestKMeansRunRefillsEmptyCluster(t *testing.T) {
 // item 3, the farthest of cluster 0: labels {1, 0, 0, 2}. Item 0's distance
 // to cluster 0, 0.95, is the largest entry and is never the one compared.
 func TestKMeansRunRefillSkipsSingleton(t *testing.T) {
+	t.Parallel()
 	first := [4][3]float64{
 		{0.95, 0.9, 0.99},
 		{0.2, 0.8, 0.8},
@@ -228,6 +234,7 @@ func TestKMeansRunRefillSkipsSingleton(t *testing.T) {
 // other cluster at every step the run never converges, and stops after
 // maxKMeansIter = 100 assignment steps (101 calls with the final one).
 func TestKMeansRunIterationCap(t *testing.T) {
+	t.Parallel()
 	s := &scripted{t: t, step: func(_ int, lab []int, dist []float64) {
 		for i := 0; i < 2; i++ {
 			dist[i*2+lab[i]] = 1
@@ -251,6 +258,7 @@ func TestKMeansRunIterationCap(t *testing.T) {
 // mean (9.5/10.5 + 8.5/9.5)/2. Points that all coincide give a = b = 0 for
 // every item, and s = 0 (not 0/0).
 func TestSilhouetteByHand(t *testing.T) {
+	t.Parallel()
 	x := mat.NewDense(4, 1, []float64{0, 1, 10, 11})
 	got := Silhouette(linearKernel(x), []int{4, 4, 7, 7})
 	if want := (9.5/10.5 + 8.5/9.5) / 2; !(math.Abs(got-want) <= 1e-12) {

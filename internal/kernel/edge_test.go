@@ -13,6 +13,7 @@ import (
 // triplets, as many components or clusters as items) and checks shapes and
 // finiteness: nothing may panic or produce NaN.
 func TestSmallAndEmptyInputs(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(1)
 	for _, n := range []int{1, 2, 3, 5, 8} {
 		for _, m := range []int{0, 1, 3, 30} {

@@ -56,6 +56,7 @@ func rotatedOp(d []float64, seed uint64) *mat.SymDense {
 // block of the first coordinate vectors would stay in their span (A maps it
 // to itself) and return 11 instead.
 func TestTopEigenFindsEigenvectorOutsideStart(t *testing.T) {
+	t.Parallel()
 	d := make([]float64, 20)
 	for i := range d {
 		d[i] = float64(i + 1)
@@ -76,6 +77,7 @@ func TestTopEigenFindsEigenvectorOutsideStart(t *testing.T) {
 // returned pair has ‖A x − θ x‖ ≤ tol·θ₁ and θ within the same bound of the
 // true eigenvalue, and the eigenvalues come out descending.
 func TestTopEigenResidualContract(t *testing.T) {
+	t.Parallel()
 	const n, m, tol = 40, 3, 1e-9
 	d := make([]float64, n)
 	for i := range d {
@@ -108,6 +110,7 @@ func TestTopEigenResidualContract(t *testing.T) {
 // operator above subspace iteration does not finish; topEigen applies the
 // operator exactly 3 times and returns an error naming the cap.
 func TestTopEigenIterationCap(t *testing.T) {
+	t.Parallel()
 	d := make([]float64, 40)
 	for i := range d {
 		d[i] = math.Pow(0.97, float64(i))
@@ -129,6 +132,7 @@ func TestTopEigenIterationCap(t *testing.T) {
 // TestTopEigenZeroOperator: the zero operator has every residual 0, so the
 // first iteration is accepted (eigenvalue 0) although p = 11 < dim = 20.
 func TestTopEigenZeroOperator(t *testing.T) {
+	t.Parallel()
 	vals, _, err := topEigen(diagOp(make([]float64, 20)), 20, 1, 1e-9, 2)
 	if err != nil || vals[0] != 0 {
 		t.Errorf("zero operator: %v, %v; want eigenvalue 0 and no error", vals, err)
@@ -139,6 +143,7 @@ func TestTopEigenZeroOperator(t *testing.T) {
 // and no answers yet: every feature vector is zero, so the covariance is
 // zero and every PCA score is 0 (no error, no NaN).
 func TestPCANoAnswers(t *testing.T) {
+	t.Parallel()
 	f, err := NewFeatures(K1, 20, nil, []int{0, 1, 2, 3, 4, 5})
 	if err != nil {
 		t.Fatal(err)

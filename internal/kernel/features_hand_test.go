@@ -78,6 +78,7 @@ func checkGram(t *testing.T, f *Features, want [][]float64) {
 // k1 (eq. 3): k(0,3) = (1/√10)(1/√2) = 1/√20; k(2,3) = (1/√2)(1/√2) = 1/2;
 // k(0,2) = 0 (no common column); k(a,a) = 1 except k(1,1) = 0.
 func TestFeaturesK1ByHand(t *testing.T) {
+	t.Parallel()
 	ts := []triplet.Triplet{
 		tr(0, 1, 2), tr(0, 1, 2), tr(0, 2, 1), tr(0, 3, 1),
 		tr(2, 0, 1), tr(2, 3, 0),
@@ -134,6 +135,7 @@ func TestFeaturesK1ByHand(t *testing.T) {
 // k2 (eq. 5): k(0,1) = (−1/√3)(3/(2√7)) at col 11 = −3/(2√21);
 // k(2,3) = (−1)(−1/2) at col 1 = 1/2; the other pairs share no column: 0.
 func TestFeaturesK2ByHand(t *testing.T) {
+	t.Parallel()
 	ts := []triplet.Triplet{
 		tr(0, 1, 2), tr(0, 1, 2), tr(0, 2, 1), tr(1, 3, 0),
 		tr(3, 1, 0), tr(2, 1, 3), tr(0, 1, 3), tr(2, 3, 0),
@@ -174,6 +176,7 @@ func TestFeaturesK2ByHand(t *testing.T) {
 //     l_p, other option l_q); rows are those coordinates only, renormalised,
 //     which for a non-landmark item is all of its general row.
 func TestFeaturesLandmarkRowsMatchGeneral(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(12)
 	for trial := 0; trial < 20; trial++ {
 		n := 5 + rng.IntN(5)
@@ -245,6 +248,7 @@ func TestFeaturesLandmarkRowsMatchGeneral(t *testing.T) {
 // refused (with an error, not an index out of range); a landmark named
 // twice is refused even when its first position is 0.
 func TestFeaturesBoundaries(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []Kind{K1, K2} {
 		f, err := NewFeatures(kind, 0, nil, nil)
 		if err != nil || f.N != 0 || f.Dim != 0 || f.NNZ() != 0 {

@@ -98,6 +98,7 @@ func checkKernel(t *testing.T, f *Features, want [][]float64, skip func(a, b int
 }
 
 func TestFeaturesBruteForce(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(3)
 	contradictions := 0
 	for trial := 0; trial < 40; trial++ {
@@ -125,6 +126,7 @@ func TestFeaturesBruteForce(t *testing.T) {
 }
 
 func TestFeaturesCancellingVotes(t *testing.T) {
+	t.Parallel()
 	// One question answered both ways once: the coordinate is 0/... = 0,
 	// so item 0 (k1) has the zero feature vector.
 	ts := []triplet.Triplet{tr(0, 1, 2), tr(0, 2, 1), tr(1, 0, 2), tr(1, 0, 2), tr(1, 2, 0)}
@@ -165,6 +167,7 @@ func landmarkTriplets(rng *rand.Rand, kind Kind, n int, lm []int, m int) []tripl
 }
 
 func TestFeaturesLandmarkBruteForce(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(4)
 	for trial := 0; trial < 30; trial++ {
 		n := 5 + rng.IntN(5)
@@ -212,6 +215,7 @@ func TestFeaturesLandmarkBruteForce(t *testing.T) {
 }
 
 func TestFeaturesErrors(t *testing.T) {
+	t.Parallel()
 	ts := []triplet.Triplet{tr(0, 1, 2)}
 	cases := []struct {
 		kind Kind

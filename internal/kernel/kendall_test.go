@@ -50,6 +50,7 @@ func sign(v float64) float64 {
 }
 
 func TestKendallTauFigure1(t *testing.T) {
+	t.Parallel()
 	// Kleindessner & von Luxburg 2017, Figure 1 (left): the rankings
 	// x1 ≺ x3 ≺ x2 ≺ x4 ≺ x5 ≺ x6 ≺ x7 and x2 ≺ x3 ≺ x6 ≺ x1 ≺ x5 ≺ x4 ≺ x7
 	// have Kendall tau 1/3 (stated in the caption). Position of item i:
@@ -71,6 +72,7 @@ func TestKendallTauFigure1(t *testing.T) {
 }
 
 func TestKendallTauBrute(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(1)
 	for trial := 0; trial < 500; trial++ {
 		n := rng.IntN(40)
@@ -95,6 +97,7 @@ func TestKendallTauBrute(t *testing.T) {
 }
 
 func TestKendallTauEdge(t *testing.T) {
+	t.Parallel()
 	if got := KendallTau(nil, nil); got != 0 {
 		t.Errorf("empty: %v", got)
 	}
@@ -131,6 +134,7 @@ func BenchmarkKendallTau1M(b *testing.B) {
 // holds for every λ ≥ 0) and gives exp(0) = 1 for any pair of rankings;
 // λ < 0 and NaN panic.
 func TestMallowsLambdaRange(t *testing.T) {
+	t.Parallel()
 	x, y := []float64{1, 2, 3}, []float64{3, 2, 1} // n_d = 3
 	func() {
 		defer func() {

@@ -45,7 +45,6 @@ func Matrix(f *Features, fix bool) *mat.SymDense {
 			fill[c]++
 		}
 	}
-	fill = nil
 	// Upper triangle, row by row; rows are handed out in small chunks since
 	// the work per row shrinks along the triangle.
 	var next atomic.Int64

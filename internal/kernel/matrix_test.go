@@ -19,6 +19,7 @@ func minEig(t *testing.T, k mat.Symmetric) float64 {
 }
 
 func TestMatrixMatchesAtAndFix(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(5)
 	for _, c := range []struct {
 		n, m int
@@ -78,7 +79,7 @@ func TestMatrixMatchesAtAndFix(t *testing.T) {
 	}
 }
 
-func TestMinEigenvalueIterative(t *testing.T) {
+func TestMinEigenvalueIterative(t *testing.T) { //nolint:paralleltest // sets process-wide state: var denseEigenMax
 	// The Lanczos path (used above 2000 items) against the dense solver, on
 	// general sparse sets where λ_min > 0: once with the Krylov space
 	// reaching n (exact), once with n above the step cap.
@@ -110,7 +111,7 @@ func TestMinEigenvalueIterative(t *testing.T) {
 }
 
 // sameUpToSign compares two score matrices column by column.
-func sameUpToSign(t *testing.T, name string, x, y *mat.Dense, tol float64) {
+func sameUpToSign(t *testing.T, name string, x, y *mat.Dense, tol float64) { //nolint:unparam // the tolerance is named at the call
 	t.Helper()
 	r, c := x.Dims()
 	for j := 0; j < c; j++ {
@@ -126,6 +127,7 @@ func sameUpToSign(t *testing.T, name string, x, y *mat.Dense, tol float64) {
 }
 
 func TestPCAFeatureRouteMatchesMatrix(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(7)
 	x, _ := triplet.GaussianMixture(rng, 200, 3, 3, 6)
 	o := triplet.NewOracle(x, 0.1, 8)
@@ -191,6 +193,7 @@ func TestPCAFeatureRouteMatchesMatrix(t *testing.T) {
 }
 
 func TestPCAFixedGeneral(t *testing.T) {
+	t.Parallel()
 	// General path with λ_min > 0: eigenvalues of the centered fixed kernel
 	// are μ_k − λ_min, so the squared column norms of the scores are too.
 	rng := triplet.NewRand(9)
@@ -235,6 +238,7 @@ func TestPCAFixedGeneral(t *testing.T) {
 // λ_min = 1 (Dim = n and u = n do not force rank Φ < n); the fixed matrix
 // K − λ_min I is 0.
 func TestMinEigenvalueSquareFullRank(t *testing.T) {
+	t.Parallel()
 	f, err := NewFeatures(K1, 3, []triplet.Triplet{tr(0, 1, 2), tr(1, 0, 2), tr(2, 0, 1)}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -259,7 +263,9 @@ func TestMinEigenvalueSquareFullRank(t *testing.T) {
 // converged: θ is a Ritz value, so 1 ≤ θ ≤ 1000, and the residual bound
 // r > 0 puts an eigenvalue (here any integer) within r of θ.
 func TestLanczosMinSteps(t *testing.T) {
-	diag := func(n int, calls *int) func(dst, src []float64) {
+	t.Parallel()
+	// diag(i, i) = i+1; the size comes from dst.
+	diag := func(calls *int) func(dst, src []float64) {
 		return func(dst, src []float64) {
 			*calls++
 			for i := range dst {
@@ -268,12 +274,12 @@ func TestLanczosMinSteps(t *testing.T) {
 		}
 	}
 	var calls int
-	theta, resid := lanczosMin(diag(30, &calls), 30, 400)
+	theta, resid := lanczosMin(diag(&calls), 30, 400)
 	if !(math.Abs(theta-1) <= 1e-9) || resid != 0 || calls > 30 {
 		t.Errorf("n=30: θ = %v, r = %v after %d steps; want 1, 0, at most 30", theta, resid, calls)
 	}
 	calls = 0
-	theta, resid = lanczosMin(diag(1000, &calls), 1000, 10)
+	theta, resid = lanczosMin(diag(&calls), 1000, 10)
 	if calls != 10 || !(theta >= 1 && theta <= 1000) || !(resid > 0) ||
 		!(math.Abs(theta-math.Round(theta)) <= resid) {
 		t.Errorf("n=1000, 10 steps: θ = %v, r = %v after %d steps; want a Ritz value in [1, 1000] with r > 0 after 10", theta, resid, calls)

@@ -38,6 +38,7 @@ func noPanic(t *testing.T, what string, f func()) {
 // and panics for 0 or 5 clusters and for 2 clusters from 1 merge.
 // Kills cluster.go:516:14, 516:30 and 516:49 (CONDITIONALS_BOUNDARY).
 func TestCutEnds(t *testing.T) {
+	t.Parallel()
 	merges := []Merge{{A: 0, B: 1, Height: 1, Size: 2}, {A: 2, B: 3, Height: 1, Size: 2}, {A: 4, B: 5, Height: 11, Size: 4}}
 	for _, c := range []struct {
 		merges   []Merge
@@ -85,6 +86,7 @@ func TestCutEnds(t *testing.T) {
 // (INVERT_NEGATIVES and ARITHMETIC_BASE: a search starting from item 1
 // moves item 1) in the fixed code.
 func TestKMeansRunRefillNegativeDistances(t *testing.T) {
+	t.Parallel()
 	first := [4][3]float64{
 		{-1.1, -1.05, -1.05},
 		{-1.3, -1.05, -1.05},
@@ -126,6 +128,7 @@ func TestKMeansRunRefillNegativeDistances(t *testing.T) {
 // −128, and a cluster empties with both candidates below −1. kmeansRun
 // indexed item −1 there, in a goroutine, which crashed the whole program.
 func TestKMeansHugeCoordinates(t *testing.T) {
+	t.Parallel()
 	x := mat.NewDense(3, 1, []float64{1e9 + 12, 1e9 + 17, 1e9 + 20})
 	var k mat.SymDense
 	k.SymOuterK(1, x)
@@ -169,6 +172,7 @@ func TestKMeansHugeCoordinates(t *testing.T) {
 // item, and the two farthest candidates of a refill, differ by more than
 // 0.019, far above rounding, so the two code paths cannot part on a tie.
 func TestFeaturesKMeansRefillMatchesMatrix(t *testing.T) {
+	t.Parallel()
 	ts := []triplet.Triplet{
 		{Anchor: 3, Closer: 0, Farther: 2}, {Anchor: 4, Closer: 0, Farther: 2}, {Anchor: 4, Closer: 0, Farther: 2},
 		{Anchor: 3, Closer: 1, Farther: 0}, {Anchor: 5, Closer: 0, Farther: 2}, {Anchor: 2, Closer: 0, Farther: 1},
@@ -215,6 +219,7 @@ func TestFeaturesKMeansRefillMatchesMatrix(t *testing.T) {
 // e_0 … e_11 (p = 12) and returns their Rayleigh quotients 12·10⁻⁸ and
 // 11·10⁻⁸, with zero residuals.
 func TestTopEigenSmallScale(t *testing.T) {
+	t.Parallel()
 	d := make([]float64, 20)
 	for i := range d {
 		d[i] = 1e-8 * float64(i+1)

@@ -81,6 +81,7 @@ func topK(list []int) func(pi []int) bool {
 }
 
 func TestPartialKernelsBruteForce(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(14)
 	for trial := 0; trial < 150; trial++ {
 		n := 2 + rng.IntN(6) // 2..7
@@ -106,6 +107,7 @@ func TestPartialKernelsBruteForce(t *testing.T) {
 }
 
 func TestPartialKernelsTotal(t *testing.T) {
+	t.Parallel()
 	// Two total rankings: both algorithms reduce to K_τ (eq. 3). Figure 1
 	// of Kleindessner & von Luxburg: tau = 1/3. Lists best first; there the
 	// rankings are by distance (x1 nearest), so list the nearest first.
@@ -129,6 +131,7 @@ func TestPartialKernelsTotal(t *testing.T) {
 }
 
 func TestMallowsAndKendallKernel(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(15)
 	for trial := 0; trial < 200; trial++ {
 		n := rng.IntN(30)

@@ -69,6 +69,7 @@ func meanSD(v []float64) (float64, float64) {
 //
 //	go test ./internal/kernel -run TestReproduceLandmark -reproduce -v
 func TestReproduceLandmark(t *testing.T) {
+	t.Parallel()
 	if !*reproduce {
 		t.Skip("run with -reproduce")
 	}

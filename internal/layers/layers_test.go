@@ -77,6 +77,7 @@ func imports(t *testing.T) map[string][]string {
 // the module that docs/architecture.md does not allow it, when a package is
 // missing from the document, or the document names a package that is gone.
 func TestImportsFollowArchitecture(t *testing.T) {
+	t.Parallel()
 	allowed, graph := rules(t), imports(t)
 	var pkgs []string
 	for pkg := range graph {
@@ -105,6 +106,7 @@ func TestImportsFollowArchitecture(t *testing.T) {
 // The algorithm packages are pure: they import nothing of the store, the
 // web front, the jobs or the page templates, whatever the table says.
 func TestAlgorithmsImportNoStoreOrWeb(t *testing.T) {
+	t.Parallel()
 	graph := imports(t)
 	pure := []string{"internal/triplet", "internal/kernel", "internal/embed", "internal/dimension", "internal/uncertainty", "internal/projection", "internal/landmark", "internal/basis", "internal/active", "internal/design", "internal/analysis", "internal/simulate"}
 	var forbidden = regexp.MustCompile(`^(internal/(collect|http|recompute|purge|jobqueue|pgtest|dbmigrate)|templates|static|migrations|cmd/)`)

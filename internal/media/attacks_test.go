@@ -23,9 +23,10 @@ var (
 func smallPNG() []byte { return mediatest.SmallPNG(10) }
 
 // paddedZip is a zip of n entries, each a 2×2 PNG padded to entrySize.
-func paddedZip(t testing.TB, n, entrySize int) []byte { return mediatest.PaddedZip(n, entrySize) }
+var paddedZip = mediatest.PaddedZip
 
 func TestCheckRefusesAttacks(t *testing.T) {
+	t.Parallel()
 	small := smallPNG()
 	jpg := encode(t, "jpeg", 8, 8)
 	gf := encode(t, "gif", 4, 4)
@@ -77,6 +78,7 @@ func TestCheckRefusesAttacks(t *testing.T) {
 }
 
 func TestCheckAcceptsWholeImages(t *testing.T) {
+	t.Parallel()
 	// A JPEG with extraneous bytes between segments (libjpeg accepts them),
 	// an animated GIF and an image at the pixel limit pass.
 	jpg := encode(t, "jpeg", 16, 16)
@@ -106,6 +108,7 @@ func TestCheckAcceptsWholeImages(t *testing.T) {
 }
 
 func TestTooLargeSaysTheRealSize(t *testing.T) {
+	t.Parallel()
 	if got := TooLarge(200<<20, 10<<20); got != "too large (200.0 MiB, the limit is 10.0 MiB)" {
 		t.Errorf("got %q", got)
 	}
@@ -116,6 +119,7 @@ func TestTooLargeSaysTheRealSize(t *testing.T) {
 }
 
 func TestSniffServesOnlyImages(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		data []byte
 		ct   string
@@ -136,9 +140,10 @@ func TestSniffServesOnlyImages(t *testing.T) {
 }
 
 func TestReadZipLimits(t *testing.T) {
+	t.Parallel()
 	// 100 entries of a 2×2 PNG padded to 1 MiB: all refused for their
 	// trailing bytes, nothing kept.
-	z := paddedZip(t, 100, 1<<20)
+	z := paddedZip(100, 1<<20)
 	imgs, rej, expanded := ReadZip("bomb.zip", bytes.NewReader(z), int64(len(z)), ZipLimits{MaxImageBytes: 10 << 20})
 	if len(imgs) != 0 || len(rej) != 100 || expanded != 100<<20 || !strings.Contains(rej[0].Reason, "after the end of the PNG image") {
 		t.Fatalf("%d images, %d rejected (%v), %d bytes expanded", len(imgs), len(rej), rej[:1], expanded)
@@ -160,7 +165,7 @@ func TestReadZipLimits(t *testing.T) {
 		t.Fatalf("%v", rej)
 	}
 	// ... and refused while the table is read when it is far too large.
-	many := paddedZip(t, 3000, 100)
+	many := paddedZip(3000, 100)
 	_, rej, _ = ReadZip("many.zip", bytes.NewReader(many), int64(len(many)), ZipLimits{MaxEntries: 10})
 	if len(rej) != 1 || rej[0] != (Rejection{"many.zip", "the zip lists too many files (the limit is 10 files)"}) {
 		t.Fatalf("%v", rej)
@@ -168,11 +173,14 @@ func TestReadZipLimits(t *testing.T) {
 }
 
 func TestReadZipEmpty(t *testing.T) {
+	t.Parallel()
 	zipOf := func(names ...string) []byte {
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
 		for _, n := range names {
-			zw.Create(n)
+			if _, err := zw.Create(n); err != nil {
+				t.Fatal(err)
+			}
 		}
 		zw.Close()
 		return buf.Bytes()
@@ -195,6 +203,7 @@ func TestReadZipEmpty(t *testing.T) {
 }
 
 func TestSpooledImageReadsAgain(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	w, _ := zw.Create("a.png")

@@ -16,6 +16,7 @@ import (
 // path over MaxFileNameBytes, is refused with the reason; 200 characters
 // (of any script) are a label.
 func TestCheckBoundsLabels(t *testing.T) {
+	t.Parallel()
 	png := mediatest.SmallPNG(1)
 	for _, c := range []struct {
 		name, reason string
@@ -74,6 +75,7 @@ func withComment(gf []byte, n int) []byte {
 // ancillary chunks, JPEG APP segments, GIF comments) exceed
 // MaxMetadataBytes is refused with the reason; 512 KiB of them pass.
 func TestCheckBoundsMetadata(t *testing.T) {
+	t.Parallel()
 	jpg := encode(t, "jpeg", 8, 8)
 	gf := encode(t, "gif", 4, 4)
 	for _, c := range []struct {
@@ -109,6 +111,7 @@ func TestCheckBoundsMetadata(t *testing.T) {
 // uncompressed PNG of one colour) is refused with the ratio; a real image
 // (noise) of the same size is accepted.
 func TestReadZipBoundsCompression(t *testing.T) {
+	t.Parallel()
 	z := mediatest.RepeatZip(100, mediatest.AncillaryPNG(10<<20, 1))
 	if len(z) > 2<<20 {
 		t.Fatalf("the bomb is %d bytes", len(z))

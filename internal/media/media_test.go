@@ -45,6 +45,7 @@ func encode(t testing.TB, format string, w, h int) []byte {
 const webp1x1 = "UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA=="
 
 func TestCheckFormatsFromContent(t *testing.T) {
+	t.Parallel()
 	webp, err := base64.StdEncoding.DecodeString(webp1x1)
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +78,7 @@ func TestCheckFormatsFromContent(t *testing.T) {
 }
 
 func TestCheckRejects(t *testing.T) {
+	t.Parallel()
 	png := encode(t, "png", 10, 10)
 	cases := []struct {
 		name   string
@@ -98,6 +100,7 @@ func TestCheckRejects(t *testing.T) {
 }
 
 func TestLabel(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"img_01.png":         "img_01",
 		"dir/sub/cat.v2.JPG": "cat.v2",
@@ -111,6 +114,7 @@ func TestLabel(t *testing.T) {
 }
 
 func TestReadZip(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	add := func(name string, data []byte) {
@@ -156,6 +160,7 @@ func TestReadZip(t *testing.T) {
 }
 
 func TestReadZipNotAZip(t *testing.T) {
+	t.Parallel()
 	_, rejected, _ := ReadZip("plain.zip", bytes.NewReader([]byte("plain text")), 10, ZipLimits{})
 	if len(rejected) != 1 || !strings.Contains(rejected[0].Reason, "not a readable zip") {
 		t.Errorf("got %v", rejected)
@@ -163,6 +168,7 @@ func TestReadZipNotAZip(t *testing.T) {
 }
 
 func TestCompareNatural(t *testing.T) {
+	t.Parallel()
 	ordered := []string{"a1", "A2", "a10", "a10b", "a011x", "b", "img-2.png", "img-10.png"}
 	for i := range ordered {
 		for j := range ordered {

@@ -415,7 +415,9 @@ func dropDatabase(ctx context.Context, t testing.TB, conn *pgx.Conn, name string
 	if _, err := conn.Exec(ctx, stmt); err != nil {
 		t.Logf("pgtest: drop %s: %v", name, err)
 		if !force {
-			conn.Exec(ctx, "ALTER DATABASE "+name+" WITH IS_TEMPLATE true")
+			if _, err := conn.Exec(ctx, "ALTER DATABASE "+name+" WITH IS_TEMPLATE true"); err != nil {
+				t.Logf("pgtest: mark %s a template again: %v", name, err)
+			}
 		}
 		return
 	}

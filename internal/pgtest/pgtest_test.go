@@ -215,6 +215,7 @@ func TestTemplateNameFollowsMigrations(t *testing.T) {
 		{"another role", "closer", ours, river},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := templateNameOf(c.role, c.ours, c.river)
 			if err != nil {
 				t.Fatal(err)
@@ -318,8 +319,11 @@ func TestDropStale(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
-			conn.Exec(context.Background(), "ALTER DATABASE "+name+" WITH IS_TEMPLATE false")
-			conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name)
+			for _, q := range []string{"ALTER DATABASE " + name + " WITH IS_TEMPLATE false", "DROP DATABASE IF EXISTS " + name} {
+				if _, err := conn.Exec(context.Background(), q); err != nil {
+					t.Log(err)
+				}
+			}
 		})
 		if comment {
 			if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+name+" IS '"+commentPrefix+built.UTC().Format(time.RFC3339)+"'"); err != nil {
@@ -358,6 +362,7 @@ func TestDropStale(t *testing.T) {
 // another binary) is looked up again, and NewDB still succeeds. Not
 // parallel: it plants a name in the package's cache.
 func TestNewDBTemplateVanished(t *testing.T) {
+	t.Parallel()
 	admin := adminURL()
 	templates.mu.Lock()
 	saved, had := templates.names[admin]

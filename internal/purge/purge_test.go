@@ -58,7 +58,7 @@ func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slugs ...string) [
 }
 
 // fillOne makes study slug with rows in every table (fill).
-func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) collect.Study {
+func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) collect.Study { //nolint:unparam // same signature as the other fixture helpers
 	t.Helper()
 	ctx := context.Background()
 	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: 6,

@@ -6,6 +6,7 @@ import "testing"
 // whole, every other run before them; its first and last runs stay, and
 // each kept run keeps all its arms' points.
 func TestThinCurve(t *testing.T) {
+	t.Parallel()
 	var c []CurvePoint
 	for run := int64(1); run <= 1000; run++ {
 		for arm := range 3 {

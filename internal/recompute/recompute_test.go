@@ -40,7 +40,7 @@ func synthCSV(t testing.TB, n, m, p int, seed uint64) []byte {
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func importStudy(t *testing.T, store *collect.Store, slug string, data []byte) collect.Study {
+func importStudy(t *testing.T, store *collect.Store, slug string, data []byte) collect.Study { //nolint:unparam // the slug is named at the call
 	t.Helper()
 	st, rep, err := studyfile.ImportTriplets(context.Background(), store, studyfile.TripletsInput{Slug: slug, Title: "Synthetic", CSV: bytes.NewReader(data)})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // River's info lines reach the log only at debug level; its warnings and
 // errors at every level, with their own level and attributes.
 func TestRiverRoutineLinesAtDebug(t *testing.T) {
+	t.Parallel()
 	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
 		var buf bytes.Buffer
 		log := slog.New(routineToDebug{slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: level})}).

@@ -121,6 +121,7 @@ type activeRun struct {
 // design reaches it with at most half of random's answers on at least two
 // sets error-free.
 func TestReproduceActive(t *testing.T) {
+	t.Parallel()
 	if !*reproduce {
 		t.Skip("reproduction: run with -reproduce")
 	}
@@ -320,6 +321,7 @@ func parallel(m int, f func(i int)) {
 }
 
 func TestAnswersToReach(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		mean []float64
 		want int

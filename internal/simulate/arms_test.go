@@ -63,6 +63,7 @@ func recordingWorker(a *anchored, every int) *Worker {
 // annotator who has finished answered exactly 7 questions, and after 700
 // answers the 100 annotators split exactly 50/30/20.
 func TestArmsAssignment(t *testing.T) {
+	t.Parallel()
 	o := points(30, 2, 1)
 	shares := []float64{0.5, 0.3, 0.2}
 	var arms []Arm
@@ -113,6 +114,7 @@ func TestArmsAssignment(t *testing.T) {
 // are uniformly random, so a held-out answer that leaked would show as a
 // refusal or as an answer about another anchor.
 func TestArmsHeldoutKeptOut(t *testing.T) {
+	t.Parallel()
 	const n = 30
 	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(3), n, 2, 1), 0.2, 4)
 	a1, a2 := &anchored{n: n}, &anchored{n: n}
@@ -176,6 +178,7 @@ func TestArmsHeldoutKeptOut(t *testing.T) {
 // arm, and the same held-out answers, with a noisy crowd, a landmark arm
 // (with fallbacks once it is done), a random arm and held-out questions.
 func TestArmsDeterministic(t *testing.T) {
+	t.Parallel()
 	run := func() StudyCheckpoint {
 		x := triplet.UniformCube(triplet.NewRand(5), 40, 2)
 		o := triplet.NewOracle(x, 0.2, 6)
@@ -213,6 +216,7 @@ func TestArmsDeterministic(t *testing.T) {
 // TestRunArmsOneArmIsRun: one arm with share 1, no limit per annotator and
 // nothing held out collects exactly what Run collects.
 func TestRunArmsOneArmIsRun(t *testing.T) {
+	t.Parallel()
 	o1 := triplet.NewOracle(triplet.UniformCube(triplet.NewRand(5), 40, 2), 0.2, 6)
 	o2 := triplet.NewOracle(triplet.UniformCube(triplet.NewRand(5), 40, 2), 0.2, 6)
 	d1, _ := landmark.New(40, landmark.Config{Variant: landmark.K2, NumLandmarks: 3, Seed: 7})
@@ -239,6 +243,7 @@ func TestRunArmsOneArmIsRun(t *testing.T) {
 }
 
 func TestRunArmsErrors(t *testing.T) {
+	t.Parallel()
 	o := points(10, 2, 1)
 	r1, _ := landmark.NewRandom(10, 1)
 	r2, _ := landmark.NewRandom(10, 2)
@@ -279,6 +284,7 @@ func TestRunArmsErrors(t *testing.T) {
 // arm's answers often stops in a poor local optimum (docs/active.md,
 // "Arms in the simulator"), so the comparison is noisy.
 func TestArmsActiveBeatsRandom(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a mixed run of 3,000 answers")
 	}

@@ -40,6 +40,7 @@ func (p *placed) Coordinates() *mat.Dense {
 }
 
 func TestAssessCoordinator(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(1)
 	x, labels := triplet.GaussianMixture(rng, 90, 3, 3, 8)
 	truth := Truth{X: x, Labels: labels, Heldout: Heldout(x, 2000, 2)}
@@ -75,6 +76,7 @@ func TestAssessCoordinator(t *testing.T) {
 // written: purity 0.987 versus 0.393, held-out error 0.19 versus 0.45). The fallback answers after
 // coverage are left out of the landmark kernel.
 func TestAssessLandmarkVersusRandom(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(11)
 	x, labels := triplet.GaussianMixture(rng, 150, 10, 3, 5)
 	truth := Truth{X: x, Labels: labels, Heldout: Heldout(x, 3000, 12)}

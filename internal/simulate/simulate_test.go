@@ -20,6 +20,7 @@ func points(n, d int, seed uint64) *triplet.Oracle {
 // repeats times, none is handed out more often, the design is done, and the
 // answers beyond its size are fallbacks.
 func TestLandmarkRunCoversDesign(t *testing.T) {
+	t.Parallel()
 	o := points(30, 3, 1)
 	d, err := landmark.New(30, landmark.Config{Variant: landmark.K1, NumLandmarks: 4, Repeats: 2, Seed: 2})
 	if err != nil {
@@ -82,6 +83,7 @@ func mustNew(t *testing.T) *landmark.Design {
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	run := func() []triplet.Triplet {
 		o := triplet.NewOracle(triplet.UniformCube(triplet.NewRand(5), 40, 2), 0.2, 6)
 		d, _ := landmark.New(40, landmark.Config{Variant: landmark.K2, NumLandmarks: 3, Seed: 7})
@@ -100,6 +102,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestRandomDesignHasNoFallbacks(t *testing.T) {
+	t.Parallel()
 	o := points(25, 2, 3)
 	r, _ := landmark.NewRandom(25, 4)
 	st, err := Run(context.Background(), r, Crowd{Oracle: o, Annotators: 10, Seed: 1}, 333, nil, func(Checkpoint) error { return nil })
@@ -137,6 +140,7 @@ func (c *chain) MarshalState() ([]byte, error) { return nil, nil }
 // 4 of every 5 answers are fallbacks until the chain is done, and all
 // answers after that.
 func TestFallbackShare(t *testing.T) {
+	t.Parallel()
 	o := points(20, 2, 9)
 	c := &chain{steps: 10}
 	var shares []float64
@@ -161,6 +165,7 @@ func TestFallbackShare(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
+	t.Parallel()
 	o := points(10, 2, 1)
 	r, _ := landmark.NewRandom(10, 1)
 	noop := func(Checkpoint) error { return nil }
@@ -182,6 +187,7 @@ func TestRunErrors(t *testing.T) {
 }
 
 func TestEven(t *testing.T) {
+	t.Parallel()
 	if got := Even(1000, 4); !slices.Equal(got, []int{250, 500, 750, 1000}) {
 		t.Errorf("Even(1000, 4) = %v", got)
 	}

@@ -17,6 +17,7 @@ import (
 // warm-started from the previous fit; the pool questions are what the
 // annotators answer after the warm-up.
 func TestWorkerRefreshesActive(t *testing.T) {
+	t.Parallel()
 	const n, budget, every = 30, 600, 60
 	o := points(n, 2, 4)
 	d, err := active.New(n, active.Config{Seed: 1, WarmupPerItem: 5, Pool: every})

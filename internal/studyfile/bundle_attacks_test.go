@@ -198,7 +198,7 @@ func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	ctx := context.Background()
-	for name, c := range spoiledBundles() {
+	for name, c := range spoiledBundles() { //nolint:paralleltest // subtests check what one shared database stores
 		t.Run(name, func(t *testing.T) {
 			p := validParts()
 			c.parts(&p)
@@ -266,6 +266,7 @@ func TestImportBundleLimits(t *testing.T) {
 		}, "answers.csv: larger than 300 bytes (the limit)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			p := validParts()
 			c.parts(&p)
 			data := p.zip(t)

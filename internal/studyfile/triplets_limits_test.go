@@ -74,6 +74,7 @@ func TestImportTripletsRefuses(t *testing.T) {
 			row: func(int) string { return "1,2,3\n" }}, "more than 5,000,000 rows (the limit)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			_, _, err := studyfile.ImportTriplets(ctx, s, studyfile.TripletsInput{Slug: "imp", Title: "Imported", CSV: c.csv})
 			if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
 				t.Errorf("got %v, want %q", err, c.reason)

@@ -14,6 +14,7 @@ import (
 // sample standard deviation within 10% of sd (its own standard deviation
 // is about sd/√2000, so 10% is 4.5 of them).
 func TestBlobs(t *testing.T) {
+	t.Parallel()
 	const n, d, k, sd = 3000, 2, 3, 0.5
 	for _, box := range []float64{10, 0} {
 		x, labels := Blobs(NewRand(7), n, d, k, sd, box)

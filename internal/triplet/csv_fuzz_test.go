@@ -100,6 +100,7 @@ func FuzzReadCSV(f *testing.F) {
 }
 
 func TestReadCSVRowLimit(t *testing.T) {
+	t.Parallel()
 	in := "anchor,closer,farther\n" + strings.Repeat("1,2,3\n", 101)
 	_, err := ReadCSVWith(strings.NewReader(in), ReadOptions{MaxRows: 100})
 	var le *csvlimit.LimitError
@@ -114,5 +115,6 @@ func TestReadCSVRowLimit(t *testing.T) {
 // TestFuzzSeedsCommitted keeps testdata/fuzz/FuzzReadCSV in step with
 // csvSeeds (-update-corpus rewrites it).
 func TestFuzzSeedsCommitted(t *testing.T) {
+	t.Parallel()
 	fuzzcorpus.Check(t, "FuzzReadCSV", csvSeeds())
 }

@@ -75,7 +75,9 @@ func NewRows(r io.Reader, opt ReadOptions) (*Rows, error) {
 		if _, ok := col[strings.ToLower(opt.GroupBy)]; !ok {
 			return nil, fmt.Errorf("header %q has no column %q", strings.Join(header, ","), opt.GroupBy)
 		}
-		rs.GroupBy(opt.GroupBy)
+		if err := rs.GroupBy(opt.GroupBy); err != nil {
+			return nil, err
+		}
 	}
 	return rs, nil
 }

@@ -10,6 +10,7 @@ import (
 // Points on a line at 0, 1, 3, 4, 4 (rows 0..4): the neighbours of each row
 // worked out by hand, ties broken towards the lower index.
 func TestNearest(t *testing.T) {
+	t.Parallel()
 	x := mat.NewDense(5, 1, []float64{0, 1, 3, 4, 4})
 	cases := []struct {
 		i, k int

@@ -23,7 +23,7 @@ func ReadPoints(r io.Reader) (ids []string, x *mat.Dense, err error) {
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
 	if err == io.EOF {
-		return nil, nil, errors.New("empty file: expected a header item,x1,...")
+		return nil, nil, errors.New("empty file: expected a header item,x1 with at least one coordinate")
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading header: %w", err)

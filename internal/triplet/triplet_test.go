@@ -10,6 +10,7 @@ import (
 )
 
 func TestVotesCountsAndContradictions(t *testing.T) {
+	t.Parallel()
 	v := VotesOf([]Triplet{
 		{0, 1, 2}, {0, 1, 2}, {0, 2, 1}, // contradicted key (0;1,2): 2 vs 1
 		{3, 5, 4}, // one answer, stored under j=4 < k=5
@@ -47,6 +48,7 @@ func TestVotesCountsAndContradictions(t *testing.T) {
 }
 
 func TestReadCSVIntegerAndStringIDs(t *testing.T) {
+	t.Parallel()
 	s, err := ReadCSV(strings.NewReader("anchor,closer,farther,extra\n10,2,7,x\n2,10,7,y\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +71,7 @@ func TestReadCSVIntegerAndStringIDs(t *testing.T) {
 }
 
 func TestReadCSVBadRows(t *testing.T) {
+	t.Parallel()
 	in := "anchor,closer,farther\n1,2,3\n1,1,3\n4,5\n,2,3\n7,8,9\n"
 	_, err := ReadCSV(strings.NewReader(in))
 	var ce *CSVError
@@ -92,6 +95,7 @@ func TestReadCSVBadRows(t *testing.T) {
 }
 
 func TestCSVRoundTrip(t *testing.T) {
+	t.Parallel()
 	rng := NewRand(1)
 	o := NewOracle(Gaussian(rng, 20, 3, 1), 0.2, 7)
 	ts := RandomTriplets(rng, o, 500)
@@ -116,6 +120,7 @@ func TestCSVRoundTrip(t *testing.T) {
 }
 
 func TestStrangeFruitFile(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("../../../shared/data/strange-fruit-triplets.csv")
 	if err != nil {
 		t.Skipf("shared data not beside the checkout: %v", err)
@@ -144,6 +149,7 @@ func TestStrangeFruitFile(t *testing.T) {
 }
 
 func TestOracleNoiseRate(t *testing.T) {
+	t.Parallel()
 	rng := NewRand(3)
 	x := UniformCube(rng, 50, 2)
 	o := NewOracle(x, 0.3, 9)
@@ -162,6 +168,7 @@ func TestOracleNoiseRate(t *testing.T) {
 }
 
 func TestGenerators(t *testing.T) {
+	t.Parallel()
 	rng := NewRand(5)
 	for _, d := range []int{1, 2, 5} {
 		for i, row := 0, Sphere(rng, 100, d); i < 100; i++ {
@@ -202,6 +209,7 @@ func TestGenerators(t *testing.T) {
 }
 
 func TestSplitAndAll(t *testing.T) {
+	t.Parallel()
 	x := Gaussian(NewRand(1), 10, 2, 1)
 	all := AllTriplets(x)
 	if len(all) != 10*9*8/2 {

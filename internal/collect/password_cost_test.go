@@ -1,0 +1,44 @@
+package collect_test
+
+import (
+	"context"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/pgtest"
+)
+
+// The store hashes admins' passwords at its PasswordCost, bcrypt's default
+// when none is given (what cmd/web runs with), and logs in either way.
+func TestPasswordCost(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	for _, c := range []struct {
+		email string
+		store *collect.Store
+		want  int
+	}{
+		{"default@example.org", collect.New(pool), bcrypt.DefaultCost},
+		{"min@example.org", collect.New(pool, collect.PasswordCost(bcrypt.MinCost)), bcrypt.MinCost},
+	} {
+		if _, err := c.store.CreateAdmin(ctx, c.email, "secret-password"); err != nil {
+			t.Fatal(err)
+		}
+		var hash string
+		if err := pool.QueryRow(ctx, `SELECT password_hash FROM admins WHERE email = $1`, c.email).Scan(&hash); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := bcrypt.Cost([]byte(hash)); err != nil || got != c.want {
+			t.Errorf("%s: hash cost %d (%v), want %d", c.email, got, err, c.want)
+		}
+		if _, err := c.store.Authenticate(ctx, c.email, "secret-password"); err != nil {
+			t.Errorf("%s: log in: %v", c.email, err)
+		}
+		if _, err := c.store.Authenticate(ctx, "nobody@example.org", "secret-password"); collect.KindOf(err) != collect.KindUnauthorized {
+			t.Errorf("unknown e-mail: %v, want unauthorized", err)
+		}
+	}
+}
