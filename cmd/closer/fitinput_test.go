@@ -16,6 +16,7 @@ import (
 // refuse an unknown one with the registry's list; the command summary
 // names every method's label.
 func TestMethodHelpFromRegistry(t *testing.T) {
+	t.Parallel()
 	list := embed.MethodList()
 	for _, name := range []string{"embed", "bootstrap", "curve", "dims"} {
 		var out, errb bytes.Buffer
@@ -61,6 +62,7 @@ func TestMethodHelpFromRegistry(t *testing.T) {
 // TestProgressLines: report and count overwrite one line, not more often
 // than every half second, and not at all when quiet.
 func TestProgressLines(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	p := newProgress(&b, false)
 	p.report(1, 2.5) // within the first half second: nothing

@@ -51,6 +51,7 @@ func refresh(t *testing.T, d *Design, answers []triplet.Triplet) {
 }
 
 func TestWarmupThenPool(t *testing.T) {
+	t.Parallel()
 	const n = 20
 	x := triplet.Gaussian(triplet.NewRand(1), n, 2, 1)
 	d, err := New(n, Config{Seed: 4, WarmupPerItem: 2, Pool: 10})
@@ -98,6 +99,7 @@ func TestWarmupThenPool(t *testing.T) {
 // refresh covers the heads after the last one answered, so over a run
 // every item is a head, again and again.
 func TestRoundRobin(t *testing.T) {
+	t.Parallel()
 	const n = 15
 	x := triplet.Gaussian(triplet.NewRand(2), n, 2, 1)
 	d, err := New(n, Config{Seed: 1, WarmupPerItem: 2, Pool: 4})
@@ -127,6 +129,7 @@ func TestRoundRobin(t *testing.T) {
 // TestPoolNeverRepeats checks that one refresh never hands the same
 // comparison out more often than its repeats, however many annotators ask.
 func TestPoolNeverRepeats(t *testing.T) {
+	t.Parallel()
 	const n = 30
 	x := triplet.Gaussian(triplet.NewRand(3), n, 2, 1)
 	for _, repeats := range []int{1, 3} {
@@ -174,6 +177,7 @@ func TestPoolNeverRepeats(t *testing.T) {
 // TestStateRoundTrip saves the design mid-run and checks that the restored
 // one behaves the same from there on.
 func TestStateRoundTrip(t *testing.T) {
+	t.Parallel()
 	const n = 25
 	x := triplet.Gaussian(triplet.NewRand(4), n, 2, 1)
 	cfg := Config{Seed: 8, WarmupPerItem: 2, Pool: 30, Repeats: 2, Score: ScoreConfig{Model: CKL, Rule: Uncertainty, Candidates: 40}}
@@ -216,6 +220,7 @@ func TestStateRoundTrip(t *testing.T) {
 }
 
 func TestRestoreRejects(t *testing.T) {
+	t.Parallel()
 	d, err := New(5, Config{Seed: 1, Pool: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -257,6 +262,7 @@ func keyJSON(k triplet.Key) string {
 func itoa(i int) string { return string(rune('0' + i)) }
 
 func TestNewRejects(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n   int
 		cfg Config
@@ -277,6 +283,7 @@ func TestNewRejects(t *testing.T) {
 // the next pool on a copy of the state while answers keep arriving, and
 // the writer applies it to the newer state, which keeps its answers.
 func TestApplyPoolToNewerState(t *testing.T) {
+	t.Parallel()
 	const n = 20
 	x := triplet.Gaussian(triplet.NewRand(6), n, 2, 1)
 	d, err := New(n, Config{Seed: 3, WarmupPerItem: 2, Pool: 8})

@@ -20,6 +20,7 @@ var exact = ScoreConfig{PosteriorMass: 1, MaxSupport: -1}
 // q(0)/(q(0)+q(4)) = 5/6 and q(4)/(q(4)+q(0)) = 1/6, so P = 11/18 and
 // I = H(11/18) − H(1/6) (H(5/6) = H(1/6)).
 func TestInfoGainByHand(t *testing.T) {
+	t.Parallel()
 	x := mat.NewDense(3, 1, []float64{0, 1, 3})
 	s, err := NewScorer(x, nil, exact)
 	if err != nil {
@@ -99,6 +100,7 @@ func bruteMutualInformation(x *mat.Dense, answers []triplet.Triplet, m Model, al
 // mutual information on tiny random cases (3–5 items in 2-D, the head with
 // a few answers, some of them wrong), both answer models.
 func TestInfoGainBruteForce(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(7)
 	for trial := range 40 {
 		n := 3 + trial%3
@@ -138,6 +140,7 @@ func TestInfoGainBruteForce(t *testing.T) {
 // probable locations, in order, until the mass or the cap is reached, and
 // sums to 1.
 func TestPosteriorPruning(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(3)
 	x := triplet.Gaussian(rng, 40, 2, 1)
 	answers := triplet.RandomTriplets(rng, triplet.NewOracle(x, 0, 3), 2000)
@@ -179,6 +182,7 @@ func TestPosteriorPruning(t *testing.T) {
 // Candidates at least the number of pairs, it returns the top questions
 // of all, best first, none of them already answered.
 func TestBestIsTheMaximum(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(11)
 	x := triplet.Gaussian(rng, 12, 2, 1)
 	answers := triplet.RandomTriplets(rng, triplet.NewOracle(x, 0.1, 11), 150)
@@ -228,6 +232,7 @@ func TestBestIsTheMaximum(t *testing.T) {
 // seed: not on the number of workers; and that another seed draws other
 // candidates when they are sampled.
 func TestPoolDeterministic(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(5)
 	x := triplet.Gaussian(rng, 200, 2, 1)
 	answers := triplet.RandomTriplets(rng, triplet.NewOracle(x, 0.1, 5), 2000)
@@ -258,6 +263,7 @@ func TestPoolDeterministic(t *testing.T) {
 }
 
 func TestScorerRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	x := mat.NewDense(3, 1, []float64{0, 1, 2})
 	for _, c := range []struct {
 		name    string

@@ -65,6 +65,7 @@ func TestLandmarkDesignsSurviveRestarts(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{collect.DesignLandmarkK1, collect.DesignLandmarkK2} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			// 10 items, 3 landmarks, 2 repeats, 90 questions: k1 (24
 			// comparisons, 48 answers) crosses its second level and ends,
 			// then serves random fallbacks; k2 (45 comparisons, 90 answers)

@@ -6,6 +6,7 @@ import "testing"
 // a given size (capLevel): one lease per comparison while the leases out
 // leave a fifth of the pool free, and just enough more once they do not.
 func TestLevelFor(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		rows, leases int64
 		want         int

@@ -38,6 +38,7 @@ func study(n, d, m int, seed uint64) []triplet.Triplet {
 //
 //	go test ./internal/dimension -run TestReproduceDimension -reproduce -v -timeout 60m
 func TestReproduceDimension(t *testing.T) {
+	t.Parallel()
 	if !*reproduce {
 		t.Skip("slow reproduction; run with -reproduce")
 	}
@@ -89,6 +90,7 @@ func TestReproduceDimension(t *testing.T) {
 // TestOneSE: the rule picks the smallest dimension within one standard
 // error of the best, not the best itself, and not one just outside.
 func TestOneSE(t *testing.T) {
+	t.Parallel()
 	rows := []Row{
 		{Dim: 1, Mean: 0.30, SE: 0.01},
 		{Dim: 2, Mean: 0.158, SE: 0.004},
@@ -108,6 +110,7 @@ func TestOneSE(t *testing.T) {
 }
 
 func TestMeanSE(t *testing.T) {
+	t.Parallel()
 	m, se := MeanSE([]float64{1, 2, 3, 4})
 	// sd = √(5/3), se = sd/2
 	if m != 2.5 || math.Abs(se-math.Sqrt(5.0/3)/2) > 1e-12 {
@@ -116,6 +119,7 @@ func TestMeanSE(t *testing.T) {
 }
 
 func TestFoldsBalanced(t *testing.T) {
+	t.Parallel()
 	f := Folds(103, 5, 7)
 	count := make([]int, 5)
 	for _, k := range f {
@@ -133,6 +137,7 @@ func TestFoldsBalanced(t *testing.T) {
 // suggested dimension is 2, the table is deterministic whatever the number
 // of workers, and 1-D is clearly worse.
 func TestCrossValidateRecoversSmallCase(t *testing.T) {
+	t.Parallel()
 	ts := study(60, 2, 3000, 11)
 	opt := Options{Fit: embed.Options{Method: embed.STE, Seed: 3}, MaxDim: 3, Folds: 4}
 	res, err := CrossValidate(context.Background(), 60, ts, opt)
@@ -163,6 +168,7 @@ func TestCrossValidateRecoversSmallCase(t *testing.T) {
 }
 
 func TestCrossValidateCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := CrossValidate(ctx, 60, study(60, 2, 600, 1), Options{Fit: embed.Options{Method: embed.STE}})
@@ -172,6 +178,7 @@ func TestCrossValidateCancelled(t *testing.T) {
 }
 
 func TestCrossValidateBadOptions(t *testing.T) {
+	t.Parallel()
 	ts := study(10, 2, 50, 1)
 	for _, o := range []Options{{Folds: 1}, {Folds: MaxFolds + 1}, {MaxDim: -1}, {MaxDim: MaxMaxDim + 1}} {
 		if _, err := CrossValidate(context.Background(), 10, ts, o); err == nil {

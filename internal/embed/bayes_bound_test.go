@@ -136,6 +136,7 @@ func (s *posteriorSampler) rowViolations(i int) int {
 //
 //	go test ./internal/embed -run TestTable1BayesBound -reproduce -v -timeout 60m
 func TestTable1BayesBound(t *testing.T) {
+	t.Parallel()
 	if !*reproduce {
 		t.Skip("slow reproduction; run with -reproduce")
 	}

@@ -78,8 +78,8 @@ func fitDMOE(ctx context.Context, n int, ts []triplet.Triplet, opt Options, p DM
 	}
 	op.applyT(rhs, u)
 	var ew eigenWork
-	lmax := ew.spectral(S1, rhs, n, func(v float64) float64 { return math.Max(v, 0) })
-	lmax = 0
+	ew.spectral(S1, rhs, n, func(v float64) float64 { return math.Max(v, 0) }) // fills ew.vals
+	lmax := 0.0
 	for _, v := range ew.vals {
 		lmax = math.Max(lmax, v)
 	}

@@ -150,6 +150,7 @@ func scaledSym(a *mat.SymDense, s float64) *mat.SymDense {
 // cap, by its convergence rule. Started at that solution, one ADMM iteration
 // ends lower than one from the default start (≈ 0): the warm start is used.
 func TestDMOEOptimal(t *testing.T) {
+	t.Parallel()
 	const n = 8
 	_, ts := randomProblem(41, n, 2, 40)
 	for _, params := range []DMOEParams{{}, {Nu: 0.3, Margin: 2, Lambda: 0.1}} {
@@ -216,6 +217,7 @@ func TestDMOEOptimal(t *testing.T) {
 // one. The right-hand sides are scaled by 1e-3 and 1e3 so that a tolerance
 // taken absolute instead of relative fails one of them.
 func TestCGTolerance(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n, m int
 	}{{7, 40}, {12, 300}} {
@@ -252,6 +254,7 @@ func TestCGTolerance(t *testing.T) {
 // from orthonormal vectors with the largest entries negative, so the sign
 // rule must flip them.
 func TestTopEigen(t *testing.T) {
+	t.Parallel()
 	// Orthonormal: v1 = (−3, 1, 1, 1)/√12, v2 = (0, 1, −2, 1)/√6 · −1.
 	v1 := []float64{-3 / math.Sqrt(12), 1 / math.Sqrt(12), 1 / math.Sqrt(12), 1 / math.Sqrt(12)}
 	v2 := []float64{0, -1 / math.Sqrt(6), 2 / math.Sqrt(6), -1 / math.Sqrt(6)}

@@ -24,6 +24,7 @@ func randomProblem(seed uint64, n, d, m int) (*mat.Dense, []triplet.Triplet) {
 // gradient bounded for a strongly violated triplet at a large scale (no log
 // of 0, no Inf/Inf).
 func TestTSTEFarFromSafe(t *testing.T) {
+	t.Parallel()
 	x := []float64{0, 0, 1e150, 0, 1, 0} // d(0,1) huge, d(0,2) = 1: violated
 	tr := []int32{0, 1, 2}
 	for _, alpha := range []float64{1, 2, 9} {
@@ -43,6 +44,7 @@ func TestTSTEFarFromSafe(t *testing.T) {
 // TestChunkingIndependentOfWorkers: the parallel evaluation gives bitwise
 // the same loss and gradient with 1 and 2 workers (several chunks).
 func TestChunkingIndependentOfWorkers(t *testing.T) {
+	t.Parallel()
 	const n, d, m = 200, 2, 5 * minChunk
 	_, ts := randomProblem(3, n, d, m)
 	tr := flatten(ts)
@@ -71,6 +73,7 @@ func TestChunkingIndependentOfWorkers(t *testing.T) {
 // noise-free triplets with a low training and held-out triplet error. The
 // bounds are loose (an embedding from random points errs on about half).
 func TestMethodsRecover(t *testing.T) {
+	t.Parallel()
 	x, ts := randomProblem(5, 30, 2, 4000)
 	train, test := Split(ts, 0.25, 6)
 	for _, meth := range Methods {
@@ -94,6 +97,7 @@ func TestMethodsRecover(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	_, ts := randomProblem(8, 25, 2, 600)
 	for _, meth := range Methods {
 		opt := Options{Method: meth, Dim: 2, Seed: 9, MaxIter: 50}
@@ -116,6 +120,7 @@ func TestDeterministic(t *testing.T) {
 // TestWarmStart: a run started from a converged embedding starts at its
 // loss (the first progress report is no worse) and keeps its quality.
 func TestWarmStart(t *testing.T) {
+	t.Parallel()
 	_, ts := randomProblem(11, 25, 2, 1500)
 	for _, meth := range Methods {
 		first, err := Fit(context.Background(), 25, ts, Options{Method: meth, Dim: 2, Seed: 1})
@@ -150,6 +155,7 @@ func TestWarmStart(t *testing.T) {
 }
 
 func TestCancelAndProgress(t *testing.T) {
+	t.Parallel()
 	_, ts := randomProblem(12, 40, 2, 3000)
 	for _, meth := range Methods {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -171,6 +177,7 @@ func TestCancelAndProgress(t *testing.T) {
 }
 
 func TestFitErrors(t *testing.T) {
+	t.Parallel()
 	ts := []triplet.Triplet{{Anchor: 0, Closer: 1, Farther: 2}, {Anchor: 3, Closer: 1, Farther: 0}}
 	ctx := context.Background()
 	if _, err := Fit(ctx, 3, ts, Options{}); err == nil {
@@ -192,6 +199,7 @@ func TestFitErrors(t *testing.T) {
 
 // TestGramOpAdjoint: ⟨K·vec(G), u⟩ = ⟨G, Kᵀu⟩, and γ_t = d_ac − d_ab.
 func TestGramOpAdjoint(t *testing.T) {
+	t.Parallel()
 	const n = 7
 	x, ts := randomProblem(13, n, 3, 40)
 	rng := triplet.NewRand(14)
@@ -249,6 +257,7 @@ func TestGramOpAdjoint(t *testing.T) {
 }
 
 func TestProxHinge(t *testing.T) {
+	t.Parallel()
 	// argmin τ·max(e,0) + ½(e − s)², worked by hand per branch.
 	for _, c := range []struct{ s, tau, want float64 }{{3, 1, 2}, {0.5, 1, 0}, {-2, 1, -2}, {1, 1, 0}} {
 		if got := proxHinge(c.s, c.tau); got != c.want {
@@ -260,6 +269,7 @@ func TestProxHinge(t *testing.T) {
 // TestLogSum: the product accumulator agrees with a plain sum of logs over
 // factors from 1e-200 to 1e250.
 func TestLogSum(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(15)
 	acc := newLogSum()
 	var want float64
@@ -279,6 +289,7 @@ func TestLogSum(t *testing.T) {
 // TestFitIndependentOfWorkers: whole fits with several chunks give the same
 // points with 1 and with 2 workers.
 func TestFitIndependentOfWorkers(t *testing.T) {
+	t.Parallel()
 	_, ts := randomProblem(16, 60, 2, 5*minChunk)
 	for _, meth := range []Method{TSTE, DMOE} {
 		opt := Options{Method: meth, Dim: 2, Seed: 3, MaxIter: 20, Workers: 1}
@@ -301,6 +312,7 @@ func TestFitIndependentOfWorkers(t *testing.T) {
 // whose objective (per triplet) differs from the previous one by less than
 // Ma et al.'s 0.001, and the default runs on past it towards convergence.
 func TestDMOEPaperStop(t *testing.T) {
+	t.Parallel()
 	_, ts := randomProblem(21, 40, 3, 800)
 	var objs []float64
 	res, err := Fit(context.Background(), 40, ts, Options{Params: DMOEParams{PaperStop: true}, Dim: 40, Seed: 2,

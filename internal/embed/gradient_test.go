@@ -118,6 +118,7 @@ func checkGradient(t *testing.T, name string, ev *evaluator, x []float64, h, rto
 // derivative by a sizeable fraction of itself, far above the tolerance
 // 1e-6.
 func TestGradientsAllDims(t *testing.T) {
+	t.Parallel()
 	const n, m = 7, 25
 	_, ts := randomProblem(31, n, 2, m)
 	tr := flatten(ts)
@@ -149,6 +150,7 @@ func TestGradientsAllDims(t *testing.T) {
 // and rtol = 1e-5 leave that a factor 10 inside. A missing chunk or a wrong
 // scale is an error of order 1.
 func TestGradientsSeveralChunks(t *testing.T) {
+	t.Parallel()
 	const n, d, m = 5, 2, 2*minChunk + 100
 	_, ts := randomProblem(33, n, d, m)
 	tr := flatten(ts)
@@ -179,6 +181,7 @@ func TestGradientsSeveralChunks(t *testing.T) {
 // the derivatives of x_j's coordinates are of order 1e-120, so each
 // coordinate is compared relative to its own finite difference.
 func TestTSTEGradientFar(t *testing.T) {
+	t.Parallel()
 	for _, d := range []int{1, 2, 3} {
 		for _, alpha := range []float64{2, 3.7} {
 			e := (alpha + 1) / 2
@@ -252,6 +255,7 @@ func refLoss(o Options, dij, dik float64) float64 {
 // three chunks with 2 workers: the gradient checks above only show that
 // the gradient fits the loss, not that the loss is the paper's.
 func TestLossValues(t *testing.T) {
+	t.Parallel()
 	check := func(name string, opt Options, n, d int, ts []triplet.Triplet, x []float64, workers int) {
 		t.Helper()
 		f, lambda := chunkFor(opt)
@@ -332,6 +336,7 @@ func (c *countingCtx) Err() error {
 // second coordinate negated. It also checks that sound gradients finish
 // far inside the budget, so the budget never decides a sound fit.
 func TestWrongGradientStops(t *testing.T) {
+	t.Parallel()
 	const n, d, maxIter = 30, 2, 1000
 	_, ts := randomProblem(5, n, d, 3000)
 	tr := flatten(ts)
@@ -404,6 +409,7 @@ func TestWrongGradientStops(t *testing.T) {
 // within the budget of every start (SOE runs Inits starts), for a small
 // iteration cap that the fits reach.
 func TestFitEvaluationsBounded(t *testing.T) {
+	t.Parallel()
 	_, ts := randomProblem(38, 30, 2, 2000)
 	for _, meth := range []Method{TSTE, STE, GNMDS, CKL, SOE} {
 		opt := Options{Method: meth, Dim: 2, Seed: 4, MaxIter: 5}
@@ -428,6 +434,7 @@ func TestFitEvaluationsBounded(t *testing.T) {
 // ⌈m/maxChunks⌉ (the comments of minChunk and newEvaluator; the expected
 // counts are worked by hand for each m).
 func TestChunkBounds(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		m, chunks, size, opChunks, opSize int
 	}{
@@ -481,6 +488,7 @@ func TestChunkBounds(t *testing.T) {
 // sum, by hand: the exponents add to 99 + 250 + 0.5 − 99 − 300 − 1 = −50.5
 // (decimal), so the value is −50.5·ln 10.
 func TestLogSumExtremes(t *testing.T) {
+	t.Parallel()
 	acc := newLogSum()
 	for _, v := range []float64{1e99, 1e250, math.Sqrt(10), 1e-99, 1e-300, 0.1} {
 		acc.mul(v)

@@ -13,6 +13,7 @@ import (
 // Options.Params nil meant before the registry) filled in by
 // withDefaults, it reads only known knobs, and it fits a tiny set.
 func TestRegistry(t *testing.T) {
+	t.Parallel()
 	wantTypes := map[Method]Params{
 		TSTE: TSTEParams{}, STE: STEParams{}, GNMDS: GNMDSParams{},
 		CKL: CKLParams{}, SOE: SOEParams{}, DMOE: DMOEParams{},
@@ -75,6 +76,7 @@ func TestRegistry(t *testing.T) {
 // TestKnobsSetParams: each knob a method reads reaches its Params, and
 // Knobs{} gives the defaults.
 func TestKnobsSetParams(t *testing.T) {
+	t.Parallel()
 	k := Knobs{Alpha: 1.5, Lambda: 0.25, Mu: 0.3, Margin: 2, Nu: 0.5, Inits: 3, PaperStop: true}
 	want := map[Method]Params{
 		TSTE:  TSTEParams{Alpha: 1.5, Lambda: 0.25},
@@ -94,6 +96,7 @@ func TestKnobsSetParams(t *testing.T) {
 // TestMethodLists: the lists that help texts and forms show come from the
 // registry, in its order.
 func TestMethodLists(t *testing.T) {
+	t.Parallel()
 	specs := MethodSpecs()
 	names := MethodNames()
 	if len(names) != len(specs) || len(Methods) != len(specs) {

@@ -19,6 +19,7 @@ var (
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
 func TestTripletError(t *testing.T) {
+	t.Parallel()
 	ts := []triplet.Triplet{
 		{Anchor: 0, Closer: 1, Farther: 2}, // 1 < 3: right
 		{Anchor: 0, Closer: 2, Farther: 1}, // wrong
@@ -38,6 +39,7 @@ func TestTripletError(t *testing.T) {
 }
 
 func TestMeanKendallTau(t *testing.T) {
+	t.Parallel()
 	// Worked by hand: from every point one of the three pairs of other
 	// points is discordant, so tau = (2 − 1)/3 at each point.
 	if got := MeanKendallTau(line, shuffle); !near(got, 1.0/3) {
@@ -66,6 +68,7 @@ func TestMeanKendallTau(t *testing.T) {
 }
 
 func TestKNNPrecision(t *testing.T) {
+	t.Parallel()
 	// By hand: every nearest neighbour differs (k = 1), every pair of two
 	// nearest neighbours agrees as a set (k = 2).
 	if got := KNNPrecision(line, shuffle, 1); got != 0 {
@@ -82,6 +85,7 @@ func TestKNNPrecision(t *testing.T) {
 }
 
 func TestDistanceRMSE(t *testing.T) {
+	t.Parallel()
 	// truth (0, 1, 2, 3), est (0, 1, 3, 4): pair distances (1, 2, 3, 1, 2, 1)
 	// and (1, 3, 4, 2, 3, 1); Σd·d̂ = 28, Σd̂² = 40, s = 0.7, residual sum
 	// Σd² − 28²/40 = 20 − 19.6 = 0.4, over the 6 pairs: √(1/15).
@@ -93,6 +97,7 @@ func TestDistanceRMSE(t *testing.T) {
 }
 
 func TestProcrustes(t *testing.T) {
+	t.Parallel()
 	// truth (0, 1, 2), est (0, 1, 3): standardised (−1, 0, 1)/√2 and
 	// (−4, −1, 5)/√42, inner product 9/√84, disparity 1 − 81/84.
 	a := mat.NewDense(3, 1, []float64{0, 1, 2})
@@ -108,6 +113,7 @@ func TestProcrustes(t *testing.T) {
 }
 
 func TestLOONNError(t *testing.T) {
+	t.Parallel()
 	// Nearest neighbours 0→1, 1→0, 2→1, 3→2; only point 2 has another label.
 	if got := LOONNError(line, []int{0, 0, 1, 1}); !near(got, 0.25) {
 		t.Errorf("LOONNError = %g, want 1/4", got)
@@ -117,6 +123,7 @@ func TestLOONNError(t *testing.T) {
 // TestMetricsSmallN: the smallest inputs each metric defines, worked by
 // hand, and the tie rule of LOONNError.
 func TestMetricsSmallN(t *testing.T) {
+	t.Parallel()
 	// Three points, truth (0, 1, 3) and est (0, 3, 1): from each point the
 	// one pair of others is ranked the other way round, τ = −1 at each.
 	a := mat.NewDense(3, 1, []float64{0, 1, 3})

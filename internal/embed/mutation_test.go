@@ -18,6 +18,7 @@ import (
 // `closer embed -method` and the recompute form call ParseMethod directly;
 // Fit would still refuse an unknown method through its missing parameters.
 func TestParseMethodEveryName(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		want Method
@@ -67,6 +68,7 @@ func TestParseMethodEveryName(t *testing.T) {
 // of vote (raw[j*n+i]); anchor 0 uses the first line. Dim = n = 3 is
 // allowed: only dim above n falls back to the random start.
 func TestMDSStartByHand(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		tr   triplet.Triplet

@@ -16,6 +16,7 @@ import (
 // does not move when the input is shifted, rotated, reflected or scaled,
 // and may be computed in place.
 func TestNormalize(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(11)
 	// An anisotropic, skewed cloud: distinct variances and third moments.
 	x := mat.NewDense(50, 3, nil)
@@ -108,6 +109,7 @@ func TestNormalize(t *testing.T) {
 // regulariser puts it near ((m/n)/λ)^(1/4) ≈ 13.5, the bar is 20), and the
 // normal form stays within |x| ≤ 10. Fails with the old default λ of 0.
 func TestTSTEScaleBounded(t *testing.T) {
+	t.Parallel()
 	s := simulatedSet("square", 3, 60, 2, 2000)
 	res, err := Fit(context.Background(), s.n, s.train, Options{Method: TSTE, Dim: 2, Seed: 1})
 	if err != nil {
@@ -137,6 +139,7 @@ func TestTSTEScaleBounded(t *testing.T) {
 // The bars, 0.1 and a mean Kendall τ with the true distances of 0.85,
 // separate the order of the line from a folded line.
 func TestDefaultStartOneDimension(t *testing.T) {
+	t.Parallel()
 	s := simulatedSet("line", 7, 40, 1, 1000)
 	for _, c := range []struct {
 		m    Method

@@ -14,6 +14,7 @@ import (
 // fields of Options (embed.go) and of each method's Params (params.go), and
 // that set fields are kept.
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	type loop struct {
 		maxIter        int
 		tol, initScale float64
@@ -65,6 +66,7 @@ func TestDefaults(t *testing.T) {
 	if o := set.withDefaults(); !reflect.DeepEqual(o, set) {
 		t.Errorf("set fields changed: %+v, want %+v", o, set)
 	}
+	//nolint:paralleltest // a table of checks, not subtests
 	for _, p := range []Params{TSTEParams{Alpha: 2.5, Lambda: 0.7}, STEParams{Lambda: 0.5}, GNMDSParams{Lambda: 1, Margin: 2},
 		CKLParams{Lambda: 2, Mu: 0.2}, SOEParams{Margin: 0.3, Inits: 2}} {
 		if o := (Options{Params: p}).withDefaults(); o.Params != p {
@@ -77,6 +79,7 @@ func TestDefaults(t *testing.T) {
 // it (NaN too, for the "must be positive" ones written as !(x > 0)) and
 // accepts the value on it.
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	shared := []struct {
 		name string
@@ -108,6 +111,7 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+	//nolint:paralleltest // a table of checks, not subtests
 	for _, c := range []struct {
 		name   string
 		params Params
@@ -158,6 +162,7 @@ func TestValidate(t *testing.T) {
 // one triplet, one dimension, an iteration cap of 1, one SOE start) and
 // rejects 2 items.
 func TestFitSmallest(t *testing.T) {
+	t.Parallel()
 	ts := []triplet.Triplet{{Anchor: 0, Closer: 1, Farther: 2}}
 	for _, meth := range Methods {
 		res, err := Fit(context.Background(), 3, ts, Options{Params: oneStart(meth), Dim: 1, MaxIter: 1, Seed: 1})

@@ -12,6 +12,7 @@ import (
 // TestRunFitsAll: every fit runs once, on at most workers goroutines at
 // a time, and admit is asked before each.
 func TestRunFitsAll(t *testing.T) {
+	t.Parallel()
 	const n, workers = 40, 3
 	var (
 		mu          sync.Mutex
@@ -51,6 +52,7 @@ func TestRunFitsAll(t *testing.T) {
 // TestRunFitsFirstError: a fit's error is returned as the fit returned it,
 // the other fits see their ctx cancelled, and no fit is handed out after.
 func TestRunFitsFirstError(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	var started atomic.Int32
 	err := RunFits(context.Background(), "test", 1, 100, nil, func(ctx context.Context, i int) error {
@@ -72,6 +74,7 @@ func TestRunFitsFirstError(t *testing.T) {
 // TestRunFitsCancelled: a cancelled caller's ctx stops the fits and is
 // returned wrapped with what.
 func TestRunFitsCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var started atomic.Int32

@@ -29,6 +29,7 @@ func perfProblem(n, m int) []triplet.Triplet {
 //
 //	go test ./internal/embed -run TestWritePerfData -perfdata /tmp/perf
 func TestWritePerfData(t *testing.T) {
+	t.Parallel()
 	if *perfData == "" {
 		t.Skip("run with -perfdata DIR")
 	}
@@ -70,6 +71,7 @@ func TestWritePerfData(t *testing.T) {
 //
 //	go test ./internal/embed -run TestSpeed -perf -v
 func TestSpeed(t *testing.T) {
+	t.Parallel()
 	if !*perf {
 		t.Skip("run with -perf")
 	}

@@ -9,6 +9,7 @@ import (
 // of +Inf or a finite one, never NaN, and NaNs are left out; finite
 // values interpolate as type 7.
 func TestQuantileInf(t *testing.T) {
+	t.Parallel()
 	inf := math.Inf(1)
 	cases := []struct {
 		v         []float64

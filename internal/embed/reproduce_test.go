@@ -98,13 +98,16 @@ var table1Bar = map[Method][3]float64{
 //
 //	go test ./internal/embed -run TestReproduceTable1 -reproduce -v -timeout 60m
 func TestReproduceTable1(t *testing.T) {
+	t.Parallel()
 	if !*reproduce {
 		t.Skip("slow reproduction; run with -reproduce")
 	}
 	var sizes []int
 	for _, s := range strings.Split(*repSizes, ",") {
 		var m int
-		fmt.Sscan(s, &m)
+		if _, err := fmt.Sscan(s, &m); err != nil {
+			t.Fatalf("-sizes %q: %v", *repSizes, err)
+		}
 		sizes = append(sizes, m)
 	}
 	var methods []Method
@@ -206,6 +209,7 @@ func median(sorted []float64) float64 {
 //     predictor on average; one far below it has seen the truth (a DMOE start
 //     that drew the data's own normals once gave 0.065 at m = 200).
 func TestTable1Smoke(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("short")
 	}
@@ -239,6 +243,7 @@ func TestTable1Smoke(t *testing.T) {
 // question exactly once, answered by the truth (100·C(99, 2) = 485,100
 // questions in all).
 func TestTable1Data(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("short")
 	}

@@ -27,6 +27,7 @@ func clusterProblem() (x *mat.Dense, train, test []triplet.Triplet) {
 // the triplets whose two options share a cluster, ≈ 0.17; measured 0.186
 // when written, a random start 0.515.
 func TestMDSStartClusters(t *testing.T) {
+	t.Parallel()
 	_, train, test := clusterProblem()
 	opt := Options{Dim: 2, Start: StartMDS}.withDefaults()
 	x := mat.NewDense(60, 2, initialPoints(60, train, opt, 1))
@@ -54,6 +55,7 @@ func TestMDSStartClusters(t *testing.T) {
 // scaled and shifted copy of the first) give the same start, the same seed
 // twice gives the same bits, and another seed changes only the 1 % noise.
 func TestMDSStartUsesOnlyTriplets(t *testing.T) {
+	t.Parallel()
 	x, train, _ := clusterProblem()
 	y := mat.NewDense(60, 2, nil)
 	for i := range 60 {
@@ -88,6 +90,7 @@ func TestMDSStartUsesOnlyTriplets(t *testing.T) {
 // bit for bit), StartMDS changes the fit and is deterministic, above maxStartN it falls back to the random start, and an
 // unknown start is an error.
 func TestStartOption(t *testing.T) {
+	t.Parallel()
 	_, train, test := clusterProblem()
 	ctx := context.Background()
 	fit := func(o Options) *Result {

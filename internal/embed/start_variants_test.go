@@ -126,6 +126,7 @@ func marginStart(n int, ts []triplet.Triplet, dim int, scale float64, seed uint6
 //
 //	go test ./internal/embed -run TestStartVariants -reproduce -v
 func TestStartVariants(t *testing.T) {
+	t.Parallel()
 	if !*reproduce {
 		t.Skip("slow diagnostic; run with -reproduce")
 	}

@@ -102,6 +102,7 @@ func startSets(t testing.TB, names string) []startSet {
 //
 //	go test ./internal/embed -run TestReproduceStarts -reproduce -v
 func TestReproduceStarts(t *testing.T) {
+	t.Parallel()
 	if !*reproduce {
 		t.Skip("slow reproduction; run with -reproduce")
 	}
@@ -174,6 +175,7 @@ func maxAbs(x *mat.Dense) float64 {
 //
 //	go test ./internal/embed -run TestReproduceTSTELambda -reproduce -v
 func TestReproduceTSTELambda(t *testing.T) {
+	t.Parallel()
 	if !*reproduce {
 		t.Skip("slow reproduction; run with -reproduce")
 	}

@@ -32,7 +32,7 @@ func BenchmarkOpenRecord(b *testing.B) {
 			b.Fatal("design exhausted")
 		}
 		for _, nd := range buf {
-			d.Record(answer(d, nd.Key))
+			d.Record(answer(nd.Key))
 		}
 	}
 }
@@ -45,7 +45,7 @@ func BenchmarkMarshalState(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, nd := range d.Open(nil, 1000000) {
-		d.Record(answer(d, nd.Key))
+		d.Record(answer(nd.Key))
 	}
 	var size int
 	b.ResetTimer()

@@ -40,6 +40,7 @@ func noPanic(t *testing.T, what string, f func()) {
 //     |L|(|L|-1) = 131072·131071 = 17,179,738,112 slots per item
 //     (hand computation), so n·block ≈ 1.8·10^16.
 func TestConfigEdges(t *testing.T) {
+	t.Parallel()
 	d, err := New(10, Config{Variant: K1, NumLandmarks: 2, Seed: 1})
 	if err != nil {
 		t.Fatalf("NumLandmarks 2 refused: %v", err)
@@ -80,6 +81,7 @@ func TestConfigEdges(t *testing.T) {
 // is 0.25, 3 of 3 is 1) and that an empty design (Needed 0) counts as
 // complete, as its doc comment says.
 func TestProgressFraction(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		p    Progress
 		want float64
@@ -101,6 +103,7 @@ func TestProgressFraction(t *testing.T) {
 // option for Index. The design: k1, n = 6, L = {1, 3, 4}; its 3 landmark
 // pairs give 6·3 = 18 slots.
 func TestOutOfRangeQueries(t *testing.T) {
+	t.Parallel()
 	for _, v := range []Variant{K1, K2} {
 		d, err := New(6, Config{Variant: v, Landmarks: []int{1, 3, 4}, Seed: 2})
 		if err != nil {
@@ -110,7 +113,7 @@ func TestOutOfRangeQueries(t *testing.T) {
 		// would not happen to see the zero an unused index has.
 		for i := range d.Slots() {
 			if k, ok := d.KeyAt(i); ok {
-				d.Record(answer(d, k))
+				d.Record(answer(k))
 			}
 		}
 		s := d.Slots()
@@ -143,6 +146,7 @@ func TestOutOfRangeQueries(t *testing.T) {
 // over items 0..2; Open with limit 0 returns one question, as documented;
 // and a fresh design (0 answers) survives a state round trip.
 func TestRandomDesignEdges(t *testing.T) {
+	t.Parallel()
 	r, err := NewRandom(3, 5)
 	if err != nil {
 		t.Fatalf("NewRandom(3) refused: %v", err)
@@ -180,6 +184,7 @@ func TestRandomDesignEdges(t *testing.T) {
 // (x; 0, 2), slots 0 and 2 are unused (count 0) and answering (1; 0, 2)
 // and (3; 0, 2) gives counts 0, 1, 0, 1.
 func TestStateWorstCaseRuns(t *testing.T) {
+	t.Parallel()
 	d, err := New(4, Config{Variant: K1, Landmarks: []int{0, 2}, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -211,6 +216,7 @@ func TestStateWorstCaseRuns(t *testing.T) {
 // its uvarint (0x80 announces a further byte), and a run that starts inside
 // the table but ends past it (2 of 4 filled, then a run of 3).
 func TestDecodeRunsCorrupt(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		raw  []byte
 		want string
@@ -243,6 +249,7 @@ func TestDecodeRunsCorrupt(t *testing.T) {
 // so a domain one step too large would quadruple that walk. Expected values
 // by hand: 2^(2h) with h = ceil(ceil(log2 size)/2), h >= 1.
 func TestFeistelDomain(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ size, domain uint64 }{
 		{1, 4}, {2, 4}, {3, 4}, {4, 4}, {5, 16}, {8, 16}, {16, 16},
 		{17, 64}, {64, 64}, {65, 256}, {256, 256}, {1 << 20, 1 << 20}, {1<<20 + 1, 1 << 22},
@@ -260,6 +267,7 @@ func TestFeistelDomain(t *testing.T) {
 // are different shuffles of the same (30-4)·C(4,2) + 4·C(3,2) = 168
 // comparisons (k1, n = 30, |L| = 4).
 func TestLevelsHaveTheirOwnOrder(t *testing.T) {
+	t.Parallel()
 	d, err := New(30, Config{Variant: K1, Landmarks: []int{3, 9, 17, 25}, Repeats: 2, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +281,7 @@ func TestLevelsHaveTheirOwnOrder(t *testing.T) {
 	}
 	level0 := keys()
 	for _, k := range level0 {
-		d.Record(answer(d, k))
+		d.Record(answer(k))
 	}
 	if p := d.Progress(); p.MinAnswers != 1 {
 		t.Fatalf("after one answer each: progress %+v, want MinAnswers 1", p)
@@ -304,6 +312,7 @@ func TestLevelsHaveTheirOwnOrder(t *testing.T) {
 // its walk at the answer it returns. Checked after every answer of a small
 // k2 design with repeats 2, answered in the order Open serves.
 func TestCursorOnNextOpen(t *testing.T) {
+	t.Parallel()
 	d, err := New(9, Config{Variant: K2, Landmarks: []int{0, 4, 7}, Repeats: 2, Seed: 6})
 	if err != nil {
 		t.Fatal(err)
@@ -329,6 +338,6 @@ func TestCursorOnNextOpen(t *testing.T) {
 		if want := int(d.perm.at(d.cursor)); len(nd) != 1 || func() int { i, _ := d.Index(nd[0].Key); return i }() != want {
 			t.Fatalf("after %d answers: Open(1) = %v, want the comparison at the cursor (index %d)", step, nd, want)
 		}
-		d.Record(answer(d, nd[0].Key))
+		d.Record(answer(nd[0].Key))
 	}
 }

@@ -45,6 +45,7 @@ func expected(n int, lm []int, v Variant) map[triplet.Key]bool {
 }
 
 func TestComparisonsMatchPaperDefinition(t *testing.T) {
+	t.Parallel()
 	for _, v := range []Variant{K1, K2} {
 		for _, tc := range []struct {
 			n  int
@@ -105,6 +106,7 @@ func TestComparisonsMatchPaperDefinition(t *testing.T) {
 // 9970·435 + 30·406 = 4,349,130, and for k2 (n−L)·L(L−1) + L·C(L−1,2) =
 // 9970·870 + 12,180 = 8,686,080; with 3 repeats Size triples.
 func TestSizeAtScale(t *testing.T) {
+	t.Parallel()
 	d1, err := New(10000, Config{Variant: K1, NumLandmarks: 30, Repeats: 3, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +149,7 @@ func TestSizeAtScale(t *testing.T) {
 	}
 }
 
-func answer(d design.Design, k triplet.Key) triplet.Triplet {
+func answer(k triplet.Key) triplet.Triplet {
 	return triplet.Triplet{Anchor: k.Anchor, Closer: k.J, Farther: k.K}
 }
 
@@ -157,6 +159,7 @@ func answer(d design.Design, k triplet.Key) triplet.Triplet {
 // exactly Size answers, never accepts more than Repeats answers to a
 // comparison, and offers nothing when done.
 func TestLeastAnsweredFirst(t *testing.T) {
+	t.Parallel()
 	for _, v := range []Variant{K1, K2} {
 		d, err := New(20, Config{Variant: v, NumLandmarks: 5, Repeats: 3, Seed: 3})
 		if err != nil {
@@ -177,7 +180,7 @@ func TestLeastAnsweredFirst(t *testing.T) {
 			if want := d.Repeats() - d.Count(i); nd.Answers != want {
 				t.Fatalf("%v: need %+v, want Answers %d", v, nd, want)
 			}
-			if !d.Record(answer(d, nd.Key)) {
+			if !d.Record(answer(nd.Key)) {
 				t.Fatalf("%v: Record refused an open comparison", v)
 			}
 			lo, hi := 255, 0
@@ -202,7 +205,7 @@ func TestLeastAnsweredFirst(t *testing.T) {
 		// No comparison takes a fourth answer.
 		for s := range d.Slots() {
 			if k, ok := d.KeyAt(s); ok {
-				if d.Record(answer(d, k)) {
+				if d.Record(answer(k)) {
 					t.Fatalf("%v: accepted answer beyond repeats for %v", v, k)
 				}
 				if d.Count(s) != 3 {
@@ -220,6 +223,7 @@ func TestLeastAnsweredFirst(t *testing.T) {
 // once, ties not in index order (a seeded shuffle), a limit that returns a
 // prefix, and that answers outside the design are refused.
 func TestOpenOrder(t *testing.T) {
+	t.Parallel()
 	d, err := New(30, Config{Variant: K1, Landmarks: []int{3, 9, 17, 25}, Repeats: 2, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +241,7 @@ func TestOpenOrder(t *testing.T) {
 	}
 	// Answer the second half of that order (out of order for the cursor).
 	for _, nd := range all[len(all)/2:] {
-		if !d.Record(answer(d, nd.Key)) {
+		if !d.Record(answer(nd.Key)) {
 			t.Fatal("Record refused")
 		}
 	}
@@ -269,6 +273,7 @@ func TestOpenOrder(t *testing.T) {
 }
 
 func TestOpenExcept(t *testing.T) {
+	t.Parallel()
 	d, err := New(25, Config{Variant: K2, NumLandmarks: 4, Repeats: 3, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -298,6 +303,7 @@ func TestOpenExcept(t *testing.T) {
 }
 
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	run := func(seed uint64) ([]design.Need, []byte) {
 		d, err := New(40, Config{Variant: K1, NumLandmarks: 6, Repeats: 2, Seed: seed})
 		if err != nil {
@@ -309,7 +315,7 @@ func TestDeterminism(t *testing.T) {
 			buf = d.Open(buf[:0], 7)
 			log = append(log, buf...)
 			for _, nd := range buf[:3] {
-				d.Record(answer(d, nd.Key))
+				d.Record(answer(nd.Key))
 			}
 		}
 		st, err := d.MarshalState()
@@ -345,6 +351,7 @@ func TestDeterminism(t *testing.T) {
 // (The anchor is the slowest-moving part of the k1 index; an order that
 // walked the index space would give 1 or 0.)
 func TestTiesSpread(t *testing.T) {
+	t.Parallel()
 	d, err := New(400, Config{Variant: K1, NumLandmarks: 8, Seed: 9})
 	if err != nil {
 		t.Fatal(err)
@@ -366,6 +373,7 @@ func TestTiesSpread(t *testing.T) {
 // surplus, saves and restores at many points, and checks that the
 // restored design offers the same questions and evolves identically.
 func TestStateRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, v := range []Variant{K1, K2} {
 		d, err := New(30, Config{Variant: v, NumLandmarks: 5, Repeats: 3, Seed: 21})
 		if err != nil {
@@ -377,7 +385,7 @@ func TestStateRoundTrip(t *testing.T) {
 			// half of the time (the answer's direction does not matter).
 			open := d.Open(nil, 20)
 			k := open[rng.IntN(len(open))].Key
-			tr := answer(d, k)
+			tr := answer(k)
 			if rng.IntN(2) == 0 {
 				tr = tr.Flip()
 			}
@@ -411,6 +419,7 @@ func TestStateRoundTrip(t *testing.T) {
 }
 
 func TestRestoreRejectsBadState(t *testing.T) {
+	t.Parallel()
 	d, _ := New(10, Config{Variant: K1, NumLandmarks: 3, Seed: 1})
 	good, _ := d.MarshalState()
 	for name, st := range map[string]string{
@@ -434,6 +443,7 @@ func TestRestoreRejectsBadState(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		n   int
 		cfg Config
@@ -455,6 +465,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestRandomDesign(t *testing.T) {
+	t.Parallel()
 	r, err := NewRandom(50, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -474,7 +485,7 @@ func TestRandomDesign(t *testing.T) {
 	if len(distinct) < 9 {
 		t.Errorf("10 random questions over 50 items have only %d distinct", len(distinct))
 	}
-	if !r.Record(answer(r, a[0].Key)) || r.Record(triplet.Triplet{Anchor: 1, Closer: 1, Farther: 2}) {
+	if !r.Record(answer(a[0].Key)) || r.Record(triplet.Triplet{Anchor: 1, Closer: 1, Farther: 2}) {
 		t.Error("Record: want valid answers accepted, invalid refused")
 	}
 	if r.Done() {
@@ -497,6 +508,7 @@ func TestRandomDesign(t *testing.T) {
 }
 
 func TestFeistelIsPermutation(t *testing.T) {
+	t.Parallel()
 	for _, size := range []uint64{1, 2, 5, 64, 1000} {
 		f := newFeistel(size, 77, 0)
 		seen := make([]bool, f.domain())
@@ -545,6 +557,7 @@ func record(t *testing.T, d *Design, tr triplet.Triplet) (ok bool) {
 // k-th time wanting r−k+1 more answers), be done after exactly r × 12 (k1)
 // or r × 21 (k2) answers, and then offer nothing and refuse every answer.
 func TestRepeatsServedExactly(t *testing.T) {
+	t.Parallel()
 	lm := []int{1, 3, 4}
 	for _, tc := range []struct {
 		v           Variant
@@ -614,7 +627,7 @@ func TestRepeatsServedExactly(t *testing.T) {
 				if want := r - asked[k] + 1; nd[0].Answers != want {
 					t.Fatalf("%v r=%d: %v asked for the %d-th time wants %d answers, want %d", tc.v, r, k, asked[k], nd[0].Answers, want)
 				}
-				tr := answer(d, k)
+				tr := answer(k)
 				if total%2 == 0 {
 					tr = tr.Flip() // either direction answers the question
 				}
@@ -644,7 +657,7 @@ func TestRepeatsServedExactly(t *testing.T) {
 				t.Errorf("%v r=%d: final progress %+v, want %+v", tc.v, r, p, full)
 			}
 			for k := range want {
-				if record(t, d, answer(d, k)) {
+				if record(t, d, answer(k)) {
 					t.Errorf("%v r=%d: accepted answer %d to %v", tc.v, r, r+1, k)
 				}
 				if i, _ := d.Index(k); d.Count(i) != r {
@@ -662,6 +675,7 @@ func TestRepeatsServedExactly(t *testing.T) {
 // and MaxRepeats = 255 (the largest count a byte holds) is accepted.
 // (256 and -1 are refused in TestConfigErrors.)
 func TestRepeatsBounds(t *testing.T) {
+	t.Parallel()
 	// n = 3, L = {0, 1}: one k1 comparison (2; 0, 1).
 	d, err := New(3, Config{Variant: K1, Landmarks: []int{0, 1}})
 	if err != nil {

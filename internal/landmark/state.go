@@ -55,7 +55,7 @@ func deflate(b []byte) []byte {
 	if err != nil {
 		panic(err) // only for an invalid level
 	}
-	w.Write(b) // writes to a bytes.Buffer do not fail
+	_, _ = w.Write(b) // writes to a bytes.Buffer do not fail
 	w.Close()
 	return buf.Bytes()
 }

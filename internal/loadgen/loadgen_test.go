@@ -14,6 +14,7 @@ import (
 )
 
 func TestParseThink(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]Think{
 		"0":         {},
 		"250ms":     {Mean: 250 * time.Millisecond},
@@ -35,6 +36,7 @@ func TestParseThink(t *testing.T) {
 
 // Exponential think times have the mean asked for; fixed ones are fixed.
 func TestThinkDraw(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	exp := Think{Mean: 100 * time.Millisecond, Exponential: true}
 	var sum time.Duration
@@ -51,6 +53,7 @@ func TestThinkDraw(t *testing.T) {
 }
 
 func TestRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for v, want := range map[string]time.Duration{
 		"3": 3 * time.Second,
@@ -71,6 +74,7 @@ func TestRetryAfter(t *testing.T) {
 }
 
 func TestPercentileNearestRank(t *testing.T) {
+	t.Parallel()
 	s := newEndpointStats()
 	for i := 1; i <= 200; i++ {
 		s.latencies = append(s.latencies, time.Duration(i)*time.Millisecond)
@@ -86,6 +90,7 @@ func TestPercentileNearestRank(t *testing.T) {
 }
 
 func TestCheckBaseURL(t *testing.T) {
+	t.Parallel()
 	if got, err := checkBaseURL("http://localhost:8080/"); err != nil || got != "http://localhost:8080" {
 		t.Errorf("got %q, %v", got, err)
 	}
@@ -97,6 +102,7 @@ func TestCheckBaseURL(t *testing.T) {
 }
 
 func TestOracle(t *testing.T) {
+	t.Parallel()
 	o, err := ReadOracle(strings.NewReader("item,x,y\na,0,0\nb,1,0\nc,3,0\n3,0,5\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -128,6 +134,7 @@ func TestOracle(t *testing.T) {
 // With a ramp, annotator i of N joins no earlier than i·Ramp/N after the
 // start; without one they all join at once.
 func TestRampSpreadsArrivals(t *testing.T) {
+	t.Parallel()
 	for _, ramp := range []time.Duration{0, 400 * time.Millisecond} {
 		var mu sync.Mutex
 		var joins []time.Duration

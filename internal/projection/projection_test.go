@@ -27,6 +27,7 @@ var (
 // parameters back; AnswersFor inverts ErrorAt; an error at or below the
 // asymptote needs infinitely many answers.
 func TestFitCurveRecoversPowerLaw(t *testing.T) {
+	t.Parallel()
 	a, b, c := 0.12, 3.0, 0.6
 	var pts []Point
 	for _, n := range Sizes(8000, 8, 16) {
@@ -56,6 +57,7 @@ func TestFitCurveRecoversPowerLaw(t *testing.T) {
 // the error at twice the answers holds the true curve's value, and is
 // wider than the exact points' interval.
 func TestFitCurveNoisyInterval(t *testing.T) {
+	t.Parallel()
 	a, b, c := 0.1, 2.0, 0.5
 	rng := triplet.NewRand(4)
 	hits, trials := 0, 20
@@ -81,6 +83,7 @@ func TestFitCurveNoisyInterval(t *testing.T) {
 }
 
 func TestFitCurveBadInput(t *testing.T) {
+	t.Parallel()
 	if _, err := FitCurve([]Point{{1, 1}, {2, 1}, {3, 1}}, Options{}); err == nil {
 		t.Error("3 points: no error")
 	}
@@ -90,6 +93,7 @@ func TestFitCurveBadInput(t *testing.T) {
 }
 
 func TestSizes(t *testing.T) {
+	t.Parallel()
 	s := Sizes(1600, 5, 16)
 	want := []int{100, 200, 400, 800, 1600}
 	if fmt.Sprint(s) != fmt.Sprint(want) {
@@ -104,6 +108,7 @@ func TestSizes(t *testing.T) {
 //
 //	go test ./internal/projection -run TestReproduceProjection -reproduce -v -timeout 60m
 func TestReproduceProjection(t *testing.T) {
+	t.Parallel()
 	if !*reproduce {
 		t.Skip("slow reproduction; run with -reproduce")
 	}
@@ -160,6 +165,7 @@ func TestReproduceProjection(t *testing.T) {
 // curve, before the power-law tail, do) give a ≥ 0, so the projection never
 // promises an error below zero.
 func TestFitCurveAsymptoteNotNegative(t *testing.T) {
+	t.Parallel()
 	var pts []Point
 	for _, n := range Sizes(4000, 8, 16) {
 		pts = append(pts, Point{n, -0.3 + 2*math.Pow(float64(n), -0.15)})

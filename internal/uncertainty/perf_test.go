@@ -28,6 +28,7 @@ var (
 //
 //	go test ./internal/uncertainty -run TestPerfRecomputeWithTrust -perf -v -cpuprofile /tmp/trust.prof
 func TestPerfRecomputeWithTrust(t *testing.T) {
+	t.Parallel()
 	if !*perf {
 		t.Skip("cost check; run with -perf")
 	}

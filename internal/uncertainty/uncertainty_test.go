@@ -16,6 +16,7 @@ import (
 // TestRotationRecoversKnownRotation: b is a rotated by a known angle (and,
 // in the second case, reflected); Rotation finds the inverse map exactly.
 func TestRotationRecoversKnownRotation(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(1)
 	a := triplet.Gaussian(rng, 30, 2, 1)
 	th := 0.7
@@ -55,11 +56,11 @@ func TestRotationRecoversKnownRotation(t *testing.T) {
 	}
 }
 
-func simulated(n, m int, seed uint64) (x *mat.Dense, train, test []triplet.Triplet) {
+func simulated(n, m int, seed uint64) (train, test []triplet.Triplet) {
 	rng := triplet.NewRand(seed)
-	x = triplet.Gaussian(rng, n, 2, 1)
+	x := triplet.Gaussian(rng, n, 2, 1)
 	o := triplet.NewOracle(x, 0.1, seed)
-	return x, triplet.RandomTriplets(rng, o, m), triplet.RandomTriplets(rng, o, 1000)
+	return triplet.RandomTriplets(rng, o, m), triplet.RandomTriplets(rng, o, 1000)
 }
 
 func meanOf(v []float64) float64 {
@@ -75,9 +76,10 @@ func meanOf(v []float64) float64 {
 // covariance's trace matches the spread; the result does not depend on the
 // number of workers.
 func TestSpreadShrinksWithMoreData(t *testing.T) {
+	t.Parallel()
 	var rms, stab, width [2]float64
 	for k, m := range []int{600, 2400} {
-		_, train, test := simulated(30, m, 5)
+		train, test := simulated(30, m, 5)
 		opt := Options{Fit: embed.Options{Method: embed.STE, Seed: 2}, Reps: 30, Test: test}
 		res, err := Bootstrap(context.Background(), 30, train, nil, opt)
 		if err != nil {
@@ -124,7 +126,8 @@ func TestSpreadShrinksWithMoreData(t *testing.T) {
 // with one participant giving every answer, every replicate is the full
 // data and the spread is that of refits alone (tiny from a warm start).
 func TestBootstrapGroups(t *testing.T) {
-	_, train, _ := simulated(20, 800, 3)
+	t.Parallel()
+	train, _ := simulated(20, 800, 3)
 	groups := make([]int, len(train))
 	res, err := Bootstrap(context.Background(), 20, train, nil, Options{Fit: embed.Options{Method: embed.STE}, Reps: 5, Groups: groups})
 	if err != nil {
@@ -143,7 +146,8 @@ func TestBootstrapGroups(t *testing.T) {
 }
 
 func TestBootstrapCancelled(t *testing.T) {
-	_, train, _ := simulated(20, 400, 3)
+	t.Parallel()
+	train, _ := simulated(20, 400, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
 	_, err := Bootstrap(ctx, 20, train, nil, Options{Fit: embed.Options{Method: embed.STE}, Reps: 50, Workers: 1,
@@ -158,6 +162,7 @@ func TestBootstrapCancelled(t *testing.T) {
 }
 
 func TestCentredInterval(t *testing.T) {
+	t.Parallel()
 	lo, hi := CentredInterval(0.1, []float64{0.2, 0.21, 0.22, 0.23, 0.24}, 0.5)
 	if math.Abs(lo-0.09) > 1e-12 || math.Abs(hi-0.11) > 1e-12 {
 		t.Errorf("CentredInterval = %g, %g; want 0.09, 0.11", lo, hi)
@@ -165,6 +170,7 @@ func TestCentredInterval(t *testing.T) {
 }
 
 func TestPercentiles(t *testing.T) {
+	t.Parallel()
 	lo, hi := embed.Percentiles([]float64{5, 1, math.NaN(), 3, 2, 4}, 0.5)
 	if lo != 2 || hi != 4 {
 		t.Errorf("Percentiles = %g, %g; want 2, 4", lo, hi)
@@ -174,6 +180,7 @@ func TestPercentiles(t *testing.T) {
 // TestNearestMatchesTriplet: the insertion k-NN gives triplet.Nearest's
 // answer, ties included.
 func TestNearestMatchesTriplet(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(9)
 	x := triplet.Gaussian(rng, 60, 2, 1)
 	// Ties: a grid of integer points.
@@ -201,6 +208,7 @@ func TestNearestMatchesTriplet(t *testing.T) {
 // principal axes); aligned by Procrustes their spread is small, unaligned it
 // would be of the order of the radius.
 func TestColdReplicatesAligned(t *testing.T) {
+	t.Parallel()
 	rng := triplet.NewRand(12)
 	x := triplet.Ball(rng, 40, 2)
 	o := triplet.NewOracle(x, 0.05, 12)
