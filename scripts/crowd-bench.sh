@@ -42,21 +42,9 @@ mkdir -p "$out"
 
 # --- the private cluster
 port=54349
-data="$root/.data/crowd/pg"
-bindir="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-if [ ! -f "$data/PG_VERSION" ]; then
-	mkdir -p "$data"
-	[ "$(id -u)" = 0 ] && chown -R postgres: "$root/.data/crowd"
-	chmod 700 "$data"
-	as_pg "$bindir/initdb" -D "$data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
-fi
-if ! as_pg "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
-	as_pg "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 -o "-p $port -k $data -c listen_addresses=127.0.0.1 \
-		-c max_connections=200 -c shared_buffers=256MB -c fsync=on -c synchronous_commit=on \
-		-c shared_preload_libraries=pg_stat_statements" start >/dev/null
-fi
-psqlc() { "$bindir/psql" -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 -qtA "$@"; }
+. scripts/bench-cluster.sh
+bench_cluster crowd "$port" -c max_connections=200 -c shared_buffers=256MB -c fsync=on -c synchronous_commit=on \
+	-c shared_preload_libraries=pg_stat_statements
 dburl="postgres://postgres@127.0.0.1:$port/closer_crowd?sslmode=disable"
 
 # --- binaries

@@ -55,21 +55,9 @@ mkdir -p "$out"
 
 # --- the private cluster
 port=54339
-data="$root/.data/bench/pg"
-bindir="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-if [ ! -f "$data/PG_VERSION" ]; then
-	mkdir -p "$data"
-	[ "$(id -u)" = 0 ] && chown -R postgres: "$root/.data/bench"
-	chmod 700 "$data"
-	as_pg "$bindir/initdb" -D "$data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
-fi
-if ! as_pg "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
-	as_pg "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 -o "-p $port -k $data -c listen_addresses=127.0.0.1 \
-		-c max_connections=400 -c shared_buffers=512MB -c shared_preload_libraries=pg_stat_statements \
-		-c fsync=on -c synchronous_commit=on -c full_page_writes=on -c pg_stat_statements.track_planning=on" start >/dev/null
-fi
-psqlc() { "$bindir/psql" -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 -qtA "$@"; }
+. scripts/bench-cluster.sh
+bench_cluster bench "$port" -c max_connections=400 -c shared_buffers=512MB -c shared_preload_libraries=pg_stat_statements \
+	-c fsync=on -c synchronous_commit=on -c full_page_writes=on -c pg_stat_statements.track_planning=on
 url() { echo "postgres://postgres@127.0.0.1:$port/$1?sslmode=disable"; }
 
 # --- binaries
