@@ -11,7 +11,7 @@ run:
 # (their tests drive many requests and replicas at once, and the study files'
 # tests ran with the store's before they had a package); every other package
 # runs plainly.
-RACE_PKGS := ./internal/collect/... ./internal/studyfile/... ./internal/http/...
+RACE_PKGS := ./internal/collect/... ./internal/studyfile/... ./internal/web/...
 FUZZTIME ?= 5s
 # golangci-lint is pinned; `make lint` installs it into $(GOBIN) (default
 # $HOME/go/bin, which .ci/run puts on PATH) when that version is missing.
@@ -24,7 +24,7 @@ GOLANGCI_LINT := $(GOBIN)/golangci-lint
 ## benchmark once, every fuzz target briefly)
 test: lint check-generate
 	$(GO) test -race -timeout 30m $(RACE_PKGS)
-	$(GO) test -timeout 30m $$($(GO) list ./... | grep -v -e /internal/collect -e /internal/studyfile -e /internal/http)
+	$(GO) test -timeout 30m $$($(GO) list ./... | grep -v -e /internal/collect -e /internal/studyfile -e /internal/web)
 	$(MAKE) bench-smoke
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 

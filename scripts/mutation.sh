@@ -7,7 +7,7 @@
 #
 #   scripts/mutation.sh                       # the six packages of issue 12
 #   scripts/mutation.sh internal/kernel       # one package
-#   MUTATION_SAMPLE=80 scripts/mutation.sh internal/http   # a random sample
+#   MUTATION_SAMPLE=80 scripts/mutation.sh internal/web   # a random sample
 #
 # MUTATION_SAMPLE=N (with MUTATION_SEED, default 1) runs about N of the
 # package's mutants instead of all of them: whole source lines are drawn at
@@ -45,7 +45,7 @@ if [ ! -x "$bin" ]; then
 fi
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-	pkgs=(internal/landmark internal/basis internal/kernel internal/embed internal/collect internal/http)
+	pkgs=(internal/landmark internal/basis internal/kernel internal/embed internal/collect internal/web)
 fi
 mkdir -p .mutation
 wrapdir="$(mktemp -d)"

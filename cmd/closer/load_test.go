@@ -23,8 +23,8 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
-	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/web"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -44,7 +44,7 @@ func newLoadApp(t *testing.T, plant func(next http.Handler) http.Handler) *loadA
 	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	var h http.Handler = closerhttp.New(store, closerhttp.Config{BaseURL: base}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var h http.Handler = web.New(store, web.Config{BaseURL: base}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if plant != nil {
 		h = plant(h)
 	}
@@ -495,9 +495,9 @@ func TestLoadTwoReplicasLandmark(t *testing.T) {
 	}
 	other := collect.New(a.pool)
 	collect.RegisterDesigns(other)
-	srv := httptest.NewServer(count(1, closerhttp.New(other, closerhttp.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	srv := httptest.NewServer(count(1, web.New(other, web.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))))
 	t.Cleanup(srv.Close)
-	first := httptest.NewServer(count(0, closerhttp.New(a.store, closerhttp.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	first := httptest.NewServer(count(0, web.New(a.store, web.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))))
 	t.Cleanup(first.Close)
 	args := []string{"load", "--base", first.URL + "," + srv.URL, "--study", "lm", "--concurrency", "8",
 		"--duration", "1m", "--answers", "200", "--admin-token", a.token, "--json"}

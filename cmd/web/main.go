@@ -44,9 +44,9 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dbmigrate"
-	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/web"
 )
 
 func main() {
@@ -166,14 +166,14 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	// now and then checked for every little while.
 	go recordPending(ctx, store, log)
 
-	hcfg := closerhttp.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
+	hcfg := web.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
 		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog,
 		BodyReadTimeout: cfg.BodyReadTimeout, TransferWindow: cfg.TransferWindow, TransferMinBytes: cfg.TransferMinBytes,
 		JoinRate: cfg.JoinRate, JoinBurst: cfg.JoinBurst,
 		ItemLimits:      collect.ItemLimits{MaxUploadBytes: cfg.UploadMaxStoredBytes, MaxStudyBytes: cfg.StudyMaxImageBytes},
 		ImageCacheBytes: cfg.ImageCacheBytes}
 	if hcfg.ImageCacheBytes == 0 {
-		hcfg.ImageCacheBytes = -1 // IMAGE_CACHE_BYTES=0: no cache (closerhttp's 0 is its default)
+		hcfg.ImageCacheBytes = -1 // IMAGE_CACHE_BYTES=0: no cache (web.Config's 0 is its default)
 	}
 	var certs *certReloader
 	if cfg.servesTLS() {
@@ -191,7 +191,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	}
 	srv := &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           closerhttp.New(store, hcfg, log),
+		Handler:           web.New(store, hcfg, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// Headers are small (a session cookie, a bearer token); net/http's
@@ -201,11 +201,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		// connections) go through slog like everything else, as warnings.
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		// No ReadTimeout or WriteTimeout: the router sets each request's
-		// read and write deadlines itself (internal/http/limits.go), moving
+		// read and write deadlines itself (internal/web/limits.go), moving
 		// them on as a transfer progresses, so a long export reaches a
 		// client that reads it and a stalled client is cut off.
 	}
-	ln, err := closerhttp.Listen(ctx, cfg.Addr)
+	ln, err := web.Listen(ctx, cfg.Addr)
 	if err != nil {
 		return err
 	}

@@ -16,12 +16,12 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
-	closerhttp "github.com/closer-lab/closer/internal/http"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
+	"github.com/closer-lab/closer/internal/web"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -147,7 +147,7 @@ func deleteThroughApp(b *testing.B, s *collect.Store, slug string) time.Duration
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httptest.NewServer(closerhttp.New(s, closerhttp.Config{Jobs: jobs, Purges: purge.NewEnqueuer(jobs)}, log))
+	srv := httptest.NewServer(web.New(s, web.Config{Jobs: jobs, Purges: purge.NewEnqueuer(jobs)}, log))
 	defer srv.Close()
 	if _, err := s.CreateAdmin(ctx, "bench@example.org", "bench-password"); err != nil {
 		b.Fatal(err)

@@ -4,7 +4,7 @@
 // what the page shows of it (answers over time, the response-time median
 // and histogram, the most contradicted comparisons, one page of the
 // participants). It holds no SQL and no HTTP: internal/collect reads the
-// rows, internal/http caches tallies and builds the page.
+// rows, internal/web caches tallies and builds the page.
 package dashboard
 
 import (

@@ -18,7 +18,7 @@
 // The package also holds the hostile-client harness (Hostile, hostile.go):
 // raw TCP clients that stall a body, leave a response unread, trickle an
 // upload, send bodies over any limit or thousands of multipart fields. The
-// tests of internal/http use it against an httptest server (TestHostile*),
+// tests of internal/web use it against an httptest server (TestHostile*),
 // and TestHostile here against the real binary:
 //
 //	go test ./internal/faults -hostile -v -timeout 10m

@@ -19,7 +19,7 @@ import (
 // browser never does (issue 24): send a body's first byte and stall, ask
 // for a large response and never read it, send a form far over any limit,
 // or a multipart body of thousands of fields. It is used by the tests of
-// internal/http against an httptest server (TestHostileClients*, small
+// internal/web against an httptest server (TestHostileClients*, small
 // limits, seconds) and by TestHostile here against the real binary
 // (go test ./internal/faults -hostile -v; docs/reliability.md).
 type Hostile struct {

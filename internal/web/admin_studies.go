@@ -1,0 +1,16 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/closer-lab/closer/templates"
+)
+
+// studies lists the studies with their counts (GET /admin).
+func (s *Server) studies(w http.ResponseWriter, r *http.Request) error {
+	sts, err := s.store.ListStudies(r.Context())
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, templates.StudiesPage(sts))
+}

@@ -1,0 +1,187 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// trialForm is the quality-control question numbers as typed (catch_at,
+// repeat_at), and why they could not be read (nil: they were).
+type trialForm struct {
+	catchAt, repeatAt string
+	err               error
+}
+
+// trialFormOf is the form's text of stored settings.
+func trialFormOf(q collect.QualityControl) trialForm {
+	return trialForm{catchAt: collect.FormatPositions(q.CatchAt), repeatAt: collect.FormatPositions(q.RepeatAt)}
+}
+
+// maxPositionsText bounds a question-number field.
+const maxPositionsText = 10_000
+
+// readTrials reads the quality-control fields into in.
+func readTrials(f map[string][]string, in *collect.StudyInput) trialForm {
+	get := func(k string) string {
+		if v := f[k]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	t := trialForm{catchAt: get("catch_at"), repeatAt: get("repeat_at")}
+	in.Quality = collect.QualityControl{CatchPercent: atoiOr(get("catch_pct"), -1), RepeatPercent: atoiOr(get("repeat_pct"), -1),
+		CantDecide: get("cant_decide") == "on"}
+	for _, fld := range []struct {
+		name, text string
+		into       *[]int
+	}{{"catch trials", t.catchAt, &in.Quality.CatchAt}, {"repeat trials", t.repeatAt, &in.Quality.RepeatAt}} {
+		if len(fld.text) > maxPositionsText {
+			t.err = &collect.Error{Kind: collect.KindInvalid, Msg: "the question numbers for " + fld.name + " are too long a list"}
+			return t
+		}
+		ps, err := collect.ParsePositions(fld.text)
+		if err != nil {
+			t.err = &collect.Error{Kind: collect.KindInvalid, Msg: "question numbers for " + fld.name + ": " + userMessage(err)}
+			return t
+		}
+		*fld.into = ps
+	}
+	return t
+}
+
+// studyInput reads the study form: the study's fields, and its design
+// settings as typed (designConfig turns them into the stored settings).
+func studyInput(r *http.Request) (collect.StudyInput, designForm, trialForm, error) {
+	if err := r.ParseForm(); err != nil {
+		return collect.StudyInput{}, designForm{}, trialForm{}, badRequest("unreadable form")
+	}
+	f := r.PostForm
+	in := collect.StudyInput{
+		Slug: strings.TrimSpace(f.Get("slug")), Title: f.Get("title"),
+		Instructions: f.Get("instructions"), Debrief: f.Get("debrief"), Consent: f.Get("consent"),
+		Status: f.Get("status"), Design: f.Get("design"),
+		Platform: collect.Platform{Kind: f.Get("platform"), CompletionCode: f.Get("completion_code"),
+			ScreenedOutCode: f.Get("screened_out_code"), IDParam: f.Get("id_param"), ReturnURL: f.Get("return_url")},
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(f.Get("questions_per_participant")))
+	if err != nil {
+		n = 0 // reported by the store's check
+	}
+	in.QuestionsPerParticipant = n
+	in.Quota.MaxParticipants = atoiOr(f.Get("max_participants"), -1)
+	in.Quota.IdleMinutes = atoiOr(f.Get("idle_minutes"), -1)
+	in.MinViewMS = atoiOr(f.Get("min_view_ms"), -1)
+	in.Exclusion = collect.ExclusionRules{FastMS: atoiOr(f.Get("fast_ms"), -1),
+		MaxFastShare: float64(atoiOr(f.Get("max_fast_pct"), -1)) / 100, MaxSideShare: float64(atoiOr(f.Get("max_side_pct"), -1)) / 100,
+		MinCatchAccuracy: float64(atoiOr(f.Get("min_catch_pct"), -1)) / 100, MinConsistency: float64(atoiOr(f.Get("min_consistency_pct"), -1)) / 100}
+	t := readTrials(f, &in)
+	d := parseDesignForm(f)
+	in.DesignConfig = d.config
+	return in, d, t, nil
+}
+
+// studyForm fills the form's view; picks is the landmark_picks text,
+// excluded the exclude_studies text, arms and heldout the arms and
+// heldout_pct texts; frozen says that questions were issued.
+func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, picks, excluded string, t trialForm,
+	arms, heldout string, frozen bool, errMsg string) templates.StudyForm {
+	return templates.StudyForm{New: isNew, Action: action, Input: in, LandmarkPicks: picks, ExcludeStudies: excluded,
+		CatchAt: t.catchAt, RepeatAt: t.repeatAt, Arms: arms, HeldoutPct: heldout, Frozen: frozen,
+		Designs: s.store.Designs(), Statuses: collect.Statuses, Error: errMsg}
+}
+
+// readArms reads the arms and the held-out share of the form into in.
+func readArms(d designForm, in *collect.StudyInput) (armsForm, error) {
+	af, err := parseArms(d.arms)
+	if err != nil {
+		return af, err
+	}
+	in.Arms = af.arms
+	in.HeldoutShare, err = parseHeldout(d.heldout)
+	return af, err
+}
+
+// maxExcludedText bounds the exclude_studies field, maxExcludedStudies
+// the studies it names (as the store does).
+const (
+	maxExcludedText    = 10_000
+	maxExcludedStudies = 100
+)
+
+// excludedStudies resolves the exclude_studies field (study URL slugs,
+// separated by commas or spaces) to the studies' ids; an unknown slug, or
+// the study itself (self), is the user's to fix.
+func (s *Server) excludedStudies(ctx context.Context, text string, self int64) ([]int64, error) {
+	if len(text) > maxExcludedText {
+		return nil, &collect.Error{Kind: collect.KindInvalid, Msg: "the list of earlier studies is too long"}
+	}
+	slugs := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
+	// Each slug costs a lookup: the store's limit is checked before any.
+	if len(slugs) > maxExcludedStudies {
+		return nil, &collect.Error{Kind: collect.KindInvalid,
+			Msg: fmt.Sprintf("a study can name at most %d earlier studies whose participants it refuses", maxExcludedStudies)}
+	}
+	var ids []int64
+	for _, slug := range slugs {
+		st, err := s.store.StudyBySlug(ctx, slug)
+		if collect.KindOf(err) == collect.KindNotFound {
+			return nil, &collect.Error{Kind: collect.KindInvalid, Msg: fmt.Sprintf("there is no study %q to refuse the participants of", slug)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if st.ID == self {
+			return nil, &collect.Error{Kind: collect.KindInvalid, Msg: "a study cannot refuse its own participants"}
+		}
+		if !slices.Contains(ids, st.ID) {
+			ids = append(ids, st.ID)
+		}
+	}
+	return ids, nil
+}
+
+// excludedText is the exclude_studies field of a study's stored ids (the
+// studies' slugs; a deleted study is left out).
+func (s *Server) excludedText(ctx context.Context, ids []int64) (string, error) {
+	if len(ids) == 0 {
+		return "", nil
+	}
+	all, err := s.store.ListStudies(ctx)
+	if err != nil {
+		return "", err
+	}
+	var slugs []string
+	for _, st := range all {
+		if slices.Contains(ids, st.Study.ID) {
+			slugs = append(slugs, st.Study.Slug)
+		}
+	}
+	return strings.Join(slugs, ", "), nil
+}
+
+// formError reports whether err is the user's to fix on the form.
+func formError(err error) bool {
+	k := collect.KindOf(err)
+	return k == collect.KindInvalid || k == collect.KindConflict
+}
+
+// atoiOr reads a whole number typed into a form; empty is 0 and anything
+// else unreadable is bad (the store's check names the field).
+func atoiOr(v string, bad int) int { //nolint:unparam // the fallback is named at each call
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return bad
+	}
+	return n
+}

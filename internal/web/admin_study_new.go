@@ -1,0 +1,49 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// newStudyForm shows an empty study form (GET /admin/studies/new).
+func (s *Server) newStudyForm(w http.ResponseWriter, r *http.Request) error {
+	in := collect.StudyInput{QuestionsPerParticipant: 50, Status: collect.StatusDraft, Design: collect.DesignRandom,
+		DesignConfig: collect.DesignConfig{Repeats: 1, Landmarks: 10}}
+	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, "", "", trialForm{}, "", "0", false, "")))
+}
+
+// createStudy creates a study (POST /admin/studies).
+func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
+	in, d, t, err := studyInput(r)
+	if err != nil {
+		return err
+	}
+	var st collect.Study
+	var af armsForm
+	excluded := r.PostForm.Get("exclude_studies")
+	err = t.err
+	if err == nil {
+		in.DesignConfig, err = s.designConfig(r.Context(), 0, in.Design, d)
+	}
+	if err == nil {
+		af, err = readArms(d, &in)
+	}
+	if err == nil {
+		in.ExcludeStudies, err = s.excludedStudies(r.Context(), excluded, 0)
+	}
+	if err == nil {
+		st, err = s.store.CreateStudy(r.Context(), in)
+		err = af.armsStoreErr(err)
+	}
+	if formError(err) {
+		return s.render(w, r, http.StatusUnprocessableEntity,
+			templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, d.picks, excluded, t, d.arms, d.heldout, false, userMessage(err))))
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/studies/"+st.Slug, http.StatusSeeOther)
+	return nil
+}

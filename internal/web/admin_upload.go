@@ -1,0 +1,297 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/media"
+)
+
+// maxUploadFiles bounds the files of one upload, zip entries included, so
+// the list of what was accepted and refused stays small.
+const maxUploadFiles = media.MaxZipEntries
+
+// uploadItems adds images to a study: any number of image files and zip
+// archives in the "files" field (POST /admin/studies/{slug}/items). Bad
+// files are listed with their reason; the good ones are kept. The upload is
+// read as a stream into a temporary file; one image at a time is in memory.
+// Like an upload that went through, one refused whole (no file, too large,
+// too many files, unreadable) ends in a redirect to the study page, which
+// shows the reason (refuseUpload).
+func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.studyFromURL(r)
+	if err != nil {
+		return err
+	}
+	sp, err := newSpool()
+	if err != nil {
+		return err
+	}
+	defer sp.Close()
+	var (
+		imgs     []media.Image
+		rejected []media.Rejection
+		files    int
+		expanded int64
+	)
+	_, err = s.readMultipart(w, r, sp, "files", func(name string, sec *io.SectionReader) error {
+		files++
+		got, rej, n := s.checkUpload(name, sec, s.expandLimit()-expanded)
+		expanded += n
+		imgs, rejected = append(imgs, got...), append(rejected, rej...)
+		if len(imgs)+len(rejected) > maxUploadFiles {
+			return &httpError{status: http.StatusUnprocessableEntity,
+				msg: fmt.Sprintf("the upload holds more than %d files (zip entries included); nothing was added: split it", maxUploadFiles)}
+		}
+		return nil
+	})
+	if err == nil && files == 0 {
+		err = badRequest("choose at least one file")
+	}
+	if err != nil {
+		return s.refuseUpload(w, r, st, err, false)
+	}
+	added, dups, err := s.store.AddItemsWithin(r.Context(), st.ID, imgs, s.cfg.ItemLimits)
+	if err != nil {
+		// The store's own refusals (text it cannot keep) add nothing.
+		return s.refuseUpload(w, r, st, err, false)
+	}
+	// The report is kept for the page the upload redirects to: reloading
+	// that page shows it again and never sends the files again.
+	id, err := s.store.SaveUploadReport(r.Context(), st.ID, collect.UploadReport{Added: len(added), Rejected: append(rejected, dups...)})
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/studies/"+st.Slug+"?upload="+id+"#upload", http.StatusSeeOther)
+	return nil
+}
+
+// maxRefusalText bounds the reason a refusal's report keeps: an unreadable
+// multipart header is quoted in its error, and may be megabytes long.
+const maxRefusalText = 8 << 10
+
+// refuseUpload ends a browser upload (images, or gold triplets when gold)
+// that err refused whole as an upload that went through ends: the reason
+// is kept as the upload's report, nothing else is stored, and the request
+// is redirected (303) to the study page, which shows the reason, so a
+// reload of that page does not send the files again. The request body is
+// not read any further: an upload over the limit stops where it reached
+// it. Server errors (5xx), a study gone meanwhile (404) and a request
+// whose client went away are returned as they are.
+func (s *Server) refuseUpload(w http.ResponseWriter, r *http.Request, st collect.Study, err error, gold bool) error {
+	status, msg := classify(err)
+	if status >= 500 || status == http.StatusNotFound || r.Context().Err() != nil {
+		return err
+	}
+	if len(msg) > maxRefusalText {
+		msg = strings.ToValidUTF8(msg[:maxRefusalText], "") + "…"
+	}
+	rep, anchor := collect.UploadReport{Refused: msg}, "#upload"
+	if gold {
+		rep, anchor = collect.UploadReport{GoldRefused: msg}, "#gold"
+	}
+	id, err := s.store.SaveUploadReport(r.Context(), st.ID, rep)
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/admin/studies/"+st.Slug+"?upload="+id+anchor, http.StatusSeeOther)
+	return nil
+}
+
+// expandLimit bounds the bytes unpacked from an upload's zips: twice the
+// upload limit, and no more than an upload may store (ItemLimits), so
+// entries that could not be stored are not read either.
+func (s *Server) expandLimit() int64 {
+	if m := s.cfg.ItemLimits.MaxUploadBytes; m > 0 {
+		return min(2*s.cfg.MaxUploadBytes, m)
+	}
+	return 2 * s.cfg.MaxUploadBytes
+}
+
+// checkUpload checks one spooled file: a zip archive (recognised by its
+// content) is unpacked reading at most expandLimit bytes from it; anything
+// else must be an image. It returns how many bytes it unpacked.
+func (s *Server) checkUpload(name string, sec *io.SectionReader, expandLimit int64) ([]media.Image, []media.Rejection, int64) {
+	size := sec.Size()
+	if size == 0 {
+		return nil, []media.Rejection{{Name: name, Reason: "empty file"}}, 0
+	}
+	head := make([]byte, 4)
+	n, _ := sec.ReadAt(head, 0)
+	if media.IsZip(head[:n]) {
+		return media.ReadZip(name, sec, size, media.ZipLimits{
+			MaxImageBytes: s.cfg.MaxImageBytes, MaxEntries: media.MaxZipEntries, MaxExpanded: max(expandLimit, 1)})
+	}
+	if size > s.cfg.MaxImageBytes {
+		return nil, []media.Rejection{{Name: name, Reason: media.TooLarge(size, s.cfg.MaxImageBytes)}}, 0
+	}
+	read := func() ([]byte, error) {
+		data := make([]byte, size)
+		_, err := sec.ReadAt(data, 0)
+		return data, err
+	}
+	data, err := read()
+	if err != nil {
+		return nil, []media.Rejection{{Name: name, Reason: "cannot be read back: " + err.Error()}}, 0
+	}
+	im, err := media.Check(name, data, s.cfg.MaxImageBytes)
+	if err != nil {
+		return nil, []media.Rejection{{Name: name, Reason: err.Error()}}, 0
+	}
+	return []media.Image{im.Spooled(read)}, nil, 0
+}
+
+// spool is a temporary file holding an upload's files one after the other,
+// so that the memory an upload takes does not grow with its size.
+type spool struct {
+	f    *os.File
+	size int64
+}
+
+func newSpool() (*spool, error) {
+	f, err := os.CreateTemp("", "closer-upload-*")
+	if err != nil {
+		return nil, fmt.Errorf("spool upload: %w", err)
+	}
+	return &spool{f: f}, nil
+}
+
+func (sp *spool) Close() {
+	sp.f.Close()
+	os.Remove(sp.f.Name())
+}
+
+// add copies r to the end of the spool and returns the part it wrote.
+func (sp *spool) add(r io.Reader) (*io.SectionReader, error) {
+	start := sp.size
+	n, err := io.Copy(sp.f, r)
+	sp.size += n
+	if err != nil {
+		// The spool's end is where the next file starts.
+		if _, serr := sp.f.Seek(sp.size, io.SeekStart); serr != nil {
+			return nil, serr
+		}
+		return nil, err
+	}
+	return io.NewSectionReader(sp.f, start, n), nil
+}
+
+// maxFormField bounds a text field of a multipart upload, maxFormFields
+// their number and maxFormFieldsTotal their sum: the forms have two or
+// three short ones (slug, title), and 7,800 distinct fields of 64 KiB
+// each once held 700 MiB (issue 24).
+const (
+	maxFormField       = 64 << 10
+	maxFormFields      = 32
+	maxFormFieldsTotal = 256 << 10
+)
+
+// readMultipart reads a multipart/form-data request as a stream, bounded by
+// MaxUploadBytes: each file of the field fileField is written to sp and
+// passed to onFile (in the order sent), text fields are returned (at most
+// maxFormFields of them, maxFormField bytes each and maxFormFieldsTotal in
+// all), and files in other fields are skipped. An error from onFile stops
+// the reading. The request holds no database slot while its body arrives
+// (offSlot), and the body must keep arriving at the minimum rate
+// (Config.TransferMinBytes per TransferWindow) or the connection is cut.
+func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, sp *spool, fileField string,
+	onFile func(name string, sec *io.SectionReader) error) (map[string]string, error) {
+	var fields map[string]string
+	err := s.offSlot(r, func() error {
+		var err error
+		fields, err = s.readParts(w, r, sp, fileField, onFile)
+		return err
+	})
+	return fields, err
+}
+
+// readParts is readMultipart's reading.
+func (s *Server) readParts(w http.ResponseWriter, r *http.Request, sp *spool, fileField string,
+	onFile func(name string, sec *io.SectionReader) error) (map[string]string, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxUploadBytes)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, badRequest("unreadable upload (multipart/form-data expected): " + err.Error())
+	}
+	fields := map[string]string{}
+	fieldBytes := 0
+	current := "" // the file being read, for the messages
+	fail := func(err error) (map[string]string, error) {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			where := ""
+			if current != "" {
+				where = " (it reached the limit in " + current + ")"
+			}
+			return nil, &httpError{status: http.StatusRequestEntityTooLarge,
+				msg: fmt.Sprintf("the upload is larger than %s%s; nothing was added: split it", media.HumanBytes(s.cfg.MaxUploadBytes), where)}
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, &httpError{status: http.StatusRequestTimeout,
+				msg: fmt.Sprintf("the upload arrived slower than %s per %s; nothing was added", media.HumanBytes(int64(s.cfg.TransferMinBytes)), s.cfg.TransferWindow)}
+		}
+		return nil, badRequest("unreadable upload: " + err.Error())
+	}
+	for parts := 0; ; parts++ {
+		if parts > maxUploadFiles {
+			return nil, &httpError{status: http.StatusUnprocessableEntity,
+				msg: fmt.Sprintf("the upload has more than %d parts; nothing was added: split it", maxUploadFiles)}
+		}
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			return fields, nil
+		}
+		if err != nil {
+			return fail(err)
+		}
+		current = p.FileName()
+		switch {
+		case current == "" && p.FormName() != fileField:
+			b, err := io.ReadAll(io.LimitReader(p, maxFormField+1))
+			if err != nil {
+				return fail(err)
+			}
+			if len(b) > maxFormField {
+				return nil, badRequest(fmt.Sprintf("the field %q is longer than %s", p.FormName(), media.HumanBytes(maxFormField)))
+			}
+			if fieldBytes += len(b); fieldBytes > maxFormFieldsTotal {
+				return nil, &httpError{status: http.StatusRequestEntityTooLarge,
+					msg: fmt.Sprintf("the upload's text fields hold more than %s in all; nothing was added", media.HumanBytes(maxFormFieldsTotal))}
+			}
+			if _, seen := fields[p.FormName()]; !seen && len(fields) == maxFormFields {
+				return nil, &httpError{status: http.StatusRequestEntityTooLarge,
+					msg: fmt.Sprintf("the upload has more than %d text fields; nothing was added", maxFormFields)}
+			}
+			fields[p.FormName()] = string(b)
+		case current == "" || p.FormName() != fileField:
+			// A file input left empty, or a field this form does not have.
+			if _, err := io.Copy(io.Discard, p); err != nil {
+				return fail(err)
+			}
+		default:
+			sec, err := sp.add(p)
+			if err != nil {
+				if errors.Is(err, os.ErrClosed) || isDiskError(err) {
+					return nil, fmt.Errorf("spool upload: %w", err)
+				}
+				return fail(err)
+			}
+			if err := onFile(current, sec); err != nil {
+				return nil, err
+			}
+		}
+		p.Close()
+	}
+}
+
+// isDiskError reports whether err came from writing the spool file rather
+// than from reading the request.
+func isDiskError(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe)
+}

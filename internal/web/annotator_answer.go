@@ -1,0 +1,74 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// nextQuestionHeader, sent by app.js with the question form, asks the
+// answer's reply to be the next question's page itself.
+const nextQuestionHeader = "X-Closer-Next"
+
+// answer stores the participant's answer from the question form and sends
+// them to the next question (POST /s/{slug}/answer, then 303). A resubmitted
+// form (double click, back and submit) stores nothing new. From app.js
+// (nextQuestionHeader) the reply is the next question's page, issued in the
+// answer's transaction: one round trip per answer, and Content-Location
+// names the question page's URL. A plain form keeps the redirect, so that
+// reloading the page never posts the form again.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
+	st, p, ok, err := s.annotatorParticipant(w, r)
+	if !ok || err != nil {
+		return err
+	}
+	if err := r.ParseForm(); err != nil {
+		return badRequest("unreadable form")
+	}
+	in := collect.AnswerInput{QuestionID: r.PostForm.Get("question_id")}
+	if in.QuestionID == "" {
+		return badRequest("the form has no question_id")
+	}
+	if closer := r.PostForm.Get("closer"); closer == "skip" {
+		in.Skip = true // "can't decide"
+	} else if in.Closer, err = strconv.Atoi(closer); err != nil {
+		return badRequest("closer must be an item index or skip")
+	}
+	if v := r.PostForm.Get("response_ms"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil {
+			return badRequest("response_ms must be a whole number of milliseconds")
+		}
+		in.ResponseMS = &ms
+	}
+	var pr collect.Progress
+	if r.Header.Get(nextQuestionHeader) != "" {
+		_, pr, err = s.store.AnswerNext(r.Context(), p.ID, in)
+	} else {
+		_, err = s.store.Answer(r.Context(), p.ID, in)
+	}
+	switch collect.KindOf(err) {
+	case 0:
+		if err != nil {
+			return err
+		}
+	case collect.KindConflict:
+		return s.render(w, r, http.StatusConflict, templates.NoticePage(templates.Notice{
+			Title:   "Already answered",
+			Message: "You already answered this question with the other image; your first answer counts.",
+			LinkURL: participantPath(st, pageToken(r, st), "/q"), LinkText: "Continue",
+		}))
+	case collect.KindNotOpen:
+		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
+	default:
+		return err
+	}
+	if pr.Question != nil {
+		w.Header().Set("Content-Location", participantPath(st, pageToken(r, st), "/q"))
+		return s.renderQuestion(w, r, st, pr)
+	}
+	http.Redirect(w, r, participantPath(st, pageToken(r, st), "/q"), http.StatusSeeOther)
+	return nil
+}

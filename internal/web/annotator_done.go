@@ -1,0 +1,46 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// done shows the debrief and the completion code (GET /s/{slug}/done). On
+// a platform the participant goes back to it with the code: to Prolific or
+// the generic return address by a link, on MTurk by a form that submits
+// the assignment with the code to turkSubmitTo.
+func (s *Server) done(w http.ResponseWriter, r *http.Request) error {
+	st, p, pr, ok, err := s.annotatorProgress(w, r)
+	if !ok || err != nil {
+		return err
+	}
+	if !pr.Done {
+		http.Redirect(w, r, participantPath(st, pageToken(r, st), "/q"), http.StatusSeeOther)
+		return nil
+	}
+	v := templates.Done{Study: st, Debrief: s.texts.render(st.Debrief), CompletionCode: pr.CompletionCode, Answered: pr.Answered}
+	if st.Platform.Kind == collect.PlatformMTurk {
+		params, err := s.store.ParticipantPlatformParams(r.Context(), p.ID)
+		if err != nil {
+			return err
+		}
+		// Checked at the start; checked again in case the allowed origins changed since.
+		if submit, ok := s.mturkSubmitURL(params["turkSubmitTo"]); ok && params["assignmentId"] != "" {
+			v.MTurkSubmitURL, v.AssignmentID = submit, params["assignmentId"]
+		}
+		return s.render(w, r, http.StatusOK, templates.DonePage(v))
+	}
+	v.ReturnURL = st.Platform.ReturnLink(pr.CompletionCode, p.ExternalID)
+	if v.ReturnURL != "" {
+		v.ReturnTo = "the study's site"
+		if st.Platform.Kind == collect.PlatformProlific {
+			v.ReturnTo = "Prolific"
+		}
+		// The participant sees their code, then the browser goes back to
+		// the platform (Refresh works without JavaScript).
+		w.Header().Set("Refresh", "5; url="+v.ReturnURL)
+	}
+	return s.render(w, r, http.StatusOK, templates.DonePage(v))
+}

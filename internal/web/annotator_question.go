@@ -1,0 +1,45 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// question shows the participant's open question, issuing one if needed
+// (GET /s/{slug}/q).
+func (s *Server) question(w http.ResponseWriter, r *http.Request) error {
+	st, _, pr, ok, err := s.annotatorProgress(w, r)
+	if !ok || err != nil {
+		return err
+	}
+	if pr.Done {
+		http.Redirect(w, r, participantPath(st, pageToken(r, st), "/done"), http.StatusSeeOther)
+		return nil
+	}
+	return s.renderQuestion(w, r, st, pr)
+}
+
+// renderQuestion shows the participant's open question pr.Question (on
+// MTurk with the page's participant token in the form).
+func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st collect.Study, pr collect.Progress) error {
+	q := pr.Question
+	img := func(it collect.ItemRef) templates.Image {
+		return templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256}
+	}
+	v := templates.Question{
+		Slug: st.Slug, Title: st.Title, QuestionID: q.ID,
+		Anchor: img(q.Anchor), Left: img(q.Left), Right: img(q.Right),
+		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS, CantDecide: pr.CantDecide,
+		ParticipantToken: pageToken(r, st),
+	}
+	if a := pr.Ahead; a != nil {
+		v.Ahead = []string{img(a.Anchor).URL, img(a.Left).URL, img(a.Right).URL}
+	}
+	if strings.TrimSpace(st.Instructions) != "" {
+		v.Instructions = s.texts.render(st.Instructions)
+	}
+	return s.render(w, r, http.StatusOK, templates.QuestionPage(v))
+}

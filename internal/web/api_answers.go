@@ -1,0 +1,73 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/closer-lab/closer/internal/collect"
+)
+
+// apiAnswer stores an answer (POST /api/v1/answers, body {"question_id",
+// "closer", "response_ms", "next"}, or "skip": true instead of "closer" for
+// "can't decide" where the study offers it) → 201 {"ok": true}; the same answer
+// again → 200. With "next": true the reply also carries the participant's
+// next question, issued in the answer's own transaction: "next" is the
+// body GET …/next would return ({"question_id", …} or {"done": true,
+// "completion_code"}), or null while the study is paused. One round trip
+// per answer instead of two. Errors: 400 malformed body, 401 no token, 403
+// another participant's question, 404 unknown question, 409 answered
+// differently, 422 closer not an option. Nothing is stored on any error.
+func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.apiParticipant(r)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		QuestionID *string `json:"question_id"`
+		Closer     *int    `json:"closer"`
+		Skip       bool    `json:"skip"`
+		ResponseMS *int    `json:"response_ms"`
+		Next       bool    `json:"next"`
+	}
+	if err := decodeJSON(w, r, &body, false); err != nil {
+		return err
+	}
+	if body.QuestionID == nil || *body.QuestionID == "" {
+		return badRequest("question_id is missing")
+	}
+	in := collect.AnswerInput{QuestionID: *body.QuestionID, Skip: body.Skip, ResponseMS: body.ResponseMS}
+	switch {
+	case body.Skip && body.Closer != nil:
+		return badRequest("send either closer or skip, not both")
+	case !body.Skip && body.Closer == nil:
+		return badRequest("closer is missing")
+	case !body.Skip:
+		in.Closer = *body.Closer
+	}
+	if !body.Next {
+		created, err := s.store.Answer(r.Context(), p.ID, in)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, answerStatus(created), map[string]bool{"ok": true})
+	}
+	created, pr, err := s.store.AnswerNext(r.Context(), p.ID, in)
+	if err != nil {
+		return err
+	}
+	reply := struct {
+		OK   bool `json:"ok"`
+		Next any  `json:"next"`
+	}{OK: true}
+	if pr.Done || pr.Question != nil {
+		reply.Next = s.apiProgress(pr)
+	}
+	return writeJSON(w, answerStatus(created), reply)
+}
+
+// answerStatus is 201 for a new answer, 200 for the same one again.
+func answerStatus(created bool) int {
+	if created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
+}

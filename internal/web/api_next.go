@@ -1,0 +1,83 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/closer-lab/closer/internal/collect"
+)
+
+// apiItem is an item in the JSON API.
+type apiItem struct {
+	Index    int    `json:"index"`
+	Label    string `json:"label"`
+	ImageURL string `json:"image_url"`
+}
+
+type apiQuestion struct {
+	QuestionID string  `json:"question_id"`
+	Anchor     apiItem `json:"anchor"`
+	Left       apiItem `json:"left"`
+	Right      apiItem `json:"right"`
+	Answered   int     `json:"answered"`
+	Total      int     `json:"total"`
+	// AheadImages are the image URLs of the next question, already issued:
+	// a client fetches them now, so that question shows at once.
+	AheadImages []string `json:"ahead_images,omitempty"`
+	// CantDecide: the study takes {"skip": true} as an answer.
+	CantDecide bool `json:"cant_decide,omitempty"`
+}
+
+type apiDone struct {
+	Done           bool   `json:"done"`
+	CompletionCode string `json:"completion_code"`
+}
+
+// apiParticipant authenticates the participant's bearer token.
+func (s *Server) apiParticipant(r *http.Request) (collect.Participant, error) {
+	token, ok := bearer(r)
+	if !ok {
+		return collect.Participant{}, unauthorized("send the participant token as Authorization: Bearer <token>")
+	}
+	return s.store.AuthenticateParticipant(r.Context(), token)
+}
+
+// apiNext returns the participant's open question, issuing one if needed
+// (GET /api/v1/studies/{slug}/next), or {"done": true, "completion_code"}.
+func (s *Server) apiNext(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.studyFromURL(r)
+	if err != nil {
+		return err
+	}
+	p, err := s.apiParticipant(r)
+	if err != nil {
+		return err
+	}
+	if p.StudyID != st.ID {
+		return &httpError{status: http.StatusForbidden, msg: "this participant token belongs to another study"}
+	}
+	pr, err := s.store.Next(r.Context(), p.ID)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, s.apiProgress(pr))
+}
+
+// apiProgress is the JSON of a participant's next question, or of their
+// being done (pr has one or the other).
+func (s *Server) apiProgress(pr collect.Progress) any {
+	if pr.Done {
+		return apiDone{Done: true, CompletionCode: pr.CompletionCode}
+	}
+	item := func(it collect.ItemRef) apiItem {
+		return apiItem{Index: it.Index, Label: it.Label, ImageURL: s.imageURL(it.SHA256)}
+	}
+	q := pr.Question
+	v := apiQuestion{
+		QuestionID: q.ID, Anchor: item(q.Anchor), Left: item(q.Left), Right: item(q.Right),
+		Answered: pr.Answered, Total: pr.Total, CantDecide: pr.CantDecide,
+	}
+	if a := pr.Ahead; a != nil {
+		v.AheadImages = []string{s.imageURL(a.Anchor.SHA256), s.imageURL(a.Left.SHA256), s.imageURL(a.Right.SHA256)}
+	}
+	return v
+}

@@ -1,0 +1,155 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/templates"
+)
+
+// comparesDesigns reports whether the dashboard shows the "Designs
+// compared" section for st: a study with arms or a held-out share.
+func comparesDesigns(st collect.Study) bool {
+	return len(st.Arms) > 0 || st.HeldoutShare > 0
+}
+
+// armsView builds the "Designs compared" section of study st: the arms'
+// learning curves from the latest finished run's result (latest, nil
+// before the first; its curve holds every earlier run's points, see
+// recompute.CurvePoint) and the table of the arms, whose counts are
+// current (statuses, the store's DesignStatuses of st; the participants
+// assigned) and whose errors are the latest run's. participants is the
+// study's participants, for a study without arms.
+func (s *Server) armsView(ctx context.Context, st collect.Study, statuses []collect.DesignStatus, latest *runEntry, participants int) (*templates.ArmsView, error) {
+	assigned := []int{participants}
+	if len(st.Arms) > 0 {
+		var err error
+		if assigned, err = s.store.ArmParticipants(ctx, st.ID); err != nil {
+			return nil, err
+		}
+	}
+	var res *recompute.Result
+	if latest != nil {
+		res = latest.res
+	}
+	v := &templates.ArmsView{HeldoutPct: pctText(st.HeldoutShare)}
+	var points []dashboard.ArmPoint
+	byArm := map[int]recompute.ArmResult{}
+	if res != nil {
+		for _, p := range res.Curve {
+			points = append(points, dashboard.ArmPoint{Run: p.Run, Arm: p.Arm, Answers: p.Answers, Heldout: p.Heldout, Wrong: p.Wrong})
+		}
+		for _, a := range res.Arms {
+			byArm[a.Arm] = a
+		}
+	}
+	curves := dashboard.ArmCurves(points, len(statuses))
+	names := make([]string, len(statuses))
+	for i, d := range statuses {
+		names[i] = d.ArmName
+	}
+	draw := func() string { return armCurvesSVG(curves, names) }
+	if latest != nil {
+		v.Curve = templ.Raw(s.dash.plot(latest, "arms", draw))
+	} else {
+		v.Curve = templ.Raw(draw())
+	}
+	v.Summary = comparisonSummary(res, dashboard.Compare(curves), names)
+	for i, d := range statuses {
+		r := templates.ArmRow{Class: armClass(i), Name: d.ArmName, Design: d.Design, Share: pctText(d.Share),
+			Answers: d.Answers - d.Heldout, Heldout: d.Heldout, Error: "–"}
+		if i < len(assigned) {
+			r.Participants = assigned[i]
+		}
+		if a, ok := byArm[i]; ok && a.HeldoutError != nil {
+			r.Error = pctText(*a.HeldoutError)
+			r.ErrorNote = fmt.Sprintf("%d of %d wrong", a.Wrong, a.Heldout)
+			r.ErrorTitle = fmt.Sprintf("the map of the arm's %d answers gets %d of the %d held-out answers wrong", a.Answers, a.Wrong, a.Heldout)
+		} else if res != nil {
+			r.ErrorNote = "no answers in the last recompute"
+		}
+		if d.Design == collect.DesignActive {
+			v.Active = true
+			r.Warmup, r.Refreshes, r.PoolLeft = "not started", "0", "–"
+			if p := d.Progress.Active; p != nil {
+				r.Warmup = fmt.Sprintf("%d of %d", min(p.Answers, p.Warmup), p.Warmup)
+				if p.Answers >= p.Warmup {
+					r.Warmup = "done (" + strconv.Itoa(p.Warmup) + ")"
+				}
+				r.Refreshes = strconv.Itoa(p.Refreshes)
+				r.PoolLeft = fmt.Sprintf("%d of %d", p.PoolLeft, p.PoolSize*max(d.Config.Repeats, 1))
+			}
+		}
+		v.Rows = append(v.Rows, r)
+	}
+	return v, nil
+}
+
+// armsSummary names the arms and their designs ("smart (active), plain
+// (random); compared below").
+func armsSummary(arms []collect.Arm) string {
+	parts := make([]string, len(arms))
+	for i, a := range arms {
+		parts[i] = a.Name + " (" + a.Design + ")"
+	}
+	return strings.Join(parts, ", ") + "; compared below"
+}
+
+// armClass is arm i's curve class.
+func armClass(i int) string { return "a" + strconv.Itoa(i%8) }
+
+// armCurvesSVG draws the arms' learning curves, one line per arm.
+func armCurvesSVG(curves []dashboard.ArmCurve, names []string) string {
+	ss := make([]series, len(curves))
+	for i, c := range curves {
+		ss[i] = series{Class: armClass(i), Legend: names[i]}
+		for k := range c.Answers {
+			ss[i].X = append(ss[i].X, float64(c.Answers[k]))
+			ss[i].Y = append(ss[i].Y, c.Error[k])
+		}
+	}
+	return curvesSVG(ss, 880, 320, "the arm's answers", "held-out error", "held-out error of each arm against its answers")
+}
+
+// comparisonSummary says in words how the arms compare at the most answers
+// all of them reached (c), or why they cannot be compared yet.
+func comparisonSummary(res *recompute.Result, c dashboard.Comparison, names []string) string {
+	switch {
+	case res == nil:
+		return "The curves appear after the first recompute."
+	case res.HeldoutAnswers == 0:
+		return "No held-out answers yet: the arms are judged on them."
+	case c.Answers == 0:
+		return "Each arm needs answers of its own (and a recompute after them) before the arms can be compared."
+	}
+	var parts []string
+	for i, e := range c.Error {
+		if !math.IsNaN(e) {
+			parts = append(parts, fmt.Sprintf("%s %s", names[i], pctText(e)))
+		}
+	}
+	return fmt.Sprintf("At %d answers each, the held-out error was: %s. Measured on %d held-out answers, errors within about %s of each other are not told apart yet; more answers narrow that.",
+		c.Answers, strings.Join(parts, ", "), c.Heldout, pointsText(2*c.SE))
+}
+
+// pctText writes a share as a percentage with one decimal at most.
+func pctText(x float64) string {
+	return strconv.FormatFloat(math.Round(x*1000)/10, 'f', -1, 64) + "%"
+}
+
+// pointsText writes a difference of shares in percentage points.
+func pointsText(x float64) string {
+	p := strconv.FormatFloat(math.Round(x*1000)/10, 'f', -1, 64)
+	if p == "1" {
+		return "1 percentage point"
+	}
+	return p + " percentage points"
+}

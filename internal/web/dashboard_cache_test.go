@@ -1,0 +1,109 @@
+package web
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/pgtest"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// The cache advances a study's tally over new answers (the same tally, now
+// counting them, with the figures of a tally counted from scratch) and counts it
+// again from scratch when a participant is excluded or included again.
+func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	st, err := store.CreateStudy(ctx, collect.StudyInput{Slug: "c", Title: "C", QuestionsPerParticipant: 50, Status: collect.StatusOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.AddItems(ctx, st.ID, demo.Items()[:6]); err != nil {
+		t.Fatal(err)
+	}
+	var people []collect.Participant
+	answer := func(n int) {
+		t.Helper()
+		for i := range n {
+			p := people[i%len(people)]
+			pr, err := store.Next(ctx, p.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pr.Done {
+				continue
+			}
+			ms := 700 + 37*i
+			if _, err := store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index, ResponseMS: &ms}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for range 3 {
+		p, _, err := store.CreateParticipant(ctx, st.ID, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		people = append(people, p)
+	}
+	c := newDashCache()
+	// current returns the cache's tally and its figures after a load.
+	current := func() (*dashboard.Tally, collect.Stats, dashboard.Figures) {
+		t.Helper()
+		ver, err := store.DashboardVersion(ctx, st.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tally *dashboard.Tally
+		var s collect.Stats
+		var f dashboard.Figures
+		if err := c.withTally(ctx, store, st.ID, ver.Structure, func(x *dashboard.Tally) error {
+			tally = x
+			s, f = x.Figures(dashboardTimeBuckets, dashboardRTBins)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return tally, s, f
+	}
+	answer(7)
+	first, _, _ := current()
+	answer(11)
+	second, s, f := current()
+	if second != first {
+		t.Fatal("new answers counted the tally again from scratch; want it advanced")
+	}
+	counts, err := store.DashboardCounts(ctx, st.ID, dashboardTopContra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantS, wantF := dashboard.NewTally(counts, dashboardTopContra).Figures(dashboardTimeBuckets, dashboardRTBins)
+	if s.Answers != 18 || s.Answers != wantS.Answers || s.Comparisons != wantS.Comparisons || s.Contradictions != wantS.Contradictions ||
+		math.Abs(f.MedianResponseMS-wantF.MedianResponseMS) > 0 || len(f.Contradicted) != len(wantF.Contradicted) {
+		t.Fatalf("advanced %+v %+v; from scratch %+v %+v", s, f, wantS, wantF)
+	}
+	for i := range wantF.ResponseHist {
+		if f.ResponseHist[i] != wantF.ResponseHist[i] {
+			t.Fatalf("response histogram %v, from scratch %v", f.ResponseHist, wantF.ResponseHist)
+		}
+	}
+	if err := store.SetExcluded(ctx, st.ID, people[0].PublicID, true); err != nil {
+		t.Fatal(err)
+	}
+	third, s3, _ := current()
+	if third == second || s3.Answers != 18 {
+		t.Fatalf("after an exclusion: same tally %v, %d answers; want a new count of 18", third == second, s3.Answers)
+	}
+	if err := store.SetExcluded(ctx, st.ID, people[0].PublicID, false); err != nil {
+		t.Fatal(err)
+	}
+	if fourth, _, _ := current(); fourth == third {
+		t.Fatal("including again kept the tally; want a new count")
+	}
+}

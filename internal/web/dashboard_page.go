@@ -1,0 +1,241 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/embed"
+	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/templates"
+)
+
+const (
+	galleryPageSize      = 20
+	peoplePageSize       = 50
+	dashboardTimeBuckets = 48
+	dashboardRTBins      = 30
+	dashboardTopContra   = 12
+)
+
+// dashboardNotices are the messages a redirect may ask the page to show.
+var dashboardNotices = map[string]string{
+	"queued":    "A recompute is queued.",
+	"already":   "A recompute is already queued or running.",
+	"cancelled": "The recompute was cancelled.",
+	"nothing":   "No recompute was queued or running.",
+	"saved":     "Settings saved; they apply from the next recompute.",
+	"excluded":  "Participant excluded: their answers stay stored and are left out of the next recompute and of exports.",
+	"included":  "Participant included again.",
+	"imported":  "Study imported. Recompute it to see its results.",
+}
+
+// dashboardParams are what a dashboard request asks for.
+type dashboardParams struct {
+	notice      string // the message a redirect asked for ("" for none)
+	peoplePage  int    // the pages of participants and of items asked for, from 1
+	galleryPage int
+}
+
+// dashboardParamsOf reads a dashboard request's query.
+func dashboardParamsOf(q url.Values) dashboardParams {
+	return dashboardParams{notice: dashboardNotices[q.Get("msg")],
+		peoplePage: requestedPage(q, "people"), galleryPage: requestedPage(q, "items")}
+}
+
+// fetchDashboardPage builds the dashboard's view of the study. The
+// aggregates over the answers come from s.dash's tally of the study,
+// advanced past the answers added since the last load; the decoded results
+// and their plots from s.dash while the run is the same.
+func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p dashboardParams) (templates.DashboardPage, error) {
+	v := templates.DashboardPage{Study: st, Methods: embed.MethodNames(), Notice: p.notice, PeoplePage: p.peoplePage}
+	v.JobsEnabled = s.cfg.Jobs != nil
+	ver, err := s.store.DashboardVersion(ctx, st.ID)
+	if err != nil {
+		return v, err
+	}
+	var people []collect.DashboardParticipant
+	err = s.dash.withTally(ctx, s.store, st.ID, ver.Structure, func(t *dashboard.Tally) error {
+		v.Stats, v.Figures = t.Figures(dashboardTimeBuckets, dashboardRTBins)
+		all := t.ParticipantsByAnswers()
+		v.ParticipantsTotal = len(all)
+		lo, hi := pageBounds(v.PeoplePage, peoplePageSize, len(all))
+		people, err = s.participantRows(ctx, st.ID, all[lo:hi])
+		return err
+	})
+	if err != nil {
+		return v, err
+	}
+	v.PeoplePages = pageCount(v.ParticipantsTotal, peoplePageSize)
+	// The clock moves the rate window without any new answer.
+	v.Stats.AnswersPerMinute = float64(ver.Recent) / ver.RecentWindow.Minutes()
+	v.Figures.Excluded = ver.Excluded
+	if v.Skipped, err = s.store.CantDecideCount(ctx, st.ID); err != nil {
+		return v, err
+	}
+	if v.Settings, err = s.store.RecomputeSettings(ctx, st.ID); err != nil {
+		return v, err
+	}
+	if v.Latest, err = s.store.LatestRun(ctx, st.ID); err != nil {
+		return v, err
+	}
+	if v.Newer, v.ExclusionsChanged, err = s.freshness(ctx, st.ID, v.Latest, v.Stats.Answers); err != nil {
+		return v, err
+	}
+	if v.Shown, err = s.store.LatestDoneRun(ctx, st.ID); err != nil {
+		return v, err
+	}
+	runs, err := s.store.Runs(ctx, st.ID)
+	if err != nil {
+		return v, err
+	}
+	items, err := s.store.ListItems(ctx, st.ID)
+	if err != nil {
+		return v, err
+	}
+	if s.cfg.Jobs != nil {
+		if v.Pending, v.PendingJob, err = s.cfg.Jobs.Pending(ctx, st.ID); err != nil {
+			return v, err
+		}
+	}
+	var run, latest *runEntry
+	if v.Shown != nil {
+		id := v.Shown.ID
+		if run, err = s.dash.run(id, func() ([]byte, error) { return s.store.RunResult(ctx, id) }); err != nil {
+			return v, err
+		}
+		latest = run
+		if run.res.N != len(items) {
+			run = nil // items were added since: the stored coordinates do not fit
+		}
+	}
+	var res *recompute.Result
+	if run != nil {
+		res = run.res
+	}
+
+	views := itemViews(items)
+	v.HasImages = len(items) == 0 || views[0].URL != ""
+	v.Live = st.Status == collect.StatusOpen || v.Pending != ""
+	v.ContradictionShare = contradictionShare(v.Stats)
+	v.MedianResponse = msText(v.Figures.MedianResponseMS)
+	v.DesignName = st.Design
+	v.DesignProgress = fmt.Sprintf("%d questions per participant", st.QuestionsPerParticipant)
+	// The design statuses, read once: the overview's progress and the
+	// "Designs compared" section both use them.
+	var statuses []collect.DesignStatus
+	if comparesDesigns(st) || collect.IsStateful(st.Design) {
+		if statuses, err = s.store.DesignStatuses(ctx, st); err != nil {
+			return v, err
+		}
+	}
+	if len(st.Arms) > 0 {
+		v.DesignName = fmt.Sprintf("%d arms", len(st.Arms))
+		v.DesignProgress = armsSummary(st.Arms)
+	} else if collect.IsStateful(st.Design) {
+		v.DesignProgress = designProgress(statuses[0])
+	}
+	if comparesDesigns(st) {
+		if v.Arms, err = s.armsView(ctx, st, statuses, latest, v.Stats.Participants); err != nil {
+			return v, err
+		}
+	}
+	v.Plots = s.dashboardPlots(v.Figures, views, run, runs)
+	v.Participants = qualityRows(people, res)
+	v.FastMS = recompute.FastThreshold(st)
+	if res != nil {
+		v.FastMS = res.FastThresholdMS()
+	}
+	if res != nil && len(res.NeighboursKernel) == len(items) {
+		v.GalleryPages = pageCount(len(items), galleryPageSize)
+		v.GalleryPage = max(1, min(p.galleryPage, v.GalleryPages))
+		lo, hi := pageBounds(v.GalleryPage, galleryPageSize, len(items))
+		v.Gallery = galleryRows(res, views, lo, hi)
+	}
+	v.Contradicted = contradictionRows(v.Figures.Contradicted, views)
+	return v, nil
+}
+
+// participantRows reads the rows of the participants of page.
+func (s *Server) participantRows(ctx context.Context, studyID int64, page []dashboard.ParticipantCount) ([]collect.DashboardParticipant, error) {
+	if len(page) == 0 {
+		return nil, nil
+	}
+	ids := make([]int64, len(page))
+	for i, p := range page {
+		ids[i] = p.ID
+	}
+	rows, err := s.store.DashboardParticipants(ctx, studyID, ids)
+	if err != nil {
+		return nil, err
+	}
+	return dashboard.WithCounts(page, rows), nil
+}
+
+func itemViews(items []collect.Item) []templates.ItemView {
+	out := make([]templates.ItemView, len(items))
+	for i, it := range items {
+		out[i] = templates.ItemView{Index: it.Index, Label: it.Label}
+		if it.ContentType != "" {
+			out[i].URL = "/img/" + it.SHA256
+		}
+	}
+	return out
+}
+
+// qualityRows are the participants with their quality figures from the
+// run's results (res may be nil).
+func qualityRows(people []collect.DashboardParticipant, res *recompute.Result) []templates.QualityRow {
+	var quality map[string]recompute.Participant
+	if res != nil {
+		quality = make(map[string]recompute.Participant, len(res.Participants))
+		for _, q := range res.Participants {
+			quality[q.PublicID] = q
+		}
+	}
+	var rows []templates.QualityRow
+	for _, p := range people {
+		row := templates.QualityRow{PublicID: p.PublicID, ExternalID: p.ExternalID, Answers: p.Answers, Excluded: p.ExcludedAt != nil,
+			Median: "–", Fast: "–", Self: "–", Majority: "–", Agreement: "–", Left: "–",
+			Catch: pct(p.CatchAccuracy()), Consistent: pct(p.Consistency()), Skipped: p.Skipped}
+		if q, ok := quality[p.PublicID]; ok {
+			if q.MedianResponseMS != nil {
+				row.Median = msText(*q.MedianResponseMS)
+			}
+			row.Fast, row.Self, row.Majority, row.Agreement = pct(q.FastShare), pct(q.SelfContradiction), pct(q.MajorityDisagreement), pct(q.EmbeddingAgreement)
+			row.Left = pct(q.LeftShare)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// galleryRows are the items [lo, hi) with their nearest neighbours.
+func galleryRows(res *recompute.Result, views []templates.ItemView, lo, hi int) []templates.GalleryRow {
+	var rows []templates.GalleryRow
+	for i := lo; i < hi; i++ {
+		g := templates.GalleryRow{Item: views[i]}
+		for _, j := range res.NeighboursKernel[i] {
+			g.ByKernel = append(g.ByKernel, views[j])
+		}
+		for _, j := range res.NeighboursEmbedding[i] {
+			g.ByEmbedding = append(g.ByEmbedding, views[j])
+		}
+		rows = append(rows, g)
+	}
+	return rows
+}
+
+// contradictionRows are the contradicted comparisons of the study's items.
+func contradictionRows(cs []collect.VoteCount, views []templates.ItemView) []templates.ContradictionRow {
+	var rows []templates.ContradictionRow
+	for _, c := range cs {
+		if c.Anchor < len(views) && c.J < len(views) && c.K < len(views) {
+			rows = append(rows, templates.ContradictionRow{Anchor: views[c.Anchor], J: views[c.J], K: views[c.K],
+				JCloser: c.JCloser, KCloser: c.KCloser})
+		}
+	}
+	return rows
+}

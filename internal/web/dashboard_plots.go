@@ -1,0 +1,145 @@
+package web
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/a-h/templ"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/templates"
+)
+
+// dashboardPlots assembles the dashboard's plots, in the page's order: the
+// run's results (run may be nil; their SVG is drawn once per run and
+// cached), the learning curve over the finished runs, and the answers'
+// figures.
+func (s *Server) dashboardPlots(f dashboard.Figures, views []templates.ItemView, run *runEntry, runs []collect.Run) []templates.Plot {
+	cached := func(name string, draw func() string) templ.Component {
+		return templ.Raw(s.dash.plot(run, name, draw))
+	}
+	var plots []templates.Plot
+	if run != nil {
+		plots = append(plots, resultPlots(run.res, views, cached)...)
+	}
+	plots = append(plots, learningPlot(runs), answersPlot(f), responsePlot(f))
+	if run != nil {
+		plots = append(plots, clusterPlots(run.res, views, cached)...)
+	}
+	return plots
+}
+
+// drawFunc returns a plot's SVG, drawing it with draw unless cached.
+type drawFunc func(name string, draw func() string) templ.Component
+
+// resultPlots are the embedding, the basis design's coordinates (for a
+// basis study) and the two kernel PCAs.
+func resultPlots(res *recompute.Result, views []templates.ItemView, cached drawFunc) []templates.Plot {
+	plots := []templates.Plot{{ID: "embedding", Title: "Embedding", Note: embeddingNote(res), Wide: true,
+		SVG: cached("embedding", func() string {
+			return scatterSVG(scatterItems(res.Embedding, views, res.Clusters, true), 880, 560, true, "embedding of the items")
+		})}}
+	if len(res.BasisCoords) == len(views) && len(res.BasisCoords) > 0 && len(res.BasisCoords[0]) > 0 {
+		plots = append(plots, templates.Plot{ID: "basis", Title: "Basis design", Note: basisNote(res), Wide: true,
+			SVG: cached("basis", func() string {
+				return scatterSVG(scatterItems(res.BasisCoords, views, res.Clusters, true), 880, 480, true, "basis design coordinates")
+			})})
+	}
+	return append(plots,
+		templates.Plot{ID: "k1pca", Title: "k1 kernel PCA", Note: fmt.Sprintf("coloured by kernel k-means (k = %d)", res.K),
+			SVG: cached("k1pca", func() string {
+				return scatterSVG(scatterItems(res.K1PCA, views, res.Clusters, false), 430, 340, true, "k1 kernel PCA")
+			})},
+		templates.Plot{ID: "k2pca", Title: "k2 kernel PCA", Note: "same colours",
+			SVG: cached("k2pca", func() string {
+				return scatterSVG(scatterItems(res.K2PCA, views, res.Clusters, false), 430, 340, true, "k2 kernel PCA")
+			})})
+}
+
+// scatterItems are the points of rows (an item's coordinates, the first
+// two drawn) with their labels, clusters and, with thumbs, thumbnails;
+// rows without coordinates or item are left out.
+func scatterItems(rows [][]float64, views []templates.ItemView, clusters []int, thumbs bool) []scatterItem {
+	var out []scatterItem
+	for i, row := range rows {
+		if len(row) == 0 || i >= len(views) {
+			continue
+		}
+		it := scatterItem{X: row[0], Label: pointLabel(views[i].Label, i), Cluster: -1}
+		if len(row) > 1 {
+			it.Y = row[1]
+		}
+		if thumbs {
+			it.Image = views[i].URL
+		}
+		if i < len(clusters) {
+			it.Cluster = clusters[i]
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// learningPlot is the held-out and training error of each finished run
+// against its answers.
+func learningPlot(runs []collect.Run) templates.Plot {
+	held := series{Class: "s1", Legend: "held-out error"}
+	train := series{Class: "s2", Legend: "training error"}
+	for _, r := range runs {
+		if r.Status != collect.RunDone || r.HeldoutError == nil {
+			continue
+		}
+		held.X, held.Y = append(held.X, float64(r.Answers)), append(held.Y, *r.HeldoutError)
+		train.X, train.Y = append(train.X, float64(r.Answers)), append(train.Y, deref(r.TrainError))
+	}
+	return templates.Plot{ID: "learning", Title: "Learning curve", Note: "triplet error of each recompute's embedding",
+		SVG: templ.Raw(lineSVG([]series{held, train}, 430, 300, "answers used", "triplet error", true, "held-out error versus answers"))}
+}
+
+// answersPlot is the answers in equal intervals over the collection's span.
+func answersPlot(f dashboard.Figures) templates.Plot {
+	p := templates.Plot{ID: "answers", Title: "Answers over time",
+		SVG: templ.Raw(barsSVG(nil, 0, 1, fmtTick, 430, 300, "", "", "answers over time"))}
+	if f.First != nil {
+		span := f.Last.Sub(*f.First)
+		step := math.Max(span.Seconds(), 1) / float64(len(f.AnswersOverTime))
+		p.Note = intervalNote(step)
+		p.SVG = templ.Raw(barsSVG(f.AnswersOverTime, float64(f.First.Unix()), step, timeFmt(span), 430, 300, "", "answers", "answers over time"))
+	}
+	return p
+}
+
+// responsePlot is the response-time histogram.
+func responsePlot(f dashboard.Figures) templates.Plot {
+	return templates.Plot{ID: "response", Title: "Response times", Note: "the last bar holds the slowest 5% and beyond",
+		SVG: templ.Raw(barsSVG(f.ResponseHist, 0, f.ResponseBinMS/1000, func(x float64) string { return fmtTick(x) + " s" },
+			430, 300, "seconds", "answers", "response-time histogram"))}
+}
+
+// clusterPlots are the k1 kernel's heat map in cluster order and the
+// dendrogram.
+func clusterPlots(res *recompute.Result, views []templates.ItemView, cached drawFunc) []templates.Plot {
+	var cuts []float64
+	n := len(res.HeatmapOrder)
+	for a := 1; a < n; a++ {
+		if res.Clusters[res.HeatmapOrder[a]] != res.Clusters[res.HeatmapOrder[a-1]] {
+			cuts = append(cuts, float64(a)/float64(n))
+		}
+	}
+	merges := make([]dendroMerge, len(res.Dendrogram))
+	for i, m := range res.Dendrogram {
+		merges[i] = dendroMerge{m.A, m.B, m.Height}
+	}
+	labels := make([]string, len(views))
+	for i, it := range views {
+		labels[i] = it.Label
+	}
+	return []templates.Plot{
+		{ID: "heatmap", Title: "k1 kernel matrix", Note: heatmapNote(n, len(res.Heatmap)),
+			SVG: cached("heatmap", func() string { return heatmapSVG(res.Heatmap, cuts, 330, "kernel heat map") })},
+		{ID: "dendrogram", Title: "Dendrogram", Note: "complete linkage on the k1 kernel distance; leaves coloured by cluster", Wide: true,
+			SVG: cached("dendrogram", func() string { return dendrogramSVG(len(views), merges, labels, res.Clusters, 880, 320, "dendrogram") })},
+	}
+}

@@ -1,0 +1,260 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/templates"
+)
+
+// participantCookie holds an annotator's participant token, scoped to the
+// study's path /s/{slug}.
+const participantCookie = "closer_participant"
+
+// participantCookieTTL is how long a browser keeps its participant.
+const participantCookieTTL = 30 * 24 * time.Hour
+
+// participantTokenField carries an MTurk participant's token in the URLs
+// and forms of their pages. MTurk shows the study in an iframe of its own
+// site, where the participant cookie is a third-party cookie that browsers
+// may block (SameSite, third-party cookie rules); the token in the page
+// needs no cookie. Other studies use the cookie only.
+const participantTokenField = "participant_token"
+
+// maxTokenLen bounds a participant token read from a page.
+const maxTokenLen = 100
+
+// studyFromURL loads the study named by the {slug} URL parameter.
+func (s *Server) studyFromURL(r *http.Request) (collect.Study, error) {
+	return s.store.StudyBySlug(r.Context(), chi.URLParam(r, "slug"))
+}
+
+// annotatorStudy loads the study of an annotator page; an MTurk study's
+// pages may be framed by MTurk.
+func (s *Server) annotatorStudy(w http.ResponseWriter, r *http.Request) (collect.Study, error) {
+	st, err := s.studyFromURL(r)
+	if err == nil && st.Platform.Kind == collect.PlatformMTurk {
+		s.allowMTurkFraming(w)
+	}
+	return st, err
+}
+
+// pageToken returns the participant token an MTurk study's page carried
+// (participantTokenField in the URL or the form); "" for other studies.
+func pageToken(r *http.Request, st collect.Study) string {
+	if st.Platform.Kind != collect.PlatformMTurk {
+		return ""
+	}
+	if t := r.FormValue(participantTokenField); len(t) <= maxTokenLen {
+		return t
+	}
+	return ""
+}
+
+// participantPath is the path of one of study st's annotator pages (page
+// "/q", "/done"); an MTurk study's carries the participant token.
+func participantPath(st collect.Study, token, page string) string {
+	path := "/s/" + st.Slug + page
+	if st.Platform.Kind == collect.PlatformMTurk && token != "" {
+		path += "?" + participantTokenField + "=" + url.QueryEscape(token)
+	}
+	return path
+}
+
+// browserParticipant returns the browser's participant of study st, if
+// any: by the page's token on an MTurk study, by the cookie otherwise.
+func (s *Server) browserParticipant(r *http.Request, st collect.Study) (collect.Participant, bool, error) {
+	token := pageToken(r, st)
+	if st.Platform.Kind != collect.PlatformMTurk {
+		c, err := r.Cookie(participantCookie)
+		if err != nil {
+			return collect.Participant{}, false, nil
+		}
+		token = c.Value
+	}
+	if token == "" {
+		return collect.Participant{}, false, nil
+	}
+	p, err := s.store.AuthenticateParticipant(r.Context(), token)
+	if collect.KindOf(err) == collect.KindUnauthorized {
+		return collect.Participant{}, false, nil
+	}
+	if err != nil {
+		return collect.Participant{}, false, err
+	}
+	if p.StudyID != st.ID {
+		return collect.Participant{}, false, nil
+	}
+	return p, true, nil
+}
+
+// noParticipant answers a question, answer or done page of a browser
+// without a participant of st: back to the study's start page, or on
+// MTurk (whose start page needs MTurk's link) a page asking to open the
+// HIT again.
+func (s *Server) noParticipant(w http.ResponseWriter, r *http.Request, st collect.Study) error {
+	if st.Platform.Kind == collect.PlatformMTurk {
+		return s.render(w, r, http.StatusUnauthorized, templates.NoticePage(templates.Notice{
+			Title: "Please open the HIT again", Status: http.StatusUnauthorized,
+			Message: "This page no longer knows who you are. Open the HIT again from MTurk: you continue where you left off."}))
+	}
+	http.Redirect(w, r, "/s/"+st.Slug, http.StatusSeeOther)
+	return nil
+}
+
+// annotatorParticipant returns the study of the URL and the browser's
+// participant of it. A browser without one is answered by noParticipant
+// and ok is false: the response is written.
+func (s *Server) annotatorParticipant(w http.ResponseWriter, r *http.Request) (st collect.Study, p collect.Participant, ok bool, err error) {
+	st, err = s.annotatorStudy(w, r)
+	if err != nil {
+		return st, p, false, err
+	}
+	p, ok, err = s.browserParticipant(r, st)
+	if err != nil {
+		return st, p, false, err
+	}
+	if !ok {
+		return st, p, false, s.noParticipant(w, r, st)
+	}
+	return st, p, ok, nil
+}
+
+// annotatorProgress is annotatorParticipant followed by the participant's
+// progress, issuing their next question if they hold none. A study that
+// takes no answers now shows its notice, and ok is false.
+func (s *Server) annotatorProgress(w http.ResponseWriter, r *http.Request) (collect.Study, collect.Participant, collect.Progress, bool, error) {
+	st, p, ok, err := s.annotatorParticipant(w, r)
+	if !ok || err != nil {
+		return st, p, collect.Progress{}, false, err
+	}
+	pr, err := s.store.Next(r.Context(), p.ID)
+	if collect.KindOf(err) == collect.KindNotOpen {
+		return st, p, pr, false, s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
+	}
+	if collect.KindOf(err) == collect.KindUnauthorized { // the participant is gone: start again
+		return st, p, pr, false, s.noParticipant(w, r, st)
+	}
+	if err != nil {
+		return st, p, pr, false, err
+	}
+	return st, p, pr, true, nil
+}
+
+// externalID returns the participant identity a recruiting platform put in
+// the URL: the study's platform's parameter (collect.Platform.IDParams),
+// without the white space around it.
+func externalID(r *http.Request, pl collect.Platform) string {
+	q := r.URL.Query()
+	for _, k := range pl.IDParams() {
+		if v := strings.TrimSpace(q.Get(k)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// missingIDNotice is the page of someone who would join study st, which
+// takes its participants from a platform (collect.Platform.RequiresID),
+// without the platform's id for them: a link opened outside the platform,
+// or one that lost the parameter. Nothing is stored; the page says where
+// the study must be opened from and, for the researcher trying the study,
+// which parameter carries the id.
+func missingIDNotice(st collect.Study) templates.Notice {
+	param := st.Platform.IDParams()[0]
+	try := " to try the study yourself, add one to the link, for example /s/" + st.Slug + "?" + param + "=test."
+	n := templates.Notice{Status: http.StatusBadRequest}
+	switch st.Platform.Kind {
+	case collect.PlatformProlific:
+		n.Title = "Please open this study from Prolific"
+		n.Message = "This study takes its participants from Prolific, and this link does not say who you are. " +
+			"Please open the study from its link on Prolific. Nothing about you was stored. " +
+			"(For researchers: Prolific puts the participant's id in the link's " + param + " parameter;" + try + ")"
+		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+	case collect.PlatformMTurk:
+		n.Title = "Please open this HIT from MTurk"
+		n.Message = "This study is a HIT on MTurk, and this link does not say who you are. " +
+			"Please open the HIT from MTurk. Nothing about you was stored. " +
+			"(For researchers: MTurk puts the worker's id in the link's workerId parameter, beside assignmentId, hitId and turkSubmitTo; " +
+			"try the HIT in MTurk's worker sandbox.)"
+	default:
+		n.Title = "Please open this study from the link you were given"
+		n.Message = "This study takes its participants from a recruiting platform, and this link does not say who you are. " +
+			"Please open the study from the link the platform gave you. Nothing about you was stored. " +
+			"(For researchers: the participant's id travels in the link's " + param + " parameter, the study's participant id parameter;" + try + ")"
+	}
+	return n
+}
+
+// missingIDMessage is the API's answer to a join of platform study st
+// without an external_id (missingIDNotice's).
+func missingIDMessage(st collect.Study) string {
+	switch st.Platform.Kind {
+	case collect.PlatformProlific:
+		return "this study takes its participants from Prolific: join with the participant's Prolific id (PROLIFIC_PID) as external_id"
+	case collect.PlatformMTurk:
+		return "this study takes its participants from MTurk: join with the worker's workerId as external_id"
+	}
+	return "this study takes its participants from a recruiting platform: join with the participant's id there (the link's " +
+		st.Platform.IDParam + " parameter) as external_id"
+}
+
+// completedOtherHITNotice is the page of an MTurk worker who completed
+// the study and opens another of its HITs (another assignment,
+// collect.ErrCompletedOtherAssignment): they are asked to return it, and
+// the page posts nothing to MTurk, so the study is paid once.
+func completedOtherHITNotice() templates.Notice {
+	return templates.Notice{Title: "You already completed this study", Status: http.StatusConflict,
+		Message: "You completed this study on another HIT, and each worker takes it once. " +
+			"Please return this HIT: use the Return button on MTurk's page, outside this frame. " +
+			"Nothing was submitted for this HIT, and the HIT you completed keeps its code."}
+}
+
+// fullNotice is the page of a study whose quota is taken.
+func fullNotice(st collect.Study) templates.Notice {
+	n := templates.Notice{Title: st.Title + " is full",
+		Message: "Enough people are taking part in this study already, so it cannot take you. Thank you for your interest!"}
+	switch st.Platform.Kind {
+	case collect.PlatformProlific:
+		n.Message = "Enough people are taking part in this study already. Please return it on Prolific (\"Stop without completing\"); nothing about you was stored."
+		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+	case collect.PlatformMTurk:
+		n.Message = "Enough people are taking part in this study already. Please return the HIT on MTurk (\"Return\"); nothing about you was stored."
+	}
+	return n
+}
+
+// tookPartNotice is the page of someone a study refuses because they took
+// part in a related study.
+func tookPartNotice(st collect.Study) templates.Notice {
+	n := templates.Notice{Title: "You took part in a related study", Status: http.StatusForbidden,
+		Message: "This study is for people who have not seen its images before, and you took part in a related study. Thank you for your interest! Nothing about you was stored."}
+	switch st.Platform.Kind {
+	case collect.PlatformProlific:
+		n.Message += " Please return this study on Prolific (\"Stop without completing\")."
+		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+	case collect.PlatformMTurk:
+		n.Message += " Please return the HIT on MTurk (\"Return\")."
+	}
+	return n
+}
+
+// notOpenNotice is the friendly page of a study that takes no answers now.
+func notOpenNotice(st collect.Study) templates.Notice {
+	switch st.Status {
+	case collect.StatusPaused:
+		return templates.Notice{Title: st.Title + " is paused",
+			Message: "The researchers paused this study for a moment. Please come back a little later; your progress is kept."}
+	case collect.StatusClosed:
+		return templates.Notice{Title: st.Title + " is closed",
+			Message: "This study has finished collecting answers. Thank you for your interest!"}
+	default:
+		return templates.Notice{Title: "Not open yet",
+			Message: "This study is not open yet. Please check the link you were given, or come back later."}
+	}
+}

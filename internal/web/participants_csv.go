@@ -1,0 +1,90 @@
+package web
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/recompute"
+)
+
+// ParticipantsColumns are participants.csv's columns. New columns go at
+// the end: scripts read the others by position. fast_share_under_ms is
+// the threshold fast_share counts answers under (the study's exclusion
+// rule's when it sets one, else 1000: recompute.FastThreshold, as of the
+// last recompute); then the platform's link parameters kept with the
+// participant (collect.ProlificParams, then MTurk's assignment and HIT),
+// empty where the platform has none; then the participant's arm (its name;
+// a study without arms: its design).
+var ParticipantsColumns = append(append([]string{"participant", "external_id", "answers", "started_at", "completed_at", "completion_code",
+	"excluded", "excluded_reason", "median_response_ms", "fast_share", "left_share", "self_contradiction", "majority_disagreement",
+	"embedding_agreement", "catch_trials", "catch_accuracy", "repeat_trials", "self_consistency", "skipped",
+	"fast_share_under_ms"}, participantParamColumns...), "arm")
+
+// participantParamColumns are the kept link parameters participants.csv
+// lists, under their platform's names.
+var participantParamColumns = []string{"STUDY_ID", "SESSION_ID", "assignmentId", "hitId"}
+
+// participantsCSV lists every participant of the study, oldest first, with
+// the quality figures of the last recompute (empty without one, or for a
+// participant who answered since) (GET /admin/studies/{slug}/participants.csv).
+func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.studyFromURL(r)
+	if err != nil {
+		return err
+	}
+	ps, err := s.store.ListParticipants(r.Context(), st.ID, math.MaxInt32)
+	if err != nil {
+		return err
+	}
+	quality := map[string]recompute.Participant{}
+	fastMS := ""
+	if _, blob, err := s.store.LatestResult(r.Context(), st.ID); err != nil {
+		return err
+	} else if blob != nil {
+		res, err := recompute.Decode(blob)
+		if err != nil {
+			return err
+		}
+		for _, q := range res.Participants {
+			quality[q.PublicID] = q
+		}
+		fastMS = strconv.Itoa(res.FastThresholdMS())
+	}
+	cw := csvResponse(w, st.Slug+"-participants.csv")
+	cw.Write(ParticipantsColumns)
+	opt := func(x *float64) string {
+		if x == nil {
+			return ""
+		}
+		return ftoa(*x)
+	}
+	at := func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	for i := len(ps) - 1; i >= 0; i-- { // ListParticipants gives the newest first
+		p := ps[i]
+		q, ok := quality[p.PublicID]
+		under := ""
+		if ok && q.FastShare != nil {
+			under = fastMS
+		}
+		row := []string{p.PublicID, p.ExternalID, strconv.Itoa(p.Answered), at(&p.CreatedAt), at(p.CompletedAt),
+			p.CompletionCode, strconv.FormatBool(p.Excluded), p.ExcludedReason, opt(q.MedianResponseMS), opt(q.FastShare), opt(q.LeftShare),
+			opt(q.SelfContradiction), opt(q.MajorityDisagreement), opt(q.EmbeddingAgreement),
+			strconv.Itoa(p.CatchTrials), opt(p.CatchAccuracy()), strconv.Itoa(p.RepeatTrials), opt(p.Consistency()), strconv.Itoa(p.Skipped),
+			under}
+		for _, k := range participantParamColumns {
+			row = append(row, p.PlatformParams[k])
+		}
+		row = append(row, collect.ArmName(st, p.Arm))
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
