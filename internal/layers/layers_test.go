@@ -109,7 +109,7 @@ func TestAlgorithmsImportNoStoreOrWeb(t *testing.T) {
 	t.Parallel()
 	graph := imports(t)
 	pure := []string{"internal/triplet", "internal/kernel", "internal/embed", "internal/dimension", "internal/uncertainty", "internal/projection", "internal/landmark", "internal/basis", "internal/active", "internal/design", "internal/analysis", "internal/simulate"}
-	var forbidden = regexp.MustCompile(`^(internal/(collect|http|recompute|purge|jobqueue|pgtest|dbmigrate)|templates|static|migrations|cmd/)`)
+	var forbidden = regexp.MustCompile(`^(internal/(collect|store|account|web|plot|recompute|purge|jobqueue|pgtest|dbmigrate)|templates|static|migrations|cmd/)`)
 	for _, pkg := range pure {
 		if _, ok := graph[pkg]; !ok {
 			t.Errorf("%s is not a package any more: update this test", pkg)
