@@ -5,21 +5,21 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // DashboardPage is a study's results dashboard.
 type DashboardPage struct {
-	Study    collect.Study
-	Stats    collect.Stats
+	Study    study.Study
+	Stats    study.Stats
 	Figures  dashboard.Figures
-	Settings collect.RecomputeSettings
+	Settings study.RecomputeSettings
 	Methods  []string
 	// RecomputeState: the latest run and the pending job.
 	RecomputeState
 	// Shown is the finished run whose results the page shows.
-	Shown     *collect.Run
+	Shown     *study.Run
 	HasImages bool
 	// Live pages refresh themselves (the study is open or a run is pending).
 	Live   bool
@@ -130,21 +130,21 @@ type ContradictionRow struct {
 	JCloser, KCloser int
 }
 
-func runID(r *collect.Run) string {
+func runID(r *study.Run) string {
 	if r == nil {
 		return "0"
 	}
 	return itoa(int(r.ID))
 }
 
-func lastRun(r *collect.Run) string {
+func lastRun(r *study.Run) string {
 	if r == nil || r.FinishedAt == nil {
 		return "never"
 	}
 	return r.FinishedAt.UTC().Format("15:04 UTC")
 }
 
-func runNote(r *collect.Run) string {
+func runNote(r *study.Run) string {
 	if r == nil || r.FinishedAt == nil {
 		return "no results yet"
 	}
@@ -154,9 +154,9 @@ func runNote(r *collect.Run) string {
 // RecomputeState is what the dashboard and its status JSON say about a
 // study's recompute.
 type RecomputeState struct {
-	Latest      *collect.Run // the most recent run (any status)
-	Pending     string       // the queued or running job's state, or ""
-	PendingJob  int64        // and its id
+	Latest      *study.Run // the most recent run (any status)
+	Pending     string     // the queued or running job's state, or ""
+	PendingJob  int64      // and its id
 	JobsEnabled bool
 	// Newer counts the answers stored after the latest run read the
 	// study's answers (when it is done): the figures leave them out.
@@ -175,9 +175,9 @@ func RunState(v RecomputeState) string {
 	// job done) is not pending any more.
 	pending := v.Pending != "" && (l == nil || l.JobID != v.PendingJob)
 	switch {
-	case l != nil && l.Status == collect.RunRunning && l.JobID != 0 && v.JobsEnabled && v.Pending == "":
+	case l != nil && l.Status == study.RunRunning && l.JobID != 0 && v.JobsEnabled && v.Pending == "":
 		return "The last recompute was interrupted (its worker stopped before it finished)."
-	case l != nil && l.Status == collect.RunRunning:
+	case l != nil && l.Status == study.RunRunning:
 		stage := l.Stage
 		if stage == "" {
 			stage = "loading answers"
@@ -189,9 +189,9 @@ func RunState(v RecomputeState) string {
 		return "A recompute is queued."
 	case l == nil:
 		return "Not recomputed yet."
-	case l.Status == collect.RunFailed:
+	case l.Status == study.RunFailed:
 		return "The last recompute failed: " + l.Error
-	case l.Status == collect.RunCancelled:
+	case l.Status == study.RunCancelled:
 		return "The last recompute was cancelled."
 	}
 	if v.ExclusionsChanged {

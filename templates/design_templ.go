@@ -14,11 +14,11 @@ import (
 	"strings"
 
 	"github.com/closer-lab/closer/internal/basis"
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // designSettings is the design part of the study form.
-func designSettings(c collect.DesignConfig, picks string, frozen bool) templ.Component {
+func designSettings(c study.DesignConfig, picks string, frozen bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -127,9 +127,9 @@ func designSettings(c collect.DesignConfig, picks string, frozen bool) templ.Com
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var6 string
-		templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(intOr(c.Warmup, collect.DefaultActiveWarmup))
+		templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(intOr(c.Warmup, study.DefaultActiveWarmup))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/design.templ`, Line: 51, Col: 142}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/design.templ`, Line: 51, Col: 140}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 		if templ_7745c5c3_Err != nil {
@@ -162,9 +162,9 @@ func designSettings(c collect.DesignConfig, picks string, frozen bool) templ.Com
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var7 string
-		templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(intOr(c.Candidates, collect.DefaultActiveCandidates))
+		templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(intOr(c.Candidates, study.DefaultActiveCandidates))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/design.templ`, Line: 69, Col: 144}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/design.templ`, Line: 69, Col: 142}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 		if templ_7745c5c3_Err != nil {
@@ -433,7 +433,7 @@ func landmarksText(n int) string {
 	return strconv.Itoa(n)
 }
 
-func landmarkList(refs []collect.ItemRef) string {
+func landmarkList(refs []study.ItemRef) string {
 	parts := make([]string, len(refs))
 	for i, r := range refs {
 		parts[i] = fmt.Sprintf("%d · %s", r.Index, r.Label)
@@ -469,7 +469,7 @@ func basisCoordinates(rule string) string {
 // designSection is the design section of the study page: the study's
 // design, or with arms every arm's (ds in arm order) and the held-out
 // share.
-func designSection(st collect.Study, ds []collect.DesignStatus) templ.Component {
+func designSection(st study.Study, ds []study.DesignStatus) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -652,7 +652,7 @@ func designSection(st collect.Study, ds []collect.DesignStatus) templ.Component 
 }
 
 // heldoutNote says what the held-out share is and how many answers it gave.
-func heldoutNote(h float64, ds []collect.DesignStatus) string {
+func heldoutNote(h float64, ds []study.DesignStatus) string {
 	n := 0
 	for _, d := range ds {
 		n += d.Heldout
@@ -661,7 +661,7 @@ func heldoutNote(h float64, ds []collect.DesignStatus) string {
 }
 
 // activeSettings describes the active design's settings.
-func activeSettings(c collect.DesignConfig) string {
+func activeSettings(c study.DesignConfig) string {
 	score := "questions the map is least sure about"
 	if c.Score == "infogain" {
 		score = "questions expected to teach the most"
@@ -678,7 +678,7 @@ func activeSettings(c collect.DesignConfig) string {
 }
 
 // designBody is one design's settings and progress (an arm's when arm).
-func designBody(d collect.DesignStatus, arm bool) templ.Component {
+func designBody(d study.DesignStatus, arm bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -749,7 +749,7 @@ func designBody(d collect.DesignStatus, arm bool) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if d.Design == collect.DesignBasis {
+			if d.Design == study.DesignBasis {
 				var templ_7745c5c3_Var30 string
 				templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(basisExtra(d.Config.Extra))
 				if templ_7745c5c3_Err != nil {
@@ -777,7 +777,7 @@ func designBody(d collect.DesignStatus, arm bool) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			if d.Design == collect.DesignActive {
+			if d.Design == study.DesignActive {
 				var templ_7745c5c3_Var32 string
 				templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(activeSettings(d.Config))
 				if templ_7745c5c3_Err != nil {
@@ -823,7 +823,7 @@ func designBody(d collect.DesignStatus, arm bool) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-			} else if (d.Design == collect.DesignLandmarkK1 || d.Design == collect.DesignLandmarkK2) && len(d.Config.LandmarkItems) == 0 {
+			} else if (d.Design == study.DesignLandmarkK1 || d.Design == study.DesignLandmarkK2) && len(d.Config.LandmarkItems) == 0 {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "<p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -882,7 +882,7 @@ func designBody(d collect.DesignStatus, arm bool) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if d.Design != collect.DesignBasis && d.Size > 0 {
+			if d.Design != study.DesignBasis && d.Size > 0 {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 70, "<p class=\"design-size\">Size: <strong>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1036,9 +1036,9 @@ func designBody(d collect.DesignStatus, arm bool) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var42 string
-					templ_7745c5c3_Var42, templ_7745c5c3_Err = templ.JoinStringErrs(collect.DesignFallback)
+					templ_7745c5c3_Var42, templ_7745c5c3_Err = templ.JoinStringErrs(study.DesignFallback)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/design.templ`, Line: 299, Col: 97}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/design.templ`, Line: 299, Col: 95}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var42))
 					if templ_7745c5c3_Err != nil {

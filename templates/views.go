@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Image is an item as a page shows it.
@@ -50,7 +51,7 @@ type Question struct {
 // MTurkPreview is an MTurk study's page while a worker previews the HIT:
 // the instructions and an example question that takes no answer.
 type MTurkPreview struct {
-	Study        collect.Study
+	Study        study.Study
 	Instructions templ.Component
 	// Example is the study's first three items as a question, nil when
 	// the study has fewer.
@@ -62,7 +63,7 @@ type ExampleQuestion struct{ Anchor, Left, Right Image }
 
 // Landing is a study's start page.
 type Landing struct {
-	Study        collect.Study
+	Study        study.Study
 	Instructions templ.Component
 	ExternalID   string
 	Params       []Param // the platform's link parameters, carried to the start
@@ -77,7 +78,7 @@ type Param struct{ Name, Value string }
 
 // Done is the page after the last question.
 type Done struct {
-	Study          collect.Study
+	Study          study.Study
 	Debrief        templ.Component
 	CompletionCode string
 	Answered       int
@@ -106,7 +107,7 @@ type Notice struct {
 type StudyForm struct {
 	New    bool
 	Action string
-	Input  collect.StudyInput
+	Input  study.StudyInput
 	// LandmarkPicks is the landmark_picks field: the picked landmarks'
 	// labels, or the text typed in when the form is shown again.
 	LandmarkPicks string
@@ -129,18 +130,18 @@ type StudyForm struct {
 
 // StudyPage is the researcher's page of one study.
 type StudyPage struct {
-	Study collect.Study
-	Stats collect.Stats
+	Study study.Study
+	Stats study.Stats
 	// Participants are the most recent ones (at most ParticipantsShown).
-	Participants []collect.ParticipantRow
+	Participants []study.ParticipantRow
 	Items        []Image
 	PublicURL    string
-	Upload       *collect.UploadReport // the upload that redirected here
+	Upload       *study.UploadReport // the upload that redirected here
 	// Message says what the researcher's last action did ("Changes saved.").
 	Message string
 	// Designs are the design's settings and progress, with arms every
 	// arm's, in arm order.
-	Designs []collect.DesignStatus
+	Designs []study.DesignStatus
 	Error   string
 	// GoldTriplets counts the researcher's gold triplets (catch trials).
 	GoldTriplets int
@@ -177,14 +178,14 @@ func percent(a, b int) string {
 
 // platformSummary says how the study recruits, for the study page's
 // summary line ("" without a platform).
-func platformSummary(p collect.Platform) string {
+func platformSummary(p study.Platform) string {
 	var b strings.Builder
 	switch p.Kind {
-	case collect.PlatformNone:
+	case study.PlatformNone:
 		return ""
-	case collect.PlatformProlific:
+	case study.PlatformProlific:
 		b.WriteString(" · recruits on Prolific")
-	case collect.PlatformMTurk:
+	case study.PlatformMTurk:
 		b.WriteString(" · recruits on MTurk (ExternalQuestion)")
 	default:
 		b.WriteString(" · recruits by the link parameter " + p.IDParam)
@@ -227,20 +228,20 @@ func estimate(n int) string {
 // each as (status, button text).
 func statusActions(status string) [][2]string {
 	var out [][2]string
-	if status != collect.StatusOpen {
-		out = append(out, [2]string{collect.StatusOpen, "Open"})
+	if status != study.StatusOpen {
+		out = append(out, [2]string{study.StatusOpen, "Open"})
 	}
-	if status == collect.StatusOpen {
-		out = append(out, [2]string{collect.StatusPaused, "Pause"})
+	if status == study.StatusOpen {
+		out = append(out, [2]string{study.StatusPaused, "Pause"})
 	}
-	if status != collect.StatusClosed && status != collect.StatusDraft {
-		out = append(out, [2]string{collect.StatusClosed, "Close"})
+	if status != study.StatusClosed && status != study.StatusDraft {
+		out = append(out, [2]string{study.StatusClosed, "Close"})
 	}
 	return out
 }
 
 // quotaSummary states the study's participant limit ("" without one).
-func quotaSummary(q collect.Quota) string {
+func quotaSummary(q study.Quota) string {
 	if q.MaxParticipants == 0 {
 		return ""
 	}

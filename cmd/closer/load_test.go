@@ -24,6 +24,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -68,8 +69,8 @@ func newLoadApp(t *testing.T, plant func(next http.Handler) http.Handler) *loadA
 func (a *loadApp) study(slug string, n int) { //nolint:unparam // the item count is the test's choice, named at the call
 	a.t.Helper()
 	ctx := context.Background()
-	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: "Load " + slug,
-		QuestionsPerParticipant: 10, Status: collect.StatusOpen})
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: slug, Title: "Load " + slug,
+		QuestionsPerParticipant: 10, Status: study.StatusOpen})
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -478,8 +479,8 @@ func TestLoadTwoReplicasLandmark(t *testing.T) {
 	a := newLoadApp(t, nil)
 	ctx := context.Background()
 	collect.RegisterDesigns(a.store)
-	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "lm", Title: "Load lm", QuestionsPerParticipant: 10,
-		Status: collect.StatusOpen, Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 2, Landmarks: 3, Repeats: 3}})
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "lm", Title: "Load lm", QuestionsPerParticipant: 10,
+		Status: study.StatusOpen, Design: study.DesignLandmarkK1, DesignConfig: study.DesignConfig{Seed: 2, Landmarks: 3, Repeats: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

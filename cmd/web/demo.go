@@ -6,6 +6,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 const demoSlug = "demo"
@@ -25,11 +26,11 @@ func ensureDemo(ctx context.Context, store *collect.Store) (bool, error) {
 	if err != nil || n > 0 {
 		return false, err
 	}
-	st, err := store.CreateStudy(ctx, collect.StudyInput{
+	st, err := store.CreateStudy(ctx, study.StudyInput{
 		Slug: demoSlug, Title: "Demo: coloured disks", Instructions: demoInstructions, Debrief: demoDebrief,
-		QuestionsPerParticipant: 50, Status: collect.StatusOpen, Design: collect.DesignRandom,
+		QuestionsPerParticipant: 50, Status: study.StatusOpen, Design: study.DesignRandom,
 	})
-	if collect.KindOf(err) == collect.KindConflict {
+	if collect.KindOf(err) == study.KindConflict {
 		return false, nil // another replica created it at the same moment
 	}
 	if err != nil {

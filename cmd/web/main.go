@@ -46,6 +46,7 @@ import (
 	"github.com/closer-lab/closer/internal/dbmigrate"
 	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 )
 
@@ -248,7 +249,7 @@ func bootstrap(ctx context.Context, cfg config, store *collect.Store, log *slog.
 		}
 	}
 	admin, err := store.FirstAdmin(ctx)
-	if collect.KindOf(err) == collect.KindNotFound {
+	if collect.KindOf(err) == study.KindNotFound {
 		log.Warn("no admin exists: set ADMIN_EMAIL and ADMIN_PASSWORD to create one")
 		if cfg.AdminAPIToken != "" {
 			return errors.New("ADMIN_API_TOKEN needs an admin: set ADMIN_EMAIL and ADMIN_PASSWORD too")

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -29,13 +30,13 @@ func NormalizeEmail(email string) string { return strings.TrimSpace(strings.ToLo
 func checkAdminInput(email, password string) (string, error) {
 	email = NormalizeEmail(email)
 	if _, err := mail.ParseAddress(email); err != nil || email == "" {
-		return "", userErr(KindInvalid, "%q is not an e-mail address", email)
+		return "", study.Errorf(study.KindInvalid, "%q is not an e-mail address", email)
 	}
 	if len(password) < MinPasswordLen {
-		return "", userErr(KindInvalid, "the password must have at least %d characters", MinPasswordLen)
+		return "", study.Errorf(study.KindInvalid, "the password must have at least %d characters", MinPasswordLen)
 	}
 	if len(password) > 72 {
-		return "", userErr(KindInvalid, "the password must have at most 72 bytes")
+		return "", study.Errorf(study.KindInvalid, "the password must have at most 72 bytes")
 	}
 	return email, nil
 }
@@ -72,7 +73,7 @@ func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string, cost in
 		`INSERT INTO admins (email, password_hash) VALUES ($1, $2) RETURNING id, created_at`,
 		email, string(hash)).Scan(&a.ID, &a.CreatedAt)
 	if isUnique(err) {
-		return Admin{}, userErr(KindConflict, "an admin with e-mail %s exists", email)
+		return Admin{}, study.Errorf(study.KindConflict, "an admin with e-mail %s exists", email)
 	}
 	return a, err
 }
@@ -156,7 +157,7 @@ const maxEmailLen = 254
 // is one too, and costs the same bcrypt comparison as an unknown one.
 func (s *Store) Authenticate(ctx context.Context, email, password string) (Admin, error) {
 	email = NormalizeEmail(email)
-	wrong := userErr(KindUnauthorized, "wrong e-mail or password")
+	wrong := study.Errorf(study.KindUnauthorized, "wrong e-mail or password")
 	var a Admin
 	var hash string
 	err := pgx.ErrNoRows

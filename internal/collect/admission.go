@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // CanJoin reports, without joining or locking, whether study st would take
@@ -18,10 +20,10 @@ import (
 // MTurk ErrCompletedOtherAssignment for a worker who completed the study
 // on another assignment than params' assignmentId (params are the link's
 // parameters, Platform.KeptParams).
-func (s *Store) CanJoin(ctx context.Context, st Study, externalID string, params map[string]string) error {
+func (s *Store) CanJoin(ctx context.Context, st study.Study, externalID string, params map[string]string) error {
 	externalID = strings.TrimSpace(externalID)
-	if len(externalID) > MaxExternalIDLen {
-		return fmt.Errorf("can join: %w", userErr(KindInvalid, "the external id is longer than %d characters", MaxExternalIDLen))
+	if len(externalID) > study.MaxExternalIDLen {
+		return fmt.Errorf("can join: %w", study.Errorf(study.KindInvalid, "the external id is longer than %d characters", study.MaxExternalIDLen))
 	}
 	kept, err := keptParams(params)
 	if err != nil {
@@ -36,7 +38,7 @@ func (s *Store) CanJoin(ctx context.Context, st Study, externalID string, params
 			return fmt.Errorf("can join: %w", err)
 		}
 		if known {
-			if a := kept["assignmentId"]; st.Platform.Kind == PlatformMTurk && a != "" {
+			if a := kept["assignmentId"]; st.Platform.Kind == study.PlatformMTurk && a != "" {
 				var other bool
 				if err := s.pool.QueryRow(ctx, completedOtherAssignmentSQL, st.ID, externalID, a).Scan(&other); err != nil {
 					return fmt.Errorf("can join: %w", err)
@@ -53,7 +55,7 @@ func (s *Store) CanJoin(ctx context.Context, st Study, externalID string, params
 				return fmt.Errorf("can join: %w", err)
 			}
 			if tookPart {
-				return fmt.Errorf("can join: %w", userErr(KindForbidden, "this participant id took part in a related study, which this study does not admit"))
+				return fmt.Errorf("can join: %w", study.Errorf(study.KindForbidden, "this participant id took part in a related study, which this study does not admit"))
 			}
 		}
 	}
@@ -63,7 +65,7 @@ func (s *Store) CanJoin(ctx context.Context, st Study, externalID string, params
 			return fmt.Errorf("can join: %w", err)
 		}
 		if n >= st.Quota.MaxParticipants {
-			return fmt.Errorf("can join: %w", userErr(KindFull, "the study is full: %d people have taken part or are taking part", n))
+			return fmt.Errorf("can join: %w", study.Errorf(study.KindFull, "the study is full: %d people have taken part or are taking part", n))
 		}
 	}
 	return nil

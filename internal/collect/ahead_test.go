@@ -8,6 +8,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A participant holds the question after their open one, issued one step
@@ -20,7 +21,7 @@ func TestQuestionHeldAhead(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
-	st := designStudy(t, s, "ahead", collect.DesignRandom, collect.DesignConfig{}, 8, 5)
+	st := designStudy(t, s, "ahead", study.DesignRandom, study.DesignConfig{}, 8, 5)
 	p, pr := firstQuestion(t, s, st.ID)
 	if pr.Question == nil || pr.Ahead == nil || pr.Ahead.ID == pr.Question.ID || sameComparison(pr.Question, pr.Ahead) {
 		t.Fatalf("first: question %+v, ahead %+v; want two different comparisons", pr.Question, pr.Ahead)
@@ -34,16 +35,16 @@ func TestQuestionHeldAhead(t *testing.T) {
 		t.Fatalf("%d questions issued, want 2", n)
 	}
 	// The question ahead cannot be answered before the open one.
-	if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Ahead.ID, Closer: pr.Ahead.Left.Index}); collect.KindOf(err) != collect.KindConflict {
+	if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Ahead.ID, Closer: pr.Ahead.Left.Index}); collect.KindOf(err) != study.KindConflict {
 		t.Fatalf("answering the question ahead first: %v", err)
 	}
 	for i := 0; i < 5; i++ {
 		want := pr.Ahead
-		var next collect.Progress
+		var next study.Progress
 		if i%2 == 0 {
-			_, next, err = s.AnswerNext(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index})
+			_, next, err = s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index})
 		} else {
-			if _, err = s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Right.Index}); err == nil {
+			if _, err = s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Right.Index}); err == nil {
 				next, err = s.Next(ctx, p.ID)
 			}
 		}
@@ -77,10 +78,10 @@ func TestQuestionAheadByDesign(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
-	lm := designStudy(t, s, "lm", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 3}, 10, 4)
-	bs := designStudy(t, s, "bs", collect.DesignBasis, collect.DesignConfig{Seed: 1, Repeats: 1, Extra: true}, 10, 4)
+	lm := designStudy(t, s, "lm", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 3}, 10, 4)
+	bs := designStudy(t, s, "bs", study.DesignBasis, study.DesignConfig{Seed: 1, Repeats: 1, Extra: true}, 10, 4)
 	for _, c := range []struct {
-		st    collect.Study
+		st    study.Study
 		ahead bool
 	}{{lm, true}, {bs, false}} {
 		p, pr := firstQuestion(t, s, c.st.ID)
@@ -94,7 +95,7 @@ func TestQuestionAheadByDesign(t *testing.T) {
 		if err := pool.QueryRow(ctx, `SELECT count(*) FROM design_leases WHERE participant_id = $1`, p.ID).Scan(&leases); err != nil {
 			t.Fatal(err)
 		}
-		if pr.Ahead.Design != collect.DesignLandmarkK1 || leases != 2 {
+		if pr.Ahead.Design != study.DesignLandmarkK1 || leases != 2 {
 			t.Fatalf("landmark: ahead is a %s question, %d leases; want a design question and 2 leases", pr.Ahead.Design, leases)
 		}
 	}
@@ -108,14 +109,14 @@ func TestQuestionAheadAcrossAPause(t *testing.T) {
 	ctx := context.Background()
 	s, st := newStudy(t, 8, 5)
 	p, pr := firstQuestion(t, s, st.ID)
-	if err := s.SetStudyStatus(ctx, st.ID, collect.StatusPaused); err != nil {
+	if err := s.SetStudyStatus(ctx, st.ID, study.StatusPaused); err != nil {
 		t.Fatal(err)
 	}
-	_, paused, err := s.AnswerNext(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index})
+	_, paused, err := s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index})
 	if err != nil || paused.Question != nil || paused.Done {
 		t.Fatalf("answer while paused: %+v %v", paused, err)
 	}
-	if err := s.SetStudyStatus(ctx, st.ID, collect.StatusOpen); err != nil {
+	if err := s.SetStudyStatus(ctx, st.ID, study.StatusOpen); err != nil {
 		t.Fatal(err)
 	}
 	back, err := s.Next(ctx, p.ID)
@@ -126,7 +127,7 @@ func TestQuestionAheadAcrossAPause(t *testing.T) {
 
 // firstQuestion makes a new participant of the study and returns them
 // with their first question.
-func firstQuestion(t *testing.T, s *collect.Store, studyID int64) (collect.Participant, collect.Progress) {
+func firstQuestion(t *testing.T, s *collect.Store, studyID int64) (study.Participant, study.Progress) {
 	t.Helper()
 	p, _, err := s.CreateParticipant(context.Background(), studyID, "", nil)
 	if err != nil {
@@ -139,7 +140,7 @@ func firstQuestion(t *testing.T, s *collect.Store, studyID int64) (collect.Parti
 	return p, pr
 }
 
-func sameComparison(a, b *collect.Question) bool {
+func sameComparison(a, b *study.Question) bool {
 	return a.Anchor.Index == b.Anchor.Index && min(a.Left.Index, a.Right.Index) == min(b.Left.Index, b.Right.Index) &&
 		max(a.Left.Index, a.Right.Index) == max(b.Left.Index, b.Right.Index)
 }

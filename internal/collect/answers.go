@@ -7,21 +7,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
-
-// MaxResponseMS bounds a reported response time (one day).
-const MaxResponseMS = 24 * 60 * 60 * 1000
-
-// AnswerInput is a participant's answer to a question.
-type AnswerInput struct {
-	QuestionID string
-	Closer     int  // the item index chosen as closer to the anchor
-	ResponseMS *int // optional: how long the participant took
-	// Skip answers "can't decide" (studies that offer it): the question
-	// counts as answered, with no triplet; Closer is ignored.
-	Skip bool
-}
 
 // The SQL of Answer, by name so that TestHotQueryPlans explains these very
 // strings on a large study.
@@ -99,7 +87,7 @@ const (
 // choice it is a KindConflict error. A question issued to someone else is
 // KindForbidden, an unknown question KindNotFound, a choice that is not an
 // option KindInvalid; nothing is stored on any error.
-func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput) (created bool, err error) {
+func (s *Store) Answer(ctx context.Context, participantID int64, in study.AnswerInput) (created bool, err error) {
 	created, _, err = s.answer(ctx, participantID, in, false)
 	if err != nil {
 		return false, fmt.Errorf("answer: %w", err)
@@ -112,17 +100,17 @@ func (s *Store) Answer(ctx context.Context, participantID int64, in AnswerInput)
 // participant's after the answer: their next question, or Done with their
 // code; with the study no longer open it has neither, and Status says why.
 // A repeated answer (created=false) returns the progress as Next would.
-func (s *Store) AnswerNext(ctx context.Context, participantID int64, in AnswerInput) (created bool, pr Progress, err error) {
+func (s *Store) AnswerNext(ctx context.Context, participantID int64, in study.AnswerInput) (created bool, pr study.Progress, err error) {
 	created, pr, err = s.answer(ctx, participantID, in, true)
 	if err != nil {
-		return false, Progress{}, fmt.Errorf("answer: %w", err)
+		return false, study.Progress{}, fmt.Errorf("answer: %w", err)
 	}
 	return created, pr, nil
 }
 
-func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput, next bool) (created bool, pr Progress, err error) {
-	if in.ResponseMS != nil && (*in.ResponseMS < 0 || *in.ResponseMS > MaxResponseMS) {
-		return false, pr, userErr(KindInvalid, "response_ms must be between 0 and %d", MaxResponseMS)
+func (s *Store) answer(ctx context.Context, participantID int64, in study.AnswerInput, next bool) (created bool, pr study.Progress, err error) {
+	if in.ResponseMS != nil && (*in.ResponseMS < 0 || *in.ResponseMS > study.MaxResponseMS) {
+		return false, pr, study.Errorf(study.KindInvalid, "response_ms must be between 0 and %d", study.MaxResponseMS)
 	}
 	var record *DesignScheduler // the design to record the answer in, after the commit
 	var (
@@ -152,16 +140,16 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 	var studyID int64
 	var releasesSlot bool // a skip of a design question: its comparison goes back to the design
 	err = s.inTxFrom(ctx, lockAnswerSQL, []any{in.QuestionID}, scan, func(tx pgx.Tx) error {
-		created, pr, record, releasesSlot = false, Progress{}, nil, false
+		created, pr, record, releasesSlot = false, study.Progress{}, nil, false
 		studyID = st.ID
 		if owner != participantID {
-			return userErr(KindForbidden, "this question was issued to another participant")
+			return study.Errorf(study.KindForbidden, "this question was issued to another participant")
 		}
 		if in.Skip && !st.Quality.CantDecide {
-			return userErr(KindInvalid, "this study does not offer \"can't decide\"")
+			return study.Errorf(study.KindInvalid, "this study does not offer \"can't decide\"")
 		}
 		if !in.Skip && in.Closer != left && in.Closer != right {
-			return userErr(KindInvalid, "closer must be one of the two options, %d or %d", left, right)
+			return study.Errorf(study.KindInvalid, "closer must be one of the two options, %d or %d", left, right)
 		}
 		if in.Skip {
 			in.Closer = left // the key below is the comparison's either way
@@ -175,30 +163,30 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 			var prev *int
 			err := tx.QueryRow(ctx, previousAnswerSQL, in.QuestionID).Scan(&prev)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return userErr(KindConflict, "this question is no longer open")
+				return study.Errorf(study.KindConflict, "this question is no longer open")
 			}
 			if err != nil {
 				return err
 			}
 			switch {
 			case prev == nil && !in.Skip:
-				return userErr(KindConflict, "this question was already answered with \"can't decide\"")
+				return study.Errorf(study.KindConflict, "this question was already answered with \"can't decide\"")
 			case prev != nil && in.Skip:
-				return userErr(KindConflict, "this question was already answered with %d", *prev)
+				return study.Errorf(study.KindConflict, "this question was already answered with %d", *prev)
 			case prev != nil && *prev != in.Closer:
-				return userErr(KindConflict, "this question was already answered with %d", *prev)
+				return study.Errorf(study.KindConflict, "this question was already answered with %d", *prev)
 			}
 			if next { // the same answer again: where the participant is now
 				pr, err = s.nextAgain(ctx, tx, participantID)
-				if KindOf(err) == KindNotOpen {
-					pr, err = Progress{Answered: answered, Total: st.PerParticipant, Status: st.Status}, nil
+				if KindOf(err) == study.KindNotOpen {
+					pr, err = study.Progress{Answered: answered, Total: st.PerParticipant, Status: st.Status}, nil
 				}
 				return err
 			}
 			return nil
 		}
-		if st.Status == StatusClosed {
-			return userErr(KindNotOpen, "the study is closed")
+		if st.Status == study.StatusClosed {
+			return study.Errorf(study.KindNotOpen, "the study is closed")
 		}
 		t := triplet.Triplet{Anchor: anchor, Closer: in.Closer, Farther: farther}
 		k := triplet.KeyOf(t)
@@ -211,8 +199,8 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		ds, stateful := s.designs[st.Design]
 		designQuestion := stateful && qDesign == st.Design
 		releasesSlot = in.Skip && designQuestion
-		trial := qDesign == DesignCatch || qDesign == DesignRepeat
-		heldout := qDesign == DesignHeldout // a triplet, but no vote
+		trial := qDesign == study.DesignCatch || qDesign == study.DesignRepeat
+		heldout := qDesign == study.DesignHeldout // a triplet, but no vote
 		if designQuestion && !in.Skip {
 			record = ds
 		}
@@ -288,7 +276,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 			},
 		}
 		pr.Total, pr.Status, pr.CantDecide = st.PerParticipant, st.Status, st.Quality.CantDecide
-		if !next || answered+1 >= st.PerParticipant || st.Status != StatusOpen {
+		if !next || answered+1 >= st.PerParticipant || st.Status != study.StatusOpen {
 			// answeredSQL makes the question held ahead, if any, the open one.
 			if err := sendParts(ctx, tx, pre, post); err != nil {
 				return err
@@ -335,7 +323,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		created = true
 		return nil
 	})
-	if KindOf(err) == KindNotFound && studyID == 0 {
+	if KindOf(err) == study.KindNotFound && studyID == 0 {
 		// No such question: perhaps the participant is gone with it.
 		var exists bool
 		if qerr := s.pool.QueryRow(ctx, participantExistsSQL, participantID).Scan(&exists); qerr == nil && !exists {
@@ -343,7 +331,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in AnswerInput,
 		}
 	}
 	if err != nil {
-		return false, Progress{}, err
+		return false, study.Progress{}, err
 	}
 	key := armKey{studyID, st.Arm}
 	if releasesSlot && created {

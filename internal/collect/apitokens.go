@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -25,10 +26,10 @@ type APIToken struct {
 func (s *Store) CreateAPIToken(ctx context.Context, adminID int64, name string) (string, APIToken, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", APIToken{}, fmt.Errorf("create API token: %w", userErr(KindInvalid, "give the token a name"))
+		return "", APIToken{}, fmt.Errorf("create API token: %w", study.Errorf(study.KindInvalid, "give the token a name"))
 	}
 	if len(name) > 100 {
-		return "", APIToken{}, fmt.Errorf("create API token: %w", userErr(KindInvalid, "the name is longer than 100 characters"))
+		return "", APIToken{}, fmt.Errorf("create API token: %w", study.Errorf(study.KindInvalid, "the name is longer than 100 characters"))
 	}
 	secret := "closer_" + newToken()
 	t := APIToken{AdminID: adminID, Name: name}
@@ -45,7 +46,7 @@ func (s *Store) CreateAPIToken(ctx context.Context, adminID int64, name string) 
 // already (used to bootstrap ADMIN_API_TOKEN). A revoked token stays revoked.
 func (s *Store) EnsureAPIToken(ctx context.Context, adminID int64, secret, name string) error {
 	if len(secret) < 16 {
-		return fmt.Errorf("ensure API token: %w", userErr(KindInvalid, "the token must have at least 16 characters"))
+		return fmt.Errorf("ensure API token: %w", study.Errorf(study.KindInvalid, "the token must have at least 16 characters"))
 	}
 	_, err := s.pool.Exec(ctx,
 		`INSERT INTO api_tokens (admin_id, name, token_hash) VALUES ($1, $2, $3) ON CONFLICT (token_hash) DO NOTHING`,
@@ -97,7 +98,7 @@ func (s *Store) APITokenAdmin(ctx context.Context, secret string) (Admin, error)
 		WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND a.id = t.admin_id
 		RETURNING a.id, a.email, a.created_at`, hashToken(secret)).Scan(&a.ID, &a.Email, &a.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Admin{}, fmt.Errorf("API token admin: %w", userErr(KindUnauthorized, "unknown or revoked API token"))
+		return Admin{}, fmt.Errorf("API token admin: %w", study.Errorf(study.KindUnauthorized, "unknown or revoked API token"))
 	}
 	if err != nil {
 		return Admin{}, fmt.Errorf("API token admin: %w", err)

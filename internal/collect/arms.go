@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/closer-lab/closer/internal/design"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Arms (issue 16): a study may run several designs at once, each an arm
@@ -27,95 +27,19 @@ import (
 // each other's answers, pools or leases; a participant's design questions
 // and their answers go to their arm's design alone.
 
-// Arm is one design a study runs beside others.
-type Arm struct {
-	// Name identifies the arm in the export and on the dashboard:
-	// 1 to 32 lower-case letters, digits and dashes, unique in the study.
-	Name string `json:"name"`
-	// Design is the arm's design (random, landmark-k1, landmark-k2, basis
-	// or active) and Config its settings, checked as a study's are.
-	Design string       `json:"design"`
-	Config DesignConfig `json:"config"`
-	// Share is the arm's share of the participants; the shares sum to 1
-	// (design.CheckShares).
-	Share float64 `json:"share"`
-}
-
-// Bounds of a study's arms and held-out share.
-const (
-	MinArms = 2
-	MaxArms = 8
-	// MaxHeldoutShare bounds the share of questions held out.
-	MaxHeldoutShare = 0.5
-)
-
-var armNameRE = regexp.MustCompile(`^[a-z0-9-]{1,32}$`)
-
-// checkArms normalises and checks a study's arms for the given item labels
-// (nil: no items yet): their number, names, designs, settings and shares.
-func checkArms(arms []Arm, labels []string) error {
-	if len(arms) < MinArms || len(arms) > MaxArms {
-		return userErr(KindInvalid, "a study runs between %d and %d arms (%d given); leave the arms out for one design", MinArms, MaxArms, len(arms))
-	}
-	seen := map[string]bool{}
-	shares := make([]float64, len(arms))
-	for i := range arms {
-		a := &arms[i]
-		if !armNameRE.MatchString(a.Name) {
-			return userErr(KindInvalid, "arm %d: the name %q must be 1 to 32 lower-case letters, digits and dashes", i+1, a.Name)
-		}
-		if seen[a.Name] {
-			return userErr(KindInvalid, "two arms are named %q", a.Name)
-		}
-		seen[a.Name] = true
-		switch a.Design {
-		case DesignRandom, DesignLandmarkK1, DesignLandmarkK2, DesignBasis, DesignActive:
-		default:
-			return userErr(KindInvalid, "arm %s: unknown design %q (random, landmark-k1, landmark-k2, basis or active)", a.Name, a.Design)
-		}
-		if err := checkConfig(a.Design, &a.Config, labels); err != nil {
-			e, _ := AsError(err)
-			return userErr(KindInvalid, "arm %s: %s", a.Name, e.Msg)
-		}
-		shares[i] = a.Share
-	}
-	if err := design.CheckShares(shares); err != nil {
-		return userErr(KindInvalid, "the arms' shares must be positive and sum to 1 (%s)", strings.TrimPrefix(err.Error(), "design: "))
-	}
-	return nil
-}
-
 // checkArmDesigns refuses an arm whose stateful design this store does not
 // run (checkArms refuses the names of no design at all).
-func (s *Store) checkArmDesigns(arms []Arm) error {
+func (s *Store) checkArmDesigns(arms []study.Arm) error {
 	for _, a := range arms {
-		if IsStateful(a.Design) && !s.knownDesign(a.Design) {
-			return userErr(KindInvalid, "arm %s: the design %q is not available (known: %s)", a.Name, a.Design, strings.Join(s.Designs(), ", "))
+		if study.IsStateful(a.Design) && !s.knownDesign(a.Design) {
+			return study.Errorf(study.KindInvalid, "arm %s: the design %q is not available (known: %s)", a.Name, a.Design, strings.Join(s.Designs(), ", "))
 		}
 	}
 	return nil
-}
-
-// ArmsOf returns the arms a study runs: its Arms, or its one implicit arm
-// (its design and the settings cfg, named after the design, share 1).
-func ArmsOf(st Study, cfg DesignConfig) []Arm {
-	if len(st.Arms) > 0 {
-		return st.Arms
-	}
-	return []Arm{{Name: st.Design, Design: st.Design, Config: cfg, Share: 1}}
-}
-
-// ArmName is the name of arm i of study st: the arm's, or the study's
-// design for its implicit arm 0 (and for an arm it does not have).
-func ArmName(st Study, i int) string {
-	if i >= 0 && i < len(st.Arms) {
-		return st.Arms[i].Name
-	}
-	return st.Design
 }
 
 // StudyArms returns the arms study studyID runs (ArmsOf).
-func (s *Store) StudyArms(ctx context.Context, studyID int64) ([]Arm, error) {
+func (s *Store) StudyArms(ctx context.Context, studyID int64) ([]study.Arm, error) {
 	st, err := s.StudyByID(ctx, studyID)
 	if err != nil {
 		return nil, fmt.Errorf("study arms: %w", err)
@@ -124,20 +48,20 @@ func (s *Store) StudyArms(ctx context.Context, studyID int64) ([]Arm, error) {
 	if err != nil {
 		return nil, fmt.Errorf("study arms: %w", err)
 	}
-	return ArmsOf(st, cfg), nil
+	return study.ArmsOf(st, cfg), nil
 }
 
 // armsJSON is a study's arms as stored (studies.arms): never NULL.
-func armsJSON(arms []Arm) []Arm {
+func armsJSON(arms []study.Arm) []study.Arm {
 	if arms == nil {
-		return []Arm{}
+		return []study.Arm{}
 	}
 	return arms
 }
 
 // armsChanged reports whether two lists of arms differ in what the
 // designs use.
-func armsChanged(old, arms []Arm) bool {
+func armsChanged(old, arms []study.Arm) bool {
 	if len(old) == 0 && len(arms) == 0 {
 		return false
 	}
@@ -147,7 +71,7 @@ func armsChanged(old, arms []Arm) bool {
 }
 
 // shares returns the arms' shares.
-func shares(arms []Arm) []float64 {
+func shares(arms []study.Arm) []float64 {
 	out := make([]float64, len(arms))
 	for i, a := range arms {
 		out[i] = a.Share
@@ -177,7 +101,7 @@ const (
 
 // nextArm locks the study's arm counts in tx and returns the arm the next
 // new participant goes to.
-func nextArm(ctx context.Context, tx pgx.Tx, studyID int64, arms []Arm) (int, error) {
+func nextArm(ctx context.Context, tx pgx.Tx, studyID int64, arms []study.Arm) (int, error) {
 	var counts []int32
 	err := tx.QueryRow(ctx, lockArmCountsSQL, studyID).Scan(&counts)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -215,7 +139,7 @@ func countArms(ctx context.Context, tx pgx.Tx, studyID int64, n int) error {
 // arms), and the participants who joined before (a study whose arms change
 // before its first question) assigned again, in the order they joined, as
 // if they joined now.
-func assignArms(ctx context.Context, tx pgx.Tx, studyID int64, arms []Arm) error {
+func assignArms(ctx context.Context, tx pgx.Tx, studyID int64, arms []study.Arm) error {
 	if _, err := tx.Exec(ctx, `DELETE FROM arm_counts WHERE study_id = $1`, studyID); err != nil {
 		return err
 	}

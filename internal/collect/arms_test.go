@@ -17,16 +17,17 @@ import (
 	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/landmark"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // armStudy creates an open study running arms with held-out share h and n
 // items (inserted directly, as designStudy does).
-func armStudy(t testing.TB, s *collect.Store, slug string, arms []collect.Arm, h float64, n, perParticipant int) collect.Study {
+func armStudy(t testing.TB, s *collect.Store, slug string, arms []study.Arm, h float64, n, perParticipant int) study.Study {
 	t.Helper()
 	ctx := context.Background()
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: perParticipant,
-		Status: collect.StatusOpen, Arms: arms, HeldoutShare: h})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: perParticipant,
+		Status: study.StatusOpen, Arms: arms, HeldoutShare: h})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +41,10 @@ func armStudy(t testing.TB, s *collect.Store, slug string, arms []collect.Arm, h
 }
 
 // threeArms are random arms with shares 0.5, 0.3 and 0.2.
-var threeArms = []collect.Arm{
-	{Name: "half", Design: collect.DesignRandom, Share: 0.5},
-	{Name: "third", Design: collect.DesignRandom, Share: 0.3},
-	{Name: "fifth", Design: collect.DesignRandom, Share: 0.2},
+var threeArms = []study.Arm{
+	{Name: "half", Design: study.DesignRandom, Share: 0.5},
+	{Name: "third", Design: study.DesignRandom, Share: 0.3},
+	{Name: "fifth", Design: study.DesignRandom, Share: 0.2},
 }
 
 // participantArms returns the arms of the study's participants in the
@@ -177,45 +178,45 @@ func TestArmsSettings(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
-	lm := func(name string, share float64) collect.Arm {
-		return collect.Arm{Name: name, Design: collect.DesignLandmarkK1, Config: collect.DesignConfig{Landmarks: 3}, Share: share}
+	lm := func(name string, share float64) study.Arm {
+		return study.Arm{Name: name, Design: study.DesignLandmarkK1, Config: study.DesignConfig{Landmarks: 3}, Share: share}
 	}
-	rnd := func(name string, share float64) collect.Arm {
-		return collect.Arm{Name: name, Design: collect.DesignRandom, Share: share}
+	rnd := func(name string, share float64) study.Arm {
+		return study.Arm{Name: name, Design: study.DesignRandom, Share: share}
 	}
 	for _, c := range []struct {
-		arms []collect.Arm
+		arms []study.Arm
 		h    float64
 		msg  string
 	}{
-		{[]collect.Arm{rnd("a", 1)}, 0, "between 2 and 8 arms"},
-		{[]collect.Arm{rnd("a", .1), rnd("b", .1), rnd("c", .1), rnd("d", .1), rnd("e", .1), rnd("f", .1), rnd("g", .1), rnd("h", .1), rnd("i", .2)}, 0, "between 2 and 8 arms"},
-		{[]collect.Arm{rnd("A", .5), rnd("b", .5)}, 0, `the name "A" must be`},
-		{[]collect.Arm{rnd("", .5), rnd("b", .5)}, 0, `the name "" must be`},
-		{[]collect.Arm{rnd(strings.Repeat("x", 33), .5), rnd("b", .5)}, 0, "must be 1 to 32"},
-		{[]collect.Arm{rnd("a", .5), rnd("a", .5)}, 0, `two arms are named "a"`},
-		{[]collect.Arm{rnd("a", .5), {Name: "b", Design: "bogus", Share: .5}}, 0, `unknown design "bogus"`},
-		{[]collect.Arm{rnd("a", .5), rnd("b", .4)}, 0, "sum to 1"},
-		{[]collect.Arm{rnd("a", 1), rnd("b", 0)}, 0, "positive"},
-		{[]collect.Arm{rnd("a", .5), {Name: "lm", Design: collect.DesignLandmarkK1, Config: collect.DesignConfig{Landmarks: 1}, Share: .5}}, 0,
+		{[]study.Arm{rnd("a", 1)}, 0, "between 2 and 8 arms"},
+		{[]study.Arm{rnd("a", .1), rnd("b", .1), rnd("c", .1), rnd("d", .1), rnd("e", .1), rnd("f", .1), rnd("g", .1), rnd("h", .1), rnd("i", .2)}, 0, "between 2 and 8 arms"},
+		{[]study.Arm{rnd("A", .5), rnd("b", .5)}, 0, `the name "A" must be`},
+		{[]study.Arm{rnd("", .5), rnd("b", .5)}, 0, `the name "" must be`},
+		{[]study.Arm{rnd(strings.Repeat("x", 33), .5), rnd("b", .5)}, 0, "must be 1 to 32"},
+		{[]study.Arm{rnd("a", .5), rnd("a", .5)}, 0, `two arms are named "a"`},
+		{[]study.Arm{rnd("a", .5), {Name: "b", Design: "bogus", Share: .5}}, 0, `unknown design "bogus"`},
+		{[]study.Arm{rnd("a", .5), rnd("b", .4)}, 0, "sum to 1"},
+		{[]study.Arm{rnd("a", 1), rnd("b", 0)}, 0, "positive"},
+		{[]study.Arm{rnd("a", .5), {Name: "lm", Design: study.DesignLandmarkK1, Config: study.DesignConfig{Landmarks: 1}, Share: .5}}, 0,
 			"arm lm: a landmark design needs at least 2 landmarks"},
-		{[]collect.Arm{rnd("a", .5), {Name: "b", Design: collect.DesignBasis, Config: collect.DesignConfig{Repeats: 2}, Share: .5}}, 0, "arm b: basis design"},
-		{[]collect.Arm{rnd("a", .5), {Name: "act", Design: collect.DesignActive, Config: collect.DesignConfig{Score: "nope"}, Share: .5}}, 0,
+		{[]study.Arm{rnd("a", .5), {Name: "b", Design: study.DesignBasis, Config: study.DesignConfig{Repeats: 2}, Share: .5}}, 0, "arm b: basis design"},
+		{[]study.Arm{rnd("a", .5), {Name: "act", Design: study.DesignActive, Config: study.DesignConfig{Score: "nope"}, Share: .5}}, 0,
 			`arm act: unknown score "nope"`},
 		{nil, 0.6, "held-out share must be between 0 and 0.5"},
 		{nil, -0.1, "held-out share must be between 0 and 0.5"},
 	} {
-		_, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "bad", Title: "bad", QuestionsPerParticipant: 5, Arms: c.arms, HeldoutShare: c.h})
-		if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.msg) {
+		_, err := s.CreateStudy(ctx, study.StudyInput{Slug: "bad", Title: "bad", QuestionsPerParticipant: 5, Arms: c.arms, HeldoutShare: c.h})
+		if collect.KindOf(err) != study.KindInvalid || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%v, held out %g: %v; want %q", c.arms, c.h, err, c.msg)
 		}
 	}
 
 	// Good arms: the study's design is the first arm's, the settings are
 	// normalised (seeds drawn, defaults written).
-	arms := []collect.Arm{lm("lm", 0.5), {Name: "act", Design: collect.DesignActive, Share: 0.25}, rnd("rnd", 0.25)}
+	arms := []study.Arm{lm("lm", 0.5), {Name: "act", Design: study.DesignActive, Share: 0.25}, rnd("rnd", 0.25)}
 	st := armStudy(t, s, "arms", arms, 0.1, 9, 10)
-	if st.Design != collect.DesignLandmarkK1 || len(st.Arms) != 3 || st.HeldoutShare != 0.1 || st.Arms[0].Config.Seed == 0 ||
+	if st.Design != study.DesignLandmarkK1 || len(st.Arms) != 3 || st.HeldoutShare != 0.1 || st.Arms[0].Config.Seed == 0 ||
 		st.Arms[1].Config.Warmup != 10 || st.Arms[1].Config.Score != "uncertainty" || st.Arms[1].Config.Model != "tste" ||
 		st.Arms[1].Config.Candidates != 1000 || st.Arms[1].Config.Repeats != 1 || st.Arms[1].Config.Seed == 0 {
 		t.Fatalf("stored %+v", st)
@@ -229,9 +230,9 @@ func TestArmsSettings(t *testing.T) {
 	}
 	// Before the first question: participants who joined are assigned
 	// again when the arms change.
-	in := collect.StudyInput{Slug: "arms", Title: "arms", QuestionsPerParticipant: 10, Status: collect.StatusOpen,
+	in := study.StudyInput{Slug: "arms", Title: "arms", QuestionsPerParticipant: 10, Status: study.StatusOpen,
 		Arms: st.Arms, HeldoutShare: 0.1}
-	var ps []collect.Participant
+	var ps []study.Participant
 	for range 4 {
 		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 		if err != nil {
@@ -242,7 +243,7 @@ func TestArmsSettings(t *testing.T) {
 	if a := participantArms(t, pool, st.ID); !slices.Equal(a, []int{0, 1, 2, 0}) {
 		t.Fatalf("arms %v", a)
 	}
-	in.Arms = []collect.Arm{rnd("x", 0.5), rnd("y", 0.5)}
+	in.Arms = []study.Arm{rnd("x", 0.5), rnd("y", 0.5)}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func TestArmsSettings(t *testing.T) {
 		t.Fatalf("after two arms: %v", a)
 	}
 	in.Arms = nil
-	in.Design = collect.DesignRandom
+	in.Design = study.DesignRandom
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -268,20 +269,20 @@ func TestArmsSettings(t *testing.T) {
 	in.Arms = st.Arms
 	changed := slices.Clone(st.Arms)
 	changed[0].Config.Landmarks = 4
-	for name, f := range map[string]func(*collect.StudyInput){
-		"shares": func(in *collect.StudyInput) {
-			in.Arms = []collect.Arm{st.Arms[0], st.Arms[1], st.Arms[2]}
+	for name, f := range map[string]func(*study.StudyInput){
+		"shares": func(in *study.StudyInput) {
+			in.Arms = []study.Arm{st.Arms[0], st.Arms[1], st.Arms[2]}
 			in.Arms[0].Share, in.Arms[1].Share = 0.25, 0.5
 		},
-		"settings": func(in *collect.StudyInput) { in.Arms = changed },
-		"names":    func(in *collect.StudyInput) { in.Arms = slices.Clone(st.Arms); in.Arms[2].Name = "other" },
-		"no arms":  func(in *collect.StudyInput) { in.Arms = nil },
-		"held out": func(in *collect.StudyInput) { in.HeldoutShare = 0.2 },
+		"settings": func(in *study.StudyInput) { in.Arms = changed },
+		"names":    func(in *study.StudyInput) { in.Arms = slices.Clone(st.Arms); in.Arms[2].Name = "other" },
+		"no arms":  func(in *study.StudyInput) { in.Arms = nil },
+		"held out": func(in *study.StudyInput) { in.HeldoutShare = 0.2 },
 	} {
 		in := in
 		in.Arms = slices.Clone(st.Arms)
 		f(&in)
-		if _, err := s.UpdateStudy(ctx, st.ID, in); collect.KindOf(err) != collect.KindConflict || !strings.Contains(err.Error(), "cannot change after questions were issued") {
+		if _, err := s.UpdateStudy(ctx, st.ID, in); collect.KindOf(err) != study.KindConflict || !strings.Contains(err.Error(), "cannot change after questions were issued") {
 			t.Errorf("%s changed after a question: %v", name, err)
 		}
 	}
@@ -355,16 +356,16 @@ func TestTwoStatefulArms(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
 	const n = 12
-	arms := []collect.Arm{
-		{Name: "lm", Design: collect.DesignLandmarkK1, Config: collect.DesignConfig{Seed: 1, Landmarks: 3, Repeats: 2}, Share: 0.5},
-		{Name: "basis", Design: collect.DesignBasis, Config: collect.DesignConfig{Seed: 2}, Share: 0.5},
+	arms := []study.Arm{
+		{Name: "lm", Design: study.DesignLandmarkK1, Config: study.DesignConfig{Seed: 1, Landmarks: 3, Repeats: 2}, Share: 0.5},
+		{Name: "basis", Design: study.DesignBasis, Config: study.DesignConfig{Seed: 2}, Share: 0.5},
 	}
 	st := armStudy(t, s, "two", arms, 0, n, 15)
 	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(3), n, 2, 1), 0, 1)
 	// Participants in rounds of four, each holding a question at once.
 	for round := range 4 {
-		var ps []collect.Participant
-		var qs []*collect.Question
+		var ps []study.Participant
+		var qs []*study.Question
 		for range 4 {
 			p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 			if err != nil {
@@ -384,7 +385,7 @@ func TestTwoStatefulArms(t *testing.T) {
 					continue
 				}
 				q := pr.Question
-				ok := q.Design == collect.DesignFallback || q.Design == arms[p.Arm].Design
+				ok := q.Design == study.DesignFallback || q.Design == arms[p.Arm].Design
 				if !ok {
 					t.Fatalf("round %d: a participant of arm %d got a %s question", round, p.Arm, q.Design)
 				}
@@ -400,14 +401,14 @@ func TestTwoStatefulArms(t *testing.T) {
 				if q == nil {
 					continue
 				}
-				if _, err := s.Answer(ctx, ps[i].ID, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+				if _, err := s.Answer(ctx, ps[i].ID, study.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
 	}
 	recorded(t, s)
-	for a, name := range []string{collect.DesignLandmarkK1, collect.DesignBasis} {
+	for a, name := range []string{study.DesignLandmarkK1, study.DesignBasis} {
 		got := armEvents(t, pool, st.ID, a)
 		if len(got) == 0 {
 			t.Fatalf("arm %d recorded nothing", a)
@@ -459,7 +460,7 @@ func TestTwoStatefulArms(t *testing.T) {
 	}
 	rows.Close()
 	statuses, err := s.DesignStatuses(ctx, st)
-	if err != nil || len(statuses) != 2 || statuses[0].ArmName != "lm" || statuses[1].Design != collect.DesignBasis ||
+	if err != nil || len(statuses) != 2 || statuses[0].ArmName != "lm" || statuses[1].Design != study.DesignBasis ||
 		!statuses[0].Started || statuses[0].Progress.Landmark == nil || statuses[1].Progress.Basis == nil {
 		t.Fatalf("statuses %+v, %v", statuses, err)
 	}

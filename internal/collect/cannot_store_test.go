@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Every PostgreSQL state that says "cannot store now" is unavailability
@@ -36,7 +37,7 @@ func TestCannotStoreNowIsUnavailable(t *testing.T) {
 		{"25P02", false}, // in_failed_sql_transaction: a bug
 	} {
 		err := fmt.Errorf("record answer %d: %w", 7, &pgconn.PgError{Code: c.code, Message: "x"})
-		if got := collect.KindOf(err) == collect.KindUnavailable; got != c.want {
+		if got := collect.KindOf(err) == study.KindUnavailable; got != c.want {
 			t.Errorf("SQLSTATE %s: unavailable %t, want %t", c.code, got, c.want)
 		}
 		if got := collect.IsUnavailable(err); got != c.want {

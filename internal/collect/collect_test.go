@@ -12,17 +12,18 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // newStudy returns a store on a fresh database and an open study holding
 // the first n demo images.
-func newStudy(t *testing.T, n, perParticipant int) (*collect.Store, collect.Study) {
+func newStudy(t *testing.T, n, perParticipant int) (*collect.Store, study.Study) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	ctx := context.Background()
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: perParticipant, Status: collect.StatusOpen})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: perParticipant, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,12 +60,12 @@ func TestRandomDesignNeverRepeatsAndCompletes(t *testing.T) {
 			t.Fatalf("asking again gave %v, %v; want the same pending question", again.Question, err)
 		}
 		q := pr.Question
-		c := collect.Comparison{Anchor: q.Anchor.Index, Left: q.Left.Index, Right: q.Right.Index}
+		c := study.Comparison{Anchor: q.Anchor.Index, Left: q.Left.Index, Right: q.Right.Index}
 		if seen[c.Key()] {
 			t.Fatalf("comparison %v asked twice", c.Key())
 		}
 		seen[c.Key()] = true
-		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -93,12 +94,12 @@ func TestAnswerRules(t *testing.T) {
 	cases := []struct {
 		name string
 		pid  int64
-		in   collect.AnswerInput
-		kind collect.Kind
+		in   study.AnswerInput
+		kind study.Kind
 	}{
-		{"other participant", p2.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}, collect.KindForbidden},
-		{"not an option", p1.ID, collect.AnswerInput{QuestionID: q.ID, Closer: notOption}, collect.KindInvalid},
-		{"unknown question", p1.ID, collect.AnswerInput{QuestionID: "nope", Closer: q.Left.Index}, collect.KindNotFound},
+		{"other participant", p2.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}, study.KindForbidden},
+		{"not an option", p1.ID, study.AnswerInput{QuestionID: q.ID, Closer: notOption}, study.KindInvalid},
+		{"unknown question", p1.ID, study.AnswerInput{QuestionID: "nope", Closer: q.Left.Index}, study.KindNotFound},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -112,15 +113,15 @@ func TestAnswerRules(t *testing.T) {
 	if v.Len() != 0 {
 		t.Fatalf("refused answers left %d votes", v.Len())
 	}
-	created, err := s.Answer(ctx, p1.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Right.Index})
+	created, err := s.Answer(ctx, p1.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Right.Index})
 	if err != nil || !created {
 		t.Fatalf("answer: %v %v", created, err)
 	}
-	created, err = s.Answer(ctx, p1.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Right.Index})
+	created, err = s.Answer(ctx, p1.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Right.Index})
 	if err != nil || created {
 		t.Fatalf("same answer again: created=%v err=%v; want false, nil", created, err)
 	}
-	if _, err := s.Answer(ctx, p1.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); collect.KindOf(err) != collect.KindConflict {
+	if _, err := s.Answer(ctx, p1.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); collect.KindOf(err) != study.KindConflict {
 		t.Fatalf("other choice: %v; want conflict", err)
 	}
 	v, _ = s.Votes(ctx, st.ID)
@@ -138,7 +139,7 @@ func TestAddItemsDuplicatesAndOrder(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "x", Title: "X", QuestionsPerParticipant: 3})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "x", Title: "X", QuestionsPerParticipant: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestExportEqualsAnswers(t *testing.T) {
 			closer, farther = farther, closer
 		}
 		ms := 100 + len(given)
-		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: closer, ResponseMS: &ms}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: closer, ResponseMS: &ms}); err != nil {
 			t.Fatal(err)
 		}
 		given = append(given, triplet.Triplet{Anchor: q.Anchor.Index, Closer: closer, Farther: farther})
@@ -226,18 +227,18 @@ func TestNotOpen(t *testing.T) {
 	ctx := context.Background()
 	s, st := newStudy(t, 5, 3)
 	p, _, _ := s.CreateParticipant(ctx, st.ID, "", nil)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: collect.StatusPaused}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: study.StatusPaused}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Next(ctx, p.ID); collect.KindOf(err) != collect.KindNotOpen {
+	if _, err := s.Next(ctx, p.ID); collect.KindOf(err) != study.KindNotOpen {
 		t.Fatalf("next on paused study: %v", err)
 	}
-	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); collect.KindOf(err) != collect.KindNotOpen {
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); collect.KindOf(err) != study.KindNotOpen {
 		t.Fatalf("join paused study: %v", err)
 	}
-	var ue *collect.Error
-	if _, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "Bad Slug", Title: "t", QuestionsPerParticipant: 1}); !errors.As(err, &ue) || ue.Kind != collect.KindInvalid {
+	var ue *study.Error
+	if _, err := s.CreateStudy(ctx, study.StudyInput{Slug: "Bad Slug", Title: "t", QuestionsPerParticipant: 1}); !errors.As(err, &ue) || ue.Kind != study.KindInvalid {
 		t.Fatalf("bad slug: %v", err)
 	}
 }

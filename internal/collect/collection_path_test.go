@@ -8,6 +8,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -21,11 +22,11 @@ func TestAnswerNextLandmark(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
-	st := designStudy(t, s, "an", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 3, Landmarks: 3, Repeats: 2}, 9, 40)
+	st := designStudy(t, s, "an", study.DesignLandmarkK1, study.DesignConfig{Seed: 3, Landmarks: 3, Repeats: 2}, 9, 40)
 	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(5), 9, 2, 1), 0, 1)
 	type who struct {
 		id int64
-		pr collect.Progress
+		pr study.Progress
 	}
 	var ps []*who
 	for i := range 2 {
@@ -51,7 +52,7 @@ func TestAnswerNextLandmark(t *testing.T) {
 			continue
 		}
 		q := w.pr.Question
-		created, pr, err := s.AnswerNext(ctx, w.id, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)})
+		created, pr, err := s.AnswerNext(ctx, w.id, study.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)})
 		if err != nil || !created {
 			t.Fatalf("step %d: created %v, %v", step, created, err)
 		}
@@ -68,11 +69,11 @@ func TestAnswerNextLandmark(t *testing.T) {
 	}
 	var over, designAnswers, answers, counted int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM questions WHERE study_id = $1 AND design = $2
-		GROUP BY anchor, least(left_idx, right_idx), greatest(left_idx, right_idx) HAVING count(*) > 2) x`, st.ID, collect.DesignLandmarkK1).Scan(&over); err != nil {
+		GROUP BY anchor, least(left_idx, right_idx), greatest(left_idx, right_idx) HAVING count(*) > 2) x`, st.ID, study.DesignLandmarkK1).Scan(&over); err != nil {
 		t.Fatal(err)
 	}
 	if err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE q.design = $2), count(*) FROM answers a JOIN questions q ON q.id = a.question_id
-		WHERE a.study_id = $1`, st.ID, collect.DesignLandmarkK1).Scan(&designAnswers, &answers); err != nil {
+		WHERE a.study_id = $1`, st.ID, study.DesignLandmarkK1).Scan(&designAnswers, &answers); err != nil {
 		t.Fatal(err)
 	}
 	if err := pool.QueryRow(ctx, `SELECT sum(answered) FROM participants WHERE study_id = $1`, st.ID).Scan(&counted); err != nil {
@@ -104,7 +105,7 @@ func TestRecordPendingAfterAStop(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
 	// One question: the participant holds no second comparison ahead.
-	st := designStudy(t, s, "stop", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 1)
+	st := designStudy(t, s, "stop", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 2}, 4, 1)
 	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func TestRecordPendingAfterAStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := pr.Question
-	if q.Design != collect.DesignLandmarkK1 {
+	if q.Design != study.DesignLandmarkK1 {
 		t.Fatalf("first question is %s", q.Design)
 	}
 	// What the stopped replica's answer transaction committed.
@@ -163,17 +164,17 @@ func TestPoolCountsLeasesTakenBefore(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s, schs := designStore(pool)
 	// 4 items, landmarks {0, 1} drawn: two comparisons, each wanted once.
-	st := designStudy(t, s, "old", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
+	st := designStudy(t, s, "old", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
 	ids, qs := holdQuestions(t, s, st.ID, 2)
 	// As before the migration: the leases, no pool.
 	if _, err := pool.Exec(ctx, `DELETE FROM design_pool WHERE study_id = $1`, st.ID); err != nil {
 		t.Fatal(err)
 	}
-	schs[collect.DesignLandmarkK1].DropCache()
+	schs[study.DesignLandmarkK1].DropCache()
 	// The first participant answers: the writer rebuilds the pool; the
 	// second comparison is still out on lease, so a third participant gets
 	// a fallback, not that comparison again.
-	if _, err := s.Answer(ctx, ids[0], collect.AnswerInput{QuestionID: qs[0].ID, Closer: qs[0].Left.Index}); err != nil {
+	if _, err := s.Answer(ctx, ids[0], study.AnswerInput{QuestionID: qs[0].ID, Closer: qs[0].Left.Index}); err != nil {
 		t.Fatal(err)
 	}
 	recorded(t, s)
@@ -185,7 +186,7 @@ func TestPoolCountsLeasesTakenBefore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.Question.Design != collect.DesignFallback {
+	if pr.Question.Design != study.DesignFallback {
 		t.Fatalf("third participant got a %s question on anchor %d; the only open comparison is on lease", pr.Question.Design, pr.Question.Anchor.Index)
 	}
 	var taken int
@@ -204,7 +205,7 @@ func TestItemsAddedAfterQuestions(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "grow", Title: "grow", QuestionsPerParticipant: 200, Status: collect.StatusOpen})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "grow", Title: "grow", QuestionsPerParticipant: 200, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,14 +217,14 @@ func TestItemsAddedAfterQuestions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answerOne := func() *collect.Question {
+	answerOne := func() *study.Question {
 		t.Helper()
 		pr, err := s.Next(ctx, p.ID)
 		if err != nil || pr.Question == nil {
 			t.Fatalf("next: %+v %v", pr, err)
 		}
 		q := pr.Question
-		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
 			t.Fatal(err)
 		}
 		return q
@@ -233,7 +234,7 @@ func TestItemsAddedAfterQuestions(t *testing.T) {
 	if err != nil || len(added) != 5 {
 		t.Fatalf("added %d, %v", len(added), err)
 	}
-	byIndex := map[int]collect.Item{}
+	byIndex := map[int]study.Item{}
 	all, err := s.ListItems(ctx, st.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +245,7 @@ func TestItemsAddedAfterQuestions(t *testing.T) {
 	seen := false
 	for range 40 {
 		q := answerOne()
-		for _, ref := range []collect.ItemRef{q.Anchor, q.Left, q.Right} {
+		for _, ref := range []study.ItemRef{q.Anchor, q.Left, q.Right} {
 			it, ok := byIndex[ref.Index]
 			if !ok || it.Label != ref.Label || it.SHA256 != ref.SHA256 {
 				t.Fatalf("question shows item %+v; the study has %+v", ref, it)
@@ -266,7 +267,7 @@ func TestAuthenticateParticipant(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "auth", Title: "auth", QuestionsPerParticipant: 1, Status: collect.StatusOpen})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "auth", Title: "auth", QuestionsPerParticipant: 1, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,10 +288,10 @@ func TestAuthenticateParticipant(t *testing.T) {
 	if again, err := s.AuthenticateParticipant(ctx, token); err != nil || again != got {
 		t.Fatalf("second: %+v, %v; want the same from memory", again, err)
 	}
-	if _, err := s.AuthenticateParticipant(ctx, "no-such-token"); collect.KindOf(err) != collect.KindUnauthorized {
+	if _, err := s.AuthenticateParticipant(ctx, "no-such-token"); collect.KindOf(err) != study.KindUnauthorized {
 		t.Fatalf("unknown token: %v", err)
 	}
-	if _, err := collect.New(pool).AuthenticateParticipant(ctx, token); collect.KindOf(err) != collect.KindUnauthorized {
+	if _, err := collect.New(pool).AuthenticateParticipant(ctx, token); collect.KindOf(err) != study.KindUnauthorized {
 		t.Fatalf("a fresh store with the token gone from the database: %v", err)
 	}
 	// The participant's row gone (a purged study): a question for them is
@@ -301,17 +302,17 @@ func TestAuthenticateParticipant(t *testing.T) {
 	if _, err := pool.Exec(ctx, `DELETE FROM participants WHERE id = $1`, p.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Next(ctx, got.ID); collect.KindOf(err) != collect.KindUnauthorized {
+	if _, err := s.Next(ctx, got.ID); collect.KindOf(err) != study.KindUnauthorized {
 		t.Fatalf("next for a participant who is gone: %v", err)
 	}
-	if _, err := s.AuthenticateParticipant(ctx, token); collect.KindOf(err) != collect.KindUnauthorized {
+	if _, err := s.AuthenticateParticipant(ctx, token); collect.KindOf(err) != study.KindUnauthorized {
 		t.Fatalf("the identity of a participant who is gone is still known: %v", err)
 	}
 }
 
 // newQuestion lets a new participant of the study take a question and
 // returns them with it.
-func newQuestion(t *testing.T, s *collect.Store, studyID int64) (int64, *collect.Question) {
+func newQuestion(t *testing.T, s *collect.Store, studyID int64) (int64, *study.Question) {
 	t.Helper()
 	ids, qs := holdQuestions(t, s, studyID, 1)
 	return ids[0], qs[0]
@@ -319,11 +320,11 @@ func newQuestion(t *testing.T, s *collect.Store, studyID int64) (int64, *collect
 
 // holdQuestions lets m new participants of the study take a question each
 // and returns them with their questions.
-func holdQuestions(t *testing.T, s *collect.Store, studyID int64, m int) ([]int64, []*collect.Question) {
+func holdQuestions(t *testing.T, s *collect.Store, studyID int64, m int) ([]int64, []*study.Question) {
 	t.Helper()
 	ctx := context.Background()
 	var ids []int64
-	var qs []*collect.Question
+	var qs []*study.Question
 	for range m {
 		p, _, err := s.CreateParticipant(ctx, studyID, "", nil)
 		if err != nil {

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Many simultaneous requests for one participant (double clicks, several
@@ -41,7 +41,7 @@ func TestConcurrentNextAndAnswer(t *testing.T) {
 	created := make([]bool, n)
 	for i := range n {
 		wg.Go(func() {
-			created[i], errs[i] = s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index})
+			created[i], errs[i] = s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index})
 		})
 	}
 	wg.Wait()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -16,65 +17,8 @@ import (
 // internal/dashboard keeps the counts up to date and draws the page's
 // figures from them.
 
-// VoteCount is a comparison with its votes: JCloser said d(a,j) < d(a,k).
-type VoteCount struct {
-	Anchor, J, K     int
-	JCloser, KCloser int
-}
-
-// ResponseBinMS is the width of the bins the dashboard's reads count
-// response times in (bin b holds b·10 ms to b·10 + 9 ms); bins past a day
-// are counted in the day's bin.
-const ResponseBinMS = 10
-
 // responseBinCap caps the response-time bins (a day).
-const responseBinCap = 24 * 60 * 60 * 1000 / ResponseBinMS
-
-// DashboardCounts are a study's answers and votes counted from scratch in
-// one snapshot: the answers grouped in PostgreSQL (the page does not load
-// them one by one) and the comparisons answered both ways most often.
-type DashboardCounts struct {
-	Seq     int64 // the watermark: the largest answers.seq counted (0: none)
-	Answers int
-	// First and Last are the earliest and latest answered_at (nil: none).
-	First, Last *time.Time
-	// Answers per Unix second of answered_at (rounded down), per response
-	// time bin (ResponseBinMS; answers without a time left out) and per
-	// participant id.
-	Seconds, ResponseBins, People map[int64]int
-	// Comparisons answered, and those answered both ways.
-	Comparisons, Contradictions int
-	// Contradicted are the most contradicted comparisons, at most the top
-	// asked for: most votes on the weaker side first, then most votes, then
-	// by anchor, j and k.
-	Contradicted []VoteCount
-	// Participants, and those who completed.
-	Participants, Completed int
-}
-
-// DashboardAnswer is an answer read after a watermark.
-type DashboardAnswer struct {
-	Seq, Participant        int64
-	Anchor, Closer, Farther int
-	ResponseBin             *int64 // nil without a response time
-	At                      time.Time
-}
-
-// DashboardDelta is what changed in a study after a watermark, read in one
-// snapshot.
-type DashboardDelta struct {
-	// Counted is the number of answers up to the watermark now: not the
-	// number counted before when an answer committed late with a sequence
-	// number below the watermark (numbers are taken at insert, not at
-	// commit) or answers were removed.
-	Counted int
-	// Participants and Completed are the current counts (not additive).
-	Participants, Completed int
-	// Answers are those after the watermark, in no particular order.
-	Answers []DashboardAnswer
-	// Votes are the current votes of the comparisons Answers answer.
-	Votes []VoteCount
-}
+const responseBinCap = 24 * 60 * 60 * 1000 / study.ResponseBinMS
 
 // The SQL of the dashboard, by name so that TestHotQueryPlans explains
 // these very strings on a large study.
@@ -140,8 +84,8 @@ var readOnlySnapshot = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: p
 // DashboardCounts counts all the study's answers and votes from scratch
 // (one scan of each, in one snapshot), with the top most contradicted
 // comparisons.
-func (s *Store) DashboardCounts(ctx context.Context, studyID int64, top int) (DashboardCounts, error) {
-	c := DashboardCounts{Seconds: map[int64]int{}, ResponseBins: map[int64]int{}, People: map[int64]int{}}
+func (s *Store) DashboardCounts(ctx context.Context, studyID int64, top int) (study.DashboardCounts, error) {
+	c := study.DashboardCounts{Seconds: map[int64]int{}, ResponseBins: map[int64]int{}, People: map[int64]int{}}
 	err := pgx.BeginTxFunc(ctx, s.pool, readOnlySnapshot, func(tx pgx.Tx) error {
 		var secB, secC, rtB, rtC, pB, pC []int64
 		err := tx.QueryRow(ctx, tallyAnswersSQL, studyID, responseBinCap).
@@ -161,7 +105,7 @@ func (s *Store) DashboardCounts(ctx context.Context, studyID int64, top int) (Da
 		if err != nil {
 			return err
 		}
-		var v VoteCount
+		var v study.VoteCount
 		if _, err = pgx.ForEachRow(rows, []any{&v.Anchor, &v.J, &v.K, &v.JCloser, &v.KCloser}, func() error {
 			if v.Anchor < 0 {
 				c.Comparisons, c.Contradictions = v.JCloser, v.KCloser
@@ -175,7 +119,7 @@ func (s *Store) DashboardCounts(ctx context.Context, studyID int64, top int) (Da
 		return tx.QueryRow(ctx, tallyParticipantsSQL, studyID).Scan(&c.Participants, &c.Completed)
 	})
 	if err != nil {
-		return DashboardCounts{}, fmt.Errorf("dashboard counts: %w", err)
+		return study.DashboardCounts{}, fmt.Errorf("dashboard counts: %w", err)
 	}
 	return c, nil
 }
@@ -183,8 +127,8 @@ func (s *Store) DashboardCounts(ctx context.Context, studyID int64, top int) (Da
 // DashboardAnswersAfter reads the study's answers after the watermark seq
 // through the (study_id, seq) index, the current votes of the comparisons
 // they answer, and the checks of DashboardDelta, in one snapshot.
-func (s *Store) DashboardAnswersAfter(ctx context.Context, studyID, seq int64) (DashboardDelta, error) {
-	var d DashboardDelta
+func (s *Store) DashboardAnswersAfter(ctx context.Context, studyID, seq int64) (study.DashboardDelta, error) {
+	var d study.DashboardDelta
 	err := pgx.BeginTxFunc(ctx, s.pool, readOnlySnapshot, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, tallyCheckSQL, studyID, seq).Scan(&d.Counted, &d.Participants, &d.Completed)
 		if err != nil {
@@ -194,8 +138,8 @@ func (s *Store) DashboardAnswersAfter(ctx context.Context, studyID, seq int64) (
 		if err != nil {
 			return err
 		}
-		d.Answers, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (DashboardAnswer, error) {
-			var a DashboardAnswer
+		d.Answers, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.DashboardAnswer, error) {
+			var a study.DashboardAnswer
 			err := r.Scan(&a.Seq, &a.Participant, &a.Anchor, &a.Closer, &a.Farther, &a.ResponseBin, &a.At)
 			return a, err
 		})
@@ -215,40 +159,29 @@ func (s *Store) DashboardAnswersAfter(ctx context.Context, studyID, seq int64) (
 		if err != nil {
 			return err
 		}
-		d.Votes, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (VoteCount, error) {
-			var v VoteCount
+		d.Votes, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.VoteCount, error) {
+			var v study.VoteCount
 			err := r.Scan(&v.Anchor, &v.J, &v.K, &v.JCloser, &v.KCloser)
 			return v, err
 		})
 		return err
 	})
 	if err != nil {
-		return DashboardDelta{}, fmt.Errorf("dashboard answers after %d: %w", seq, err)
+		return study.DashboardDelta{}, fmt.Errorf("dashboard answers after %d: %w", seq, err)
 	}
 	return d, nil
-}
-
-// DashboardParticipant is one row of the dashboard's participants table.
-type DashboardParticipant struct {
-	ID         int64
-	PublicID   string
-	ExternalID string
-	Answers    int // left 0 by DashboardParticipants: the caller's count
-	ExcludedAt *time.Time
-	CreatedAt  time.Time
-	TrialFigures
 }
 
 // DashboardParticipants returns the study's participants with the given
 // ids, in no particular order (ids of other studies or of no participant
 // are left out).
-func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []int64) ([]DashboardParticipant, error) {
+func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []int64) ([]study.DashboardParticipant, error) {
 	rows, err := s.pool.Query(ctx, tallyPeopleSQL, studyID, ids)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard participants: %w", err)
 	}
-	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DashboardParticipant, error) {
-		var p DashboardParticipant
+	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.DashboardParticipant, error) {
+		var p study.DashboardParticipant
 		err := r.Scan(&p.ID, &p.PublicID, &p.ExternalID, &p.ExcludedAt, &p.CreatedAt,
 			&p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame)
 		return p, err
@@ -259,26 +192,11 @@ func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []
 	return ps, nil
 }
 
-// DashboardVersion is a cheap fingerprint of what the dashboard's figures
-// depend on (the last answer's time, the participants and who is
-// excluded), read through indexes without scanning the answers, and the
-// live figures that change with the clock alone.
-type DashboardVersion struct {
-	Key string
-	// Structure leaves out the last answer's time: what the additive
-	// tally of the answers cannot follow by itself (participants added,
-	// excluded or included again).
-	Structure    string
-	Recent       int // answers in the last RecentWindow
-	RecentWindow time.Duration
-	Excluded     int
-}
-
 // DashboardVersion returns the study's fingerprint. Answers are only ever
 // added (with answered_at = now() of their transaction) and deleted with
 // their study, so an unchanged last-answer time means unchanged answers.
-func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (DashboardVersion, error) {
-	v := DashboardVersion{RecentWindow: 10 * time.Minute}
+func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (study.DashboardVersion, error) {
+	v := study.DashboardVersion{RecentWindow: 10 * time.Minute}
 	var last *time.Time
 	var people, exclSum int64
 	err := s.pool.QueryRow(ctx, dashboardVersionSQL, studyID).Scan(&last, &v.Recent, &people, &v.Excluded, &exclSum)

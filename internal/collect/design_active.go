@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/closer-lab/closer/internal/active"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -42,7 +43,7 @@ type ActiveArm struct {
 	Arm  int
 	Name string
 	// Config is the arm's settings.
-	Config DesignConfig
+	Config study.DesignConfig
 	// State is the arm's design as stored, restored from PostgreSQL: a
 	// copy of its own, independent of every cache, safe to call NextPool
 	// on (or anything else). nil when the arm has no state yet (its first
@@ -60,7 +61,7 @@ type ActiveArm struct {
 func (s *Store) ActiveArms(ctx context.Context, studyID int64) ([]ActiveArm, error) {
 	var out []ActiveArm
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var st Study
+		var st study.Study
 		var raw []byte
 		err := tx.QueryRow(ctx, `SELECT design, design_config, arms FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).
 			Scan(&st.Design, &raw, &st.Arms)
@@ -70,18 +71,18 @@ func (s *Store) ActiveArms(ctx context.Context, studyID int64) ([]ActiveArm, err
 		if err != nil {
 			return err
 		}
-		var cfg DesignConfig
+		var cfg study.DesignConfig
 		if err := json.Unmarshal(raw, &cfg); err != nil {
 			return err
 		}
-		for i, a := range ArmsOf(st, cfg) {
-			if a.Design != DesignActive {
+		for i, a := range study.ArmsOf(st, cfg) {
+			if a.Design != study.DesignActive {
 				continue
 			}
 			aa := ActiveArm{Arm: i, Name: a.Name, Config: a.Config}
 			d, row, err := s.storedState(ctx, tx, armKey{studyID, i})
 			switch {
-			case KindOf(err) == KindNotFound:
+			case KindOf(err) == study.KindNotFound:
 			case err != nil:
 				return err
 			default:
@@ -116,7 +117,7 @@ func (s *Store) ActiveArms(ctx context.Context, studyID int64) ([]ActiveArm, err
 // ApplyPool refuses (questions over other items, more than the pool size)
 // changes nothing.
 func (s *Store) ApplyActivePool(ctx context.Context, studyID int64, arm int, qs []active.Question) error {
-	ds, ok := s.designs[DesignActive]
+	ds, ok := s.designs[study.DesignActive]
 	if !ok {
 		return errors.New("apply active pool: the active design is not registered")
 	}
@@ -136,7 +137,7 @@ func (ds *DesignScheduler) applyPool(ctx context.Context, key armKey, qs []activ
 	defer tx.Rollback(ctx)
 	row, e, unlock, err := ds.lockState(ctx, tx, key)
 	if errors.Is(err, errNoState) {
-		return userErr(KindNotFound, "arm %d of study %d has no design state yet (no question was issued)", key.arm, key.study)
+		return study.Errorf(study.KindNotFound, "arm %d of study %d has no design state yet (no question was issued)", key.arm, key.study)
 	}
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -50,7 +51,7 @@ func refreshActive(t *testing.T, s *collect.Store, studyID int64) []active.Quest
 	}
 	var answers []triplet.Triplet
 	for _, a := range ras {
-		if a.Design != collect.DesignHeldout {
+		if a.Design != study.DesignHeldout {
 			answers = append(answers, triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther})
 		}
 	}
@@ -112,8 +113,8 @@ func TestActiveDesignInTheStore(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
 	const n = 8
-	cfg := collect.DesignConfig{Seed: 7, Warmup: 1, Repeats: 2, Pool: 6, Candidates: 50}
-	st := designStudy(t, s, "active", collect.DesignActive, cfg, n, 40)
+	cfg := study.DesignConfig{Seed: 7, Warmup: 1, Repeats: 2, Pool: 6, Candidates: 50}
+	st := designStudy(t, s, "active", study.DesignActive, cfg, n, 40)
 	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(2), n, 2, 1), 0, 1)
 
 	// Warm-up, one participant answering one question at a time: a new
@@ -124,15 +125,15 @@ func TestActiveDesignInTheStore(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	recordedNow := 0 // answers the design recorded, as this test counts them
-	checkNew := func(q *collect.Question, before int) {
+	checkNew := func(q *study.Question, before int) {
 		t.Helper()
 		if q == nil || seen[q.ID] {
 			return
 		}
 		seen[q.ID] = true
-		want := collect.DesignFallback
+		want := study.DesignFallback
 		if before < n {
-			want = collect.DesignActive
+			want = study.DesignActive
 		}
 		if q.Design != want {
 			t.Fatalf("a question issued after %d recorded answers is %s, want %s", before, q.Design, want)
@@ -147,11 +148,11 @@ func TestActiveDesignInTheStore(t *testing.T) {
 		checkNew(pr.Question, recordedNow)
 		checkNew(pr.Ahead, recordedNow)
 		q := pr.Question
-		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
 			t.Fatal(err)
 		}
 		recorded(t, s)
-		if q.Design == collect.DesignActive {
+		if q.Design == study.DesignActive {
 			recordedNow++
 		} else {
 			fallbacks++
@@ -200,7 +201,7 @@ func TestActiveDesignInTheStore(t *testing.T) {
 		asked[pid][k] = true
 	}
 	askedRows.Close()
-	expectNext := func(pid int64, q *collect.Question) {
+	expectNext := func(pid int64, q *study.Question) {
 		t.Helper()
 		if q == nil || seen[q.ID] {
 			return
@@ -222,12 +223,12 @@ func TestActiveDesignInTheStore(t *testing.T) {
 		}
 		asked[pid][k] = true
 		if want < 0 {
-			if q.Design != collect.DesignFallback {
+			if q.Design != study.DesignFallback {
 				t.Fatalf("the pool is used up, yet a %s question %v", q.Design, k)
 			}
 			return
 		}
-		if q.Design != collect.DesignActive || k != qs[want].Key {
+		if q.Design != study.DesignActive || k != qs[want].Key {
 			t.Fatalf("participant %d got %s %v, want pool question %d %v (served %v)", pid, q.Design, k, want, qs[want].Key, served)
 		}
 		served[want]++
@@ -249,7 +250,7 @@ func TestActiveDesignInTheStore(t *testing.T) {
 			}
 			expectNext(pid, pr.Question)
 			expectNext(pid, pr.Ahead)
-			if _, err := s.Answer(ctx, pid, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: answerFor(o, pr.Question)}); err != nil {
+			if _, err := s.Answer(ctx, pid, study.AnswerInput{QuestionID: pr.Question.ID, Closer: answerFor(o, pr.Question)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -261,11 +262,11 @@ func TestActiveDesignInTheStore(t *testing.T) {
 	}
 	recorded(t, s)
 	d = activeState(t, s, st.ID)
-	if d.PoolLeft() != 0 || d.Answered() != answersTo(t, pool, st.ID, collect.DesignActive) {
+	if d.PoolLeft() != 0 || d.Answered() != answersTo(t, pool, st.ID, study.DesignActive) {
 		t.Fatalf("the design recorded %d answers, %d left in its pool; %d answers to its questions",
-			d.Answered(), d.PoolLeft(), answersTo(t, pool, st.ID, collect.DesignActive))
+			d.Answered(), d.PoolLeft(), answersTo(t, pool, st.ID, study.DesignActive))
 	}
-	if answersTo(t, pool, st.ID, collect.DesignFallback) == 0 {
+	if answersTo(t, pool, st.ID, study.DesignFallback) == 0 {
 		t.Fatal("no fallback once the pool was used up")
 	}
 	var twice int
@@ -294,10 +295,10 @@ func TestActivePoolSurvivesCrash(t *testing.T) {
 	// A process takes an arm whose pool was found empty for full for
 	// FullFor (100 ms), whoever refills it meanwhile: B would serve
 	// fallbacks that long after A's refresh. Not what this test is about.
-	schsB[collect.DesignActive].FullFor = 0
+	schsB[study.DesignActive].FullFor = 0
 	const n = 8
-	cfg := collect.DesignConfig{Seed: 9, Warmup: 1, Pool: 4, Candidates: 50}
-	st := designStudy(t, sA, "crash", collect.DesignActive, cfg, n, 40)
+	cfg := study.DesignConfig{Seed: 9, Warmup: 1, Pool: 4, Candidates: 50}
+	st := designStudy(t, sA, "crash", study.DesignActive, cfg, n, 40)
 	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(5), n, 2, 1), 0, 1)
 	p, _, err := sA.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
@@ -314,7 +315,7 @@ func TestActivePoolSurvivesCrash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: answerFor(o, pr.Question)}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: answerFor(o, pr.Question)}); err != nil {
 			t.Fatal(err)
 		}
 		recorded(t, sA)
@@ -360,8 +361,8 @@ func TestActivePoolSurvivesCrash(t *testing.T) {
 	if d := activeState(t, sA, st.ID); d.Refreshes() != 0 || d.Answered() != int(versionBefore) {
 		t.Fatalf("after the failed refresh: %d refreshes, %d answers", d.Refreshes(), d.Answered())
 	}
-	var nf *collect.Error
-	if err := sA.ApplyActivePool(ctx, st.ID, 1, nil); !errors.As(err, &nf) || nf.Kind != collect.KindNotFound {
+	var nf *study.Error
+	if err := sA.ApplyActivePool(ctx, st.ID, 1, nil); !errors.As(err, &nf) || nf.Kind != study.KindNotFound {
 		t.Fatalf("a refresh of an arm without a state: %v", err)
 	}
 
@@ -383,13 +384,13 @@ func TestActivePoolSurvivesCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := triplet.QuestionKey(pr.Question.Anchor.Index, pr.Question.Left.Index, pr.Question.Right.Index); pr.Question.Design != collect.DesignActive || k != qs[0].Key {
+	if k := triplet.QuestionKey(pr.Question.Anchor.Index, pr.Question.Left.Index, pr.Question.Right.Index); pr.Question.Design != study.DesignActive || k != qs[0].Key {
 		t.Fatalf("a fresh store served %s %v, want the pool's first %v", pr.Question.Design, k, qs[0].Key)
 	}
 	// Store B cached the state before the refresh, and last saw the design
 	// warming up: it serves the pool (not a warm-up question, not a
 	// fallback), and restores the new state before it records the answer.
-	restores := schsB[collect.DesignActive].CacheStats().Restores
+	restores := schsB[study.DesignActive].CacheStats().Restores
 	other, _, err := sB.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -398,14 +399,14 @@ func TestActivePoolSurvivesCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.Question.Design != collect.DesignActive {
+	if pr.Question.Design != study.DesignActive {
 		t.Fatalf("store B served a %s question with the pool not used up", pr.Question.Design)
 	}
-	if _, err := sB.Answer(ctx, other.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: answerFor(o, pr.Question)}); err != nil {
+	if _, err := sB.Answer(ctx, other.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: answerFor(o, pr.Question)}); err != nil {
 		t.Fatal(err)
 	}
 	recorded(t, sB)
-	if schsB[collect.DesignActive].CacheStats().Restores == restores {
+	if schsB[study.DesignActive].CacheStats().Restores == restores {
 		t.Fatal("store B recorded with its cache from before the refresh")
 	}
 	d := activeState(t, sB, st.ID)

@@ -17,6 +17,7 @@ import (
 	"github.com/closer-lab/closer/internal/active"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -35,13 +36,13 @@ func BenchmarkDesignNextAnswer(b *testing.B) {
 	x := triplet.Gaussian(triplet.NewRand(1), n, 3, 1)
 	for _, bc := range []struct {
 		name, design string
-		cfg          collect.DesignConfig
+		cfg          study.DesignConfig
 		cold         bool
 	}{
-		{"landmark-k1", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 10}, false},
-		{"landmark-k1-cold", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 10}, true},
-		{"basis", collect.DesignBasis, collect.DesignConfig{Seed: 1}, false},
-		{"basis-cold", collect.DesignBasis, collect.DesignConfig{Seed: 1}, true},
+		{"landmark-k1", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 10}, false},
+		{"landmark-k1-cold", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 10}, true},
+		{"basis", study.DesignBasis, study.DesignConfig{Seed: 1}, false},
+		{"basis-cold", study.DesignBasis, study.DesignConfig{Seed: 1}, true},
 	} {
 		b.Run(fmt.Sprintf("%s/n=%d", bc.name, n), func(b *testing.B) {
 			pool, _ := pgtest.NewDB(b)
@@ -50,11 +51,11 @@ func BenchmarkDesignNextAnswer(b *testing.B) {
 			o := triplet.NewOracle(x, 0, 1)
 			fallbacks := 0
 			cpu0 := cpuTime()
-			benchRounds(b, s, st.ID, func(p collect.Participant) {
+			benchRounds(b, s, st.ID, func(p study.Participant) {
 				if bc.cold {
 					schs[bc.design].DropCache()
 				}
-				if q := roundTrip(b, s, p, o); q.Design == collect.DesignFallback {
+				if q := roundTrip(b, s, p, o); q.Design == study.DesignFallback {
 					fallbacks++
 				}
 			})
@@ -86,19 +87,19 @@ func cpuTime() time.Duration {
 func BenchmarkActiveServing(b *testing.B) {
 	const n, pool = 100, 20000
 	x := triplet.Gaussian(triplet.NewRand(1), n, 2, 1)
-	for _, design := range []string{collect.DesignRandom, collect.DesignActive} {
+	for _, design := range []string{study.DesignRandom, study.DesignActive} {
 		b.Run(fmt.Sprintf("%s/n=%d", design, n), func(b *testing.B) {
 			ctx := context.Background()
 			db, _ := pgtest.NewDB(b)
 			s, _ := designStore(db)
-			cfg := collect.DesignConfig{Seed: 1, Warmup: 1, Pool: pool, Candidates: 10}
+			cfg := study.DesignConfig{Seed: 1, Warmup: 1, Pool: pool, Candidates: 10}
 			st := designStudy(b, s, "bench", design, cfg, n, 100)
 			o := triplet.NewOracle(x, 0, 1)
-			round := func(p collect.Participant) *collect.Question { return roundTrip(b, s, p, o) }
-			if design == collect.DesignActive {
+			round := func(p study.Participant) *study.Question { return roundTrip(b, s, p, o) }
+			if design == study.DesignActive {
 				// The warm-up, then a pool of distinct questions in a fixed
 				// order (the scores need not come from a fit to be served).
-				var p collect.Participant
+				var p study.Participant
 				for i := range n + 1 {
 					if i%50 == 0 {
 						var err error
@@ -128,7 +129,7 @@ func BenchmarkActiveServing(b *testing.B) {
 			}
 			fallbacks := 0
 			cpu0 := cpuTime()
-			benchRounds(b, s, st.ID, func(p collect.Participant) {
+			benchRounds(b, s, st.ID, func(p study.Participant) {
 				if q := round(p); q.Design != design {
 					fallbacks++
 				}
@@ -157,8 +158,8 @@ func BenchmarkActivePoolWrite(b *testing.B) {
 	ctx := context.Background()
 	db, _ := pgtest.NewDB(b)
 	s, _ := designStore(db)
-	cfg := collect.DesignConfig{Seed: 1, Warmup: 1, Pool: pool, Candidates: 10}
-	st := designStudy(b, s, "bench", collect.DesignActive, cfg, n, n+1)
+	cfg := study.DesignConfig{Seed: 1, Warmup: 1, Pool: pool, Candidates: 10}
+	st := designStudy(b, s, "bench", study.DesignActive, cfg, n, n+1)
 	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(1), n, 2, 1), 0, 1)
 	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
@@ -198,8 +199,8 @@ func BenchmarkActivePoolWrite(b *testing.B) {
 // benchRounds runs round b.N times, timed, its participant a new one of
 // study studyID every 100 rounds (joined with the timer stopped), and
 // stops the timer.
-func benchRounds(b *testing.B, s *collect.Store, studyID int64, round func(p collect.Participant)) {
-	var p collect.Participant
+func benchRounds(b *testing.B, s *collect.Store, studyID int64, round func(p study.Participant)) {
+	var p study.Participant
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if i%100 == 0 {
@@ -215,14 +216,14 @@ func benchRounds(b *testing.B, s *collect.Store, studyID int64, round func(p col
 	b.StopTimer()
 }
 
-func roundTrip(b *testing.B, s *collect.Store, p collect.Participant, o *triplet.Oracle) *collect.Question {
+func roundTrip(b *testing.B, s *collect.Store, p study.Participant, o *triplet.Oracle) *study.Question {
 	ctx := context.Background()
 	pr, err := s.Next(ctx, p.ID)
 	if err != nil {
 		b.Fatal(err)
 	}
 	q := pr.Question
-	if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+	if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
 		b.Fatal(err)
 	}
 	return q
@@ -253,7 +254,7 @@ func BenchmarkDesignCrowdHoldsEveryComparison(b *testing.B) {
 			ctx := context.Background()
 			db, _ := pgtest.NewDB(b)
 			s, _ := designStore(db)
-			st := designStudy(b, s, "bench", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 8, Repeats: 60}, n, 100)
+			st := designStudy(b, s, "bench", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 8, Repeats: 60}, n, 100)
 			for i := range c {
 				p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("crowd", i), nil)
 				if err != nil {
@@ -266,8 +267,8 @@ func BenchmarkDesignCrowdHoldsEveryComparison(b *testing.B) {
 			o := triplet.NewOracle(x, 0, 1)
 			fallbacks := 0
 			cpu0, pg0 := cpuTime(), backendsCPU(b, db)
-			benchRounds(b, s, st.ID, func(p collect.Participant) {
-				if q := roundTrip(b, s, p, o); q.Design == collect.DesignFallback {
+			benchRounds(b, s, st.ID, func(p study.Participant) {
+				if q := roundTrip(b, s, p, o); q.Design == study.DesignFallback {
 					fallbacks++
 				}
 			})

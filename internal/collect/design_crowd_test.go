@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/closer-lab/closer/internal/basis"
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -42,8 +42,8 @@ func TestBasisCrowdThroughStore(t *testing.T) {
 	b, _ := designStore(pool)
 	// 3dgmm as in the basis reproductions: basis.Blobs with make_blobs' defaults.
 	x, _ := triplet.Blobs(triplet.NewRand(1), n, 3, 3, 1, 10)
-	cfg := collect.DesignConfig{Seed: 1, Repeats: 1}
-	st := designStudy(t, a, "crowd", collect.DesignBasis, cfg, n, 1000)
+	cfg := study.DesignConfig{Seed: 1, Repeats: 1}
+	st := designStudy(t, a, "crowd", study.DesignBasis, cfg, n, 1000)
 	o := triplet.NewOracle(x, 0, 1)
 	var done atomic.Bool
 	var wg sync.WaitGroup
@@ -71,11 +71,11 @@ func TestBasisCrowdThroughStore(t *testing.T) {
 						break
 					}
 					q := pr.Question
-					if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+					if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
 						errs <- err
 						return
 					}
-					if q.Design == collect.DesignBasis {
+					if q.Design == study.DesignBasis {
 						var fin bool
 						if err := pool.QueryRow(ctx, `SELECT (progress->>'done')::bool FROM design_states WHERE study_id = $1`,
 							st.ID).Scan(&fin); err != nil {
@@ -100,13 +100,13 @@ func TestBasisCrowdThroughStore(t *testing.T) {
 	if err := pool.QueryRow(ctx, `
 		SELECT count(*) FROM (SELECT 1 FROM questions WHERE study_id = $1 AND design = $2
 			GROUP BY anchor, least(left_idx, right_idx), greatest(left_idx, right_idx) HAVING count(*) > $3) x`,
-		st.ID, collect.DesignBasis, cfg.Repeats).Scan(&over); err != nil {
+		st.ID, study.DesignBasis, cfg.Repeats).Scan(&over); err != nil {
 		t.Fatal(err)
 	}
 	if err := pool.QueryRow(ctx, `
 		SELECT count(*) FILTER (WHERE q.design = $2), count(*) FILTER (WHERE q.design = $3)
 		FROM answers a JOIN questions q ON q.id = a.question_id WHERE a.study_id = $1`,
-		st.ID, collect.DesignBasis, collect.DesignFallback).Scan(&designAnswers, &fallbacks); err != nil {
+		st.ID, study.DesignBasis, study.DesignFallback).Scan(&designAnswers, &fallbacks); err != nil {
 		t.Fatal(err)
 	}
 	d, err := a.DesignState(ctx, st.ID, 0)

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/landmark"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -24,7 +24,7 @@ type landmarkRun struct {
 // simulated crowd (crashingReplica, m participants a round) for rounds
 // rounds. A crashing run also snapshots every 7 answers, so restores replay
 // from intermediate snapshots.
-func runLandmarkCrowd(t *testing.T, name string, cfg collect.DesignConfig, n, m, rounds int, crashSeed uint64) landmarkRun {
+func runLandmarkCrowd(t *testing.T, name string, cfg study.DesignConfig, n, m, rounds int, crashSeed uint64) landmarkRun {
 	t.Helper()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
@@ -63,14 +63,14 @@ func runLandmarkCrowd(t *testing.T, name string, cfg collect.DesignConfig, n, m,
 // tested for the basis design only).
 func TestLandmarkDesignsSurviveRestarts(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{collect.DesignLandmarkK1, collect.DesignLandmarkK2} {
+	for _, name := range []string{study.DesignLandmarkK1, study.DesignLandmarkK2} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			// 10 items, 3 landmarks, 2 repeats, 90 questions: k1 (24
 			// comparisons, 48 answers) crosses its second level and ends,
 			// then serves random fallbacks; k2 (45 comparisons, 90 answers)
 			// ends with the last answer.
-			cfg := collect.DesignConfig{Seed: 4, Landmarks: 3, Repeats: 2}
+			cfg := study.DesignConfig{Seed: 4, Landmarks: 3, Repeats: 2}
 			const n, m, rounds = 10, 5, 18
 			want := runLandmarkCrowd(t, name, cfg, n, m, rounds, 0)
 			if want.progress.Answered == 0 || len(want.events) == 0 {

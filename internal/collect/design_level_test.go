@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // TestCrowdSpreadsLeasesPastOnePerComparison has more participants hold
@@ -25,7 +25,7 @@ func TestCrowdSpreadsLeasesPastOnePerComparison(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s, schs := designStore(pool)
 	// 6 items, 3 landmarks: (6−3)·C(3,2) + 3·C(2,2) = 12 comparisons.
-	st := designStudy(t, s, "crowd", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 3, Repeats: 10}, 6, 10)
+	st := designStudy(t, s, "crowd", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 3, Repeats: 10}, 6, 10)
 	const m = 20
 	for i := range m {
 		p, _, err := s.CreateParticipant(ctx, st.ID, fmt.Sprint("p", i), nil)
@@ -39,8 +39,8 @@ func TestCrowdSpreadsLeasesPastOnePerComparison(t *testing.T) {
 		if pr.Question == nil || pr.Ahead == nil {
 			t.Fatalf("participant %d: question %v, ahead %v", i, pr.Question, pr.Ahead)
 		}
-		for _, q := range []*collect.Question{pr.Question, pr.Ahead} {
-			if q.Design != collect.DesignLandmarkK1 {
+		for _, q := range []*study.Question{pr.Question, pr.Ahead} {
+			if q.Design != study.DesignLandmarkK1 {
 				t.Fatalf("participant %d: a %s question, want a landmark-k1 one (40 leases fit in 12 comparisons × 10)", i, q.Design)
 			}
 		}
@@ -53,11 +53,11 @@ func TestCrowdSpreadsLeasesPastOnePerComparison(t *testing.T) {
 	if rows != 12 || leases != 2*m {
 		t.Fatalf("pool: %d rows holding %d leases, want 12 rows holding %d", rows, leases, 2*m)
 	}
-	t.Logf("leases per comparison: %d to %d; level %d", lo, hi, schs[collect.DesignLandmarkK1].Level(st.ID, 0))
+	t.Logf("leases per comparison: %d to %d; level %d", lo, hi, schs[study.DesignLandmarkK1].Level(st.ID, 0))
 	if hi > 5 || hi-lo > 2 {
 		t.Errorf("leases per comparison: %d to %d, want them spread (at most 5, within 2 of each other)", lo, hi)
 	}
-	if l := schs[collect.DesignLandmarkK1].Level(st.ID, 0); l < 3 || l > 5 {
+	if l := schs[study.DesignLandmarkK1].Level(st.ID, 0); l < 3 || l > 5 {
 		t.Errorf("level %d after 40 leases on 12 comparisons, want 3 to 5", l)
 	}
 }

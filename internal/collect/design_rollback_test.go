@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/landmark"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -20,8 +20,8 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, schs := designStore(pool)
-	ds := schs[collect.DesignLandmarkK1]
-	st := designStudy(t, s, "rb", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 4, Landmarks: 3}, 8, 5)
+	ds := schs[study.DesignLandmarkK1]
+	st := designStudy(t, s, "rb", study.DesignLandmarkK1, study.DesignConfig{Seed: 4, Landmarks: 3}, 8, 5)
 	p1, q1 := newQuestion(t, s, st.ID)
 	p2, q2 := newQuestion(t, s, st.ID)
 	// q1's answer waits in the inbox, and a writer records it in a
@@ -40,7 +40,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	// q2 answered for real through another replica: version 1 in the
 	// database, while the first process's cache also says version 1.
 	other, _ := designStore(pool)
-	if _, err := other.Answer(ctx, p2, collect.AnswerInput{QuestionID: q2.ID, Closer: q2.Right.Index}); err != nil {
+	if _, err := other.Answer(ctx, p2, study.AnswerInput{QuestionID: q2.ID, Closer: q2.Right.Index}); err != nil {
 		t.Fatal(err)
 	}
 	recorded(t, other)
@@ -53,7 +53,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	}
 	// q1 answered for real through the first process: it must reload, and
 	// both answers count.
-	if _, err := s.Answer(ctx, p1, collect.AnswerInput{QuestionID: q1.ID, Closer: q1.Left.Index}); err != nil {
+	if _, err := s.Answer(ctx, p1, study.AnswerInput{QuestionID: q1.ID, Closer: q1.Left.Index}); err != nil {
 		t.Fatal(err)
 	}
 	recorded(t, s)
@@ -65,7 +65,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	ld := d.(*landmark.Design)
-	for _, q := range []*collect.Question{q1, q2} {
+	for _, q := range []*study.Question{q1, q2} {
 		i, ok := ld.Index(triplet.Key{Anchor: q.Anchor.Index, J: min(q.Left.Index, q.Right.Index), K: max(q.Left.Index, q.Right.Index)})
 		if !ok || ld.Count(i) != 1 {
 			t.Fatalf("comparison of question %s: in design %v, count %d; want 1", q.ID, ok, ld.Count(i))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/active"
 	"github.com/closer-lab/closer/internal/design"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -112,11 +113,11 @@ func NewDesignScheduler(name string) (*DesignScheduler, error) {
 		cache: map[armKey]*cachedState{}, started: map[armKey]bool{}, bands: map[armKey]int32{}, writers: map[armKey]*writer{},
 		levels: map[armKey]*capLevel{}, full: map[armKey]time.Time{}, warming: map[armKey]bool{}, analyzed: map[armKey]bool{}}
 	switch name {
-	case DesignLandmarkK1, DesignLandmarkK2:
+	case study.DesignLandmarkK1, study.DesignLandmarkK2:
 		ds.kind, ds.PoolWindow = landmarkKind, DefaultPoolWindow
-	case DesignBasis:
+	case study.DesignBasis:
 		ds.kind = basisKind
-	case DesignActive:
+	case study.DesignActive:
 		ds.kind = activeKind
 	default:
 		return nil, fmt.Errorf("unknown stateful design %q", name)
@@ -128,7 +129,7 @@ func NewDesignScheduler(name string) (*DesignScheduler, error) {
 // designs on s and returns their schedulers by name.
 func RegisterDesigns(s *Store) map[string]*DesignScheduler {
 	out := map[string]*DesignScheduler{}
-	for _, name := range []string{DesignLandmarkK1, DesignLandmarkK2, DesignBasis, DesignActive} {
+	for _, name := range []string{study.DesignLandmarkK1, study.DesignLandmarkK2, study.DesignBasis, study.DesignActive} {
 		ds, err := NewDesignScheduler(name)
 		if err != nil {
 			panic(err) // the names above are known
@@ -472,16 +473,16 @@ func (ds *DesignScheduler) leaseFor(st studyState) time.Duration {
 }
 
 // read reads a claim's result, remembering the band it took a slot in.
-func (ds *DesignScheduler) read(cl claim, key armKey, r pgx.Row) (Comparison, time.Time, bool, error) {
-	c := Comparison{Design: ds.name}
+func (ds *DesignScheduler) read(cl claim, key armKey, r pgx.Row) (study.Comparison, time.Time, bool, error) {
+	c := study.Comparison{Design: ds.name}
 	var issued time.Time
 	var band int32 // or the level (cl.exact)
 	err := r.Scan(&c.Anchor, &c.Left, &c.Right, &issued, &band)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Comparison{}, time.Time{}, false, nil
+		return study.Comparison{}, time.Time{}, false, nil
 	}
 	if err != nil {
-		return Comparison{}, time.Time{}, false, err
+		return study.Comparison{}, time.Time{}, false, err
 	}
 	if cl.bandHint {
 		ds.mu.Lock()
@@ -505,10 +506,10 @@ func (ds *DesignScheduler) read(cl claim, key armKey, r pgx.Row) (Comparison, ti
 // spreading design), and last takes over an expired lease. It makes the
 // participant hold the question it issued; ok = false: none.
 func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string,
-	slot holdSlot, claimed bool) (Comparison, time.Time, bool, error) {
+	slot holdSlot, claimed bool) (study.Comparison, time.Time, bool, error) {
 	started, err := ds.start(ctx, tx, st, n)
 	if err != nil {
-		return Comparison{}, time.Time{}, false, err
+		return study.Comparison{}, time.Time{}, false, err
 	}
 	key := keyOf(st)
 	base := []any{st.ID, participantID, ds.leaseFor(st).Seconds(), id, rand.IntN(2) == 1, ds.name, st.Arm}
@@ -535,17 +536,17 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 		}
 		c, issued, ok, err := ds.read(cl, key, tx.QueryRow(ctx, cl.sql, cl.args...))
 		if err != nil {
-			return Comparison{}, time.Time{}, false, err
+			return study.Comparison{}, time.Time{}, false, err
 		}
 		if !ok {
 			continue
 		}
 		if _, err := tx.Exec(ctx, slot.sql(), participantID, id); err != nil {
-			return Comparison{}, time.Time{}, false, err
+			return study.Comparison{}, time.Time{}, false, err
 		}
 		return c, issued, true, nil
 	}
-	return Comparison{}, time.Time{}, false, nil
+	return study.Comparison{}, time.Time{}, false, nil
 }
 
 // analyzeOnce gives design_pool and design_leases statistics after the

@@ -14,13 +14,14 @@ import (
 	"github.com/closer-lab/closer/internal/basis"
 	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/landmark"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // designKind adapts a design package to the store: how to build a design
 // from a study's settings and restore one from its snapshot.
 type designKind struct {
-	build   func(n int, name string, c DesignConfig) (design.Design, error)
+	build   func(n int, name string, c study.DesignConfig) (design.Design, error)
 	restore func(data []byte) (design.Design, error)
 	// spread serves the comparison with the most answers still wanted
 	// beyond its active leases (landmark designs: even coverage); without
@@ -48,15 +49,15 @@ type designKind struct {
 var landmarkKind = designKind{
 	spread: true,
 	async:  true,
-	build: func(n int, name string, c DesignConfig) (design.Design, error) {
-		return landmark.New(n, c.landmarkConfig(name))
+	build: func(n int, name string, c study.DesignConfig) (design.Design, error) {
+		return landmark.New(n, c.LandmarkConfig(name))
 	},
 	restore: func(data []byte) (design.Design, error) { return landmark.Restore(data) },
 }
 
 var basisKind = designKind{
-	build: func(n int, _ string, c DesignConfig) (design.Design, error) {
-		cfg := c.basisConfig()
+	build: func(n int, _ string, c study.DesignConfig) (design.Design, error) {
+		cfg := c.BasisConfig()
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
@@ -79,8 +80,8 @@ var basisKind = designKind{
 var activeKind = designKind{
 	async:  true,
 	warmup: true,
-	build: func(n int, _ string, c DesignConfig) (design.Design, error) {
-		return active.New(n, c.activeConfig())
+	build: func(n int, _ string, c study.DesignConfig) (design.Design, error) {
+		return active.New(n, c.ActiveConfig())
 	},
 	restore: func(data []byte) (design.Design, error) { return active.Restore(data) },
 	open: func(d design.Design) ([]design.Need, []int64) {
@@ -101,35 +102,8 @@ var activeKind = designKind{
 	},
 }
 
-// DesignProgress is the progress a design study stores with every answer
-// (design_states.progress), so the study page needs no design in memory.
-type DesignProgress struct {
-	Landmark  *landmark.Progress `json:"landmark,omitempty"`
-	Landmarks []int              `json:"landmarks,omitempty"` // the landmark items, ascending
-	Basis     *basis.Progress    `json:"basis,omitempty"`
-	Active    *ActiveProgress    `json:"active,omitempty"`
-	Done      bool               `json:"done"`
-}
-
-// ActiveProgress is the active design's progress. insertActiveFallbackSQL
-// reads Warmup: keep its JSON name.
-type ActiveProgress struct {
-	// Answers the design recorded: its warm-up questions' and its pool
-	// questions' (fallbacks and held-out questions are not recorded).
-	Answers int `json:"answers"`
-	// Warmup is the answers the warm-up takes (warm-up per item × items);
-	// scored questions start after it.
-	Warmup int `json:"warmup"`
-	// Refreshes counts the pools installed (ApplyActivePool).
-	Refreshes int `json:"refreshes"`
-	// PoolSize is the questions of the current pool, PoolLeft the answers
-	// they still want.
-	PoolSize int `json:"pool_size"`
-	PoolLeft int `json:"pool_left"`
-}
-
-func progressOf(d design.Design) DesignProgress {
-	p := DesignProgress{Done: d.Done()}
+func progressOf(d design.Design) study.DesignProgress {
+	p := study.DesignProgress{Done: d.Done()}
 	switch d := d.(type) {
 	case *landmark.Design:
 		lp := d.Progress()
@@ -139,7 +113,7 @@ func progressOf(d design.Design) DesignProgress {
 		bp := d.Progress()
 		p.Basis = &bp
 	case *active.Design:
-		p.Active = &ActiveProgress{Answers: d.Answered(), Warmup: d.Warmup(), Refreshes: d.Refreshes(),
+		p.Active = &study.ActiveProgress{Answers: d.Answered(), Warmup: d.Warmup(), Refreshes: d.Refreshes(),
 			PoolSize: d.PoolSize(), PoolLeft: d.PoolLeft()}
 	}
 	return p
@@ -286,11 +260,11 @@ func (e *cachedState) readPool(ctx context.Context, tx pgx.Tx, key armKey) error
 // are the same (the design is deterministic).
 func (ds *DesignScheduler) ensureState(ctx context.Context, tx pgx.Tx, st studyState, n int) error {
 	var rawConfig []byte
-	var arms []Arm
+	var arms []study.Arm
 	if err := tx.QueryRow(ctx, `SELECT design_config, arms FROM studies WHERE id = $1`, st.ID).Scan(&rawConfig, &arms); err != nil {
 		return err
 	}
-	var c DesignConfig
+	var c study.DesignConfig
 	if err := json.Unmarshal(rawConfig, &c); err != nil {
 		return fmt.Errorf("study %s: design settings: %w", st.Slug, err)
 	}
@@ -306,7 +280,7 @@ func (ds *DesignScheduler) ensureState(ctx context.Context, tx pgx.Tx, st studyS
 	}
 	d, err := ds.kind.build(n, ds.name, c)
 	if err != nil {
-		return userErr(KindNotOpen, "the study's design settings do not fit its %d items: %v", n, err)
+		return study.Errorf(study.KindNotOpen, "the study's design settings do not fit its %d items: %v", n, err)
 	}
 	snap, err := d.MarshalState()
 	if err != nil {

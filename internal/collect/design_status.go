@@ -8,56 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
-
-// DesignStatus is what a study page shows of the design of one arm of a
-// study (its only design in a study without arms): its settings, the
-// planned size before the first question, its progress after, and the
-// share of the arm's answers that came from random fallback questions.
-type DesignStatus struct {
-	// Arm is the arm's number, ArmName its name (the design's for a study
-	// without arms) and Share its share of the participants (1 without
-	// arms).
-	Arm     int
-	ArmName string
-	Share   float64
-	Design  string
-	Config  DesignConfig
-	// Stateful reports a landmark, basis or active design.
-	Stateful bool
-	// Started reports that the design's state exists (the first question
-	// was issued); Items is then the number of items it covers.
-	Started bool
-	Items   int
-	// Planned size of a landmark design (before and after it started):
-	// Comparisons distinct comparisons, Size = Comparisons × repeats answers.
-	Comparisons, Size int
-	// Landmarks are the landmark items with their labels.
-	Landmarks []ItemRef
-	// Progress is the design's stored progress (Started only).
-	Progress DesignProgress
-	// Recorded is the number of answers the design accepted.
-	Recorded int64
-	// Answers counts the answers of the arm's participants (held-out ones
-	// included), Fallbacks those to random fallback questions, Heldout
-	// those to held-out questions; ActiveLeases the arm's comparisons out
-	// on lease now.
-	Answers, Fallbacks, Heldout, ActiveLeases int
-	UpdatedAt                                 *time.Time
-	// Problem says why the settings do not fit the study's items (empty
-	// when they do or when that cannot be known yet).
-	Problem string
-}
-
-// FallbackShare returns Fallbacks / Answers (0 without answers; held-out
-// answers count in Answers).
-func (s DesignStatus) FallbackShare() float64 {
-	if s.Answers == 0 {
-		return 0
-	}
-	return float64(s.Fallbacks) / float64(s.Answers)
-}
 
 // The SQL of DesignStatusOf, by name so that TestHotQueryPlans explains
 // these very strings on a large study.
@@ -76,14 +29,14 @@ const (
 // DesignStatuses returns the design status of every arm of study st, in
 // the arms' order (one for a study without arms). The study's settings and
 // item labels are read once for all the arms.
-func (s *Store) DesignStatuses(ctx context.Context, st Study) ([]DesignStatus, error) {
+func (s *Store) DesignStatuses(ctx context.Context, st study.Study) ([]study.DesignStatus, error) {
 	cfg, err := s.DesignConfigOf(ctx, st.ID)
 	if err != nil {
 		return nil, err
 	}
-	arms := ArmsOf(st, cfg)
+	arms := study.ArmsOf(st, cfg)
 	labels := s.lazyLabels(ctx, st.ID)
-	out := make([]DesignStatus, len(arms))
+	out := make([]study.DesignStatus, len(arms))
 	for i, a := range arms {
 		if out[i], err = s.designStatus(ctx, st, i, a, labels); err != nil {
 			return nil, err
@@ -94,14 +47,14 @@ func (s *Store) DesignStatuses(ctx context.Context, st Study) ([]DesignStatus, e
 
 // DesignStatusOf returns the design status of arm `arm` of study st (0 for
 // a study without arms).
-func (s *Store) DesignStatusOf(ctx context.Context, st Study, arm int) (DesignStatus, error) {
+func (s *Store) DesignStatusOf(ctx context.Context, st study.Study, arm int) (study.DesignStatus, error) {
 	cfg, err := s.DesignConfigOf(ctx, st.ID)
 	if err != nil {
-		return DesignStatus{}, err
+		return study.DesignStatus{}, err
 	}
-	arms := ArmsOf(st, cfg)
+	arms := study.ArmsOf(st, cfg)
 	if arm < 0 || arm >= len(arms) {
-		return DesignStatus{}, fmt.Errorf("design status: %w", notFound("arm"))
+		return study.DesignStatus{}, fmt.Errorf("design status: %w", notFound("arm"))
 	}
 	return s.designStatus(ctx, st, arm, arms[arm], s.lazyLabels(ctx, st.ID))
 }
@@ -113,18 +66,18 @@ func (s *Store) lazyLabels(ctx context.Context, studyID int64) func() ([]string,
 
 // designStatus is the design status of arm number arm, a, of study st;
 // readLabels gives the study's item labels (asked for a stateful arm only).
-func (s *Store) designStatus(ctx context.Context, st Study, arm int, a Arm, readLabels func() ([]string, error)) (DesignStatus, error) {
-	ds := DesignStatus{Arm: arm, ArmName: a.Name, Share: a.Share, Design: a.Design, Config: a.Config, Stateful: IsStateful(a.Design)}
-	err := s.pool.QueryRow(ctx, designAnswerCountsSQL, st.ID, DesignFallback, arm).Scan(&ds.Answers, &ds.Fallbacks, &ds.Heldout, &ds.ActiveLeases)
+func (s *Store) designStatus(ctx context.Context, st study.Study, arm int, a study.Arm, readLabels func() ([]string, error)) (study.DesignStatus, error) {
+	ds := study.DesignStatus{Arm: arm, ArmName: a.Name, Share: a.Share, Design: a.Design, Config: a.Config, Stateful: study.IsStateful(a.Design)}
+	err := s.pool.QueryRow(ctx, designAnswerCountsSQL, st.ID, study.DesignFallback, arm).Scan(&ds.Answers, &ds.Fallbacks, &ds.Heldout, &ds.ActiveLeases)
 	if err != nil {
-		return DesignStatus{}, fmt.Errorf("design status: %w", err)
+		return study.DesignStatus{}, fmt.Errorf("design status: %w", err)
 	}
 	if !ds.Stateful {
 		return ds, nil
 	}
 	labels, err := readLabels()
 	if err != nil {
-		return DesignStatus{}, fmt.Errorf("design status: %w", err)
+		return study.DesignStatus{}, fmt.Errorf("design status: %w", err)
 	}
 	var prog []byte
 	var updated time.Time
@@ -134,15 +87,15 @@ func (s *Store) designStatus(ctx context.Context, st Study, arm int, a Arm, read
 	case errors.Is(err, pgx.ErrNoRows):
 		ds.Items = len(labels)
 	case err != nil:
-		return DesignStatus{}, fmt.Errorf("design status: %w", err)
+		return study.DesignStatus{}, fmt.Errorf("design status: %w", err)
 	default:
 		ds.Started, ds.UpdatedAt = true, &updated
 		if err := json.Unmarshal(prog, &ds.Progress); err != nil {
-			return DesignStatus{}, fmt.Errorf("design status: %w", err)
+			return study.DesignStatus{}, fmt.Errorf("design status: %w", err)
 		}
 	}
 	landmarks := ds.Progress.Landmarks
-	if (a.Design == DesignLandmarkK1 || a.Design == DesignLandmarkK2) && ds.Items >= 3 {
+	if (a.Design == study.DesignLandmarkK1 || a.Design == study.DesignLandmarkK2) && ds.Items >= 3 {
 		if ds.Progress.Landmark != nil {
 			ds.Comparisons, ds.Size = ds.Progress.Landmark.Comparisons, ds.Progress.Landmark.Needed
 		} else {
@@ -157,7 +110,7 @@ func (s *Store) designStatus(ctx context.Context, st Study, arm int, a Arm, read
 		}
 	}
 	for _, idx := range landmarks {
-		ref := ItemRef{Index: idx}
+		ref := study.ItemRef{Index: idx}
 		if idx < len(labels) {
 			ref.Label = labels[idx]
 		}

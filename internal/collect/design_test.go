@@ -17,6 +17,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/landmark"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -29,11 +30,11 @@ func designStore(pool *pgxpool.Pool) (*collect.Store, map[string]*collect.Design
 
 // designStudy creates an open study with the given design and n items
 // (inserted directly: the designs only need indices and labels item0..).
-func designStudy(t testing.TB, s *collect.Store, slug, design string, cfg collect.DesignConfig, n, perParticipant int) collect.Study {
+func designStudy(t testing.TB, s *collect.Store, slug, design string, cfg study.DesignConfig, n, perParticipant int) study.Study {
 	t.Helper()
 	ctx := context.Background()
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: perParticipant,
-		Status: collect.StatusOpen, Design: design, DesignConfig: cfg})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: perParticipant,
+		Status: study.StatusOpen, Design: design, DesignConfig: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func recorded(t *testing.T, s *collect.Store) {
 }
 
 // answerFor is the simulated crowd's answer to q (which option is closer).
-func answerFor(o *triplet.Oracle, q *collect.Question) int {
+func answerFor(o *triplet.Oracle, q *study.Question) int {
 	a, l, r := q.Anchor.Index, q.Left.Index, q.Right.Index
 	return o.Answer(a, min(l, r), max(l, r)).Closer
 }
@@ -127,10 +128,10 @@ func (r *crashingReplica) maybeCrash() {
 
 // round lets m new participants take a question each, then answers them in
 // order with the oracle; it returns the questions.
-func (r *crashingReplica) round(st collect.Study, m int, o *triplet.Oracle) []*collect.Question {
+func (r *crashingReplica) round(st study.Study, m int, o *triplet.Oracle) []*study.Question {
 	r.t.Helper()
 	ctx := context.Background()
-	var qs []*collect.Question
+	var qs []*study.Question
 	var ps []int64
 	for range m {
 		p, _, err := r.s.CreateParticipant(ctx, st.ID, "", nil)
@@ -145,7 +146,7 @@ func (r *crashingReplica) round(st collect.Study, m int, o *triplet.Oracle) []*c
 		r.maybeCrash()
 	}
 	for i, q := range qs {
-		if _, err := r.s.Answer(ctx, ps[i], collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+		if _, err := r.s.Answer(ctx, ps[i], study.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
 			r.t.Fatal(err)
 		}
 		r.maybeCrash()
@@ -188,13 +189,13 @@ func designEvents(t *testing.T, pool *pgxpool.Pool, studyID int64) []triplet.Tri
 // crowd (crashingReplica, m participants a round) until the design is
 // done. A crashing run also snapshots every 37 answers (instead of 500),
 // so its restores start from intermediate snapshots.
-func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, crashSeed uint64) basisRun {
+func runBasisCrowd(t *testing.T, cfg study.DesignConfig, x *mat.Dense, m int, crashSeed uint64) basisRun {
 	t.Helper()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	n, _ := x.Dims()
-	r := newCrashingReplica(t, pool, collect.DesignBasis, crashSeed, 0.06, 37)
-	st := designStudy(t, r.s, "basis", collect.DesignBasis, cfg, n, 1)
+	r := newCrashingReplica(t, pool, study.DesignBasis, crashSeed, 0.06, 37)
+	st := designStudy(t, r.s, "basis", study.DesignBasis, cfg, n, 1)
 	o := triplet.NewOracle(x, 0, 1)
 	for round := 0; ; round++ {
 		if round > 5000 {
@@ -220,7 +221,7 @@ func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, 
 		events: designEvents(t, pool, st.ID)}
 	rows, err := pool.Query(ctx, `
 		SELECT a.anchor, a.closer, a.farther FROM answers a JOIN questions q ON q.id = a.question_id
-		WHERE a.study_id = $1 AND q.design = $2 ORDER BY 1, 2, 3`, st.ID, collect.DesignBasis)
+		WHERE a.study_id = $1 AND q.design = $2 ORDER BY 1, 2, 3`, st.ID, study.DesignBasis)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func runBasisCrowd(t *testing.T, cfg collect.DesignConfig, x *mat.Dense, m int, 
 		run.answered = append(run.answered, tr)
 	}
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM questions WHERE study_id = $1 AND design = $2`,
-		st.ID, collect.DesignFallback).Scan(&run.fallbacks); err != nil {
+		st.ID, study.DesignFallback).Scan(&run.fallbacks); err != nil {
 		t.Fatal(err)
 	}
 	var snapVersion int64
@@ -252,7 +253,7 @@ func TestBasisSurvivesRestarts(t *testing.T) {
 	// 18 points in the plane: basis.Run with 4 annotators needs 312
 	// answers and finds d̂ = 2.
 	x := triplet.Gaussian(triplet.NewRand(7), 18, 2, 1)
-	cfg := collect.DesignConfig{Seed: 3, Repeats: 1}
+	cfg := study.DesignConfig{Seed: 3, Repeats: 1}
 	const m = 4
 	want := runBasisCrowd(t, cfg, x, m, 0)
 	if want.dhat < 1 || want.coords == nil || len(want.events) == 0 {
@@ -297,7 +298,7 @@ func TestLandmarkTwoReplicasConcurrent(t *testing.T) {
 	a, _ := designStore(pool)
 	b, _ := designStore(pool)
 	const n, repeats = 12, 2
-	st := designStudy(t, a, "lm", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 5, Landmarks: 3, Repeats: repeats}, n, 12)
+	st := designStudy(t, a, "lm", study.DesignLandmarkK1, study.DesignConfig{Seed: 5, Landmarks: 3, Repeats: repeats}, n, 12)
 	// (n−L)·C(L,2) + L·C(L−1,2) = 9·3 + 3·1 = 30 comparisons (package landmark's formula).
 	status, err := a.DesignStatusOf(ctx, st, 0)
 	if err != nil {
@@ -335,7 +336,7 @@ func TestLandmarkTwoReplicasConcurrent(t *testing.T) {
 					return
 				}
 				q := pr.Question
-				if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+				if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
 					errs <- err
 					return
 				}
@@ -352,13 +353,13 @@ func TestLandmarkTwoReplicasConcurrent(t *testing.T) {
 	if err := pool.QueryRow(ctx, `
 		SELECT count(*) FROM (SELECT 1 FROM questions WHERE study_id = $1 AND design = $2
 			GROUP BY anchor, least(left_idx, right_idx), greatest(left_idx, right_idx) HAVING count(*) > $3) x`,
-		st.ID, collect.DesignLandmarkK1, repeats).Scan(&over); err != nil {
+		st.ID, study.DesignLandmarkK1, repeats).Scan(&over); err != nil {
 		t.Fatal(err)
 	}
 	var designQs, fallbacks, total int
 	if err := pool.QueryRow(ctx, `
 		SELECT count(*) FILTER (WHERE design = $2), count(*) FILTER (WHERE design = $3), count(*)
-		FROM questions WHERE study_id = $1`, st.ID, collect.DesignLandmarkK1, collect.DesignFallback).
+		FROM questions WHERE study_id = $1`, st.ID, study.DesignLandmarkK1, study.DesignFallback).
 		Scan(&designQs, &fallbacks, &total); err != nil {
 		t.Fatal(err)
 	}
@@ -400,20 +401,20 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 	// The lease below expires by hand, at once: the process's note that
 	// the design was full (FullFor, TestFullDesignFallsBackAtOnce) would
 	// hide it for a moment.
-	schs[collect.DesignLandmarkK1].FullFor = 0
+	schs[study.DesignLandmarkK1].FullFor = 0
 	// 4 items, landmarks {0, 1} picked: k1 asks (2; 0, 1) and (3; 0, 1).
 	// One question each: nobody holds a second comparison ahead.
-	st := designStudy(t, s, "lease", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 1)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 1, Status: collect.StatusOpen,
-		Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 1, LandmarkItems: []int{0, 1}}}
+	st := designStudy(t, s, "lease", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 2}, 4, 1)
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 1, Status: study.StatusOpen,
+		Design: study.DesignLandmarkK1, DesignConfig: study.DesignConfig{Seed: 1, LandmarkItems: []int{0, 1}}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
-	next := func() (int64, *collect.Question) { return newQuestion(t, s, st.ID) }
+	next := func() (int64, *study.Question) { return newQuestion(t, s, st.ID) }
 	pa, qa := next()
 	_, qb := next()
 	_, qc := next()
-	if qa.Design != collect.DesignLandmarkK1 || qb.Design != collect.DesignLandmarkK1 || qc.Design != collect.DesignFallback {
+	if qa.Design != study.DesignLandmarkK1 || qb.Design != study.DesignLandmarkK1 || qc.Design != study.DesignFallback {
 		t.Fatalf("designs %s, %s, %s; want two landmark questions then a fallback", qa.Design, qb.Design, qc.Design)
 	}
 	if qa.Anchor.Index < 2 || min(qa.Left.Index, qa.Right.Index) != 0 || max(qa.Left.Index, qa.Right.Index) != 1 {
@@ -424,14 +425,14 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 		t.Fatal(err)
 	}
 	pd, qd := next()
-	if qd.Design != collect.DesignLandmarkK1 || qd.Anchor.Index != qa.Anchor.Index {
+	if qd.Design != study.DesignLandmarkK1 || qd.Anchor.Index != qa.Anchor.Index {
 		t.Fatalf("after A's lease expired: %s question on anchor %d; want A's comparison (anchor %d) again", qd.Design, qd.Anchor.Index, qa.Anchor.Index)
 	}
 	for _, pq := range []struct {
 		p int64
-		q *collect.Question
+		q *study.Question
 	}{{pd, qd}, {pa, qa}} {
-		if _, err := s.Answer(ctx, pq.p, collect.AnswerInput{QuestionID: pq.q.ID, Closer: pq.q.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, pq.p, study.AnswerInput{QuestionID: pq.q.ID, Closer: pq.q.Left.Index}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -460,13 +461,13 @@ func TestLandmarkCoverageGrowsEvenly(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
-	st := designStudy(t, s, "even", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 8, Landmarks: 3, Repeats: 2}, 12, 1)
+	st := designStudy(t, s, "even", study.DesignLandmarkK1, study.DesignConfig{Seed: 8, Landmarks: 3, Repeats: 2}, 12, 1)
 	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(4), 12, 2, 1), 0, 1)
 	answered := 0
 	for round := 0; answered < 60; round++ {
 		ps, qs := holdQuestions(t, s, st.ID, 6) // six participants hold a question at once
 		for i, q := range qs {
-			if _, err := s.Answer(ctx, ps[i], collect.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
+			if _, err := s.Answer(ctx, ps[i], study.AnswerInput{QuestionID: q.ID, Closer: answerFor(o, q)}); err != nil {
 				t.Fatal(err)
 			}
 			answered++
@@ -493,15 +494,15 @@ func TestLandmarkItemsChecked(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
-	if _, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "early", Title: "early", QuestionsPerParticipant: 3,
-		Status: collect.StatusDraft, Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{LandmarkItems: []int{0, 1}}}); collect.KindOf(err) != collect.KindInvalid ||
+	if _, err := s.CreateStudy(ctx, study.StudyInput{Slug: "early", Title: "early", QuestionsPerParticipant: 3,
+		Status: study.StatusDraft, Design: study.DesignLandmarkK1, DesignConfig: study.DesignConfig{LandmarkItems: []int{0, 1}}}); collect.KindOf(err) != study.KindInvalid ||
 		!strings.Contains(err.Error(), "upload the items before picking landmarks") {
 		t.Errorf("picks before items: %v", err)
 	}
-	st := designStudy(t, s, "picks", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
+	st := designStudy(t, s, "picks", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
 	update := func(items ...int) error {
-		_, err := s.UpdateStudy(ctx, st.ID, collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3,
-			Status: collect.StatusDraft, Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 1, Landmarks: 3, LandmarkItems: items}})
+		_, err := s.UpdateStudy(ctx, st.ID, study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3,
+			Status: study.StatusDraft, Design: study.DesignLandmarkK1, DesignConfig: study.DesignConfig{Seed: 1, Landmarks: 3, LandmarkItems: items}})
 		return err
 	}
 	for _, c := range []struct {
@@ -512,7 +513,7 @@ func TestLandmarkItemsChecked(t *testing.T) {
 		{[]int{-1, 2}, "landmark -1 is not an item index 0..3"},
 		{[]int{2, 2}, "landmark 2 is picked twice"},
 	} {
-		if err := update(c.items...); collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.want) {
+		if err := update(c.items...); collect.KindOf(err) != study.KindInvalid || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.items, err, c.want)
 		}
 	}
@@ -534,26 +535,26 @@ func TestFullDesignFallsBackAtOnce(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, schs := designStore(pool)
-	schs[collect.DesignLandmarkK1].FullFor = time.Hour                                                           // no expiry within the test
-	st := designStudy(t, s, "full", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 1) // two comparisons
-	next := func() (int64, *collect.Question) { return newQuestion(t, s, st.ID) }
+	schs[study.DesignLandmarkK1].FullFor = time.Hour                                                         // no expiry within the test
+	st := designStudy(t, s, "full", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 2}, 4, 1) // two comparisons
+	next := func() (int64, *study.Question) { return newQuestion(t, s, st.ID) }
 	pa, qa := next()
 	pb, qb := next()
 	_, qc := next()
-	if qa.Design != collect.DesignLandmarkK1 || qb.Design != collect.DesignLandmarkK1 || qc.Design != collect.DesignFallback {
+	if qa.Design != study.DesignLandmarkK1 || qb.Design != study.DesignLandmarkK1 || qc.Design != study.DesignFallback {
 		t.Fatalf("designs %s, %s, %s; want two landmark questions then a fallback", qa.Design, qb.Design, qc.Design)
 	}
 	if _, err := pool.Exec(ctx, `UPDATE design_leases SET expires_at = now() - interval '1 second' WHERE participant_id = $1`, pa); err != nil {
 		t.Fatal(err)
 	}
-	if _, qd := next(); qd.Design != collect.DesignFallback {
+	if _, qd := next(); qd.Design != study.DesignFallback {
 		t.Fatalf("with the design taken for full: a %s question; want a fallback", qd.Design)
 	}
-	if _, err := s.Answer(ctx, pb, collect.AnswerInput{QuestionID: qb.ID, Closer: qb.Left.Index}); err != nil {
+	if _, err := s.Answer(ctx, pb, study.AnswerInput{QuestionID: qb.ID, Closer: qb.Left.Index}); err != nil {
 		t.Fatal(err)
 	}
 	recorded(t, s)
-	if _, qe := next(); qe.Design != collect.DesignLandmarkK1 || qe.Anchor.Index != qa.Anchor.Index {
+	if _, qe := next(); qe.Design != study.DesignLandmarkK1 || qe.Anchor.Index != qa.Anchor.Index {
 		t.Fatalf("after the writer recorded an answer: a %s question on anchor %d; want A's expired comparison (anchor %d)", qe.Design, qe.Anchor.Index, qa.Anchor.Index)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A study that names earlier studies refuses an external id that took part
@@ -18,7 +19,7 @@ func TestExcludeEarlierStudies(t *testing.T) {
 	if _, _, err := s.CreateParticipant(ctx, first.ID, "veteran", nil); err != nil {
 		t.Fatal(err)
 	}
-	second, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s2", Title: "S2", QuestionsPerParticipant: 3, Status: collect.StatusOpen})
+	second, err := s.CreateStudy(ctx, study.StudyInput{Slug: "s2", Title: "S2", QuestionsPerParticipant: 3, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,14 +30,14 @@ func TestExcludeEarlierStudies(t *testing.T) {
 	if _, _, err := s.CreateParticipant(ctx, first.ID, "early", nil); err != nil {
 		t.Fatal(err)
 	}
-	in := collect.StudyInput{Slug: "s2", Title: "S2", QuestionsPerParticipant: 3, Status: collect.StatusOpen, ExcludeStudies: []int64{first.ID}}
+	in := study.StudyInput{Slug: "s2", Title: "S2", QuestionsPerParticipant: 3, Status: study.StatusOpen, ExcludeStudies: []int64{first.ID}}
 	if _, err := s.UpdateStudy(ctx, second.ID, in); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.StudyBySlug(ctx, "s2"); err != nil || len(got.ExcludeStudies) != 1 || got.ExcludeStudies[0] != first.ID {
 		t.Fatalf("stored list %v, %v", got.ExcludeStudies, err)
 	}
-	if _, tok, err := s.CreateParticipant(ctx, second.ID, "veteran", nil); collect.KindOf(err) != collect.KindForbidden || tok != "" {
+	if _, tok, err := s.CreateParticipant(ctx, second.ID, "veteran", nil); collect.KindOf(err) != study.KindForbidden || tok != "" {
 		t.Fatalf("an id from the earlier study: %v; want KindForbidden", err)
 	}
 	if _, _, err := s.CreateParticipant(ctx, second.ID, "newcomer", nil); err != nil {

@@ -1,47 +1,5 @@
 package collect
 
-// ExclusionRules exclude a participant automatically when they finish: one
-// who answered faster than FastMS more often than MaxFastShare of the
-// time, or chose the option on one side (left or right) more often than
-// MaxSideShare of the time, or (studies with catch or repeat trials)
-// chose the right option of fewer than MinCatchAccuracy of their catch
-// trials (a skipped one counts as wrong) or the same option in fewer than
-// MinConsistency of their repeat trials (skipped ones do not count). A zero
-// share turns its rule off; a participant without such trials is never
-// excluded by their rule. The excluded
-// participant gets the study's screened-out code when it has one (on
-// Prolific: the screened-out completion path); their answers stay stored
-// but leave recompute and the default export, as for a participant the
-// researcher excluded. Stored as studies.exclusion.
-type ExclusionRules struct {
-	FastMS       int     `json:"fast_ms,omitempty"`
-	MaxFastShare float64 `json:"max_fast_share,omitempty"`
-	MaxSideShare float64 `json:"max_side_share,omitempty"`
-	// MinCatchAccuracy and MinConsistency are shares (0..1).
-	MinCatchAccuracy float64 `json:"min_catch_accuracy,omitempty"`
-	MinConsistency   float64 `json:"min_consistency,omitempty"`
-}
-
-// checkExclusionRules returns a user-facing error naming the first rule r
-// breaks.
-func checkExclusionRules(r ExclusionRules) error {
-	switch {
-	case r.MaxFastShare < 0 || r.MaxFastShare >= 1:
-		return userErr(KindInvalid, "the share of very fast answers that excludes must be between 0%% (off) and 99%%")
-	case r.MaxFastShare > 0 && (r.FastMS < 1 || r.FastMS > 60_000):
-		return userErr(KindInvalid, "a very fast answer must be faster than 1 to 60000 ms")
-	case r.MaxFastShare == 0 && (r.FastMS < 0 || r.FastMS > 60_000):
-		return userErr(KindInvalid, "a very fast answer must be faster than 1 to 60000 ms")
-	case r.MaxSideShare != 0 && (r.MaxSideShare <= 0.5 || r.MaxSideShare >= 1):
-		return userErr(KindInvalid, "the share of answers on one side that excludes must be above 50%% and below 100%% (or 0: off)")
-	case r.MinCatchAccuracy < 0 || r.MinCatchAccuracy > 1:
-		return userErr(KindInvalid, "the catch-trial accuracy below which a participant is excluded must be between 0%% (off) and 100%%")
-	case r.MinConsistency < 0 || r.MinConsistency > 1:
-		return userErr(KindInvalid, "the self-consistency below which a participant is excluded must be between 0%% (off) and 100%%")
-	}
-	return nil
-}
-
 // applyRulesSQL excludes participant $1, when they are not excluded yet and
 // their answers break one of their study's rules, with the reason. It runs
 // when they finish, before their completion code is chosen (studyCodeSQL

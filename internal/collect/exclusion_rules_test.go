@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A study's exclusion rules are checked when a participant finishes: one
@@ -17,9 +18,9 @@ func TestExclusionRulesAtTheEnd(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 8, 4)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 4, Status: collect.StatusOpen,
-		Platform:  collect.Platform{Kind: collect.PlatformProlific, CompletionCode: "DONE", ScreenedOutCode: "SCREENED"},
-		Exclusion: collect.ExclusionRules{FastMS: 400, MaxFastShare: 0.3, MaxSideShare: 0.9}}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 4, Status: study.StatusOpen,
+		Platform:  study.Platform{Kind: study.PlatformProlific, CompletionCode: "DONE", ScreenedOutCode: "SCREENED"},
+		Exclusion: study.ExclusionRules{FastMS: 400, MaxFastShare: 0.3, MaxSideShare: 0.9}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestExclusionRulesAtTheEnd(t *testing.T) {
 			if left[i] {
 				c = pr.Question.Left.Index
 			}
-			if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: c, ResponseMS: &ms[i]}); err != nil {
+			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: c, ResponseMS: &ms[i]}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -65,7 +66,7 @@ func TestExclusionRulesAtTheEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	why := map[string]collect.ParticipantRow{}
+	why := map[string]study.ParticipantRow{}
 	for _, p := range ps {
 		why[p.ExternalID] = p
 	}
@@ -79,7 +80,7 @@ func TestExclusionRulesAtTheEnd(t *testing.T) {
 		t.Errorf("lefty: excluded %v (%q)", p.Excluded, p.ExcludedReason)
 	}
 	// Rules off: nobody is excluded automatically.
-	in.Exclusion = collect.ExclusionRules{}
+	in.Exclusion = study.ExclusionRules{}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +94,13 @@ func TestExclusionRulesChecked(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 3, 3)
-	for _, r := range []collect.ExclusionRules{
+	for _, r := range []study.ExclusionRules{
 		{FastMS: 400, MaxFastShare: 1}, {FastMS: 0, MaxFastShare: 0.3}, {FastMS: 70000, MaxFastShare: 0.3},
 		{MaxSideShare: 0.5}, {MaxSideShare: 1}, {MaxSideShare: -0.1}, {MaxFastShare: -0.1, FastMS: 300},
 	} {
-		_, err := s.UpdateStudy(ctx, st.ID, collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3,
-			Status: collect.StatusOpen, Exclusion: r})
-		if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), "%") && !strings.Contains(err.Error(), "ms") {
+		_, err := s.UpdateStudy(ctx, st.ID, study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3,
+			Status: study.StatusOpen, Exclusion: r})
+		if collect.KindOf(err) != study.KindInvalid || !strings.Contains(err.Error(), "%") && !strings.Contains(err.Error(), "ms") {
 			t.Errorf("%+v: %v; want KindInvalid", r, err)
 		}
 	}
@@ -112,9 +113,9 @@ func TestExclusionRulesOnEarlyCompletion(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 4, 20)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 20, Status: collect.StatusOpen,
-		Platform:  collect.Platform{Kind: collect.PlatformProlific, CompletionCode: "DONE", ScreenedOutCode: "SCREENED"},
-		Exclusion: collect.ExclusionRules{MaxSideShare: 0.9}}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 20, Status: study.StatusOpen,
+		Platform:  study.Platform{Kind: study.PlatformProlific, CompletionCode: "DONE", ScreenedOutCode: "SCREENED"},
+		Exclusion: study.ExclusionRules{MaxSideShare: 0.9}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestExclusionRulesOnEarlyCompletion(t *testing.T) {
 			}
 			return
 		}
-		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Right.Index}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Right.Index}); err != nil {
 			t.Fatal(err)
 		}
 	}

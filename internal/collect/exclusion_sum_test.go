@@ -7,6 +7,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // ExcludedWithAnswers sums the excluded participants who have answers the
@@ -22,14 +23,14 @@ func TestExcludedWithAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := collect.New(pool)
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 5, Status: collect.StatusOpen})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 5, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, rej, err := s.AddItems(ctx, st.ID, demo.Items()[:6]); err != nil || len(rej) > 0 {
 		t.Fatalf("add items: %v %v", rej, err)
 	}
-	var ps []collect.Participant
+	var ps []study.Participant
 	for i := range 5 {
 		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 		if err != nil {
@@ -44,7 +45,7 @@ func TestExcludedWithAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -52,8 +53,8 @@ func TestExcludedWithAnswers(t *testing.T) {
 	if ps[0].ID < 5000000001 || ps[3].ID != ps[0].ID+3 {
 		t.Fatalf("participant ids %d..%d, want consecutive from 5000000001", ps[0].ID, ps[3].ID)
 	}
-	sumOf := func(idx ...int) collect.ExclusionSum {
-		var e collect.ExclusionSum
+	sumOf := func(idx ...int) study.ExclusionSum {
+		var e study.ExclusionSum
 		for _, i := range idx {
 			e.Add(ps[i].ID)
 		}
@@ -72,7 +73,7 @@ func TestExcludedWithAnswers(t *testing.T) {
 		}
 	}
 	got, err := s.ExcludedWithAnswers(ctx, st.ID)
-	if err != nil || got != (collect.ExclusionSum{}) {
+	if err != nil || got != (study.ExclusionSum{}) {
 		t.Fatalf("nobody excluded: %+v, %v", got, err)
 	}
 	set(0, 3, 4) // 4 has no answers

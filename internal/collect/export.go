@@ -11,29 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/closer-lab/closer/internal/csvsafe"
+	"github.com/closer-lab/closer/internal/study"
 )
-
-// exportBaseColumns are the columns both exports begin with.
-var exportBaseColumns = []string{
-	"study", "question_id", "participant", "external_id", "anchor", "closer", "farther",
-	"anchor_label", "closer_label", "farther_label", "left", "right", "design",
-	"response_ms", "asked_at", "answered_at", "kind",
-}
-
-// ExportColumns are the columns of triplets.csv, in order. kind is
-// "design" (a question of the participant's arm's design, random included,
-// or an imported answer), "fallback" (a random question a design asked
-// when it had nothing open) or "heldout" (a held-out question: a random
-// comparison kept out of every design and fit, the study's test set).
-// arm is the name of the participant's arm (a study without arms: its
-// design). New columns only ever go at the end.
-var ExportColumns = append(append([]string{}, exportBaseColumns...), "arm")
-
-// AllAnswersColumns are the columns of the all-answers export: triplets.csv's
-// first 17, then whether the question was skipped ("can't decide": closer
-// and farther empty) and, for catch and repeat trials (kind catch,
-// repeat), whether the expected option was chosen, then the arm.
-var AllAnswersColumns = append(append([]string{}, exportBaseColumns...), "skipped", "correct", "arm")
 
 // exportBatch is how many rows one FETCH from the export cursor returns.
 const exportBatch = 5000
@@ -97,13 +76,13 @@ func (s *Store) ExportAllAnswersCSV(ctx context.Context, studyID int64, w io.Wri
 func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, includeExcluded, all bool) error {
 	// Each export has a cursor name of its own: pgx caches FETCH's
 	// description by its text, and the two return different columns.
-	query, columns, cursor := exportAnswersSQL, ExportColumns, "export"
+	query, columns, cursor := exportAnswersSQL, study.ExportColumns, "export"
 	if all {
-		query, columns, cursor = exportAllAnswersSQL, AllAnswersColumns, "export_all"
+		query, columns, cursor = exportAllAnswersSQL, study.AllAnswersColumns, "export_all"
 	}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		var slug string
-		var st Study
+		var st study.Study
 		err := tx.QueryRow(ctx, `SELECT slug, design, arms FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).
 			Scan(&slug, &st.Design, &st.Arms)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -177,7 +156,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 				}
 				rec = append(rec[:0], slug, qid, pid, ext, itoa(anchor), opt(closer), opt(farther),
 					labels[anchor], label(closer), label(farther), itoa(left), itoa(right), design, opt(ms),
-					asked.UTC().Format(time.RFC3339Nano), answered.UTC().Format(time.RFC3339Nano), kindOf(design))
+					asked.UTC().Format(time.RFC3339Nano), answered.UTC().Format(time.RFC3339Nano), study.ExportKind(design))
 				if all {
 					correctText := ""
 					if correct != nil {
@@ -185,7 +164,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 					}
 					rec = append(rec, strconv.FormatBool(skipped), correctText)
 				}
-				rec = append(rec, ArmName(st, arm))
+				rec = append(rec, study.ArmName(st, arm))
 				if err := cw.Write(rec); err != nil {
 					rows.Close()
 					return err

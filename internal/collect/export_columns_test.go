@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // exportRow is one answer as the test gave it, column by column in the
@@ -84,7 +84,7 @@ func TestExportColumnByColumn(t *testing.T) {
 				r.responseMS = strconv.Itoa(v)
 			}
 			r.before = time.Now()
-			if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: r.closer, ResponseMS: ms}); err != nil {
+			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: r.closer, ResponseMS: ms}); err != nil {
 				t.Fatal(err)
 			}
 			r.after = time.Now()
@@ -111,8 +111,8 @@ func TestExportColumnByColumn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(recs[0], collect.ExportColumns) {
-			t.Fatalf("header %v, want %v", recs[0], collect.ExportColumns)
+		if !slices.Equal(recs[0], study.ExportColumns) {
+			t.Fatalf("header %v, want %v", recs[0], study.ExportColumns)
 		}
 		if len(recs)-1 != len(want) {
 			t.Fatalf("include excluded %v: %d rows, want %d", includeExcluded, len(recs)-1, len(want))
@@ -128,7 +128,7 @@ func TestExportColumnByColumn(t *testing.T) {
 				"asked_at": w.askedAt.UTC().Format(time.RFC3339Nano), "kind": "design",
 				"arm": "random", // a study without arms: its one arm is named after its design
 			}
-			for c, name := range collect.ExportColumns {
+			for c, name := range study.ExportColumns {
 				if name == "answered_at" {
 					at, err := time.Parse(time.RFC3339Nano, rec[c])
 					// The database's clock and ours agree to well within a second here.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // One participant per external id per study (issue 15): the same id joining
@@ -27,7 +28,7 @@ func TestExternalIDResumes(t *testing.T) {
 		if err != nil || pr.Done {
 			t.Fatalf("next: done %v, %v", pr.Done, err)
 		}
-		if _, err := s.Answer(ctx, id, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, id, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -73,7 +74,7 @@ func TestExternalIDResumes(t *testing.T) {
 		t.Fatalf("anonymous joins: %d %d resumed %v %v, %v %v", a.ID, b.ID, a.Resumed, b.Resumed, err, err2)
 	}
 	// The same id in another study is another participant.
-	other, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s2", Title: "S2", QuestionsPerParticipant: 3, Status: collect.StatusOpen})
+	other, err := s.CreateStudy(ctx, study.StudyInput{Slug: "s2", Title: "S2", QuestionsPerParticipant: 3, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestExternalIDConcurrentJoins(t *testing.T) {
 	ctx := context.Background()
 	s, st := newStudy(t, 5, 3)
 	const joins = 16
-	got := make([]collect.Participant, joins)
+	got := make([]study.Participant, joins)
 	errs := make([]error, joins)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -145,12 +146,12 @@ func TestExternalIDNotOpen(t *testing.T) {
 	if _, _, err := s.CreateParticipant(ctx, st.ID, "back-later", nil); err != nil {
 		t.Fatal(err)
 	}
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: collect.StatusPaused}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: study.StatusPaused}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
 	_, tok, err := s.CreateParticipant(ctx, st.ID, "back-later", nil)
-	if collect.KindOf(err) != collect.KindNotOpen || tok != "" {
+	if collect.KindOf(err) != study.KindNotOpen || tok != "" {
 		t.Fatalf("join of a paused study: token %q, %v; want KindNotOpen", tok, err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Text PostgreSQL cannot store is a user error (KindInvalid) whatever the
@@ -28,16 +29,16 @@ func TestBadTextIsInvalid(t *testing.T) {
 	s, st := newStudy(t, 3, 5)
 	ctx := context.Background()
 	for _, bad := range []string{"a\x00b", "a\xffb"} {
-		if _, _, err := s.CreateParticipant(ctx, st.ID, bad, nil); collect.KindOf(err) != collect.KindInvalid {
+		if _, _, err := s.CreateParticipant(ctx, st.ID, bad, nil); collect.KindOf(err) != study.KindInvalid {
 			t.Errorf("external id %q: %v, want KindInvalid", bad, err)
 		}
-		if _, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s2", Title: bad, QuestionsPerParticipant: 1}); collect.KindOf(err) != collect.KindInvalid {
+		if _, err := s.CreateStudy(ctx, study.StudyInput{Slug: "s2", Title: bad, QuestionsPerParticipant: 1}); collect.KindOf(err) != study.KindInvalid {
 			t.Errorf("title %q: %v, want KindInvalid", bad, err)
 		}
 	}
 	_, err := collect.PoolOf(s).Exec(ctx, `SELECT $1::text::jsonb`, `{"a": "\u0000"}`)
 	e, ok := collect.AsError(err)
-	if !ok || e.Kind != collect.KindInvalid || !strings.Contains(e.Msg, "NUL") {
+	if !ok || e.Kind != study.KindInvalid || !strings.Contains(e.Msg, "NUL") {
 		t.Errorf("NUL in jsonb: %v → %+v", err, e)
 	}
 	var n int
@@ -75,7 +76,7 @@ func TestAcquireTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.Ping(collect.WithAcquireTimeout(ctx, 50*time.Millisecond))
-	if !errors.Is(err, collect.ErrPoolTimeout) || !collect.IsUnavailable(err) || collect.KindOf(err) != collect.KindUnavailable {
+	if !errors.Is(err, collect.ErrPoolTimeout) || !collect.IsUnavailable(err) || collect.KindOf(err) != study.KindUnavailable {
 		t.Errorf("no free connection under an acquire timeout: %v", err)
 	}
 	dctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
@@ -106,7 +107,7 @@ func TestUnavailableErrors(t *testing.T) {
 	closed := l.Addr().String()
 	l.Close()
 	_, err = pgx.Connect(ctx, "postgres://postgres@"+closed+"/x?sslmode=disable")
-	if !collect.IsUnavailable(err) || collect.KindOf(err) != collect.KindUnavailable {
+	if !collect.IsUnavailable(err) || collect.KindOf(err) != study.KindUnavailable {
 		t.Errorf("nobody listening: %v", err)
 	}
 
@@ -170,7 +171,7 @@ func TestUnavailableErrors(t *testing.T) {
 	// And what is not unavailability stays itself.
 	for _, err := range []error{
 		context.Canceled, context.DeadlineExceeded, errors.New("boom"), &pgconn.PgError{Code: "23505"},
-		fmt.Errorf("wrapped: %w", &collect.Error{Kind: collect.KindInvalid, Msg: "bad"}),
+		fmt.Errorf("wrapped: %w", &study.Error{Kind: study.KindInvalid, Msg: "bad"}),
 	} {
 		if collect.IsUnavailable(err) {
 			t.Errorf("%v counted as unavailable", err)

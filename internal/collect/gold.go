@@ -5,25 +5,16 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
-
-// MaxGoldTriplets bounds a study's gold triplets.
-const MaxGoldTriplets = 10_000
-
-// GoldTriplet is a researcher's known answer, asked as a catch trial: the
-// right answer is Closer. Items by index; Line is its line in the file.
-type GoldTriplet struct {
-	Line                    int
-	Anchor, Closer, Farther int
-}
 
 // SetGoldTriplets replaces the study's gold triplets with gold (none
 // clears them), in one transaction. Their items are kept by id, so that a
 // renumbering of the items does not change them.
-func (s *Store) SetGoldTriplets(ctx context.Context, studyID int64, gold []GoldTriplet) error {
-	if len(gold) > MaxGoldTriplets {
-		return fmt.Errorf("set gold triplets: %w", userErr(KindInvalid, "more than %d gold triplets (the limit)", MaxGoldTriplets))
+func (s *Store) SetGoldTriplets(ctx context.Context, studyID int64, gold []study.GoldTriplet) error {
+	if len(gold) > study.MaxGoldTriplets {
+		return fmt.Errorf("set gold triplets: %w", study.Errorf(study.KindInvalid, "more than %d gold triplets (the limit)", study.MaxGoldTriplets))
 	}
 	lines, a, c, f := make([]int32, len(gold)), make([]int32, len(gold)), make([]int32, len(gold)), make([]int32, len(gold))
 	for i, g := range gold {
@@ -52,7 +43,7 @@ func (s *Store) SetGoldTriplets(ctx context.Context, studyID int64, gold []GoldT
 			return err
 		}
 		if int(tag.RowsAffected()) != len(gold) {
-			return userErr(KindConflict, "the study's items changed while the gold triplets were read; upload the file again")
+			return study.Errorf(study.KindConflict, "the study's items changed while the gold triplets were read; upload the file again")
 		}
 		return nil
 	})

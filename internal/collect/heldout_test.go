@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -24,9 +24,9 @@ func TestHeldOutQuestions(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
 	const n, per, h = 10, 20, 0.2
-	arms := []collect.Arm{
-		{Name: "lm", Design: collect.DesignLandmarkK1, Config: collect.DesignConfig{Seed: 5, Landmarks: 3}, Share: 0.5},
-		{Name: "rnd", Design: collect.DesignRandom, Share: 0.5},
+	arms := []study.Arm{
+		{Name: "lm", Design: study.DesignLandmarkK1, Config: study.DesignConfig{Seed: 5, Landmarks: 3}, Share: 0.5},
+		{Name: "rnd", Design: study.DesignRandom, Share: 0.5},
 	}
 	st := armStudy(t, s, "heldout", arms, h, n, per)
 	o := triplet.NewOracle(triplet.Gaussian(triplet.NewRand(4), n, 2, 1), 0, 2)
@@ -44,10 +44,10 @@ func TestHeldOutQuestions(t *testing.T) {
 		for pos := 0; !pr.Done; pos++ {
 			q := pr.Question
 			want := design.HeldOut(h, uint64(st.ID), uint64(p.ID), pos)
-			if (q.Design == collect.DesignHeldout) != want {
+			if (q.Design == study.DesignHeldout) != want {
 				t.Fatalf("participant %d (arm %d), question %d: design %s, held out by design.HeldOut: %v", i, p.Arm, pos, q.Design, want)
 			}
-			if !want && q.Design != arms[p.Arm].Design && q.Design != collect.DesignFallback {
+			if !want && q.Design != arms[p.Arm].Design && q.Design != study.DesignFallback {
 				t.Fatalf("participant %d of arm %d got a %s question", i, p.Arm, q.Design)
 			}
 			if want {
@@ -59,7 +59,7 @@ func TestHeldOutQuestions(t *testing.T) {
 				f = q.Right.Index
 			}
 			given = append(given, triplet.Triplet{Anchor: q.Anchor.Index, Closer: c, Farther: f})
-			in := collect.AnswerInput{QuestionID: q.ID, Closer: c}
+			in := study.AnswerInput{QuestionID: q.ID, Closer: c}
 			if i%2 == 0 {
 				_, pr, err = s.AnswerNext(ctx, p.ID, in)
 			} else if _, err = s.Answer(ctx, p.ID, in); err == nil {
@@ -83,7 +83,7 @@ func TestHeldOutQuestions(t *testing.T) {
 	want := triplet.NewVotes()
 	exported := 0
 	for _, r := range recs {
-		if (r["design"] == collect.DesignHeldout) != (r["kind"] == "heldout") {
+		if (r["design"] == study.DesignHeldout) != (r["kind"] == "heldout") {
 			t.Fatalf("export row %v: design and kind disagree", r)
 		}
 		if r["kind"] == "heldout" {
@@ -107,7 +107,7 @@ func TestHeldOutQuestions(t *testing.T) {
 	// participants' answers to its questions.
 	events := armEvents(t, pool, st.ID, 0)
 	slices.SortFunc(events, tripletOrder)
-	if w := armAnswers(t, pool, st.ID, 0, collect.DesignLandmarkK1); len(events) == 0 || !slices.Equal(events, w) {
+	if w := armAnswers(t, pool, st.ID, 0, study.DesignLandmarkK1); len(events) == 0 || !slices.Equal(events, w) {
 		t.Fatalf("the landmark arm recorded %d answers, its questions got %d", len(events), len(w))
 	}
 	var inbox int
@@ -123,7 +123,7 @@ func TestHeldOutQuestions(t *testing.T) {
 	held := 0
 	for _, a := range ras {
 		byArm[a.Arm]++
-		if a.Design == collect.DesignHeldout {
+		if a.Design == study.DesignHeldout {
 			held++
 		}
 	}

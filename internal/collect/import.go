@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -15,83 +15,6 @@ import (
 // into rows, the store stores them. ImportStudy gives the format one
 // transaction (an ImportTx) for the whole study, so a row refused anywhere,
 // by the format or by the database, stores nothing.
-
-// RowSource is a stream of parsed rows that an import copies into the
-// database as they are read (COPY pulls one row at a time, so memory does
-// not grow with the file). Next advances to the next row and reports false
-// at the end or when reading stopped; Value is the current row; Err is why
-// reading stopped before the end, or nil. An import returns Err's error as
-// it is, in preference to what the database made of the rows.
-type RowSource[T any] interface {
-	Next() bool
-	Value() T
-	Err() error
-}
-
-// ImportItem is an item to import.
-type ImportItem struct {
-	Index               int
-	Label, FileName     string
-	ContentType, SHA256 string // "" and a unique placeholder for a label-only item
-	Width, Height       int
-	Data                []byte // nil for a label-only item
-}
-
-// ImportParticipant is a participant to import. Key is its id in the
-// imported file (unique within the import); its answers name it by Key.
-// The participant gets a new public id and a new (unusable) token.
-type ImportParticipant struct {
-	Key                        string
-	ExternalID, CompletionCode string // "" for none
-	CreatedAt                  time.Time
-	CompletedAt, ExcludedAt    *time.Time
-	// Arm is the participant's arm: below the number of arms the study
-	// was given (SetArms), 0 in a study without arms.
-	Arm int
-}
-
-// ImportAnswer is an answer to import, with the question it answers (the
-// question gets a new id).
-type ImportAnswer struct {
-	Line                                 int    // where the answer is in its file, for messages
-	Participant                          string // an ImportParticipant's Key
-	Anchor, Left, Right, Closer, Farther int
-	Design                               string
-	ResponseMS                           *int
-	AskedAt, AnsweredAt                  time.Time
-}
-
-// RepeatedRowError is an imported row the database refused because it
-// repeats an earlier one: an item's index or image (Rows "items"), a
-// participant's key ("participants") or a comparison of one participant
-// ("questions"). It is a user error (KindInvalid); a format may word it for
-// its file.
-type RepeatedRowError struct {
-	Rows   string
-	Detail string // PostgreSQL's, e.g. Key (bundle_id)=(p1) already exists.
-}
-
-func (e *RepeatedRowError) Error() string {
-	return fmt.Sprintf("%s: a row repeats an earlier one (%s)", e.Rows, e.Detail)
-}
-
-// Unwrap makes the error a user error for KindOf and AsError.
-func (e *RepeatedRowError) Unwrap() error { return &Error{Kind: KindInvalid, Msg: e.Error()} }
-
-// UnknownParticipantError is an imported answer whose participant key no
-// imported participant has (the first such answer in file order). It is a
-// user error (KindInvalid); a format may word it for its file.
-type UnknownParticipantError struct {
-	Line int
-	Key  string
-}
-
-func (e *UnknownParticipantError) Error() string {
-	return fmt.Sprintf("line %d: unknown participant %q", e.Line, e.Key)
-}
-
-// Unwrap makes the error a user error for KindOf and AsError.
-func (e *UnknownParticipantError) Unwrap() error { return &Error{Kind: KindInvalid, Msg: e.Error()} }
 
 // ImportStudy runs f in one transaction in which f creates a study and
 // stores its rows through imp: first CreateStudy, then the settings, the
@@ -111,33 +34,33 @@ type ImportTx struct {
 	s            *Store
 	ctx          context.Context
 	tx           pgx.Tx
-	study        Study
+	study        study.Study
 	participants bool // CopyParticipants ran: import_participants exists
 }
 
 // CreateStudy checks in like CreateStudy does (not its design settings;
 // the arms come later, SetArms) and creates the study; a taken slug is a
 // KindConflict error.
-func (imp *ImportTx) CreateStudy(in StudyInput) (Study, error) {
+func (imp *ImportTx) CreateStudy(in study.StudyInput) (study.Study, error) {
 	if imp.study.ID != 0 {
-		return Study{}, errors.New("import: the study is created once")
+		return study.Study{}, errors.New("import: the study is created once")
 	}
 	if len(in.Arms) > 0 {
-		return Study{}, errors.New("import: give the arms to SetArms, once the items are in")
+		return study.Study{}, errors.New("import: give the arms to SetArms, once the items are in")
 	}
 	if err := imp.s.check(&in); err != nil {
-		return Study{}, err
+		return study.Study{}, err
 	}
 	st, err := insertStudy(imp.ctx, imp.tx, in)
 	if err != nil {
-		return Study{}, err
+		return study.Study{}, err
 	}
 	imp.study = st
 	return st, nil
 }
 
 // Study is the study as created and given its arms so far.
-func (imp *ImportTx) Study() Study { return imp.study }
+func (imp *ImportTx) Study() study.Study { return imp.study }
 
 // studyID is the created study's id, or an error before CreateStudy.
 func (imp *ImportTx) studyID() (int64, error) {
@@ -148,7 +71,7 @@ func (imp *ImportTx) studyID() (int64, error) {
 }
 
 // SetRecomputeSettings checks and stores the study's dashboard settings.
-func (imp *ImportTx) SetRecomputeSettings(rs RecomputeSettings) error {
+func (imp *ImportTx) SetRecomputeSettings(rs study.RecomputeSettings) error {
 	id, err := imp.studyID()
 	if err != nil {
 		return err
@@ -174,7 +97,7 @@ func (imp *ImportTx) SetDesignConfig(raw json.RawMessage) error {
 // SetArms checks the study's arms against its items (CopyItems first) as
 // a study's arms are checked, and stores them: the study's design and
 // design settings become the first arm's. Nil or empty: no arms.
-func (imp *ImportTx) SetArms(arms []Arm) error {
+func (imp *ImportTx) SetArms(arms []study.Arm) error {
 	id, err := imp.studyID()
 	if err != nil {
 		return err
@@ -192,7 +115,7 @@ func (imp *ImportTx) SetArms(arms []Arm) error {
 	if len(labels) == 0 {
 		labels = nil
 	}
-	if err := checkArms(arms, labels); err != nil {
+	if err := study.CheckArms(arms, labels); err != nil {
 		return err
 	}
 	if err := imp.s.checkArmDesigns(arms); err != nil {
@@ -209,14 +132,14 @@ func (imp *ImportTx) SetArms(arms []Arm) error {
 // CopyItems stores the study's items as rows gives them and returns how
 // many. An index or image (sha256) that repeats an earlier one is a
 // *RepeatedRowError.
-func (imp *ImportTx) CopyItems(rows RowSource[ImportItem]) (int, error) {
+func (imp *ImportTx) CopyItems(rows study.RowSource[study.ImportItem]) (int, error) {
 	id, err := imp.studyID()
 	if err != nil {
 		return 0, err
 	}
 	n, err := imp.tx.CopyFrom(imp.ctx, pgx.Identifier{"items"},
 		[]string{"study_id", "idx", "label", "file_name", "content_type", "sha256", "width", "height", "data"},
-		copySource(rows, func(it ImportItem) []any {
+		copySource(rows, func(it study.ImportItem) []any {
 			return []any{id, it.Index, it.Label, it.FileName, it.ContentType, it.SHA256, it.Width, it.Height, it.Data}
 		}))
 	if rerr := rows.Err(); rerr != nil {
@@ -232,7 +155,7 @@ func (imp *ImportTx) CopyItems(rows RowSource[ImportItem]) (int, error) {
 // gives them, and returns how many, and counts them per arm. A key that
 // repeats an earlier one is a *RepeatedRowError; an arm the study does not
 // have is a KindInvalid error.
-func (imp *ImportTx) CopyParticipants(rows RowSource[ImportParticipant]) (int, error) {
+func (imp *ImportTx) CopyParticipants(rows study.RowSource[study.ImportParticipant]) (int, error) {
 	id, err := imp.studyID()
 	if err != nil {
 		return 0, err
@@ -251,7 +174,7 @@ func (imp *ImportTx) CopyParticipants(rows RowSource[ImportParticipant]) (int, e
 	line := 0
 	_, err = imp.tx.CopyFrom(imp.ctx, pgx.Identifier{"import_keys"},
 		[]string{"line", "bundle_id", "public_id", "token_hash", "external_id", "completion_code", "created_at", "completed_at", "excluded_at", "arm"},
-		copySource(rows, func(p ImportParticipant) []any {
+		copySource(rows, func(p study.ImportParticipant) []any {
 			line++
 			return []any{line, p.Key, newID(), hashToken(newToken()), p.ExternalID, p.CompletionCode, p.CreatedAt, p.CompletedAt, p.ExcludedAt, p.Arm}
 		}))
@@ -265,7 +188,7 @@ func (imp *ImportTx) CopyParticipants(rows RowSource[ImportParticipant]) (int, e
 	var badLine, badArm int
 	err = imp.tx.QueryRow(imp.ctx, `SELECT line, arm FROM import_keys WHERE arm < 0 OR arm >= $1 ORDER BY line LIMIT 1`, arms).Scan(&badLine, &badArm)
 	if err == nil {
-		return 0, userErr(KindInvalid, "participant %d: arm %d, but the study has %d arm(s)", badLine, badArm, arms)
+		return 0, study.Errorf(study.KindInvalid, "participant %d: arm %d, but the study has %d arm(s)", badLine, badArm, arms)
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return 0, err
@@ -304,7 +227,7 @@ func (imp *ImportTx) CopyParticipants(rows RowSource[ImportParticipant]) (int, e
 // answer's participant must be a key CopyParticipants stored (else an
 // *UnknownParticipantError); a comparison one participant answered twice is
 // a *RepeatedRowError.
-func (imp *ImportTx) CopyAnswers(rows RowSource[ImportAnswer]) (int, error) {
+func (imp *ImportTx) CopyAnswers(rows study.RowSource[study.ImportAnswer]) (int, error) {
 	studyID, err := imp.studyID()
 	if err != nil {
 		return 0, err
@@ -321,7 +244,7 @@ func (imp *ImportTx) CopyAnswers(rows RowSource[ImportAnswer]) (int, error) {
 	}
 	n, err := tx.CopyFrom(ctx, pgx.Identifier{"import_answers"},
 		[]string{"line", "qid", "participant", "anchor", "left_idx", "right_idx", "closer", "farther", "design", "response_ms", "asked_at", "answered_at"},
-		copySource(rows, func(a ImportAnswer) []any {
+		copySource(rows, func(a study.ImportAnswer) []any {
 			return []any{a.Line, newID(), a.Participant, a.Anchor, a.Left, a.Right, a.Closer, a.Farther, a.Design, a.ResponseMS, a.AskedAt, a.AnsweredAt}
 		}))
 	if rerr := rows.Err(); rerr != nil {
@@ -339,7 +262,7 @@ func (imp *ImportTx) CopyAnswers(rows RowSource[ImportAnswer]) (int, error) {
 		WHERE NOT EXISTS (SELECT 1 FROM import_participants p WHERE p.key = a.participant)
 		ORDER BY a.line LIMIT 1`).Scan(&line, &who)
 	if err == nil {
-		return 0, &UnknownParticipantError{Line: line, Key: who}
+		return 0, &study.UnknownParticipantError{Line: line, Key: who}
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return 0, err
@@ -381,19 +304,19 @@ func (imp *ImportTx) CopyAnswers(rows RowSource[ImportAnswer]) (int, error) {
 func repeated(rows string, err error) error {
 	var pe *pgconn.PgError
 	if isUnique(err) && errors.As(err, &pe) {
-		return &RepeatedRowError{Rows: rows, Detail: pe.Detail}
+		return &study.RepeatedRowError{Rows: rows, Detail: pe.Detail}
 	}
 	return err
 }
 
 // copySource turns rows into a pgx.CopyFromSource (COPY pulls one row at a
 // time, so memory does not grow with the file).
-func copySource[T any](rows RowSource[T], values func(T) []any) pgx.CopyFromSource {
+func copySource[T any](rows study.RowSource[T], values func(T) []any) pgx.CopyFromSource {
 	return &copyRows[T]{rows: rows, values: values}
 }
 
 type copyRows[T any] struct {
-	rows   RowSource[T]
+	rows   study.RowSource[T]
 	values func(T) []any
 }
 

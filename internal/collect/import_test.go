@@ -9,6 +9,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // rowsOf is a collect.RowSource over rows; with err set, reading stops
@@ -42,20 +43,20 @@ func rows[T any](v ...T) *rowsOf[T] { return &rowsOf[T]{rows: v} }
 
 // importRows are a small study to import: three label-only items, two
 // participants (keys a and b) and two answers (lines 2 and 3).
-func importRows() ([]collect.ImportItem, []collect.ImportParticipant, []collect.ImportAnswer) {
+func importRows() ([]study.ImportItem, []study.ImportParticipant, []study.ImportAnswer) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	done := t0.Add(time.Hour)
-	items := []collect.ImportItem{
+	items := []study.ImportItem{
 		{Index: 0, Label: "x", FileName: "x", SHA256: "label-0"},
 		{Index: 1, Label: "y", FileName: "y", SHA256: "label-1"},
 		{Index: 2, Label: "z", FileName: "z", SHA256: "label-2"},
 	}
-	parts := []collect.ImportParticipant{
+	parts := []study.ImportParticipant{
 		{Key: "a", ExternalID: "ext-a", CreatedAt: t0},
 		{Key: "b", CompletionCode: "CODE", CreatedAt: t0, CompletedAt: &done},
 	}
 	ms := 900
-	answers := []collect.ImportAnswer{
+	answers := []study.ImportAnswer{
 		{Line: 2, Participant: "a", Anchor: 0, Left: 1, Right: 2, Closer: 2, Farther: 1, Design: "random", ResponseMS: &ms, AskedAt: t0, AnsweredAt: t0.Add(time.Second)},
 		{Line: 3, Participant: "b", Anchor: 0, Left: 1, Right: 2, Closer: 1, Farther: 2, Design: "random", AskedAt: t0, AnsweredAt: t0.Add(2 * time.Second)},
 	}
@@ -72,14 +73,14 @@ func TestImportStudyStoresRows(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	items, parts, answers := importRows()
-	var st collect.Study
+	var st study.Study
 	var n [3]int
 	err := s.ImportStudy(ctx, func(imp *collect.ImportTx) error {
 		var err error
-		if st, err = imp.CreateStudy(collect.StudyInput{Slug: " imported ", Title: "Imported", QuestionsPerParticipant: 3}); err != nil {
+		if st, err = imp.CreateStudy(study.StudyInput{Slug: " imported ", Title: "Imported", QuestionsPerParticipant: 3}); err != nil {
 			return err
 		}
-		if err := imp.SetRecomputeSettings(collect.RecomputeSettings{MinNewAnswers: 9, MaxAge: time.Minute, Method: "ste", Dim: 2}); err != nil {
+		if err := imp.SetRecomputeSettings(study.RecomputeSettings{MinNewAnswers: 9, MaxAge: time.Minute, Method: "ste", Dim: 2}); err != nil {
 			return err
 		}
 		if err := imp.SetDesignConfig([]byte(`{"seed": 7, "future_field": true}`)); err != nil {
@@ -97,7 +98,7 @@ func TestImportStudyStoresRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != [3]int{3, 2, 2} || st.Slug != "imported" || st.Status != collect.StatusDraft {
+	if n != [3]int{3, 2, 2} || st.Slug != "imported" || st.Status != study.StatusDraft {
 		t.Fatalf("counts %v, study %+v", n, st)
 	}
 
@@ -111,7 +112,7 @@ func TestImportStudyStoresRows(t *testing.T) {
 			t.Errorf("design config %s %v, want the JSON as given", raw, err)
 		}
 		var labels []string
-		if err := sn.Items(func(it collect.SnapshotItem) error {
+		if err := sn.Items(func(it study.SnapshotItem) error {
 			labels = append(labels, it.Label)
 			if it.Data != nil {
 				t.Errorf("item %d has an image", it.Index)
@@ -124,8 +125,8 @@ func TestImportStudyStoresRows(t *testing.T) {
 			t.Errorf("items %v", labels)
 		}
 		ids := map[string]string{} // public id -> the key given
-		var got []collect.SnapshotParticipant
-		if err := sn.Participants(func(p collect.SnapshotParticipant) error {
+		var got []study.SnapshotParticipant
+		if err := sn.Participants(func(p study.SnapshotParticipant) error {
 			got = append(got, p)
 			return nil
 		}); err != nil {
@@ -139,7 +140,7 @@ func TestImportStudyStoresRows(t *testing.T) {
 			ids[p.PublicID] = parts[i].Key
 		}
 		i := 0
-		return sn.Answers(func(a collect.SnapshotAnswer) error {
+		return sn.Answers(func(a study.SnapshotAnswer) error {
 			want := answers[i]
 			if ids[a.Participant] != want.Participant || a.Closer != want.Closer || a.Farther != want.Farther ||
 				!a.AnsweredAt.Equal(want.AnsweredAt) || (a.ResponseMS == nil) != (want.ResponseMS == nil) {
@@ -170,12 +171,12 @@ func TestImportStudyRefusals(t *testing.T) {
 	s := collect.New(pool)
 	readErr := errors.New("the reader stopped")
 	// run imports the small study with spoil applied to its rows.
-	run := func(spoil func(items *rowsOf[collect.ImportItem], parts *rowsOf[collect.ImportParticipant], answers *rowsOf[collect.ImportAnswer])) error {
+	run := func(spoil func(items *rowsOf[study.ImportItem], parts *rowsOf[study.ImportParticipant], answers *rowsOf[study.ImportAnswer])) error {
 		items, parts, answers := importRows()
 		ir, pr, ar := rows(items...), rows(parts...), rows(answers...)
 		spoil(ir, pr, ar)
 		return s.ImportStudy(ctx, func(imp *collect.ImportTx) error {
-			if _, err := imp.CreateStudy(collect.StudyInput{Slug: "refused", Title: "Refused", QuestionsPerParticipant: 3}); err != nil {
+			if _, err := imp.CreateStudy(study.StudyInput{Slug: "refused", Title: "Refused", QuestionsPerParticipant: 3}); err != nil {
 				return err
 			}
 			if _, err := imp.CopyItems(ir); err != nil {
@@ -190,32 +191,32 @@ func TestImportStudyRefusals(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		spoil func(*rowsOf[collect.ImportItem], *rowsOf[collect.ImportParticipant], *rowsOf[collect.ImportAnswer])
+		spoil func(*rowsOf[study.ImportItem], *rowsOf[study.ImportParticipant], *rowsOf[study.ImportAnswer])
 		rows  string // the RepeatedRowError's Rows, or "" for none
 		line  int    // the UnknownParticipantError's line, or 0 for none
 	}{
-		{"repeated index", func(i *rowsOf[collect.ImportItem], _ *rowsOf[collect.ImportParticipant], _ *rowsOf[collect.ImportAnswer]) {
+		{"repeated index", func(i *rowsOf[study.ImportItem], _ *rowsOf[study.ImportParticipant], _ *rowsOf[study.ImportAnswer]) {
 			i.rows[2].Index = 1
 		}, "items", 0},
-		{"repeated image", func(i *rowsOf[collect.ImportItem], _ *rowsOf[collect.ImportParticipant], _ *rowsOf[collect.ImportAnswer]) {
+		{"repeated image", func(i *rowsOf[study.ImportItem], _ *rowsOf[study.ImportParticipant], _ *rowsOf[study.ImportAnswer]) {
 			i.rows[2].SHA256 = "label-0"
 		}, "items", 0},
-		{"repeated participant", func(_ *rowsOf[collect.ImportItem], p *rowsOf[collect.ImportParticipant], _ *rowsOf[collect.ImportAnswer]) {
+		{"repeated participant", func(_ *rowsOf[study.ImportItem], p *rowsOf[study.ImportParticipant], _ *rowsOf[study.ImportAnswer]) {
 			p.rows[1].Key = "a"
 		}, "participants", 0},
-		{"repeated comparison", func(_ *rowsOf[collect.ImportItem], _ *rowsOf[collect.ImportParticipant], a *rowsOf[collect.ImportAnswer]) {
+		{"repeated comparison", func(_ *rowsOf[study.ImportItem], _ *rowsOf[study.ImportParticipant], a *rowsOf[study.ImportAnswer]) {
 			a.rows[1].Participant = "a" // the same (0; 1, 2) as line 2, of design random
 		}, "questions", 0},
-		{"unknown participant", func(_ *rowsOf[collect.ImportItem], _ *rowsOf[collect.ImportParticipant], a *rowsOf[collect.ImportAnswer]) {
+		{"unknown participant", func(_ *rowsOf[study.ImportItem], _ *rowsOf[study.ImportParticipant], a *rowsOf[study.ImportAnswer]) {
 			a.rows[1].Participant = "zz"
 		}, "", 3},
 	} {
 		err := run(c.spoil)
-		if collect.KindOf(err) != collect.KindInvalid {
+		if collect.KindOf(err) != study.KindInvalid {
 			t.Errorf("%s: %v is not a user error (KindInvalid)", c.name, err)
 		}
-		var re *collect.RepeatedRowError
-		var ue *collect.UnknownParticipantError
+		var re *study.RepeatedRowError
+		var ue *study.UnknownParticipantError
 		switch {
 		case c.rows != "" && (!errors.As(err, &re) || re.Rows != c.rows):
 			t.Errorf("%s: %v, want a repeated row of %s", c.name, err, c.rows)
@@ -228,14 +229,14 @@ func TestImportStudyRefusals(t *testing.T) {
 
 	// A reader's error, in each of the three copies, comes back as it is
 	// (not as COPY's failure).
-	for i, spoil := range []func(*rowsOf[collect.ImportItem], *rowsOf[collect.ImportParticipant], *rowsOf[collect.ImportAnswer]){
-		func(it *rowsOf[collect.ImportItem], _ *rowsOf[collect.ImportParticipant], _ *rowsOf[collect.ImportAnswer]) {
+	for i, spoil := range []func(*rowsOf[study.ImportItem], *rowsOf[study.ImportParticipant], *rowsOf[study.ImportAnswer]){
+		func(it *rowsOf[study.ImportItem], _ *rowsOf[study.ImportParticipant], _ *rowsOf[study.ImportAnswer]) {
 			it.err, it.stopAfter = readErr, 1
 		},
-		func(_ *rowsOf[collect.ImportItem], p *rowsOf[collect.ImportParticipant], _ *rowsOf[collect.ImportAnswer]) {
+		func(_ *rowsOf[study.ImportItem], p *rowsOf[study.ImportParticipant], _ *rowsOf[study.ImportAnswer]) {
 			p.err, p.stopAfter = readErr, 1
 		},
-		func(_ *rowsOf[collect.ImportItem], _ *rowsOf[collect.ImportParticipant], a *rowsOf[collect.ImportAnswer]) {
+		func(_ *rowsOf[study.ImportItem], _ *rowsOf[study.ImportParticipant], a *rowsOf[study.ImportAnswer]) {
 			a.err, a.stopAfter = readErr, 1
 		},
 	} {
@@ -252,20 +253,20 @@ func TestImportStudyRefusals(t *testing.T) {
 			return err
 		},
 		"answers before participants": func(imp *collect.ImportTx) error {
-			if _, err := imp.CreateStudy(collect.StudyInput{Slug: "order", Title: "Order", QuestionsPerParticipant: 3}); err != nil {
+			if _, err := imp.CreateStudy(study.StudyInput{Slug: "order", Title: "Order", QuestionsPerParticipant: 3}); err != nil {
 				return err
 			}
 			_, err := imp.CopyAnswers(rows(answers...))
 			return err
 		},
 		"participants twice": func(imp *collect.ImportTx) error {
-			if _, err := imp.CreateStudy(collect.StudyInput{Slug: "order", Title: "Order", QuestionsPerParticipant: 3}); err != nil {
+			if _, err := imp.CreateStudy(study.StudyInput{Slug: "order", Title: "Order", QuestionsPerParticipant: 3}); err != nil {
 				return err
 			}
 			if _, err := imp.CopyParticipants(rows(parts...)); err != nil {
 				return err
 			}
-			_, err := imp.CopyParticipants(rows[collect.ImportParticipant]())
+			_, err := imp.CopyParticipants(rows[study.ImportParticipant]())
 			return err
 		},
 	} {

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A panic inside the transaction of a question or an answer (a bug; the web
@@ -32,7 +33,7 @@ func TestInTxFromPanicRollsBack(t *testing.T) {
 		}
 	})
 	s := New(own)
-	st, err := s.CreateStudy(ctx, StudyInput{Slug: "panic", Title: "panic", QuestionsPerParticipant: 3, Status: StatusOpen})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "panic", Title: "panic", QuestionsPerParticipant: 3, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestInTxFromPanicRollsBack(t *testing.T) {
 				}
 			}()
 			var lock lockedParticipant
-			var pr Progress
+			var pr study.Progress
 			_ = s.inTxFrom(ctx, lockParticipantSQL, []any{p.ID},
 				func(r pgx.Row) error {
 					err := lock.scan(r, &pr)

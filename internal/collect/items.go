@@ -10,28 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/closer-lab/closer/internal/media"
+	"github.com/closer-lab/closer/internal/study"
 )
-
-// Item is one image of a study. Index is its position 0..n-1 used by the
-// algorithms.
-type Item struct {
-	ID          int64
-	StudyID     int64
-	Index       int
-	Label       string
-	FileName    string
-	ContentType string
-	SHA256      string
-	Width       int
-	Height      int
-}
-
-// ItemRef is what a question shows of an item.
-type ItemRef struct {
-	Index  int
-	Label  string
-	SHA256 string
-}
 
 // lockStudyForItemsSQL locks a study that is not being deleted and reports
 // whether it issued any question (min(), not EXISTS: see
@@ -60,22 +40,22 @@ const itemsStoredSQL = `SELECT coalesce(sum(octet_length(data)), 0) FROM items W
 // study are rejected as duplicates. While the study has issued no question,
 // all its items are renumbered in natural file-name order; after that, new
 // items are appended (indices of answered items never change).
-func (s *Store) AddItems(ctx context.Context, studyID int64, imgs []media.Image) ([]Item, []media.Rejection, error) {
+func (s *Store) AddItems(ctx context.Context, studyID int64, imgs []media.Image) ([]study.Item, []media.Rejection, error) {
 	return s.AddItemsWithin(ctx, studyID, imgs, ItemLimits{})
 }
 
 // AddItemsWithin is AddItems within lim: in natural file-name order, the
 // images that would take the upload or the study past its bound are
 // rejected with the reason, and the others stored.
-func (s *Store) AddItemsWithin(ctx context.Context, studyID int64, imgs []media.Image, lim ItemLimits) ([]Item, []media.Rejection, error) {
+func (s *Store) AddItemsWithin(ctx context.Context, studyID int64, imgs []media.Image, lim ItemLimits) ([]study.Item, []media.Rejection, error) {
 	for _, im := range imgs {
 		// media.Check refuses these; a caller that built an Image by
 		// other means stores nothing.
 		if err := media.CheckFileName(im.Name); err != nil {
-			return nil, nil, fmt.Errorf("add items: %w", userErr(KindInvalid, "%s: %v", media.ShortName(im.Name), err))
+			return nil, nil, fmt.Errorf("add items: %w", study.Errorf(study.KindInvalid, "%s: %v", media.ShortName(im.Name), err))
 		}
 	}
-	var added []Item
+	var added []study.Item
 	var rejected []media.Rejection
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		added, rejected = nil, nil
@@ -139,7 +119,7 @@ func (s *Store) AddItemsWithin(ctx context.Context, studyID int64, imgs []media.
 				continue
 			}
 			uploadBytes += im.Size
-			it := Item{StudyID: studyID, Index: next, Label: im.Label, FileName: im.Name,
+			it := study.Item{StudyID: studyID, Index: next, Label: im.Label, FileName: im.Name,
 				ContentType: im.ContentType, SHA256: im.SHA256, Width: im.Width, Height: im.Height}
 			// One image's bytes in memory at a time (an upload's images
 			// wait in its spool file).
@@ -205,12 +185,12 @@ func (s *Store) AddItemsWithin(ctx context.Context, studyID int64, imgs []media.
 	if err != nil {
 		return nil, nil, fmt.Errorf("add items: %w", err)
 	}
-	slices.SortFunc(added, func(a, b Item) int { return a.Index - b.Index })
+	slices.SortFunc(added, func(a, b study.Item) int { return a.Index - b.Index })
 	return added, rejected, nil
 }
 
 // ListItems returns a study's items in index order (without their bytes).
-func (s *Store) ListItems(ctx context.Context, studyID int64) ([]Item, error) {
+func (s *Store) ListItems(ctx context.Context, studyID int64) ([]study.Item, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, study_id, idx, label, file_name, content_type, sha256, width, height
 		FROM items WHERE study_id = $1 ORDER BY idx`, studyID)
@@ -225,15 +205,15 @@ func (s *Store) ListItems(ctx context.Context, studyID int64) ([]Item, error) {
 }
 
 // scanItem reads an item row of ListItems and ExampleItems.
-func scanItem(r pgx.CollectableRow) (Item, error) {
-	var it Item
+func scanItem(r pgx.CollectableRow) (study.Item, error) {
+	var it study.Item
 	err := r.Scan(&it.ID, &it.StudyID, &it.Index, &it.Label, &it.FileName, &it.ContentType, &it.SHA256, &it.Width, &it.Height)
 	return it, err
 }
 
 // ExampleItems returns a study's first n items in index order (without
 // their bytes): an example question shown before anyone takes part.
-func (s *Store) ExampleItems(ctx context.Context, studyID int64, n int) ([]Item, error) {
+func (s *Store) ExampleItems(ctx context.Context, studyID int64, n int) ([]study.Item, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, study_id, idx, label, file_name, content_type, sha256, width, height
 		FROM items WHERE study_id = $1 ORDER BY idx LIMIT $2`, studyID, n)

@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // studyItems is a study's items as questions show them (index, label,
 // image hash), at one version of the study (studies.version).
 type studyItems struct {
 	version int64
-	refs    []ItemRef // by index
+	refs    []study.ItemRef // by index
 }
 
 // itemsCache keeps the items of the studies a server has asked questions
@@ -48,7 +50,7 @@ func (c *itemsCache) get(ctx context.Context, q querier, studyID, version int64)
 	defer rows.Close()
 	fresh := &studyItems{version: version}
 	for rows.Next() {
-		var r ItemRef
+		var r study.ItemRef
 		if err := rows.Scan(&r.Index, &r.Label, &r.SHA256); err != nil {
 			return nil, err
 		}
@@ -73,9 +75,9 @@ func (c *itemsCache) get(ctx context.Context, q querier, studyID, version int64)
 
 // ref returns item i (the zero ItemRef with Index i if the copy lacks it,
 // which a consistent version rules out).
-func (it *studyItems) ref(i int) ItemRef {
+func (it *studyItems) ref(i int) study.ItemRef {
 	if i >= 0 && i < len(it.refs) {
 		return it.refs[i]
 	}
-	return ItemRef{Index: i}
+	return study.ItemRef{Index: i}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/media/mediatest"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // TestImageReaderReadsInChunks: an image read through OpenItemImage, in
@@ -22,7 +23,7 @@ func TestImageReaderReadsInChunks(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	ctx := context.Background()
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 3, Status: collect.StatusDraft})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 3, Status: study.StatusDraft})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestImageReaderReadsInChunks(t *testing.T) {
 			t.Fatalf("reads of %d: %d bytes, not the image", bufSize, got.Len())
 		}
 	}
-	if _, err := s.OpenItemImage(ctx, strings.Repeat("0", 64)); collect.KindOf(err) != collect.KindNotFound {
+	if _, err := s.OpenItemImage(ctx, strings.Repeat("0", 64)); collect.KindOf(err) != study.KindNotFound {
 		t.Fatalf("unknown image: %v", err)
 	}
 	rd, err := s.OpenItemImage(ctx, im.SHA256)

@@ -8,6 +8,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // On a recruiting platform the quota counts the participants who answered:
@@ -19,8 +20,8 @@ func TestPlatformQuotaCountsParticipantsWhoAnswered(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "p", Title: "P", QuestionsPerParticipant: 3, Status: collect.StatusOpen,
-		Platform: collect.Platform{Kind: collect.PlatformProlific, CompletionCode: "C0"}, Quota: collect.Quota{MaxParticipants: 5, IdleMinutes: 30}})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "p", Title: "P", QuestionsPerParticipant: 3, Status: study.StatusOpen,
+		Platform: study.Platform{Kind: study.PlatformProlific, CompletionCode: "C0"}, Quota: study.Quota{MaxParticipants: 5, IdleMinutes: 30}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,14 +45,14 @@ func TestPlatformQuotaCountsParticipantsWhoAnswered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := s.CreateParticipant(ctx, st.ID, "late", nil); collect.KindOf(err) != collect.KindFull {
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "late", nil); collect.KindOf(err) != study.KindFull {
 		t.Fatalf("a sixth with 5 who answered: %v; want KindFull", err)
 	}
-	if err := s.CanJoin(ctx, st, "late", nil); collect.KindOf(err) != collect.KindFull {
+	if err := s.CanJoin(ctx, st, "late", nil); collect.KindOf(err) != study.KindFull {
 		t.Fatalf("landing page with 5 who answered: %v; want KindFull", err)
 	}
 	if _, _, err := s.CreateParticipant(ctx, st.ID, "invented-0", nil); err != nil {
@@ -68,7 +69,7 @@ func TestResumeTokensBounded(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "t", Title: "T", QuestionsPerParticipant: 3, Status: collect.StatusOpen})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "t", Title: "T", QuestionsPerParticipant: 3, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestResumeTokensBounded(t *testing.T) {
 		}
 	}
 	for _, tok := range []string{tokens[0], tokens[len(tokens)-collect.MaxTokensPerParticipant]} {
-		if _, err := s.AuthenticateParticipant(ctx, tok); collect.KindOf(err) != collect.KindUnauthorized {
+		if _, err := s.AuthenticateParticipant(ctx, tok); collect.KindOf(err) != study.KindUnauthorized {
 			t.Errorf("a revoked token: %v; want KindUnauthorized", err)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
 	"github.com/closer-lab/closer/internal/web"
@@ -82,7 +83,7 @@ func BenchmarkLargeStudy(b *testing.B) {
 	if _, err := pool.Exec(ctx, `UPDATE studies SET status = 'open', questions_per_participant = 100 WHERE id = $1`, big.ID); err != nil {
 		b.Fatal(err)
 	}
-	small, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "small", Title: "Small", QuestionsPerParticipant: 100, Status: collect.StatusOpen})
+	small, err := s.CreateStudy(ctx, study.StudyInput{Slug: "small", Title: "Small", QuestionsPerParticipant: 100, Status: study.StatusOpen})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func BenchmarkLargeStudy(b *testing.B) {
 	}
 
 	next := func(b *testing.B, studyID int64) {
-		var p collect.Participant
+		var p study.Participant
 		var err error
 		for i := 0; i < b.N; i++ {
 			if i%100 == 0 {
@@ -107,7 +108,7 @@ func BenchmarkLargeStudy(b *testing.B) {
 			}
 			b.StopTimer()
 			q := pr.Question
-			if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
+			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()

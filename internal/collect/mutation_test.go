@@ -11,6 +11,7 @@ import (
 	"github.com/closer-lab/closer/internal/basis"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A design's settings may change until its first question is issued, and
@@ -22,12 +23,12 @@ func TestDesignSettingsFixedOnceAsked(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
-	st := designStudy(t, s, "fixed", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 4, Landmarks: 2}, 5, 3)
-	update := func(title string, cfg collect.DesignConfig) (collect.Study, error) {
-		return s.UpdateStudy(ctx, st.ID, collect.StudyInput{Slug: st.Slug, Title: title, QuestionsPerParticipant: 3,
-			Status: collect.StatusOpen, Design: collect.DesignLandmarkK1, DesignConfig: cfg})
+	st := designStudy(t, s, "fixed", study.DesignLandmarkK1, study.DesignConfig{Seed: 4, Landmarks: 2}, 5, 3)
+	update := func(title string, cfg study.DesignConfig) (study.Study, error) {
+		return s.UpdateStudy(ctx, st.ID, study.StudyInput{Slug: st.Slug, Title: title, QuestionsPerParticipant: 3,
+			Status: study.StatusOpen, Design: study.DesignLandmarkK1, DesignConfig: cfg})
 	}
-	if _, err := update("before", collect.DesignConfig{Seed: 4, Landmarks: 3}); err != nil {
+	if _, err := update("before", study.DesignConfig{Seed: 4, Landmarks: 3}); err != nil {
 		t.Fatalf("change before any question: %v", err)
 	}
 	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
@@ -37,14 +38,14 @@ func TestDesignSettingsFixedOnceAsked(t *testing.T) {
 	if pr, err := s.Next(ctx, p.ID); err != nil || pr.Question == nil {
 		t.Fatalf("first question: %+v, %v", pr, err)
 	}
-	for _, cfg := range []collect.DesignConfig{{Seed: 4, Landmarks: 3, Repeats: 1}, {Seed: 4, Landmarks: 3}} {
+	for _, cfg := range []study.DesignConfig{{Seed: 4, Landmarks: 3, Repeats: 1}, {Seed: 4, Landmarks: 3}} {
 		got, err := update("after", cfg)
 		if err != nil || got.Title != "after" {
 			t.Errorf("same settings %+v after a question: %q, %v; want saved", cfg, got.Title, err)
 		}
 	}
-	_, err = update("changed", collect.DesignConfig{Seed: 4, Landmarks: 3, Repeats: 3})
-	if collect.KindOf(err) != collect.KindConflict || !strings.Contains(err.Error(), "cannot change after questions were issued") {
+	_, err = update("changed", study.DesignConfig{Seed: 4, Landmarks: 3, Repeats: 3})
+	if collect.KindOf(err) != study.KindConflict || !strings.Contains(err.Error(), "cannot change after questions were issued") {
 		t.Errorf("repeats 3 after a question: %v; want a conflict", err)
 	}
 	if c, err := s.DesignConfigOf(ctx, st.ID); err != nil || c.Repeats != 1 || c.Landmarks != 3 {
@@ -61,12 +62,12 @@ func TestRecordPendingMoreThanOneBatch(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
 	// k1 on 9 items and 3 landmarks: 21 comparisons, each wanted 50 times.
-	st := designStudy(t, s, "batch", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 2, Landmarks: 3, Repeats: 50}, 9, 3)
+	st := designStudy(t, s, "batch", study.DesignLandmarkK1, study.DesignConfig{Seed: 2, Landmarks: 3, Repeats: 50}, 9, 3)
 	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr, err := s.Next(ctx, p.ID); err != nil || pr.Question == nil || pr.Question.Design != collect.DesignLandmarkK1 {
+	if pr, err := s.Next(ctx, p.ID); err != nil || pr.Question == nil || pr.Question.Design != study.DesignLandmarkK1 {
 		t.Fatalf("first question: %+v, %v", pr, err) // it creates the design's state and pool
 	}
 	// 1001 answers the design accepts (at most 48 per comparison), as
@@ -103,11 +104,11 @@ func TestBasisDefaultRepeats(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
-	var st collect.Study
+	var st study.Study
 	err := s.ImportStudy(ctx, func(imp *collect.ImportTx) error {
 		var err error
-		if st, err = imp.CreateStudy(collect.StudyInput{Slug: "imported", Title: "Imported", QuestionsPerParticipant: 3,
-			Status: collect.StatusOpen, Design: collect.DesignBasis}); err != nil {
+		if st, err = imp.CreateStudy(study.StudyInput{Slug: "imported", Title: "Imported", QuestionsPerParticipant: 3,
+			Status: study.StatusOpen, Design: study.DesignBasis}); err != nil {
 			return err
 		}
 		return imp.SetDesignConfig([]byte(`{"seed": 7}`))
@@ -125,7 +126,7 @@ func TestBasisDefaultRepeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr, err := s.Next(ctx, p.ID); err != nil || pr.Question == nil || pr.Question.Design != collect.DesignBasis {
+	if pr, err := s.Next(ctx, p.ID); err != nil || pr.Question == nil || pr.Question.Design != study.DesignBasis {
 		t.Fatalf("first question: %+v, %v", pr, err)
 	}
 	d, err := s.DesignState(ctx, st.ID, 0)

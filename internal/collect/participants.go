@@ -7,45 +7,24 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
-
-// Participant is one annotator of one study. They prove who they are with a
-// secret token (cookie or bearer); only its sha256 is stored.
-type Participant struct {
-	ID             int64
-	PublicID       string
-	StudyID        int64
-	ExternalID     string // PROLIFIC_PID, workerId, ... when given
-	CompletionCode string // set when they finish
-	CreatedAt      time.Time
-	CompletedAt    *time.Time
-	// Arm is the arm of the study they were assigned to when they joined
-	// (0 in a study without arms); it never changes.
-	Arm int
-	// Resumed is set by CreateParticipant when the external id had joined
-	// the study before: the participant is that earlier one.
-	Resumed bool
-}
-
-// MaxExternalIDLen bounds the external id kept with a participant.
-const MaxExternalIDLen = 200
 
 var (
 	// ErrExternalIDRequired refuses a join without an external id to a
 	// study on a recruiting platform (Platform.RequiresID): an anonymous
 	// participant would escape "one participant per id" and the exclusion
 	// of earlier studies' participants.
-	ErrExternalIDRequired = &Error{Kind: KindInvalid,
+	ErrExternalIDRequired = &study.Error{Kind: study.KindInvalid,
 		Msg: "this study takes its participants from a recruiting platform: a participant joins only with their id on it (the external id)"}
 	// ErrCompletedOtherAssignment refuses an MTurk worker who completed
 	// the study and comes back on another assignment (another HIT of the
 	// study): their participant keeps the assignment they completed, so
 	// the new one is never submitted with their code and paid a second
 	// time.
-	ErrCompletedOtherAssignment = &Error{Kind: KindConflict,
+	ErrCompletedOtherAssignment = &study.Error{Kind: study.KindConflict,
 		Msg: "this worker already completed the study on another assignment; return this HIT"}
 )
 
@@ -120,7 +99,7 @@ const MaxTokensPerParticipant = 20
 // platform takes any id the link carries, and invented ids that answer
 // nothing must not fill its places. A study without a platform counts every
 // participant who joined (joins are limited per client address instead).
-func takingPartAnswered(pl Platform) bool { return pl.RequiresID() }
+func takingPartAnswered(pl study.Platform) bool { return pl.RequiresID() }
 
 // quotaLockSQL serialises the joins of a study with a quota (an advisory
 // lock held until the transaction ends; the first key says what it is for),
@@ -137,7 +116,7 @@ func keptParams(params map[string]string) (map[string]string, error) {
 			continue
 		}
 		if len(k) > MaxPlatformParamLen || len(v) > MaxPlatformParamLen || len(params) > 8 {
-			return nil, userErr(KindInvalid, "the link parameter %.40q is too long (at most %d characters)", k, MaxPlatformParamLen)
+			return nil, study.Errorf(study.KindInvalid, "the link parameter %.40q is too long (at most %d characters)", k, MaxPlatformParamLen)
 		}
 		if kept == nil {
 			kept = map[string]string{}
@@ -164,24 +143,24 @@ func keptParams(params map[string]string) (map[string]string, error) {
 // (ErrCompletedOtherAssignment) and nothing about them changes; one who
 // has not completed it resumes on the new assignment (they returned the
 // first HIT).
-func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID string, params map[string]string) (Participant, string, error) {
+func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID string, params map[string]string) (study.Participant, string, error) {
 	externalID = strings.TrimSpace(externalID)
-	if len(externalID) > MaxExternalIDLen {
-		return Participant{}, "", fmt.Errorf("create participant: %w",
-			userErr(KindInvalid, "the external id is longer than %d characters", MaxExternalIDLen))
+	if len(externalID) > study.MaxExternalIDLen {
+		return study.Participant{}, "", fmt.Errorf("create participant: %w",
+			study.Errorf(study.KindInvalid, "the external id is longer than %d characters", study.MaxExternalIDLen))
 	}
 	kept, err := keptParams(params)
 	if err != nil {
-		return Participant{}, "", fmt.Errorf("create participant: %w", err)
+		return study.Participant{}, "", fmt.Errorf("create participant: %w", err)
 	}
 	token := newToken()
-	p := Participant{PublicID: newID(), StudyID: studyID, ExternalID: externalID}
+	p := study.Participant{PublicID: newID(), StudyID: studyID, ExternalID: externalID}
 	var revoked [][]byte // token hashes the resume revoked
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var status string
-		var q Quota
-		var arms []Arm
-		var pl Platform
+		var q study.Quota
+		var arms []study.Arm
+		var pl study.Platform
 		err := tx.QueryRow(ctx, `SELECT status, max_participants, idle_minutes, arms, coalesce(platform->>'kind', '') FROM studies WHERE id = $1 FOR SHARE`, studyID).
 			Scan(&status, &q.MaxParticipants, &q.IdleMinutes, &arms, &pl.Kind)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -190,8 +169,8 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		if err != nil {
 			return err
 		}
-		if status != StatusOpen {
-			return userErr(KindNotOpen, "the study is %s", status)
+		if status != study.StatusOpen {
+			return study.Errorf(study.KindNotOpen, "the study is %s", status)
 		}
 		if externalID == "" && pl.RequiresID() {
 			return ErrExternalIDRequired
@@ -207,7 +186,7 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 				return err
 			}
 			if tookPart {
-				return userErr(KindForbidden, "this participant id took part in a related study, which this study does not admit")
+				return study.Errorf(study.KindForbidden, "this participant id took part in a related study, which this study does not admit")
 			}
 		}
 		if len(arms) > 0 {
@@ -223,7 +202,7 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		}
 		p.Resumed = true
 		var assignment string // only an MTurk study's assignments are told apart
-		if pl.Kind == PlatformMTurk {
+		if pl.Kind == study.PlatformMTurk {
 			assignment = kept["assignmentId"]
 		}
 		err = tx.QueryRow(ctx, resumeSQL, studyID, externalID, hashToken(token), kept, assignment).
@@ -241,7 +220,7 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		return err
 	})
 	if err != nil {
-		return Participant{}, "", fmt.Errorf("create participant: %w", err)
+		return study.Participant{}, "", fmt.Errorf("create participant: %w", err)
 	}
 	for _, h := range revoked {
 		s.identities.forgetKey(h)
@@ -263,7 +242,7 @@ func revokeOldTokens(ctx context.Context, tx pgx.Tx, id int64) ([][]byte, error)
 // checkQuota refuses a new participant once the study's quota is taken
 // (KindFull); a returning external id is always let back in. answered
 // counts only the participants who answered (takingPartAnswered).
-func checkQuota(ctx context.Context, tx pgx.Tx, studyID int64, externalID string, q Quota, answered bool) error {
+func checkQuota(ctx context.Context, tx pgx.Tx, studyID int64, externalID string, q study.Quota, answered bool) error {
 	if _, err := tx.Exec(ctx, quotaLockSQL, studyID); err != nil {
 		return err
 	}
@@ -278,7 +257,7 @@ func checkQuota(ctx context.Context, tx pgx.Tx, studyID int64, externalID string
 		return err
 	}
 	if n >= q.MaxParticipants {
-		return userErr(KindFull, "the study is full: %d people have taken part or are taking part", n)
+		return study.Errorf(study.KindFull, "the study is full: %d people have taken part or are taking part", n)
 	}
 	return nil
 }
@@ -312,16 +291,16 @@ const (
 
 // participantByToken returns the participant whose secret token this is,
 // progress included.
-func (s *Store) participantByToken(ctx context.Context, token string) (Participant, error) {
-	var p Participant
+func (s *Store) participantByToken(ctx context.Context, token string) (study.Participant, error) {
+	var p study.Participant
 	var ext, code *string
 	err := s.pool.QueryRow(ctx, participantByTokenSQL, hashToken(token)).
 		Scan(&p.ID, &p.PublicID, &p.StudyID, &ext, &code, &p.CreatedAt, &p.CompletedAt, &p.Arm)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Participant{}, fmt.Errorf("participant by token: %w", userErr(KindUnauthorized, "unknown participant token"))
+		return study.Participant{}, fmt.Errorf("participant by token: %w", study.Errorf(study.KindUnauthorized, "unknown participant token"))
 	}
 	if err != nil {
-		return Participant{}, fmt.Errorf("participant by token: %w", err)
+		return study.Participant{}, fmt.Errorf("participant by token: %w", err)
 	}
 	if ext != nil {
 		p.ExternalID = *ext
@@ -338,14 +317,14 @@ func (s *Store) participantByToken(ctx context.Context, token string) (Participa
 // CompletedAt are empty; Next has them). Every question and answer asks
 // it, so a process keeps the identities it found (identityCache): after
 // the first request of a participant it costs no query.
-func (s *Store) AuthenticateParticipant(ctx context.Context, token string) (Participant, error) {
+func (s *Store) AuthenticateParticipant(ctx context.Context, token string) (study.Participant, error) {
 	key := sha256.Sum256([]byte(token))
 	if p, ok := s.identities.get(key); ok {
 		return p, nil
 	}
 	p, err := s.participantByToken(ctx, token)
 	if err != nil {
-		return Participant{}, err
+		return study.Participant{}, err
 	}
 	p.CompletionCode, p.CompletedAt = "", nil
 	s.identities.put(key, p)
@@ -357,13 +336,13 @@ func (s *Store) AuthenticateParticipant(ctx context.Context, token string) (Part
 // nothing); past maxIdentities the cache starts afresh.
 type identityCache struct {
 	mu sync.Mutex
-	m  map[[sha256.Size]byte]Participant
+	m  map[[sha256.Size]byte]study.Participant
 }
 
 // maxIdentities bounds the cached identities (about 150 bytes each).
 const maxIdentities = 100_000
 
-func (c *identityCache) get(k [sha256.Size]byte) (Participant, bool) {
+func (c *identityCache) get(k [sha256.Size]byte) (study.Participant, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p, ok := c.m[k]
@@ -386,7 +365,7 @@ func (c *identityCache) forget(participantID int64) {
 // is dropped.
 func (s *Store) gone(participantID int64) error {
 	s.identities.forget(participantID)
-	return userErr(KindUnauthorized, "unknown participant token")
+	return study.Errorf(study.KindUnauthorized, "unknown participant token")
 }
 
 // forgetKey drops the identity cached for a token's hash (a revoked token).
@@ -400,26 +379,13 @@ func (c *identityCache) forgetKey(hash []byte) {
 	delete(c.m, k)
 }
 
-func (c *identityCache) put(k [sha256.Size]byte, p Participant) {
+func (c *identityCache) put(k [sha256.Size]byte, p study.Participant) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxIdentities {
-		c.m = map[[sha256.Size]byte]Participant{}
+		c.m = map[[sha256.Size]byte]study.Participant{}
 	}
 	c.m[k] = p
-}
-
-// ParticipantRow is a participant with their progress, for the study page.
-type ParticipantRow struct {
-	Participant
-	Answered   int
-	LastAnswer *time.Time
-	// PlatformParams are the platform's link parameters kept with them
-	// (Prolific's STUDY_ID and SESSION_ID), or nil.
-	PlatformParams map[string]string
-	Excluded       bool   // their answers are left out
-	ExcludedReason string // the rule that excluded them ("" when a researcher did)
-	TrialFigures
 }
 
 // trialFiguresSQL reads the trial figures of participant p.id (the
@@ -433,41 +399,15 @@ const trialFiguresSQL = `(
 		count(*) FILTER (WHERE q.design = 'repeat' AND x.correct)::int AS same
 	FROM trial_answers x JOIN questions q ON q.id = x.question_id WHERE x.participant_id = p.id)`
 
-// TrialFigures are a participant's quality-control figures.
-type TrialFigures struct {
-	// Skipped counts their "can't decide" answers.
-	Skipped int
-	// CatchTrials they answered (a skip counts), CatchCorrect of them
-	// right; RepeatTrials they answered (skips do not count), RepeatSame of
-	// them the same way as the first time.
-	CatchTrials, CatchCorrect, RepeatTrials, RepeatSame int
-}
-
-// CatchAccuracy is the share of their catch trials answered right; nil
-// without any.
-func (f TrialFigures) CatchAccuracy() *float64 { return share(f.CatchCorrect, f.CatchTrials) }
-
-// Consistency is the share of their repeat trials answered the same way as
-// the first time; nil without any.
-func (f TrialFigures) Consistency() *float64 { return share(f.RepeatSame, f.RepeatTrials) }
-
-func share(k, n int) *float64 {
-	if n == 0 {
-		return nil
-	}
-	x := float64(k) / float64(n)
-	return &x
-}
-
 // ListParticipants returns the study's most recent participants (at most
 // limit) with their answer counts, newest first.
-func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) ([]ParticipantRow, error) {
+func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) ([]study.ParticipantRow, error) {
 	rows, err := s.pool.Query(ctx, listParticipantsSQL, studyID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list participants: %w", err)
 	}
-	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ParticipantRow, error) {
-		var p ParticipantRow
+	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.ParticipantRow, error) {
+		var p study.ParticipantRow
 		err := r.Scan(&p.ID, &p.PublicID, &p.StudyID, &p.ExternalID, &p.CompletionCode,
 			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer, &p.PlatformParams, &p.Excluded, &p.ExcludedReason,
 			&p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame, &p.Arm)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // The store hashes admins' passwords at its PasswordCost, bcrypt's default
@@ -37,7 +38,7 @@ func TestPasswordCost(t *testing.T) {
 		if _, err := c.store.Authenticate(ctx, c.email, "secret-password"); err != nil {
 			t.Errorf("%s: log in: %v", c.email, err)
 		}
-		if _, err := c.store.Authenticate(ctx, "nobody@example.org", "secret-password"); collect.KindOf(err) != collect.KindUnauthorized {
+		if _, err := c.store.Authenticate(ctx, "nobody@example.org", "secret-password"); collect.KindOf(err) != study.KindUnauthorized {
 			t.Errorf("unknown e-mail: %v, want unauthorized", err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // An MTurk study: the settings keep only what applies to MTurk and need no
@@ -21,10 +22,10 @@ func TestMTurkPlatform(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 5, 2)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 2, Status: collect.StatusOpen,
-		Platform: collect.Platform{Kind: " mturk ", ScreenedOutCode: "SCREENED", IDParam: "dropped", ReturnURL: "https://dropped.example"}}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 2, Status: study.StatusOpen,
+		Platform: study.Platform{Kind: " mturk ", ScreenedOutCode: "SCREENED", IDParam: "dropped", ReturnURL: "https://dropped.example"}}
 	up, err := s.UpdateStudy(ctx, st.ID, in)
-	if want := (collect.Platform{Kind: collect.PlatformMTurk, ScreenedOutCode: "SCREENED"}); err != nil || up.Platform != want {
+	if want := (study.Platform{Kind: study.PlatformMTurk, ScreenedOutCode: "SCREENED"}); err != nil || up.Platform != want {
 		t.Fatalf("stored %+v, %v; want %+v", up.Platform, err, want)
 	}
 	if got := up.Platform.IDParams(); !slices.Equal(got, []string{"workerId"}) {
@@ -53,7 +54,7 @@ func TestMTurkPlatform(t *testing.T) {
 	if got, err := s.ParticipantPlatformParams(ctx, p.ID); err != nil || !maps.Equal(got, again) {
 		t.Fatalf("kept %v, %v; want the latest assignment %v", got, err, again)
 	}
-	if _, err := s.ParticipantPlatformParams(ctx, p.ID+1000); collect.KindOf(err) != collect.KindUnauthorized {
+	if _, err := s.ParticipantPlatformParams(ctx, p.ID+1000); collect.KindOf(err) != study.KindUnauthorized {
 		t.Errorf("an unknown participant: %v; want KindUnauthorized", err)
 	}
 
@@ -74,8 +75,8 @@ func TestMTurkCompletedWorkerKeepsTheAssignment(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 2, Status: collect.StatusOpen,
-		Platform: collect.Platform{Kind: collect.PlatformMTurk}})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 2, Status: study.StatusOpen,
+		Platform: study.Platform{Kind: study.PlatformMTurk}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestMTurkCompletedWorkerKeepsTheAssignment(t *testing.T) {
 		t.Errorf("CanJoin on another assignment: %v; want ErrCompletedOtherAssignment", err)
 	}
 	if _, _, err := s.CreateParticipant(ctx, st.ID, "W1", hit("A2")); !errors.Is(err, collect.ErrCompletedOtherAssignment) ||
-		collect.KindOf(err) != collect.KindConflict {
+		collect.KindOf(err) != study.KindConflict {
 		t.Fatalf("joining on another assignment: %v; want ErrCompletedOtherAssignment", err)
 	}
 	if got, err := s.ParticipantPlatformParams(ctx, p.ID); err != nil || !maps.Equal(got, hit("A1")) {
@@ -135,16 +136,16 @@ func TestCanJoinBoundsLinkParameters(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 2, Status: collect.StatusOpen,
-		Platform: collect.Platform{Kind: collect.PlatformMTurk}})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 2, Status: study.StatusOpen,
+		Platform: study.Platform{Kind: study.PlatformMTurk}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	long := map[string]string{"assignmentId": strings.Repeat("A", collect.MaxPlatformParamLen+1), "hitId": "H1"}
-	if _, _, err := s.CreateParticipant(ctx, st.ID, "W1", long); collect.KindOf(err) != collect.KindInvalid {
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "W1", long); collect.KindOf(err) != study.KindInvalid {
 		t.Fatalf("CreateParticipant with a too long assignmentId: %v; want KindInvalid", err)
 	}
-	if err := s.CanJoin(ctx, st, "W1", long); collect.KindOf(err) != collect.KindInvalid {
+	if err := s.CanJoin(ctx, st, "W1", long); collect.KindOf(err) != study.KindInvalid {
 		t.Errorf("CanJoin with a too long assignmentId: %v; want KindInvalid, as CreateParticipant", err)
 	}
 	if err := s.CanJoin(ctx, st, "W1", map[string]string{"assignmentId": "A1", "hitId": "H1"}); err != nil {

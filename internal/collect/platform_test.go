@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // The platform settings a study form sends: each rule refused with its
@@ -16,44 +17,44 @@ func TestPlatformSettings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 3, 5)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 5, Status: collect.StatusOpen}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 5, Status: study.StatusOpen}
 	for name, c := range map[string]struct {
-		p    collect.Platform
+		p    study.Platform
 		want string
 	}{
-		"unknown platform":    {collect.Platform{Kind: "mturkish"}, "unknown platform"},
-		"prolific, no code":   {collect.Platform{Kind: "prolific"}, "needs its completion code"},
-		"code with a space":   {collect.Platform{Kind: "prolific", CompletionCode: "C 1"}, "must be 1 to 64 letters"},
-		"code too long":       {collect.Platform{Kind: "prolific", CompletionCode: strings.Repeat("C", 65)}, "must be 1 to 64 letters"},
-		"screened code bad":   {collect.Platform{Kind: "prolific", CompletionCode: "C1", ScreenedOutCode: "x;y"}, "must be 1 to 64 letters"},
-		"generic, no param":   {collect.Platform{Kind: "generic"}, "participant id parameter"},
-		"generic, bad param":  {collect.Platform{Kind: "generic", IDParam: "1pid"}, "participant id parameter"},
-		"return URL not http": {collect.Platform{Kind: "generic", IDParam: "pid", ReturnURL: "javascript:alert(1)"}, "return URL"},
-		"return URL, no host": {collect.Platform{Kind: "generic", IDParam: "pid", ReturnURL: "https:///done"}, "return URL"},
-		"return URL too long": {collect.Platform{Kind: "generic", IDParam: "pid", ReturnURL: "https://x.org/" + strings.Repeat("a", 2000)}, "return URL"},
+		"unknown platform":    {study.Platform{Kind: "mturkish"}, "unknown platform"},
+		"prolific, no code":   {study.Platform{Kind: "prolific"}, "needs its completion code"},
+		"code with a space":   {study.Platform{Kind: "prolific", CompletionCode: "C 1"}, "must be 1 to 64 letters"},
+		"code too long":       {study.Platform{Kind: "prolific", CompletionCode: strings.Repeat("C", 65)}, "must be 1 to 64 letters"},
+		"screened code bad":   {study.Platform{Kind: "prolific", CompletionCode: "C1", ScreenedOutCode: "x;y"}, "must be 1 to 64 letters"},
+		"generic, no param":   {study.Platform{Kind: "generic"}, "participant id parameter"},
+		"generic, bad param":  {study.Platform{Kind: "generic", IDParam: "1pid"}, "participant id parameter"},
+		"return URL not http": {study.Platform{Kind: "generic", IDParam: "pid", ReturnURL: "javascript:alert(1)"}, "return URL"},
+		"return URL, no host": {study.Platform{Kind: "generic", IDParam: "pid", ReturnURL: "https:///done"}, "return URL"},
+		"return URL too long": {study.Platform{Kind: "generic", IDParam: "pid", ReturnURL: "https://x.org/" + strings.Repeat("a", 2000)}, "return URL"},
 	} {
 		in.Platform = c.p
 		_, err := s.UpdateStudy(ctx, st.ID, in)
-		if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.want) {
+		if collect.KindOf(err) != study.KindInvalid || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want KindInvalid with %q", name, err, c.want)
 		}
 	}
-	in.Platform = collect.Platform{Kind: " prolific ", CompletionCode: " C0DE-1 ", ScreenedOutCode: "SCREENED",
+	in.Platform = study.Platform{Kind: " prolific ", CompletionCode: " C0DE-1 ", ScreenedOutCode: "SCREENED",
 		IDParam: "ignored", ReturnURL: "https://ignored.example"}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.StudyBySlug(ctx, st.Slug)
-	want := collect.Platform{Kind: "prolific", CompletionCode: "C0DE-1", ScreenedOutCode: "SCREENED"}
+	want := study.Platform{Kind: "prolific", CompletionCode: "C0DE-1", ScreenedOutCode: "SCREENED"}
 	if err != nil || got.Platform != want {
 		t.Fatalf("stored platform %+v, %v; want %+v", got.Platform, err, want)
 	}
-	in.Platform = collect.Platform{Kind: "generic", IDParam: "pid", ReturnURL: "https://panel.example/done?c={code}&id={external_id}"}
+	in.Platform = study.Platform{Kind: "generic", IDParam: "pid", ReturnURL: "https://panel.example/done?c={code}&id={external_id}"}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
-	in.Platform = collect.Platform{CompletionCode: "dropped"}
-	if up, err := s.UpdateStudy(ctx, st.ID, in); err != nil || up.Platform != (collect.Platform{}) {
+	in.Platform = study.Platform{CompletionCode: "dropped"}
+	if up, err := s.UpdateStudy(ctx, st.ID, in); err != nil || up.Platform != (study.Platform{}) {
 		t.Fatalf("no platform: %+v, %v; want nothing kept", up.Platform, err)
 	}
 }
@@ -68,7 +69,7 @@ func TestPlatformCompletionCodes(t *testing.T) {
 	ctx := context.Background()
 	s, st := newStudy(t, 4, 2)
 	finish := func(id int64) string { return finishQuestions(t, s, id) }
-	join := func(ext string) collect.Participant {
+	join := func(ext string) study.Participant {
 		t.Helper()
 		p, _, err := s.CreateParticipant(ctx, st.ID, ext, nil)
 		if err != nil {
@@ -81,8 +82,8 @@ func TestPlatformCompletionCodes(t *testing.T) {
 	if a == "" || b == "" || a == b {
 		t.Fatalf("random codes %q and %q; want two different codes", a, b)
 	}
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 2, Status: collect.StatusOpen,
-		Platform: collect.Platform{Kind: collect.PlatformProlific, CompletionCode: "STUDYCODE", ScreenedOutCode: "SCREENED"}}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 2, Status: study.StatusOpen,
+		Platform: study.Platform{Kind: study.PlatformProlific, CompletionCode: "STUDYCODE", ScreenedOutCode: "SCREENED"}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +117,8 @@ func TestPlatformCompletionCodes(t *testing.T) {
 	// Early completion: 4 items have 12 comparisons; asking 20 of each
 	// participant, the random design runs out and completes them early.
 	s2, st2 := newStudy(t, 4, 20)
-	in2 := collect.StudyInput{Slug: st2.Slug, Title: st2.Title, QuestionsPerParticipant: 20, Status: collect.StatusOpen,
-		Platform: collect.Platform{Kind: collect.PlatformGeneric, IDParam: "pid", CompletionCode: "EARLY"}}
+	in2 := study.StudyInput{Slug: st2.Slug, Title: st2.Title, QuestionsPerParticipant: 20, Status: study.StatusOpen,
+		Platform: study.Platform{Kind: study.PlatformGeneric, IDParam: "pid", CompletionCode: "EARLY"}}
 	if _, err := s2.UpdateStudy(ctx, st2.ID, in2); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestPlatformParamsKept(t *testing.T) {
 	if got := ps[0].PlatformParams; len(got) != 2 || got["STUDY_ID"] != "st-1" || got["SESSION_ID"] != "se-2" {
 		t.Fatalf("kept %v; want STUDY_ID st-1 and the latest SESSION_ID se-2", got)
 	}
-	if _, _, err := s.CreateParticipant(ctx, st.ID, "long", map[string]string{"SESSION_ID": strings.Repeat("x", 201)}); collect.KindOf(err) != collect.KindInvalid {
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "long", map[string]string{"SESSION_ID": strings.Repeat("x", 201)}); collect.KindOf(err) != study.KindInvalid {
 		t.Errorf("a 201-character parameter: %v; want KindInvalid", err)
 	}
 }
@@ -166,15 +167,15 @@ func TestPlatformStudyNeedsExternalID(t *testing.T) {
 	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); err != nil {
 		t.Fatalf("an anonymous participant of a study without a platform: %v", err)
 	}
-	for _, pl := range []collect.Platform{{Kind: collect.PlatformProlific, CompletionCode: "C1"}, {Kind: collect.PlatformMTurk},
-		{Kind: collect.PlatformGeneric, IDParam: "pid"}} {
-		in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 2, Status: collect.StatusOpen, Platform: pl}
+	for _, pl := range []study.Platform{{Kind: study.PlatformProlific, CompletionCode: "C1"}, {Kind: study.PlatformMTurk},
+		{Kind: study.PlatformGeneric, IDParam: "pid"}} {
+		in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 2, Status: study.StatusOpen, Platform: pl}
 		up, err := s.UpdateStudy(ctx, st.ID, in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, ext := range []string{"", " \t "} {
-			if _, _, err := s.CreateParticipant(ctx, st.ID, ext, nil); !errors.Is(err, collect.ErrExternalIDRequired) || collect.KindOf(err) != collect.KindInvalid {
+			if _, _, err := s.CreateParticipant(ctx, st.ID, ext, nil); !errors.Is(err, collect.ErrExternalIDRequired) || collect.KindOf(err) != study.KindInvalid {
 				t.Errorf("%s: joining with %q: %v; want ErrExternalIDRequired", pl.Kind, ext, err)
 			}
 			if err := s.CanJoin(ctx, up, ext, nil); !errors.Is(err, collect.ErrExternalIDRequired) {
@@ -216,7 +217,7 @@ func finishQuestions(t *testing.T, s *collect.Store, id int64) string {
 		if pr.Done {
 			return pr.CompletionCode
 		}
-		if _, err := s.Answer(ctx, id, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Right.Index}); err != nil {
+		if _, err := s.Answer(ctx, id, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Right.Index}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/closer-lab/closer/internal/landmark"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestCountedPoolChanges(t *testing.T) {
 	t.Parallel()
 	for _, variant := range []landmark.Variant{landmark.K1, landmark.K2} {
-		ds, err := NewDesignScheduler(DesignLandmarkK1)
+		ds, err := NewDesignScheduler(study.DesignLandmarkK1)
 		if err != nil {
 			t.Fatal(err)
 		}

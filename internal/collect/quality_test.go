@@ -9,6 +9,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // exportRecords returns the study's triplets.csv (or the all-answers
@@ -53,7 +54,7 @@ func totalVotes(t *testing.T, s *collect.Store, studyID int64) int {
 }
 
 // participantRow returns the study's participant with this external id.
-func participantRow(t *testing.T, s *collect.Store, studyID int64, ext string) collect.ParticipantRow {
+func participantRow(t *testing.T, s *collect.Store, studyID int64, ext string) study.ParticipantRow {
 	t.Helper()
 	ps, err := s.ListParticipants(context.Background(), studyID, 100)
 	if err != nil {
@@ -65,7 +66,7 @@ func participantRow(t *testing.T, s *collect.Store, studyID int64, ext string) c
 		}
 	}
 	t.Fatalf("no participant %q", ext)
-	return collect.ParticipantRow{}
+	return study.ParticipantRow{}
 }
 
 // A catch trial shows the anchor as one option; its answer is counted on
@@ -77,10 +78,10 @@ func TestCatchTrialNeverATriplet(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
-	st := designStudy(t, s, "catch", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 6, 4)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 4, Status: collect.StatusOpen,
-		Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 1, LandmarkItems: []int{0, 1}},
-		Quality: collect.QualityControl{CatchAt: []int{3, 1}}}
+	st := designStudy(t, s, "catch", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 2}, 6, 4)
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 4, Status: study.StatusOpen,
+		Design: study.DesignLandmarkK1, DesignConfig: study.DesignConfig{Seed: 1, LandmarkItems: []int{0, 1}},
+		Quality: study.QualityControl{CatchAt: []int{3, 1}}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestCatchTrialNeverATriplet(t *testing.T) {
 	for i := 1; !pr.Done; i++ {
 		q := pr.Question
 		isCatch := i == 1 || i == 3
-		if isCatch != (q.Design == collect.DesignCatch) {
+		if isCatch != (q.Design == study.DesignCatch) {
 			t.Fatalf("question %d is %s", i, q.Design)
 		}
 		closer := q.Left.Index
@@ -110,7 +111,7 @@ func TestCatchTrialNeverATriplet(t *testing.T) {
 				closer = q.Left.Index + q.Right.Index - q.Anchor.Index // wrong the second
 			}
 		}
-		if _, pr, err = s.AnswerNext(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
+		if _, pr, err = s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,7 +135,7 @@ func TestCatchTrialNeverATriplet(t *testing.T) {
 		t.Fatalf("triplets.csv has %d rows, want 2", len(rows))
 	}
 	for _, r := range rows {
-		if slices.Contains(catches, r["question_id"]) || (r["kind"] != collect.KindDesign && r["kind"] != collect.KindFallback) {
+		if slices.Contains(catches, r["question_id"]) || (r["kind"] != study.KindDesign && r["kind"] != study.KindFallback) {
 			t.Errorf("triplets.csv row %v: a catch trial or kind not design/fallback", r)
 		}
 	}
@@ -144,7 +145,7 @@ func TestCatchTrialNeverATriplet(t *testing.T) {
 	}
 	correct := map[string]string{}
 	for _, r := range all {
-		if r["kind"] == collect.KindCatch {
+		if r["kind"] == study.KindCatch {
 			correct[r["question_id"]] = r["correct"]
 		}
 	}
@@ -177,13 +178,13 @@ func runCatches(t *testing.T, s *collect.Store, studyID int64, ext string, wrong
 		if i%2 == 0 {
 			closer = q.Right.Index
 		}
-		if q.Design == collect.DesignCatch {
+		if q.Design == study.DesignCatch {
 			closer = q.Anchor.Index
 			if slices.Contains(wrong, i) {
 				closer = q.Left.Index + q.Right.Index - q.Anchor.Index
 			}
 		}
-		if _, pr, err = s.AnswerNext(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: closer, ResponseMS: &ms}); err != nil {
+		if _, pr, err = s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: closer, ResponseMS: &ms}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -197,10 +198,10 @@ func TestCatchAccuracyExcludes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 8, 6)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 6, Status: collect.StatusOpen,
-		Platform:  collect.Platform{Kind: collect.PlatformProlific, CompletionCode: "DONE", ScreenedOutCode: "SCREENED"},
-		Exclusion: collect.ExclusionRules{MinCatchAccuracy: 0.8},
-		Quality:   collect.QualityControl{CatchAt: []int{1, 2, 3}}}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 6, Status: study.StatusOpen,
+		Platform:  study.Platform{Kind: study.PlatformProlific, CompletionCode: "DONE", ScreenedOutCode: "SCREENED"},
+		Exclusion: study.ExclusionRules{MinCatchAccuracy: 0.8},
+		Quality:   study.QualityControl{CatchAt: []int{1, 2, 3}}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -233,8 +234,8 @@ func TestRepeatTrialSwapsSides(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 8, 4)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 4, Status: collect.StatusOpen,
-		Quality: collect.QualityControl{RepeatAt: []int{3}}}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 4, Status: study.StatusOpen,
+		Quality: study.QualityControl{RepeatAt: []int{3}}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestRepeatTrialSwapsSides(t *testing.T) {
 		for i := 1; !pr.Done; i++ {
 			q := pr.Question
 			closer := q.Left.Index
-			if (i == 3) != (q.Design == collect.DesignRepeat) {
+			if (i == 3) != (q.Design == study.DesignRepeat) {
 				t.Fatalf("%s: question %d is %s", tc.ext, i, q.Design)
 			}
 			if i == 3 {
@@ -272,7 +273,7 @@ func TestRepeatTrialSwapsSides(t *testing.T) {
 				}
 			}
 			before = append(before, asked{q.Anchor.Index, q.Left.Index, q.Right.Index, closer})
-			if _, pr, err = s.AnswerNext(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
+			if _, pr, err = s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -303,13 +304,13 @@ func TestCantDecideReleasesTheComparison(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
 	// 4 items, landmarks {0, 1}: k1 asks (2; 0, 1) and (3; 0, 1).
-	st := designStudy(t, s, "skip", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: collect.StatusOpen,
-		Design: collect.DesignLandmarkK1, DesignConfig: collect.DesignConfig{Seed: 1, LandmarkItems: []int{0, 1}}}
+	st := designStudy(t, s, "skip", study.DesignLandmarkK1, study.DesignConfig{Seed: 1, Landmarks: 2}, 4, 3)
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: study.StatusOpen,
+		Design: study.DesignLandmarkK1, DesignConfig: study.DesignConfig{Seed: 1, LandmarkItems: []int{0, 1}}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
-	join := func(ext string) (int64, *collect.Question) {
+	join := func(ext string) (int64, *study.Question) {
 		t.Helper()
 		p, _, err := s.CreateParticipant(ctx, st.ID, ext, nil)
 		if err != nil {
@@ -322,17 +323,17 @@ func TestCantDecideReleasesTheComparison(t *testing.T) {
 		return p.ID, pr.Question
 	}
 	pa, qa := join("a")
-	if _, err := s.Answer(ctx, pa, collect.AnswerInput{QuestionID: qa.ID, Skip: true}); collect.KindOf(err) != collect.KindInvalid {
+	if _, err := s.Answer(ctx, pa, study.AnswerInput{QuestionID: qa.ID, Skip: true}); collect.KindOf(err) != study.KindInvalid {
 		t.Fatalf("a skip where the study does not offer it: %v, want KindInvalid", err)
 	}
 	in.Quality.CantDecide = true
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
-	if qa.Design != collect.DesignLandmarkK1 {
+	if qa.Design != study.DesignLandmarkK1 {
 		t.Fatalf("first question is %s", qa.Design)
 	}
-	created, pr, err := s.AnswerNext(ctx, pa, collect.AnswerInput{QuestionID: qa.ID, Skip: true})
+	created, pr, err := s.AnswerNext(ctx, pa, study.AnswerInput{QuestionID: qa.ID, Skip: true})
 	if err != nil || !created {
 		t.Fatalf("skip: created %v, %v", created, err)
 	}
@@ -340,16 +341,16 @@ func TestCantDecideReleasesTheComparison(t *testing.T) {
 		t.Fatalf("after the skip: %d answered, question %v; want 1 and a next question", pr.Answered, pr.Question)
 	}
 	// Again: the same skip is no new answer; a choice now conflicts.
-	if created, err := s.Answer(ctx, pa, collect.AnswerInput{QuestionID: qa.ID, Skip: true}); err != nil || created {
+	if created, err := s.Answer(ctx, pa, study.AnswerInput{QuestionID: qa.ID, Skip: true}); err != nil || created {
 		t.Fatalf("the skip again: created %v, %v", created, err)
 	}
-	if _, err := s.Answer(ctx, pa, collect.AnswerInput{QuestionID: qa.ID, Closer: qa.Left.Index}); collect.KindOf(err) != collect.KindConflict {
+	if _, err := s.Answer(ctx, pa, study.AnswerInput{QuestionID: qa.ID, Closer: qa.Left.Index}); collect.KindOf(err) != study.KindConflict {
 		t.Fatalf("a choice after the skip: %v, want KindConflict", err)
 	}
 	// A's next question took the other comparison; the skipped one is free
 	// again, so B gets it (without the release B would get a fallback).
 	_, qb := join("b")
-	if qb.Design != collect.DesignLandmarkK1 || qb.Anchor.Index != qa.Anchor.Index {
+	if qb.Design != study.DesignLandmarkK1 || qb.Anchor.Index != qa.Anchor.Index {
 		t.Fatalf("B got a %s question on anchor %d; want the skipped comparison (anchor %d)", qb.Design, qb.Anchor.Index, qa.Anchor.Index)
 	}
 	if err := s.RecordPending(ctx); err != nil {
@@ -366,7 +367,7 @@ func TestCantDecideReleasesTheComparison(t *testing.T) {
 		t.Errorf("the vote table counts %d answers after a skip", n)
 	}
 	all := exportRecords(t, s, st.ID, true)
-	if len(all) != 1 || all[0]["skipped"] != "true" || all[0]["closer"] != "" || all[0]["kind"] != collect.KindDesign {
+	if len(all) != 1 || all[0]["skipped"] != "true" || all[0]["closer"] != "" || all[0]["kind"] != study.KindDesign {
 		t.Errorf("all answers: %v; want one skipped design row", all)
 	}
 	if row := participantRow(t, s, st.ID, "a"); row.Answered != 1 || row.Skipped != 1 {
@@ -387,17 +388,17 @@ func TestQualitySettingsChecked(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 4, 10)
-	for _, q := range []collect.QualityControl{
+	for _, q := range []study.QualityControl{
 		{CatchPercent: 51}, {RepeatPercent: -1}, {CatchAt: []int{0}}, {RepeatAt: []int{11}},
 		{CatchPercent: 10, CatchAt: []int{2}}, {CatchAt: []int{1, 2, 3, 4, 5, 6}},
 	} {
-		in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 10, Quality: q}
-		if _, err := s.UpdateStudy(ctx, st.ID, in); collect.KindOf(err) != collect.KindInvalid {
+		in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 10, Quality: q}
+		if _, err := s.UpdateStudy(ctx, st.ID, in); collect.KindOf(err) != study.KindInvalid {
 			t.Errorf("%+v: %v, want KindInvalid", q, err)
 		}
 	}
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 10,
-		Quality: collect.QualityControl{CatchAt: []int{5, 2, 5}, RepeatPercent: 20, CantDecide: true}}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 10,
+		Quality: study.QualityControl{CatchAt: []int{5, 2, 5}, RepeatPercent: 20, CantDecide: true}}
 	got, err := s.UpdateStudy(ctx, st.ID, in)
 	if err != nil {
 		t.Fatal(err)

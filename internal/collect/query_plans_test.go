@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // largeTables are the tables that grow with a study's answers or
@@ -266,7 +267,7 @@ func hotQueries(fx planFixture) []planCase {
 		{"saveSnapshot/live", saveSnapshotSQL, []any{live, int64(10), "rev", []byte("{}"), []byte{0}, 0}},
 		{"advanceState/live", advanceStateSQL, []any{live, int64(10), "rev", []byte("{}"), 0}},
 		{"openQuestion/large", openQuestionSQL, []any{fx.largeOpen}},
-		{"designAnswerCounts/live", designAnswerCountsSQL, []any{live, DesignFallback, 0}},
+		{"designAnswerCounts/live", designAnswerCountsSQL, []any{live, study.DesignFallback, 0}},
 		{"designProgress/large", designProgressSQL, []any{large, 0}},
 		// Participants, exclusion, study page.
 		{"participantByToken", participantByTokenSQL, []any{fx.liveToken}},

@@ -10,40 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/closer-lab/closer/internal/design"
+	"github.com/closer-lab/closer/internal/study"
 )
-
-// Question is a comparison issued to one participant.
-type Question struct {
-	ID            string
-	StudyID       int64
-	ParticipantID int64
-	Anchor        ItemRef
-	Left          ItemRef
-	Right         ItemRef
-	Design        string
-	IssuedAt      time.Time
-}
-
-// Progress is a participant's position in a study: their open question, or
-// Done with the completion code once they answered all they will be asked.
-type Progress struct {
-	Question *Question
-	Answered int
-	Total    int
-	// Ahead is the question after Question, already issued and held, so
-	// that a client loads its images while Question is on screen; nil for
-	// the last question and in a basis study (its open comparisons depend
-	// on the answers just given).
-	Ahead          *Question
-	Done           bool
-	CompletionCode string
-	// Status is the study's status. An answer taken while the study is
-	// paused leaves the participant without a next question, and not
-	// done: AnswerNext then returns neither.
-	Status string
-	// CantDecide: the study takes a skip ("can't decide") as an answer.
-	CantDecide bool
-}
 
 // studyState is what issuing a question needs of a study, for one
 // participant: Design is their arm's design (the study's design in a study
@@ -57,7 +25,7 @@ type studyState struct {
 	HeldoutShare   float64
 	PerParticipant int
 	Version        int64 // studies.version: the items in memory are current at it
-	Quality        QualityControl
+	Quality        study.QualityControl
 	IdleMinutes    int // a participant this long without an answer is idle (0: never)
 }
 
@@ -173,11 +141,11 @@ func (h *heldQuestion) targets() []any {
 // did not see it: the row lock waited for the transaction that issued it,
 // and the join, from the statement's snapshot, could not see it; a
 // statement of its own can.
-func (h *heldQuestion) question(ctx context.Context, tx pgx.Tx, items *studyItems, studyID, participantID int64) (*Question, error) {
-	var c Comparison
+func (h *heldQuestion) question(ctx context.Context, tx pgx.Tx, items *studyItems, studyID, participantID int64) (*study.Question, error) {
+	var c study.Comparison
 	var issued time.Time
 	if h.anchor != nil {
-		c, issued = Comparison{Anchor: *h.anchor, Left: *h.left, Right: *h.right, Design: *h.design}, *h.issued
+		c, issued = study.Comparison{Anchor: *h.anchor, Left: *h.left, Right: *h.right, Design: *h.design}, *h.issued
 	} else if err := tx.QueryRow(ctx, openQuestionSQL, *h.id).Scan(&c.Anchor, &c.Left, &c.Right, &c.Design, &issued); err != nil {
 		return nil, fmt.Errorf("a question held: %w", err)
 	}
@@ -191,19 +159,19 @@ func (h *heldQuestion) question(ctx context.Context, tx pgx.Tx, items *studyItem
 // participant has answered questions_per_participant questions, or the
 // design has nothing left for them, they are marked complete and receive a
 // completion code.
-func (s *Store) Next(ctx context.Context, participantID int64) (Progress, error) {
+func (s *Store) Next(ctx context.Context, participantID int64) (study.Progress, error) {
 	var (
-		pr   Progress
+		pr   study.Progress
 		lock lockedParticipant
 	)
 	err := s.inTxFrom(ctx, lockParticipantSQL, []any{participantID},
 		func(r pgx.Row) error { return lock.scan(r, &pr) },
 		func(tx pgx.Tx) error { return s.next(ctx, tx, participantID, &lock, &pr) })
-	if KindOf(err) == KindNotFound {
+	if KindOf(err) == study.KindNotFound {
 		err = s.gone(participantID)
 	}
 	if err != nil {
-		return Progress{}, fmt.Errorf("next question: %w", err)
+		return study.Progress{}, fmt.Errorf("next question: %w", err)
 	}
 	return pr, nil
 }
@@ -217,8 +185,8 @@ type lockedParticipant struct {
 
 // scan reads lockParticipantSQL's row into l and pr (Answered, Total,
 // Status).
-func (l *lockedParticipant) scan(r pgx.Row, pr *Progress) error {
-	*pr = Progress{}
+func (l *lockedParticipant) scan(r pgx.Row, pr *study.Progress) error {
+	*pr = study.Progress{}
 	var quality []byte
 	dst := append([]any{&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.Arm, &l.st.HeldoutShare,
 		&l.st.PerParticipant, &l.st.Version, &quality, &l.st.IdleMinutes,
@@ -237,14 +205,14 @@ func (l *lockedParticipant) scan(r pgx.Row, pr *Progress) error {
 }
 
 // next is Next inside tx, after the participant's row was locked and read.
-func (s *Store) next(ctx context.Context, tx pgx.Tx, participantID int64, l *lockedParticipant, pr *Progress) error {
+func (s *Store) next(ctx context.Context, tx pgx.Tx, participantID int64, l *lockedParticipant, pr *study.Progress) error {
 	st := l.st
 	if l.code != nil {
 		pr.Done, pr.CompletionCode = true, *l.code
 		return nil
 	}
-	if st.Status != StatusOpen {
-		return userErr(KindNotOpen, "the study is %s", st.Status)
+	if st.Status != study.StatusOpen {
+		return study.Errorf(study.KindNotOpen, "the study is %s", st.Status)
 	}
 	items, err := s.items.get(ctx, tx, st.ID, st.Version)
 	if err != nil {
@@ -275,7 +243,7 @@ func (s *Store) next(ctx context.Context, tx pgx.Tx, participantID int64, l *loc
 // question number `position` (counting from 0) is one they will be asked.
 // Nothing left to ask is no error: there is no question ahead.
 func (s *Store) issueAhead(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, position int, items *studyItems,
-	held *heldQuestion, pr *Progress) error {
+	held *heldQuestion, pr *study.Progress) error {
 	var err error
 	switch {
 	case held != nil && held.id != nil:
@@ -300,20 +268,20 @@ func (s *Store) asksAhead(st studyState) bool {
 
 // nextAgain is next for the participant whose row tx already holds (a
 // repeated answer): it locks and reads the row again in tx.
-func (s *Store) nextAgain(ctx context.Context, tx pgx.Tx, participantID int64) (Progress, error) {
+func (s *Store) nextAgain(ctx context.Context, tx pgx.Tx, participantID int64) (study.Progress, error) {
 	var (
-		pr   Progress
+		pr   study.Progress
 		lock lockedParticipant
 	)
 	if err := lock.scan(tx.QueryRow(ctx, lockParticipantSQL, participantID), &pr); err != nil {
-		return Progress{}, err
+		return study.Progress{}, err
 	}
 	err := s.next(ctx, tx, participantID, &lock, &pr)
 	return pr, err
 }
 
 // complete marks a participant done with their completion code.
-func (s *Store) complete(ctx context.Context, tx pgx.Tx, participantID int64, pr *Progress) error {
+func (s *Store) complete(ctx context.Context, tx pgx.Tx, participantID int64, pr *study.Progress) error {
 	code, err := completeParticipant(ctx, tx, participantID)
 	if err != nil {
 		return err
@@ -323,8 +291,8 @@ func (s *Store) complete(ctx context.Context, tx pgx.Tx, participantID int64, pr
 }
 
 // question is the Question of comparison c issued as id.
-func (it *studyItems) question(id string, studyID, participantID int64, c Comparison, issued time.Time) *Question {
-	return &Question{ID: id, StudyID: studyID, ParticipantID: participantID,
+func (it *studyItems) question(id string, studyID, participantID int64, c study.Comparison, issued time.Time) *study.Question {
+	return &study.Question{ID: id, StudyID: studyID, ParticipantID: participantID,
 		Anchor: it.ref(c.Anchor), Left: it.ref(c.Left), Right: it.ref(c.Right), Design: c.Design, IssuedAt: issued}
 }
 
@@ -335,7 +303,7 @@ func (it *studyItems) question(id string, studyID, participantID int64, c Compar
 // participant's hold on it come out of one round trip.
 type issuePlan struct {
 	id     string
-	random Comparison       // the drawn comparison (random design, or a design's fallback: random.Design)
+	random study.Comparison // the drawn comparison (random design, or a design's fallback: random.Design)
 	trial  string           // DesignCatch or DesignRepeat: the statement returns the comparison
 	claim  *claim           // a design's claim (its statement returns the comparison)
 	design *DesignScheduler // the claim's design
@@ -354,13 +322,13 @@ type issuePlan struct {
 // then the participant's arm's design.
 func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *issuePlan {
 	id := newID()
-	switch st.Quality.trialAt(participantID, answered+1) {
-	case DesignCatch:
-		a, x, swap := catchItems(participantID, answered+1, n)
-		return &issuePlan{id: id, trial: DesignCatch, sql: insertCatchSQL,
+	switch st.Quality.TrialAt(participantID, answered+1) {
+	case study.DesignCatch:
+		a, x, swap := study.CatchItems(participantID, answered+1, n)
+		return &issuePlan{id: id, trial: study.DesignCatch, sql: insertCatchSQL,
 			args: []any{id, st.ID, participantID, a, x, swap, strconv.FormatInt(participantID, 10) + "-" + strconv.Itoa(answered+1)}}
-	case DesignRepeat:
-		return &issuePlan{id: id, trial: DesignRepeat, sql: insertRepeatSQL,
+	case study.DesignRepeat:
+		return &issuePlan{id: id, trial: study.DesignRepeat, sql: insertRepeatSQL,
 			args: []any{id, st.ID, participantID, strconv.FormatInt(participantID, 10)}}
 	}
 	if st.heldOut(participantID, answered) {
@@ -368,7 +336,7 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 		if !ok {
 			return nil
 		}
-		c.Design = DesignHeldout
+		c.Design = study.DesignHeldout
 		sql, args := fallbackInsert(nil, st, participantID, id, c)
 		return &issuePlan{id: id, random: c, sql: sql, args: args}
 	}
@@ -386,17 +354,17 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	if warming {
 		// A warm-up question, while the design still warms up (else none:
 		// the slow path claims from the pool).
-		c.Design = DesignActive
+		c.Design = study.DesignActive
 		return &issuePlan{id: id, random: c, sql: insertWarmupSQL,
 			args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm}}
 	}
 	// A design with no free slot a moment ago (seemsFull) gets its
 	// fallback question at once, as a random study does; so does an active
 	// design warming up (its warm-up questions).
-	c.Design = DesignRandom
+	c.Design = study.DesignRandom
 	var labeller *DesignScheduler
 	if stateful {
-		c.Design = DesignFallback
+		c.Design = study.DesignFallback
 		if ds.kind.warmup {
 			labeller = ds
 		}
@@ -408,7 +376,7 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 // read reads the plan's result from the batch: the comparison and when it
 // was issued, or ok = false when the draw was refused or the claim found
 // nothing.
-func (p *issuePlan) read(br pgx.BatchResults) (c Comparison, issued time.Time, ok bool, err error) {
+func (p *issuePlan) read(br pgx.BatchResults) (c study.Comparison, issued time.Time, ok bool, err error) {
 	if p.claim != nil {
 		return p.design.read(*p.claim, p.key, br.QueryRow())
 	}
@@ -416,17 +384,17 @@ func (p *issuePlan) read(br pgx.BatchResults) (c Comparison, issued time.Time, o
 		// A trial that found nothing to ask (no answer to repeat, a catch
 		// trial the participant had) leaves the number to an ordinary
 		// question (issueSlow).
-		c = Comparison{Design: p.trial}
+		c = study.Comparison{Design: p.trial}
 		err = br.QueryRow().Scan(&c.Anchor, &c.Left, &c.Right, &issued)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return Comparison{}, time.Time{}, false, nil
+			return study.Comparison{}, time.Time{}, false, nil
 		}
 		return c, issued, err == nil, err
 	}
 	c = p.random
 	err = scanFallback(br.QueryRow(), p.labeller, p.key, &issued, &c.Design)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Comparison{}, time.Time{}, false, nil
+		return study.Comparison{}, time.Time{}, false, nil
 	}
 	return c, issued, err == nil, err
 }
@@ -446,10 +414,10 @@ type batchPart struct {
 // (slot.sql() otherwise). It returns ErrExhausted when nothing is left to
 // ask them.
 func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered int, items *studyItems,
-	pre, post *batchPart, slot holdSlot) (*Question, error) {
+	pre, post *batchPart, slot holdSlot) (*study.Question, error) {
 	n := len(items.refs)
 	if n < 3 {
-		return nil, userErr(KindNotOpen, "the study has fewer than three items")
+		return nil, study.Errorf(study.KindNotOpen, "the study has fewer than three items")
 	}
 	plan := s.planIssue(st, participantID, answered, n)
 	nextID := ""
@@ -469,7 +437,7 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 		b.Queue(slot.sql(), participantID, plan.id)
 	}
 	var (
-		c      Comparison
+		c      study.Comparison
 		issued time.Time
 		ok     bool
 	)
@@ -521,17 +489,17 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 // warm-up question of an active design warming up) among the comparisons
 // the participant was not asked; ErrExhausted if there is none.
 func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered, n int, id string,
-	slot holdSlot, claimed bool) (Comparison, time.Time, error) {
-	design := DesignRandom
+	slot holdSlot, claimed bool) (study.Comparison, time.Time, error) {
+	design := study.DesignRandom
 	var labeller *DesignScheduler // the active design whose fallback insertActiveFallbackSQL labels
 	if st.heldOut(participantID, answered) {
-		design = DesignHeldout
+		design = study.DesignHeldout
 	} else if ds, ok := s.designs[st.Design]; ok {
 		c, issued, ok, err := ds.takeOver(ctx, tx, st, participantID, answered, n, id, slot, claimed)
 		if err != nil || ok {
 			return c, issued, err
 		}
-		design = DesignFallback
+		design = study.DesignFallback
 		if ds.kind.warmup {
 			labeller = ds
 		}
@@ -557,7 +525,7 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 				err = cerr
 			}
 			if err != nil {
-				return Comparison{}, time.Time{}, err
+				return study.Comparison{}, time.Time{}, err
 			}
 			if !issued.IsZero() {
 				return c, issued, nil
@@ -566,20 +534,20 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 	}
 	asked, err := askedKeys(ctx, tx, participantID)
 	if err != nil {
-		return Comparison{}, time.Time{}, err
+		return study.Comparison{}, time.Time{}, err
 	}
 	c, err := pickRandom(n, asked)
 	if err != nil {
-		return Comparison{}, time.Time{}, err
+		return study.Comparison{}, time.Time{}, err
 	}
 	c.Design = design
 	var issued time.Time
 	sql, args := fallbackInsert(labeller, st, participantID, id, c)
 	if err := scanFallback(tx.QueryRow(ctx, sql, args...), labeller, keyOf(st), &issued, &c.Design); err != nil {
-		return Comparison{}, time.Time{}, fmt.Errorf("issue a %s question: %w", design, err)
+		return study.Comparison{}, time.Time{}, fmt.Errorf("issue a %s question: %w", design, err)
 	}
 	if _, err := tx.Exec(ctx, slot.sql(), participantID, id); err != nil {
-		return Comparison{}, time.Time{}, err
+		return study.Comparison{}, time.Time{}, err
 	}
 	return c, issued, nil
 }
@@ -587,7 +555,7 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 // fallbackInsert is the statement that issues random comparison c as
 // question id: recorded as c.Design, or labelled by the active design
 // labeller (warm-up or fallback) when it is not nil.
-func fallbackInsert(labeller *DesignScheduler, st studyState, participantID int64, id string, c Comparison) (string, []any) {
+func fallbackInsert(labeller *DesignScheduler, st studyState, participantID int64, id string, c study.Comparison) (string, []any) {
 	if labeller != nil {
 		return insertActiveFallbackSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm}
 	}
@@ -603,6 +571,6 @@ func scanFallback(r pgx.Row, labeller *DesignScheduler, key armKey, issued *time
 	if err := r.Scan(issued, design); err != nil {
 		return err
 	}
-	labeller.noteWarming(key, *design == DesignActive)
+	labeller.noteWarming(key, *design == study.DesignActive)
 	return nil
 }

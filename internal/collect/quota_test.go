@@ -10,6 +10,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A study with a participant limit admits people until that many completed
@@ -21,15 +22,15 @@ func TestQuota(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "q", Title: "Q", QuestionsPerParticipant: 1, Status: collect.StatusDraft})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "q", Title: "Q", QuestionsPerParticipant: 1, Status: study.StatusDraft})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, rej, err := s.AddItems(ctx, st.ID, demo.Items()[:5]); err != nil || len(rej) > 0 {
 		t.Fatalf("add items: %v %v", rej, err)
 	}
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 1, Status: collect.StatusOpen,
-		Quota: collect.Quota{MaxParticipants: 2, IdleMinutes: 30}}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 1, Status: study.StatusOpen,
+		Quota: study.Quota{MaxParticipants: 2, IdleMinutes: 30}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Answer(ctx, a.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+	if _, err := s.Answer(ctx, a.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 		t.Fatal(err)
 	}
 	b, _, err := s.CreateParticipant(ctx, st.ID, "b", nil)
@@ -50,10 +51,10 @@ func TestQuota(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, tok, err := s.CreateParticipant(ctx, st.ID, "c", nil)
-	if collect.KindOf(err) != collect.KindFull || tok != "" {
+	if collect.KindOf(err) != study.KindFull || tok != "" {
 		t.Fatalf("a third participant with a limit of 2: %v; want KindFull", err)
 	}
-	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); collect.KindOf(err) != collect.KindFull {
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); collect.KindOf(err) != study.KindFull {
 		t.Fatalf("an anonymous third participant: %v; want KindFull", err)
 	}
 	if again, _, err := s.CreateParticipant(ctx, st.ID, "b", nil); err != nil || again.ID != b.ID {
@@ -71,14 +72,14 @@ func TestQuota(t *testing.T) {
 		t.Fatalf("b back after idling: %+v, %v", again, err)
 	}
 	// Without an idle time nobody's place is freed.
-	in.Quota = collect.Quota{MaxParticipants: 3}
+	in.Quota = study.Quota{MaxParticipants: 3}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, `UPDATE participants SET last_active_at = now() - interval '30 days' WHERE study_id = $1`, st.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.CreateParticipant(ctx, st.ID, "d", nil); collect.KindOf(err) != collect.KindFull {
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "d", nil); collect.KindOf(err) != study.KindFull {
 		t.Fatalf("d with 3 places taken and no idle time: %v; want KindFull", err)
 	}
 }
@@ -88,8 +89,8 @@ func TestQuotaConcurrentJoins(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 5, 3)
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: collect.StatusOpen,
-		Quota: collect.Quota{MaxParticipants: 5}}
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: study.StatusOpen,
+		Quota: study.Quota{MaxParticipants: 5}}
 	if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestQuotaConcurrentJoins(t *testing.T) {
 		switch collect.KindOf(err) {
 		case 0:
 			in5++
-		case collect.KindFull:
+		case study.KindFull:
 			full++
 		default:
 			t.Fatal(err)
@@ -121,10 +122,10 @@ func TestQuotaSettingsChecked(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 3, 3)
-	for _, q := range []collect.Quota{{MaxParticipants: -1}, {MaxParticipants: 1_000_001}, {IdleMinutes: -1}, {IdleMinutes: 10081}} {
-		_, err := s.UpdateStudy(ctx, st.ID, collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3,
-			Status: collect.StatusOpen, Quota: q})
-		if collect.KindOf(err) != collect.KindInvalid {
+	for _, q := range []study.Quota{{MaxParticipants: -1}, {MaxParticipants: 1_000_001}, {IdleMinutes: -1}, {IdleMinutes: 10081}} {
+		_, err := s.UpdateStudy(ctx, st.ID, study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3,
+			Status: study.StatusOpen, Quota: q})
+		if collect.KindOf(err) != study.KindInvalid {
 			t.Errorf("%+v: %v; want KindInvalid", q, err)
 		}
 	}
@@ -144,14 +145,14 @@ func TestIdleTimeBoundsTheLease(t *testing.T) {
 		want float64 // seconds
 	}{{0, collect.DefaultLeaseTTL.Seconds()}, {1, 60}, {30, collect.DefaultLeaseTTL.Seconds()}} {
 		t.Run(fmt.Sprint("idle ", c.idle), func(t *testing.T) {
-			st := designStudy(t, s, fmt.Sprint("idle", c.idle), collect.DesignLandmarkK1, collect.DesignConfig{Seed: 2, Landmarks: 3}, 8, 2)
-			in := collect.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 2, Status: collect.StatusOpen,
-				Design: st.Design, DesignConfig: collect.DesignConfig{Seed: 2, Landmarks: 3}, Quota: collect.Quota{IdleMinutes: c.idle}}
+			st := designStudy(t, s, fmt.Sprint("idle", c.idle), study.DesignLandmarkK1, study.DesignConfig{Seed: 2, Landmarks: 3}, 8, 2)
+			in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 2, Status: study.StatusOpen,
+				Design: st.Design, DesignConfig: study.DesignConfig{Seed: 2, Landmarks: 3}, Quota: study.Quota{IdleMinutes: c.idle}}
 			if _, err := s.UpdateStudy(ctx, st.ID, in); err != nil {
 				t.Fatal(err)
 			}
 			ids, qs := holdQuestions(t, s, st.ID, 1)
-			if qs[0].Design != collect.DesignLandmarkK1 {
+			if qs[0].Design != study.DesignLandmarkK1 {
 				t.Fatalf("a %s question; want the design's", qs[0].Design)
 			}
 			var secs float64

@@ -6,14 +6,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
-
-// DesignRandom names the random design: every question is a uniformly
-// random triple of distinct items (anchor, then an unordered pair), never a
-// comparison the participant was already asked, shown with left and right
-// in random order. It keeps no state.
-const DesignRandom = "random"
 
 // enumerateBelow is the number of remaining comparisons under which
 // pickRandom lists them all instead of sampling with rejection.
@@ -27,22 +22,22 @@ func comparisons(n int) int { return n * (n - 1) * (n - 2) / 2 }
 // the participant was asked: the store inserts it and lets the unique index
 // refuse a repeat (then it asks pickRandom). Worth it while a random draw
 // is most likely new: the participant was asked at most half of them.
-func blindRandom(n, asked int) (Comparison, bool) {
+func blindRandom(n, asked int) (study.Comparison, bool) {
 	if n < 3 || 2*(asked+1) > comparisons(n) {
-		return Comparison{}, false
+		return study.Comparison{}, false
 	}
 	return displayOrder(randomKey(n)), true
 }
 
 // pickRandom draws uniformly among the comparisons of n items not in asked,
 // or returns ErrExhausted.
-func pickRandom(n int, asked map[triplet.Key]struct{}) (Comparison, error) {
+func pickRandom(n int, asked map[triplet.Key]struct{}) (study.Comparison, error) {
 	if n < 3 {
-		return Comparison{}, ErrExhausted
+		return study.Comparison{}, ErrExhausted
 	}
 	total := comparisons(n)
 	if total-len(asked) <= 0 {
-		return Comparison{}, ErrExhausted
+		return study.Comparison{}, ErrExhausted
 	}
 	// Rejection sampling is uniform over the comparisons not yet asked; it
 	// needs few draws while most comparisons are fresh.
@@ -86,8 +81,8 @@ func pickRandom(n int, asked map[triplet.Key]struct{}) (Comparison, error) {
 }
 
 // displayOrder shows the pair of k with left and right in random order.
-func displayOrder(k triplet.Key) Comparison {
-	c := Comparison{Anchor: k.Anchor, Left: k.J, Right: k.K}
+func displayOrder(k triplet.Key) study.Comparison {
+	c := study.Comparison{Anchor: k.Anchor, Left: k.J, Right: k.K}
 	if rand.IntN(2) == 1 {
 		c.Left, c.Right = c.Right, c.Left
 	}

@@ -12,55 +12,36 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/closer-lab/closer/internal/embed"
+	"github.com/closer-lab/closer/internal/study"
 )
 
-// RecomputeSettings are a study's dashboard settings: when the periodic
-// scan recomputes it and what a run computes.
-type RecomputeSettings struct {
-	// MinNewAnswers: recompute once this many answers arrived since the
-	// last run ...
-	MinNewAnswers int
-	// MaxAge: ... or once this much time passed since it, if any answer arrived.
-	MaxAge time.Duration
-	// Method and Dim are the embedding's (t-STE in 2-D by default).
-	Method string
-	Dim    int
-	// Clusters is the kernel k-means k; 0 picks the best silhouette for 2..8.
-	Clusters int
-}
-
-// DefaultRecomputeSettings are used for a study that never set its own.
-func DefaultRecomputeSettings() RecomputeSettings {
-	return RecomputeSettings{MinNewAnswers: 200, MaxAge: 10 * time.Minute, Method: "tste", Dim: 2}
-}
-
-func checkRecomputeSettings(in RecomputeSettings) error {
+func checkRecomputeSettings(in study.RecomputeSettings) error {
 	switch {
 	case in.MinNewAnswers < 1 || in.MinNewAnswers > 10_000_000:
-		return userErr(KindInvalid, "new answers before a recompute must be between 1 and 10000000")
+		return study.Errorf(study.KindInvalid, "new answers before a recompute must be between 1 and 10000000")
 	case in.MaxAge < 10*time.Second || in.MaxAge > 30*24*time.Hour:
-		return userErr(KindInvalid, "the longest wait between recomputes must be between 10 seconds and 30 days")
+		return study.Errorf(study.KindInvalid, "the longest wait between recomputes must be between 10 seconds and 30 days")
 	case in.Dim < 1 || in.Dim > 10:
-		return userErr(KindInvalid, "the embedding dimensions must be between 1 and 10")
+		return study.Errorf(study.KindInvalid, "the embedding dimensions must be between 1 and 10")
 	case in.Clusters < 0 || in.Clusters > 50:
-		return userErr(KindInvalid, "clusters must be between 0 (automatic) and 50")
+		return study.Errorf(study.KindInvalid, "clusters must be between 0 (automatic) and 50")
 	}
 	if _, err := embed.ParseMethod(in.Method); err != nil {
-		return userErr(KindInvalid, "unknown embedding method %q (known: %s)", in.Method, strings.Join(embed.MethodNames(), ", "))
+		return study.Errorf(study.KindInvalid, "unknown embedding method %q (known: %s)", in.Method, strings.Join(embed.MethodNames(), ", "))
 	}
 	return nil
 }
 
 // RecomputeSettings returns the study's dashboard settings (the defaults if
 // it never set any).
-func (s *Store) RecomputeSettings(ctx context.Context, studyID int64) (RecomputeSettings, error) {
+func (s *Store) RecomputeSettings(ctx context.Context, studyID int64) (study.RecomputeSettings, error) {
 	return recomputeSettings(ctx, s.pool, studyID)
 }
 
 // recomputeSettings reads the study's dashboard settings through q (the
 // pool, or a snapshot's transaction).
-func recomputeSettings(ctx context.Context, q querier, studyID int64) (RecomputeSettings, error) {
-	rs := DefaultRecomputeSettings()
+func recomputeSettings(ctx context.Context, q querier, studyID int64) (study.RecomputeSettings, error) {
+	rs := study.DefaultRecomputeSettings()
 	var ageS int
 	err := q.QueryRow(ctx, `
 		SELECT min_new_answers, max_age_seconds, method, dim, clusters
@@ -70,14 +51,14 @@ func recomputeSettings(ctx context.Context, q querier, studyID int64) (Recompute
 		return rs, nil
 	}
 	if err != nil {
-		return RecomputeSettings{}, fmt.Errorf("recompute settings: %w", err)
+		return study.RecomputeSettings{}, fmt.Errorf("recompute settings: %w", err)
 	}
 	rs.MaxAge = time.Duration(ageS) * time.Second
 	return rs, nil
 }
 
 // SetRecomputeSettings stores the study's dashboard settings.
-func (s *Store) SetRecomputeSettings(ctx context.Context, studyID int64, in RecomputeSettings) error {
+func (s *Store) SetRecomputeSettings(ctx context.Context, studyID int64, in study.RecomputeSettings) error {
 	in.Method = strings.ToLower(strings.TrimSpace(in.Method))
 	if err := checkRecomputeSettings(in); err != nil {
 		return fmt.Errorf("set recompute settings: %w", err)
@@ -90,7 +71,7 @@ func (s *Store) SetRecomputeSettings(ctx context.Context, studyID int64, in Reco
 
 func setRecomputeSettings(ctx context.Context, db interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
-}, studyID int64, in RecomputeSettings) error {
+}, studyID int64, in study.RecomputeSettings) error {
 	var id int64
 	err := db.QueryRow(ctx, `
 		INSERT INTO recompute_settings (study_id, min_new_answers, max_age_seconds, method, dim, clusters)
@@ -111,37 +92,11 @@ func isForeignKey(err error) bool {
 	return errors.As(err, &pe) && pe.Code == "23503"
 }
 
-// Run is one recompute run of a study.
-type Run struct {
-	ID           int64
-	StudyID      int64
-	JobID        int64
-	Status       string // running, done, failed, cancelled
-	Stage        string
-	StartedAt    time.Time
-	FinishedAt   *time.Time
-	Duration     time.Duration
-	Answers      int
-	Items        int
-	Settings     json.RawMessage
-	TrainError   *float64
-	HeldoutError *float64
-	Error        string
-}
-
-// Run statuses.
-const (
-	RunRunning   = "running"
-	RunDone      = "done"
-	RunFailed    = "failed"
-	RunCancelled = "cancelled"
-)
-
 const runCols = `id, study_id, coalesce(job_id, 0), status, stage, started_at, finished_at, coalesce(duration_ms, 0),
 	answers, items, settings, train_error, heldout_error, error`
 
-func scanRun(row pgx.Row) (Run, error) {
-	var r Run
+func scanRun(row pgx.Row) (study.Run, error) {
+	var r study.Run
 	var ms int64
 	err := row.Scan(&r.ID, &r.StudyID, &r.JobID, &r.Status, &r.Stage, &r.StartedAt, &r.FinishedAt, &ms,
 		&r.Answers, &r.Items, &r.Settings, &r.TrainError, &r.HeldoutError, &r.Error)
@@ -180,18 +135,8 @@ func (s *Store) SetRunStage(ctx context.Context, runID int64, stage string) erro
 	return nil
 }
 
-// RunOutcome is how a run ended.
-type RunOutcome struct {
-	Status       string // done, failed or cancelled
-	Duration     time.Duration
-	TrainError   *float64
-	HeldoutError *float64
-	Error        string
-	Result       []byte // the encoded results (done runs)
-}
-
 // FinishRun records how a run ended.
-func (s *Store) FinishRun(ctx context.Context, runID int64, o RunOutcome) error {
+func (s *Store) FinishRun(ctx context.Context, runID int64, o study.RunOutcome) error {
 	_, err := s.pool.Exec(ctx, `
 		UPDATE recompute_runs SET status = $2, finished_at = now(), duration_ms = $3,
 			train_error = $4, heldout_error = $5, error = $6, result = $7, stage = ''
@@ -203,7 +148,7 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, o RunOutcome) error 
 }
 
 // LatestRun returns the study's most recent run of any status, or nil.
-func (s *Store) LatestRun(ctx context.Context, studyID int64) (*Run, error) {
+func (s *Store) LatestRun(ctx context.Context, studyID int64) (*study.Run, error) {
 	r, err := scanRun(s.pool.QueryRow(ctx, `SELECT `+runCols+` FROM recompute_runs WHERE study_id = $1 ORDER BY id DESC LIMIT 1`, studyID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
@@ -216,9 +161,9 @@ func (s *Store) LatestRun(ctx context.Context, studyID int64) (*Run, error) {
 
 // LatestResult returns the study's most recent finished (done) run and its
 // encoded results, or nil.
-func (s *Store) LatestResult(ctx context.Context, studyID int64) (*Run, []byte, error) {
+func (s *Store) LatestResult(ctx context.Context, studyID int64) (*study.Run, []byte, error) {
 	var blob []byte
-	var r Run
+	var r study.Run
 	var ms int64
 	err := s.pool.QueryRow(ctx, `SELECT `+runCols+`, result FROM recompute_runs
 		WHERE study_id = $1 AND status = 'done' ORDER BY id DESC LIMIT 1`, studyID).
@@ -236,12 +181,12 @@ func (s *Store) LatestResult(ctx context.Context, studyID int64) (*Run, []byte, 
 
 // Runs returns the study's runs in order (without their results), for the
 // learning curve.
-func (s *Store) Runs(ctx context.Context, studyID int64) ([]Run, error) {
+func (s *Store) Runs(ctx context.Context, studyID int64) ([]study.Run, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+runCols+` FROM recompute_runs WHERE study_id = $1 ORDER BY id`, studyID)
 	if err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
-	runs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Run, error) { return scanRun(r) })
+	runs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.Run, error) { return scanRun(r) })
 	if err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
@@ -282,7 +227,7 @@ const (
 // least min_new_answers answers since the last run started, or any new
 // answer and max_age since it (any answer at all when it never ran).
 func (s *Store) DueStudies(ctx context.Context) ([]int64, error) {
-	d := DefaultRecomputeSettings()
+	d := study.DefaultRecomputeSettings()
 	rows, err := s.pool.Query(ctx, dueStudiesSQL, d.MinNewAnswers, int(d.MaxAge/time.Second))
 	if err != nil {
 		return nil, fmt.Errorf("due studies: %w", err)
@@ -294,35 +239,15 @@ func (s *Store) DueStudies(ctx context.Context) ([]int64, error) {
 	return ids, nil
 }
 
-// RunAnswer is one answer as a recompute run reads it.
-type RunAnswer struct {
-	QuestionID  string
-	Participant int64 // participants.id
-	PublicID    string
-	Excluded    bool
-	Anchor      int
-	Closer      int
-	Farther     int
-	ResponseMS  int // -1 when unknown
-	AnsweredAt  time.Time
-	ChoseLeft   bool // the closer item was shown on the left
-	// Design is the question's design: the arm's design, DesignFallback,
-	// DesignHeldout (a held-out answer: keep it out of every fit, it is
-	// the study's test set), "import", ...
-	Design string
-	// Arm is the participant's arm (0 in a study without arms).
-	Arm int
-}
-
 // RunAnswers returns the study's answers in answer order; those of excluded
 // participants only when includeExcluded.
-func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded bool) ([]RunAnswer, error) {
+func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded bool) ([]study.RunAnswer, error) {
 	rows, err := s.pool.Query(ctx, runAnswersSQL, studyID, includeExcluded)
 	if err != nil {
 		return nil, fmt.Errorf("run answers: %w", err)
 	}
-	var out []RunAnswer
-	var a RunAnswer
+	var out []study.RunAnswer
+	var a study.RunAnswer
 	_, err = pgx.ForEachRow(rows, []any{&a.QuestionID, &a.Participant, &a.PublicID, &a.Excluded,
 		&a.Anchor, &a.Closer, &a.Farther, &a.ResponseMS, &a.AnsweredAt, &a.ChoseLeft, &a.Design, &a.Arm}, func() error {
 		out = append(out, a)
@@ -336,7 +261,7 @@ func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded b
 
 // LatestDoneRun returns the study's most recent finished (done) run
 // without its results, or nil.
-func (s *Store) LatestDoneRun(ctx context.Context, studyID int64) (*Run, error) {
+func (s *Store) LatestDoneRun(ctx context.Context, studyID int64) (*study.Run, error) {
 	r, err := scanRun(s.pool.QueryRow(ctx, `SELECT `+runCols+` FROM recompute_runs
 		WHERE study_id = $1 AND status = 'done' ORDER BY id DESC LIMIT 1`, studyID))
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -100,7 +101,7 @@ func (s *Store) SessionAdmin(ctx context.Context, token string) (Admin, error) {
 		hashToken(token), fmt.Sprintf("%d seconds", int64(lastSeenGranularity/time.Second))).
 		Scan(&a.ID, &a.Email, &a.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Admin{}, fmt.Errorf("session admin: %w", userErr(KindUnauthorized, "not logged in"))
+		return Admin{}, fmt.Errorf("session admin: %w", study.Errorf(study.KindUnauthorized, "not logged in"))
 	}
 	if err != nil {
 		return Admin{}, fmt.Errorf("session admin: %w", err)

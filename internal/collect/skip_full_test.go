@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A skipped question gives its comparison back to the design only when it
@@ -17,11 +18,11 @@ func TestSkipClearsFullOnlyForDesignQuestions(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := New(pool)
-	ds := RegisterDesigns(s)[DesignLandmarkK1]
+	ds := RegisterDesigns(s)[study.DesignLandmarkK1]
 	ds.FullFor = time.Hour
-	st, err := s.CreateStudy(ctx, StudyInput{Slug: "skips", Title: "skips", QuestionsPerParticipant: 10,
-		Status: StatusOpen, Design: DesignLandmarkK1, DesignConfig: DesignConfig{Seed: 1, Landmarks: 3, Repeats: 5},
-		Quality: QualityControl{CantDecide: true}})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "skips", Title: "skips", QuestionsPerParticipant: 10,
+		Status: study.StatusOpen, Design: study.DesignLandmarkK1, DesignConfig: study.DesignConfig{Seed: 1, Landmarks: 3, Repeats: 5},
+		Quality: study.QualityControl{CantDecide: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,18 +56,18 @@ func TestSkipClearsFullOnlyForDesignQuestions(t *testing.T) {
 		if mark != nil {
 			mark()
 		}
-		if _, err := s.Answer(ctx, p.ID, AnswerInput{QuestionID: pr.Question.ID, Skip: true}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Skip: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
 
 	markFull()
-	skipFirst(DesignFallback, nil) // served at once as the design seems full
+	skipFirst(study.DesignFallback, nil) // served at once as the design seems full
 	if !ds.seemsFull(key) {
 		t.Error("a skipped fallback question cleared the design's full hint")
 	}
 	ds.clearFull(key)
-	skipFirst(DesignLandmarkK1, markFull) // the design's question, issued while it had free slots
+	skipFirst(study.DesignLandmarkK1, markFull) // the design's question, issued while it had free slots
 	if ds.seemsFull(key) {
 		t.Error("a skipped design question kept the design's full hint")
 	}

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -18,31 +18,9 @@ import (
 // concurrent use.
 type Snapshot struct {
 	// Study is the study (read first, so the snapshot starts with it).
-	Study Study
+	Study study.Study
 	ctx   context.Context
 	tx    pgx.Tx
-}
-
-// SnapshotItem is an item with its image: the row ImportStudy takes back.
-type SnapshotItem = ImportItem
-
-// SnapshotParticipant is a participant.
-type SnapshotParticipant struct {
-	PublicID                   string
-	ExternalID, CompletionCode string // "" for none
-	CreatedAt                  time.Time
-	CompletedAt, ExcludedAt    *time.Time
-	Arm                        int // their arm (0 in a study without arms)
-}
-
-// SnapshotAnswer is an answer with its question.
-type SnapshotAnswer struct {
-	QuestionID                           string
-	Participant                          string // the participant's public id
-	Anchor, Left, Right, Closer, Farther int
-	Design                               string // the question's
-	ResponseMS                           *int
-	AskedAt, AnsweredAt                  time.Time // the question's issue and the answer's time
 }
 
 // ExportSnapshot calls f with the study with studyID (even one being
@@ -67,7 +45,7 @@ func (s *Store) ExportSnapshot(ctx context.Context, studyID int64, f func(sn *Sn
 
 // Settings are the study's dashboard settings (the defaults if it never
 // set any).
-func (sn *Snapshot) Settings() (RecomputeSettings, error) {
+func (sn *Snapshot) Settings() (study.RecomputeSettings, error) {
 	return recomputeSettings(sn.ctx, sn.tx, sn.Study.ID)
 }
 
@@ -79,33 +57,33 @@ func (sn *Snapshot) DesignConfig() (json.RawMessage, error) {
 }
 
 // Items calls f with each item, by index.
-func (sn *Snapshot) Items(f func(SnapshotItem) error) error {
+func (sn *Snapshot) Items(f func(study.SnapshotItem) error) error {
 	rows, err := sn.tx.Query(sn.ctx, `SELECT idx, label, file_name, content_type, sha256, width, height, data
 		FROM items WHERE study_id = $1 ORDER BY idx`, sn.Study.ID)
 	if err != nil {
 		return err
 	}
-	var it SnapshotItem
+	var it study.SnapshotItem
 	_, err = pgx.ForEachRow(rows, []any{&it.Index, &it.Label, &it.FileName, &it.ContentType, &it.SHA256, &it.Width, &it.Height, &it.Data},
 		func() error { return f(it) })
 	return err
 }
 
 // Participants calls f with each participant, in the order they came.
-func (sn *Snapshot) Participants(f func(SnapshotParticipant) error) error {
+func (sn *Snapshot) Participants(f func(study.SnapshotParticipant) error) error {
 	rows, err := sn.tx.Query(sn.ctx, `SELECT public_id, coalesce(external_id, ''), coalesce(completion_code, ''),
 		created_at, completed_at, excluded_at, arm FROM participants WHERE study_id = $1 ORDER BY id`, sn.Study.ID)
 	if err != nil {
 		return err
 	}
-	var p SnapshotParticipant
+	var p study.SnapshotParticipant
 	_, err = pgx.ForEachRow(rows, []any{&p.PublicID, &p.ExternalID, &p.CompletionCode, &p.CreatedAt, &p.CompletedAt, &p.ExcludedAt, &p.Arm},
 		func() error { return f(p) })
 	return err
 }
 
 // Answers calls f with each answer, by answer time (then question id).
-func (sn *Snapshot) Answers(f func(SnapshotAnswer) error) error {
+func (sn *Snapshot) Answers(f func(study.SnapshotAnswer) error) error {
 	rows, err := sn.tx.Query(sn.ctx, `
 		SELECT a.question_id, p.public_id, a.anchor, q.left_idx, q.right_idx, a.closer, a.farther, q.design,
 			a.response_ms, q.issued_at, a.answered_at
@@ -114,7 +92,7 @@ func (sn *Snapshot) Answers(f func(SnapshotAnswer) error) error {
 	if err != nil {
 		return err
 	}
-	var a SnapshotAnswer
+	var a study.SnapshotAnswer
 	_, err = pgx.ForEachRow(rows, []any{&a.QuestionID, &a.Participant, &a.Anchor, &a.Left, &a.Right, &a.Closer, &a.Farther, &a.Design,
 		&a.ResponseMS, &a.AskedAt, &a.AnsweredAt}, func() error { return f(a) })
 	return err

@@ -10,6 +10,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // TestExportSnapshotIsOneMoment: what is written while a snapshot is open
@@ -22,7 +23,7 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "snap", Title: "Snap", QuestionsPerParticipant: 5, Status: collect.StatusOpen})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "snap", Title: "Snap", QuestionsPerParticipant: 5, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,8 +31,8 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 	if _, rej, err := s.AddItems(ctx, st.ID, imgs); err != nil || len(rej) > 0 {
 		t.Fatalf("add items: %v %v", rej, err)
 	}
-	before := collect.RecomputeSettings{MinNewAnswers: 30, MaxAge: time.Hour, Method: "ste", Dim: 3, Clusters: 2}
-	after := collect.RecomputeSettings{MinNewAnswers: 70, MaxAge: 2 * time.Hour, Method: "gnmds", Dim: 2, Clusters: 5}
+	before := study.RecomputeSettings{MinNewAnswers: 30, MaxAge: time.Hour, Method: "ste", Dim: 3, Clusters: 2}
+	after := study.RecomputeSettings{MinNewAnswers: 70, MaxAge: 2 * time.Hour, Method: "gnmds", Dim: 2, Clusters: 5}
 	if err := s.SetRecomputeSettings(ctx, st.ID, before); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 		if err != nil || pr.Question == nil {
 			t.Fatalf("next: %+v %v", pr, err)
 		}
-		if _, err := s.Answer(ctx, participantID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, participantID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -52,7 +53,7 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 	answer(p1.ID)
 
 	type seen struct {
-		settings     collect.RecomputeSettings
+		settings     study.RecomputeSettings
 		participants []string // external ids
 		answers      int
 		items        int
@@ -64,13 +65,13 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 		if v.settings, err = sn.Settings(); err != nil {
 			t.Fatal(err)
 		}
-		if err := sn.Participants(func(p collect.SnapshotParticipant) error {
+		if err := sn.Participants(func(p study.SnapshotParticipant) error {
 			v.participants = append(v.participants, p.ExternalID)
 			return nil
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if err := sn.Answers(func(a collect.SnapshotAnswer) error {
+		if err := sn.Answers(func(a study.SnapshotAnswer) error {
 			v.answers++
 			if a.Participant != p1.PublicID {
 				t.Errorf("answer of %q, want %q", a.Participant, p1.PublicID)
@@ -79,7 +80,7 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if err := sn.Items(func(it collect.SnapshotItem) error {
+		if err := sn.Items(func(it study.SnapshotItem) error {
 			if it.Index != v.items || !bytes.Equal(it.Data, imgs[it.Index].Data) {
 				t.Errorf("item %d at position %d, or its image differs from the one added", it.Index, v.items)
 			}
@@ -134,10 +135,10 @@ func TestExportSnapshotErrors(t *testing.T) {
 	s := collect.New(pool)
 	called := false
 	err := s.ExportSnapshot(ctx, 12345, func(*collect.Snapshot) error { called = true; return nil })
-	if collect.KindOf(err) != collect.KindNotFound || called {
+	if collect.KindOf(err) != study.KindNotFound || called {
 		t.Errorf("no study: %v (f called: %v), want not found without f", err, called)
 	}
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "snap", Title: "Snap", QuestionsPerParticipant: 5})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "snap", Title: "Snap", QuestionsPerParticipant: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

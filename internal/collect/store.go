@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -85,12 +86,12 @@ func (s *Store) registerDesign(ds *DesignScheduler) {
 // knownDesign reports whether studies may use design.
 func (s *Store) knownDesign(design string) bool {
 	_, ok := s.designs[design]
-	return ok || design == DesignRandom
+	return ok || design == study.DesignRandom
 }
 
 // Designs returns the names of the designs studies may use, sorted.
 func (s *Store) Designs() []string {
-	names := []string{DesignRandom}
+	names := []string{study.DesignRandom}
 	for n := range s.designs {
 		names = append(names, n)
 	}
@@ -98,36 +99,9 @@ func (s *Store) Designs() []string {
 	return names
 }
 
-// Kind classifies the errors a caller should show to the user.
-type Kind int
-
-// The kinds of user-facing errors.
-const (
-	KindNotFound  Kind = iota + 1 // no such study, question, ...
-	KindInvalid                   // input that breaks a rule (422)
-	KindForbidden                 // not yours
-	KindConflict                  // clashes with what is stored
-	KindNotOpen                   // the study does not take this now
-	KindFull                      // the study admits no more participants (its quota)
-	KindUnauthorized
-	KindUnavailable // the database cannot be reached or has no free connection (503)
-)
-
-// Error is an error whose message is meant for the user.
-type Error struct {
-	Kind Kind
-	Msg  string
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-func userErr(k Kind, format string, args ...any) error {
-	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...)}
-}
-
 // KindOf returns the kind of a user-facing error in err's chain (see
 // AsError), or 0.
-func KindOf(err error) Kind {
+func KindOf(err error) study.Kind {
 	if e, ok := AsError(err); ok {
 		return e.Kind
 	}
@@ -143,11 +117,11 @@ func KindOf(err error) Kind {
 //     connections, cannot store now (out of disk, memory or connections,
 //     read-only: CannotStoreNow), and a pool with no free connection in
 //     time (IsUnavailable) is KindUnavailable.
-func AsError(err error) (*Error, bool) {
+func AsError(err error) (*study.Error, bool) {
 	if err == nil {
 		return nil, false
 	}
-	var e *Error
+	var e *study.Error
 	if errors.As(err, &e) {
 		return e, true
 	}
@@ -165,11 +139,11 @@ func AsError(err error) (*Error, bool) {
 }
 
 var (
-	errBadText = &Error{Kind: KindInvalid,
+	errBadText = &study.Error{Kind: study.KindInvalid,
 		Msg: "the text contains a NUL character or is not valid UTF-8, which cannot be stored"}
-	errBusy = &Error{Kind: KindUnavailable,
+	errBusy = &study.Error{Kind: study.KindUnavailable,
 		Msg: "the server is busy; please try again in a few seconds"}
-	errUnavailable = &Error{Kind: KindUnavailable,
+	errUnavailable = &study.Error{Kind: study.KindUnavailable,
 		Msg: "the database is unavailable; please try again in a few seconds"}
 )
 
@@ -234,9 +208,11 @@ func CannotStoreNow(code string) bool {
 }
 
 // ErrNotFound is wrapped by the lookups that found nothing.
-var ErrNotFound = &Error{Kind: KindNotFound, Msg: "not found"}
+var ErrNotFound = &study.Error{Kind: study.KindNotFound, Msg: "not found"}
 
-func notFound(what string) error { return &Error{Kind: KindNotFound, Msg: what + " not found"} }
+func notFound(what string) error {
+	return &study.Error{Kind: study.KindNotFound, Msg: what + " not found"}
+}
 
 // inTx runs f in a transaction, committing when it returns nil.
 func (s *Store) inTx(ctx context.Context, f func(pgx.Tx) error) error {

@@ -10,131 +10,50 @@ import (
 	"strings"
 	"time"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
 
-// Study statuses.
-const (
-	StatusDraft  = "draft"
-	StatusOpen   = "open"
-	StatusPaused = "paused"
-	StatusClosed = "closed"
-)
-
-// Statuses lists the statuses in their natural order.
-var Statuses = []string{StatusDraft, StatusOpen, StatusPaused, StatusClosed}
-
-// Study is one collection of items and the questions asked about them.
-type Study struct {
-	ID                      int64
-	Slug                    string
-	Title                   string
-	Instructions            string // plain text or Markdown
-	Debrief                 string // plain text or Markdown
-	Consent                 string // Markdown a participant agrees to before starting; "": none
-	QuestionsPerParticipant int
-	Status                  string
-	Design                  string
-	Platform                Platform // how participants are recruited (platform.go)
-	Quota                   Quota
-	MinViewMS               int // how long a question is shown before it takes an answer (ms)
-	Exclusion               ExclusionRules
-	Quality                 QualityControl // catch and repeat trials, "can't decide" (quality.go)
-	// ExcludeStudies are the studies whose participants (by external id)
-	// this one refuses.
-	ExcludeStudies []int64
-	// Arms are the designs the study runs side by side (arms.go); empty:
-	// one, Design. With arms, Design is the first arm's design.
-	Arms []Arm
-	// HeldoutShare is the share of every participant's questions held out
-	// (DesignHeldout): random comparisons no design and no vote sees.
-	HeldoutShare float64
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-}
-
-// StudyInput is what a researcher sets on a study.
-type StudyInput struct {
-	Slug                    string
-	Title                   string
-	Instructions            string
-	Debrief                 string
-	Consent                 string
-	QuestionsPerParticipant int
-	Status                  string
-	Design                  string
-	DesignConfig            DesignConfig // the design's settings (design_config.go)
-	Platform                Platform     // the recruiting platform's settings (platform.go)
-	Quota                   Quota
-	MinViewMS               int
-	Exclusion               ExclusionRules
-	Quality                 QualityControl
-	ExcludeStudies          []int64
-	// Arms, when set (2 to 8), replace Design and DesignConfig: the study
-	// runs every arm, and Design and DesignConfig are stored as the first
-	// arm's. Frozen, with the held-out share, once a question was issued.
-	Arms []Arm
-	// HeldoutShare is the share of questions held out (0 to 0.5).
-	HeldoutShare float64
-}
-
-// Quota limits how many take part in a study: once MaxParticipants (0: no
-// limit) have completed or are in progress, no one new is admitted; a
-// participant without activity (joining, answering) for IdleMinutes (0:
-// never) is no longer in progress and leaves a place free. Their open
-// question stays theirs to answer, but a design's lease on it lasts at most
-// IdleMinutes (DesignScheduler.LeaseTTL otherwise): by the time they are
-// idle the design may ask that comparison of someone else.
-type Quota struct {
-	MaxParticipants int
-	IdleMinutes     int
-}
-
 var slugRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
-
-// MaxStudyTextBytes bounds a study's instructions, debrief and consent
-// text (Markdown, in bytes of UTF-8): pages render them, and the bound keeps
-// a render within milliseconds (docs/security.md, "Markdown").
-const MaxStudyTextBytes = 32 << 10
 
 // check normalises in and returns a user-facing error naming the first rule
 // it breaks.
-func (s *Store) check(in *StudyInput) error {
+func (s *Store) check(in *study.StudyInput) error {
 	in.Slug = strings.TrimSpace(in.Slug)
 	in.Title = strings.TrimSpace(in.Title)
 	if in.Status == "" {
-		in.Status = StatusDraft
+		in.Status = study.StatusDraft
 	}
 	if in.Design == "" {
-		in.Design = DesignRandom
+		in.Design = study.DesignRandom
 	}
 	switch {
 	case in.Title == "":
-		return userErr(KindInvalid, "the title is empty")
+		return study.Errorf(study.KindInvalid, "the title is empty")
 	case len(in.Title) > 200:
-		return userErr(KindInvalid, "the title is longer than 200 characters")
+		return study.Errorf(study.KindInvalid, "the title is longer than 200 characters")
 	case !slugRE.MatchString(in.Slug):
-		return userErr(KindInvalid, "the URL slug %q must be 1 to 64 lower-case letters, digits and inner dashes", in.Slug)
+		return study.Errorf(study.KindInvalid, "the URL slug %q must be 1 to 64 lower-case letters, digits and inner dashes", in.Slug)
 	case in.QuestionsPerParticipant < 1 || in.QuestionsPerParticipant > 100000:
-		return userErr(KindInvalid, "questions per participant must be between 1 and 100000")
+		return study.Errorf(study.KindInvalid, "questions per participant must be between 1 and 100000")
 	case in.MinViewMS < 0 || in.MinViewMS > 60_000:
-		return userErr(KindInvalid, "the minimum viewing time must be between 0 and 60000 ms")
+		return study.Errorf(study.KindInvalid, "the minimum viewing time must be between 0 and 60000 ms")
 	case in.Quota.MaxParticipants < 0 || in.Quota.MaxParticipants > 1_000_000:
-		return userErr(KindInvalid, "the participant limit must be between 0 (no limit) and 1000000")
+		return study.Errorf(study.KindInvalid, "the participant limit must be between 0 (no limit) and 1000000")
 	case in.Quota.IdleMinutes < 0 || in.Quota.IdleMinutes > 7*24*60:
-		return userErr(KindInvalid, "the idle time must be between 0 (never idle) and 10080 minutes (a week)")
+		return study.Errorf(study.KindInvalid, "the idle time must be between 0 (never idle) and 10080 minutes (a week)")
 	}
 	for _, t := range []struct{ name, text string }{{"instructions", in.Instructions}, {"debrief", in.Debrief}, {"consent text", in.Consent}} {
-		if len(t.text) > MaxStudyTextBytes {
-			return userErr(KindInvalid, "the %s is %d bytes long; at most %d bytes (UTF-8) are allowed", t.name, len(t.text), MaxStudyTextBytes)
+		if len(t.text) > study.MaxStudyTextBytes {
+			return study.Errorf(study.KindInvalid, "the %s is %d bytes long; at most %d bytes (UTF-8) are allowed", t.name, len(t.text), study.MaxStudyTextBytes)
 		}
 	}
 	okStatus := false
-	for _, st := range Statuses {
+	for _, st := range study.Statuses {
 		okStatus = okStatus || st == in.Status
 	}
 	if !okStatus {
-		return userErr(KindInvalid, "unknown status %q (draft, open, paused or closed)", in.Status)
+		return study.Errorf(study.KindInvalid, "unknown status %q (draft, open, paused or closed)", in.Status)
 	}
 	if len(in.Arms) > 0 {
 		in.Design = in.Arms[0].Design
@@ -143,21 +62,21 @@ func (s *Store) check(in *StudyInput) error {
 		}
 	}
 	if !s.knownDesign(in.Design) {
-		return userErr(KindInvalid, "unknown design %q (known: %s)", in.Design, strings.Join(s.Designs(), ", "))
+		return study.Errorf(study.KindInvalid, "unknown design %q (known: %s)", in.Design, strings.Join(s.Designs(), ", "))
 	}
-	if math.IsNaN(in.HeldoutShare) || in.HeldoutShare < 0 || in.HeldoutShare > MaxHeldoutShare {
-		return userErr(KindInvalid, "the held-out share must be between 0 and %g", MaxHeldoutShare)
+	if math.IsNaN(in.HeldoutShare) || in.HeldoutShare < 0 || in.HeldoutShare > study.MaxHeldoutShare {
+		return study.Errorf(study.KindInvalid, "the held-out share must be between 0 and %g", study.MaxHeldoutShare)
 	}
-	if err := checkExclusionRules(in.Exclusion); err != nil {
+	if err := study.CheckExclusionRules(in.Exclusion); err != nil {
 		return err
 	}
-	if err := checkQuality(&in.Quality, in.QuestionsPerParticipant); err != nil {
+	if err := study.CheckQuality(&in.Quality, in.QuestionsPerParticipant); err != nil {
 		return err
 	}
 	if len(in.ExcludeStudies) > 100 {
-		return userErr(KindInvalid, "a study can name at most 100 earlier studies whose participants it refuses")
+		return study.Errorf(study.KindInvalid, "a study can name at most 100 earlier studies whose participants it refuses")
 	}
-	return checkPlatform(&in.Platform)
+	return study.CheckPlatform(&in.Platform)
 }
 
 const studyCols = `id, slug, title, instructions, debrief, consent, questions_per_participant, status, design, platform,
@@ -165,8 +84,8 @@ const studyCols = `id, slug, title, instructions, debrief, consent, questions_pe
 
 // scanStudy scans the studyCols of row, then the columns after them into
 // more.
-func scanStudy(row pgx.Row, more ...any) (Study, error) {
-	var st Study
+func scanStudy(row pgx.Row, more ...any) (study.Study, error) {
+	var st study.Study
 	err := row.Scan(append([]any{&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief, &st.Consent,
 		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.Platform, &st.Quota.MaxParticipants, &st.Quota.IdleMinutes,
 		&st.MinViewMS, &st.Exclusion, &st.ExcludeStudies, &st.Quality, &st.Arms, &st.HeldoutShare, &st.CreatedAt, &st.UpdatedAt}, more...)...)
@@ -177,14 +96,14 @@ func scanStudy(row pgx.Row, more ...any) (Study, error) {
 }
 
 // CreateStudy creates a study.
-func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
+func (s *Store) CreateStudy(ctx context.Context, in study.StudyInput) (study.Study, error) {
 	if err := s.check(&in); err != nil {
-		return Study{}, fmt.Errorf("create study: %w", err)
+		return study.Study{}, fmt.Errorf("create study: %w", err)
 	}
-	if err := checkDesignConfig(&in, nil); err != nil {
-		return Study{}, fmt.Errorf("create study: %w", err)
+	if err := study.CheckDesignConfig(&in, nil); err != nil {
+		return study.Study{}, fmt.Errorf("create study: %w", err)
 	}
-	var st Study
+	var st study.Study
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		st, err = scanStudy(tx.QueryRow(ctx, `
@@ -195,7 +114,7 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality,
 			armsJSON(in.Arms), in.HeldoutShare))
 		if isUnique(err) {
-			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
+			return study.Errorf(study.KindConflict, "the URL slug %q is taken", in.Slug)
 		}
 		if err != nil || len(in.Arms) == 0 {
 			return err
@@ -203,7 +122,7 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 		return assignArms(ctx, tx, st.ID, in.Arms)
 	})
 	if err != nil {
-		return Study{}, fmt.Errorf("create study: %w", err)
+		return study.Study{}, fmt.Errorf("create study: %w", err)
 	}
 	return st, nil
 }
@@ -211,7 +130,7 @@ func (s *Store) CreateStudy(ctx context.Context, in StudyInput) (Study, error) {
 // insertStudy inserts a checked study in tx (without its design settings,
 // with its arms as given and no arm counts yet); a taken slug is a
 // KindConflict error.
-func insertStudy(ctx context.Context, tx pgx.Tx, in StudyInput) (Study, error) {
+func insertStudy(ctx context.Context, tx pgx.Tx, in study.StudyInput) (study.Study, error) {
 	st, err := scanStudy(tx.QueryRow(ctx, `
 		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, platform, consent,
 			max_participants, idle_minutes, min_view_ms, exclusion, quality, arms, heldout_share)
@@ -219,7 +138,7 @@ func insertStudy(ctx context.Context, tx pgx.Tx, in StudyInput) (Study, error) {
 		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform, in.Consent,
 		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, in.Quality, armsJSON(in.Arms), in.HeldoutShare))
 	if isUnique(err) {
-		return Study{}, userErr(KindConflict, "the URL slug %q is taken", in.Slug)
+		return study.Study{}, study.Errorf(study.KindConflict, "the URL slug %q is taken", in.Slug)
 	}
 	return st, err
 }
@@ -232,7 +151,7 @@ func checkOpenable(ctx context.Context, tx pgx.Tx, studyID int64) error {
 		return err
 	}
 	if missing > 0 {
-		return userErr(KindConflict, "this study cannot be opened to annotators: %d of its items have a label but no image (it was imported from a triplet file); create a study with images to collect answers", missing)
+		return study.Errorf(study.KindConflict, "this study cannot be opened to annotators: %d of its items have a label but no image (it was imported from a triplet file); create a study with images to collect answers", missing)
 	}
 	return nil
 }
@@ -249,11 +168,11 @@ const questionsIssuedSQL = `SELECT (SELECT min(issued_at) FROM questions WHERE s
 // arms and the held-out share cannot change once questions were issued;
 // before, a change of arms assigns the participants who joined already
 // again (assignArms).
-func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study, error) {
+func (s *Store) UpdateStudy(ctx context.Context, id int64, in study.StudyInput) (study.Study, error) {
 	if err := s.check(&in); err != nil {
-		return Study{}, fmt.Errorf("update study: %w", err)
+		return study.Study{}, fmt.Errorf("update study: %w", err)
 	}
-	var st Study
+	var st study.Study
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		old, err := scanStudy(tx.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -262,7 +181,7 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		if err != nil {
 			return err
 		}
-		if in.Status == StatusOpen {
+		if in.Status == study.StatusOpen {
 			if err := checkOpenable(ctx, tx, id); err != nil {
 				return err
 			}
@@ -274,7 +193,7 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 		if len(labels) == 0 {
 			labels = nil
 		}
-		if err := checkDesignConfig(&in, labels); err != nil {
+		if err := study.CheckDesignConfig(&in, labels); err != nil {
 			return err
 		}
 		var oldConfig []byte
@@ -290,9 +209,9 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 			}
 			if asked {
 				if newDesign {
-					return userErr(KindConflict, "the design and its settings cannot change after questions were issued")
+					return study.Errorf(study.KindConflict, "the design and its settings cannot change after questions were issued")
 				}
-				return userErr(KindConflict, "the arms and the held-out share cannot change after questions were issued")
+				return study.Errorf(study.KindConflict, "the arms and the held-out share cannot change after questions were issued")
 			}
 		}
 		if newArms {
@@ -310,12 +229,12 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in StudyInput) (Study
 			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality,
 			armsJSON(in.Arms), in.HeldoutShare))
 		if isUnique(err) {
-			return userErr(KindConflict, "the URL slug %q is taken", in.Slug)
+			return study.Errorf(study.KindConflict, "the URL slug %q is taken", in.Slug)
 		}
 		return err
 	})
 	if err != nil {
-		return Study{}, fmt.Errorf("update study: %w", err)
+		return study.Study{}, fmt.Errorf("update study: %w", err)
 	}
 	return st, nil
 }
@@ -332,8 +251,8 @@ func excludeList(ids []int64) []int64 {
 // draft); opening checks, as UpdateStudy does, that every item has an
 // image.
 func (s *Store) SetStudyStatus(ctx context.Context, id int64, status string) error {
-	if !slices.Contains(Statuses, status) {
-		return fmt.Errorf("set study status: %w", userErr(KindInvalid, "unknown status %q (draft, open, paused or closed)", status))
+	if !slices.Contains(study.Statuses, status) {
+		return fmt.Errorf("set study status: %w", study.Errorf(study.KindInvalid, "unknown status %q (draft, open, paused or closed)", status))
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var found bool
@@ -342,7 +261,7 @@ func (s *Store) SetStudyStatus(ctx context.Context, id int64, status string) err
 		} else if err != nil {
 			return err
 		}
-		if status == StatusOpen {
+		if status == study.StatusOpen {
 			if err := checkOpenable(ctx, tx, id); err != nil {
 				return err
 			}
@@ -357,21 +276,15 @@ func (s *Store) SetStudyStatus(ctx context.Context, id int64, status string) err
 }
 
 // StudyBySlug returns the study with slug (never one being deleted).
-func (s *Store) StudyBySlug(ctx context.Context, slug string) (Study, error) {
+func (s *Store) StudyBySlug(ctx context.Context, slug string) (study.Study, error) {
 	st, err := scanStudy(s.pool.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE slug = $1 AND deleted_at IS NULL`, slug))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Study{}, fmt.Errorf("study by slug: %w", notFound("study"))
+		return study.Study{}, fmt.Errorf("study by slug: %w", notFound("study"))
 	}
 	if err != nil {
-		return Study{}, fmt.Errorf("study by slug: %w", err)
+		return study.Study{}, fmt.Errorf("study by slug: %w", err)
 	}
 	return st, nil
-}
-
-// StudySummary is a study with the counts the studies list shows.
-type StudySummary struct {
-	Study                        Study
-	Items, Participants, Answers int
 }
 
 // listStudiesSQL reads every study with its counts in one query: each
@@ -389,13 +302,13 @@ const listStudiesSQL = `
 
 // ListStudies returns all studies with their counts of items, participants
 // and answers, newest first (not those being deleted).
-func (s *Store) ListStudies(ctx context.Context) ([]StudySummary, error) {
+func (s *Store) ListStudies(ctx context.Context) ([]study.StudySummary, error) {
 	rows, err := s.pool.Query(ctx, listStudiesSQL)
 	if err != nil {
 		return nil, fmt.Errorf("list studies: %w", err)
 	}
-	sts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (StudySummary, error) {
-		x := StudySummary{}
+	sts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.StudySummary, error) {
+		x := study.StudySummary{}
 		var err error
 		x.Study, err = scanStudy(r, &x.Items, &x.Participants, &x.Answers)
 		return x, err
@@ -415,20 +328,6 @@ func (s *Store) CountStudies(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// Stats summarises a study's collection so far.
-type Stats struct {
-	Items          int
-	Participants   int
-	Completed      int
-	Answers        int
-	Comparisons    int // distinct (anchor, pair) keys answered
-	Contradictions int // keys answered both ways
-	// AnswersPerMinute is the rate over the last RateWindow.
-	AnswersPerMinute float64
-	RateWindow       time.Duration
-	LastAnswer       *time.Time
-}
-
 // studyStatsSQL reads the counts of Stats (by name so that
 // TestHotQueryPlans explains this very string on a large study).
 const studyStatsSQL = `
@@ -443,13 +342,13 @@ const studyStatsSQL = `
 		(SELECT count(*) FROM votes WHERE study_id = $1 AND j_closer > 0 AND k_closer > 0)`
 
 // StudyStats returns the study's counts.
-func (s *Store) StudyStats(ctx context.Context, studyID int64) (Stats, error) {
-	st := Stats{RateWindow: 10 * time.Minute}
+func (s *Store) StudyStats(ctx context.Context, studyID int64) (study.Stats, error) {
+	st := study.Stats{RateWindow: 10 * time.Minute}
 	var recent int
 	err := s.pool.QueryRow(ctx, studyStatsSQL, studyID).
 		Scan(&st.Items, &st.Participants, &st.Completed, &st.Answers, &recent, &st.LastAnswer, &st.Comparisons, &st.Contradictions)
 	if err != nil {
-		return Stats{}, fmt.Errorf("study stats: %w", err)
+		return study.Stats{}, fmt.Errorf("study stats: %w", err)
 	}
 	st.AnswersPerMinute = float64(recent) / st.RateWindow.Minutes()
 	return st, nil

@@ -7,6 +7,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // ListStudies reads every study's counts in one query: they are the counts
@@ -22,7 +23,7 @@ func TestListStudiesCounts(t *testing.T) {
 	items, people, answers := []int{5, 0, 4, 6}, []int{3, 2, 0, 1}, []int{2, 0, 0, 4}
 	var ids []int64
 	for i := range items {
-		st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: string(rune('a' + i)), Title: "S", QuestionsPerParticipant: 10, Status: collect.StatusOpen})
+		st, err := s.CreateStudy(ctx, study.StudyInput{Slug: string(rune('a' + i)), Title: "S", QuestionsPerParticipant: 10, Status: study.StatusOpen})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +43,7 @@ func TestListStudiesCounts(t *testing.T) {
 				if err != nil || pr.Done {
 					t.Fatal(pr.Done, err)
 				}
-				if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+				if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -49,7 +50,7 @@ func (s *Store) MarkStudyDeleted(ctx context.Context, id int64) error {
 		tag, err := tx.Exec(ctx, markStudyDeletedSQL, id)
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == pgerrcode.LockNotAvailable {
-			return userErr(KindConflict, "the study is busy (an upload is writing to it); try again when it has finished")
+			return study.Errorf(study.KindConflict, "the study is busy (an upload is writing to it); try again when it has finished")
 		}
 		if err != nil {
 			return err
@@ -66,13 +67,13 @@ func (s *Store) MarkStudyDeleted(ctx context.Context, id int64) error {
 }
 
 // StudyByID returns the study with id (never one being deleted).
-func (s *Store) StudyByID(ctx context.Context, id int64) (Study, error) {
+func (s *Store) StudyByID(ctx context.Context, id int64) (study.Study, error) {
 	st, err := scanStudy(s.pool.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1 AND deleted_at IS NULL`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Study{}, fmt.Errorf("study by id: %w", notFound("study"))
+		return study.Study{}, fmt.Errorf("study by id: %w", notFound("study"))
 	}
 	if err != nil {
-		return Study{}, fmt.Errorf("study by id: %w", err)
+		return study.Study{}, fmt.Errorf("study by id: %w", err)
 	}
 	return st, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A study marked deleted is gone from every lookup at once, closed to its
@@ -25,7 +26,7 @@ func TestMarkedStudyHidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+	if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 		t.Fatal(err)
 	}
 	pr, err = s.Next(ctx, p.ID) // an open question when the study goes
@@ -40,15 +41,15 @@ func TestMarkedStudyHidden(t *testing.T) {
 	if err := s.MarkStudyDeleted(ctx, st.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.MarkStudyDeleted(ctx, st.ID); collect.KindOf(err) != collect.KindNotFound {
+	if err := s.MarkStudyDeleted(ctx, st.ID); collect.KindOf(err) != study.KindNotFound {
 		t.Fatalf("second mark: %v", err)
 	}
 	for _, slug := range []string{st.Slug, fmt.Sprintf("deleted:%d", st.ID)} {
-		if _, err := s.StudyBySlug(ctx, slug); collect.KindOf(err) != collect.KindNotFound {
+		if _, err := s.StudyBySlug(ctx, slug); collect.KindOf(err) != study.KindNotFound {
 			t.Errorf("study by slug %q: %v", slug, err)
 		}
 	}
-	if _, err := s.StudyByID(ctx, st.ID); collect.KindOf(err) != collect.KindNotFound {
+	if _, err := s.StudyByID(ctx, st.ID); collect.KindOf(err) != study.KindNotFound {
 		t.Errorf("study by id: %v", err)
 	}
 	if sts, err := s.ListStudies(ctx); err != nil || len(sts) != 0 {
@@ -57,31 +58,31 @@ func TestMarkedStudyHidden(t *testing.T) {
 	if n, err := s.CountStudies(ctx); err != nil || n != 0 {
 		t.Errorf("count: %d %v", n, err)
 	}
-	in := collect.StudyInput{Slug: "other", Title: "T", QuestionsPerParticipant: 3, Status: collect.StatusOpen}
-	if _, err := s.UpdateStudy(ctx, st.ID, in); collect.KindOf(err) != collect.KindNotFound {
+	in := study.StudyInput{Slug: "other", Title: "T", QuestionsPerParticipant: 3, Status: study.StatusOpen}
+	if _, err := s.UpdateStudy(ctx, st.ID, in); collect.KindOf(err) != study.KindNotFound {
 		t.Errorf("update: %v", err)
 	}
-	if err := s.ExportCSV(ctx, st.ID, io.Discard); collect.KindOf(err) != collect.KindNotFound {
+	if err := s.ExportCSV(ctx, st.ID, io.Discard); collect.KindOf(err) != study.KindNotFound {
 		t.Errorf("export: %v", err)
 	}
 	if due, err := s.DueStudies(ctx); err != nil || len(due) != 0 {
 		t.Errorf("due after the mark: %v %v", due, err)
 	}
-	if _, err := s.StartRun(ctx, st.ID, 0, 1, 5, map[string]int{}); collect.KindOf(err) != collect.KindNotFound {
+	if _, err := s.StartRun(ctx, st.ID, 0, 1, 5, map[string]int{}); collect.KindOf(err) != study.KindNotFound {
 		t.Errorf("start run: %v", err)
 	}
 	// Its participants are told it is closed.
-	if _, err := s.Next(ctx, p.ID); collect.KindOf(err) != collect.KindNotOpen {
+	if _, err := s.Next(ctx, p.ID); collect.KindOf(err) != study.KindNotOpen {
 		t.Errorf("next: %v", err)
 	}
-	if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); collect.KindOf(err) != collect.KindNotOpen {
+	if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); collect.KindOf(err) != study.KindNotOpen {
 		t.Errorf("answer: %v", err)
 	}
-	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); collect.KindOf(err) != collect.KindNotOpen {
+	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); collect.KindOf(err) != study.KindNotOpen {
 		t.Errorf("join: %v", err)
 	}
 	// The slug is free at once.
-	again, err := s.CreateStudy(ctx, collect.StudyInput{Slug: st.Slug, Title: "Again", QuestionsPerParticipant: 3})
+	again, err := s.CreateStudy(ctx, study.StudyInput{Slug: st.Slug, Title: "Again", QuestionsPerParticipant: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestMarkStudyDeletedBusy(t *testing.T) {
 	}
 	mctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := s.MarkStudyDeleted(mctx, st.ID); collect.KindOf(err) != collect.KindConflict {
+	if err := s.MarkStudyDeleted(mctx, st.ID); collect.KindOf(err) != study.KindConflict {
 		t.Fatalf("mark while locked: %v", err)
 	}
 	if err := tx.Rollback(ctx); err != nil {
@@ -140,7 +141,7 @@ func TestUploadToMarkedStudyStoresNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	added, _, err := s.AddItems(ctx, st.ID, demo.Items()[4:6])
-	if collect.KindOf(err) != collect.KindNotFound || len(added) != 0 {
+	if collect.KindOf(err) != study.KindNotFound || len(added) != 0 {
 		t.Fatalf("upload to a deleted study: %d added, err %v; want not found", len(added), err)
 	}
 	var n int

@@ -9,22 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/closer-lab/closer/internal/media"
+	"github.com/closer-lab/closer/internal/study"
 )
-
-// UploadReport is what one image upload added and refused, why an image
-// upload was refused whole, or why a gold-triplet file was refused.
-type UploadReport struct {
-	Added    int               `json:"added"`
-	Rejected []media.Rejection `json:"rejected"`
-	// Refused is the reason an image upload was refused whole (no file
-	// chosen, too large, too many files, unreadable): nothing was added.
-	// "" when the upload's files were checked one by one.
-	Refused string `json:"refused,omitempty"`
-	// GoldRefused is the reason a gold-triplet file was refused whole
-	// (nothing stored); "" in an image upload's report.
-	GoldRefused string `json:"gold_refused,omitempty"`
-}
 
 // saveUploadReportSQL stores report $3 as $1 of study $2 and deletes the
 // study's reports older than a day.
@@ -36,7 +22,7 @@ const saveUploadReportSQL = `
 
 // SaveUploadReport keeps an upload's report for the page the upload
 // redirects to and returns its id.
-func (s *Store) SaveUploadReport(ctx context.Context, studyID int64, rep UploadReport) (string, error) {
+func (s *Store) SaveUploadReport(ctx context.Context, studyID int64, rep study.UploadReport) (string, error) {
 	id := newID()
 	rep.Rejected = slices.Clone(rep.Rejected)
 	for i, r := range rep.Rejected {
@@ -51,14 +37,14 @@ func (s *Store) SaveUploadReport(ctx context.Context, studyID int64, rep UploadR
 
 // UploadReportByID returns the study's upload report id; an unknown or
 // expired one (or another study's) is KindNotFound.
-func (s *Store) UploadReportByID(ctx context.Context, studyID int64, id string) (UploadReport, error) {
-	var rep UploadReport
+func (s *Store) UploadReportByID(ctx context.Context, studyID int64, id string) (study.UploadReport, error) {
+	var rep study.UploadReport
 	err := s.pool.QueryRow(ctx, `SELECT report FROM upload_reports WHERE id = $1 AND study_id = $2`, id, studyID).Scan(&rep)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return UploadReport{}, fmt.Errorf("upload report: %w", notFound("upload report"))
+		return study.UploadReport{}, fmt.Errorf("upload report: %w", notFound("upload report"))
 	}
 	if err != nil {
-		return UploadReport{}, fmt.Errorf("upload report: %w", err)
+		return study.UploadReport{}, fmt.Errorf("upload report: %w", err)
 	}
 	return rep, nil
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/media"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // An upload's report keeps what it is given, but PostgreSQL stores neither
@@ -16,7 +16,7 @@ func TestUploadReportKeepsAnyText(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, st := newStudy(t, 3, 2)
-	rep := collect.UploadReport{
+	rep := study.UploadReport{
 		Rejected: []media.Rejection{{Name: "a\x00b.png", Reason: "not an image: \xff"}},
 		Refused:  "bad header \"\x00\xfe\"",
 	}

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Figures are the aggregates the dashboard shows besides the recompute
@@ -25,7 +25,7 @@ type Figures struct {
 	ResponseBinMS float64
 	ResponseHist  []int
 	// Contradicted are the comparisons answered both ways most often.
-	Contradicted []collect.VoteCount
+	Contradicted []study.VoteCount
 }
 
 // rateWindow is the window of Stats.AnswersPerMinute (collect.DashboardVersion's).
@@ -33,8 +33,8 @@ const rateWindow = 10 * time.Minute
 
 // Stats returns the tally's counts. AnswersPerMinute is the caller's (it
 // changes with the clock).
-func (t *Tally) Stats() collect.Stats {
-	st := collect.Stats{RateWindow: rateWindow, Participants: t.Participants, Completed: t.Completed, Answers: t.Answers,
+func (t *Tally) Stats() study.Stats {
+	st := study.Stats{RateWindow: rateWindow, Participants: t.Participants, Completed: t.Completed, Answers: t.Answers,
 		Comparisons: t.Comparisons, Contradictions: t.Contradictions}
 	if t.Last != nil {
 		last := *t.Last
@@ -51,7 +51,7 @@ func (t *Tally) Stats() collect.Stats {
 // taken at the bin's middle); and the top contradicted comparisons.
 // AnswersPerMinute and Excluded are the caller's (they change with the
 // clock and the participants).
-func (t *Tally) Figures(buckets, bins int) (collect.Stats, Figures) {
+func (t *Tally) Figures(buckets, bins int) (study.Stats, Figures) {
 	st := t.Stats()
 	var f Figures
 	if t.First != nil {
@@ -66,10 +66,10 @@ func (t *Tally) Figures(buckets, bins int) (collect.Stats, Figures) {
 		p95 := stat.Quantile(0.95, stat.Empirical, ms, n)
 		// Bins of a round width (at least the fine bins' width) covering
 		// 0..p95; slower answers land in the last bin.
-		f.ResponseBinMS = math.Max(collect.ResponseBinMS, NiceStep(math.Max(p95, 1)/float64(bins-1)))
+		f.ResponseBinMS = math.Max(study.ResponseBinMS, NiceStep(math.Max(p95, 1)/float64(bins-1)))
 		f.ResponseHist = make([]int, bins)
 		for b, n := range t.rt {
-			f.ResponseHist[min(int(float64(b)*collect.ResponseBinMS/f.ResponseBinMS), bins-1)] += n
+			f.ResponseHist[min(int(float64(b)*study.ResponseBinMS/f.ResponseBinMS), bins-1)] += n
 		}
 	}
 	f.Contradicted = slices.Clone(t.top)
@@ -100,7 +100,7 @@ func (t *Tally) responseTimes() (ms, n []float64) {
 	slices.Sort(keys)
 	ms, n = make([]float64, len(keys)), make([]float64, len(keys))
 	for i, b := range keys {
-		ms[i] = float64(b)*collect.ResponseBinMS + 0.5*collect.ResponseBinMS
+		ms[i] = float64(b)*study.ResponseBinMS + 0.5*study.ResponseBinMS
 		n[i] = float64(t.rt[b])
 	}
 	return ms, n

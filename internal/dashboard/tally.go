@@ -12,7 +12,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -33,17 +33,17 @@ type Tally struct {
 	Participants, Completed     int
 	Comparisons, Contradictions int
 
-	seconds map[int64]int       // answers per Unix second of answered_at
-	rt      map[int64]int       // answers per collect.ResponseBinMS bin
-	people  map[int64]int       // answers per participant id
-	top     []collect.VoteCount // the most contradicted comparisons, first first
+	seconds map[int64]int     // answers per Unix second of answered_at
+	rt      map[int64]int     // answers per collect.ResponseBinMS bin
+	people  map[int64]int     // answers per participant id
+	top     []study.VoteCount // the most contradicted comparisons, first first
 	topN    int
 }
 
 // NewTally is the tally of counts read from scratch, keeping the top most
 // contradicted comparisons (counts must hold at least those). It takes
 // over the counts' maps.
-func NewTally(c collect.DashboardCounts, top int) *Tally {
+func NewTally(c study.DashboardCounts, top int) *Tally {
 	t := &Tally{Seq: c.Seq, Answers: c.Answers, First: c.First, Last: c.Last,
 		Participants: c.Participants, Completed: c.Completed, Comparisons: c.Comparisons, Contradictions: c.Contradictions,
 		seconds: c.Seconds, rt: c.ResponseBins, people: c.People, top: slices.Clone(c.Contradicted), topN: top}
@@ -62,12 +62,12 @@ func NewTally(c collect.DashboardCounts, top int) *Tally {
 // counted (d.Counted differs: an answer committed late with a sequence
 // number below the watermark, or answers removed); the caller then counts
 // from scratch.
-func (t *Tally) Advance(d collect.DashboardDelta) bool {
+func (t *Tally) Advance(d study.DashboardDelta) bool {
 	if d.Counted != t.Answers {
 		return false
 	}
 	t.Participants, t.Completed = d.Participants, d.Completed
-	touched := make(map[triplet.Key]collect.VoteCount, len(d.Votes))
+	touched := make(map[triplet.Key]study.VoteCount, len(d.Votes))
 	for _, v := range d.Votes {
 		touched[triplet.Key{Anchor: v.Anchor, J: v.J, K: v.K}] = v
 	}
@@ -98,7 +98,7 @@ func (t *Tally) Advance(d collect.DashboardDelta) bool {
 	}
 	// Votes only grow, so a comparison's rank among the contradicted only
 	// rises: the new top comes from the old top and the touched comparisons.
-	cands := map[triplet.Key]collect.VoteCount{}
+	cands := map[triplet.Key]study.VoteCount{}
 	for _, v := range t.top {
 		cands[triplet.Key{Anchor: v.Anchor, J: v.J, K: v.K}] = v
 	}
@@ -130,7 +130,7 @@ func (t *Tally) Advance(d collect.DashboardDelta) bool {
 
 // compareContradicted orders comparisons as the store's votes query does:
 // most votes on the weaker side first, then most votes, then by key.
-func compareContradicted(a, b collect.VoteCount) int {
+func compareContradicted(a, b study.VoteCount) int {
 	return cmp.Or(
 		cmp.Compare(min(b.JCloser, b.KCloser), min(a.JCloser, a.KCloser)),
 		cmp.Compare(b.JCloser+b.KCloser, a.JCloser+a.KCloser),
@@ -166,12 +166,12 @@ func (t *Tally) ParticipantsByAnswers() []ParticipantCount {
 // WithCounts returns rows (collect.Store.DashboardParticipants, in any
 // order) in the order of page (a part of ParticipantsByAnswers) with their
 // answer counts; participants without a row are left out.
-func WithCounts(page []ParticipantCount, rows []collect.DashboardParticipant) []collect.DashboardParticipant {
-	byID := make(map[int64]collect.DashboardParticipant, len(rows))
+func WithCounts(page []ParticipantCount, rows []study.DashboardParticipant) []study.DashboardParticipant {
+	byID := make(map[int64]study.DashboardParticipant, len(rows))
 	for _, r := range rows {
 		byID[r.ID] = r
 	}
-	out := make([]collect.DashboardParticipant, 0, len(page))
+	out := make([]study.DashboardParticipant, 0, len(page))
 	for _, c := range page {
 		if r, ok := byID[c.ID]; ok {
 			r.Answers = c.Answers

@@ -14,12 +14,13 @@ import (
 	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // figuresEqual reports whether two dashboards show the same figures (NaN
 // medians equal, times by value).
-func figuresEqual(t *testing.T, what string, gotS, wantS collect.Stats, got, want dashboard.Figures) {
+func figuresEqual(t *testing.T, what string, gotS, wantS study.Stats, got, want dashboard.Figures) {
 	t.Helper()
 	sameTime := func(a, b *time.Time) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) }
 	if !sameTime(gotS.LastAnswer, wantS.LastAnswer) {
@@ -44,7 +45,7 @@ func figuresEqual(t *testing.T, what string, gotS, wantS collect.Stats, got, wan
 // participantsBySQL is the dashboard's participants table counted in SQL,
 // independently of the tally: those with answers, most answers first (then
 // by id), at most limit after offset, and how many there are.
-func participantsBySQL(t *testing.T, pool *pgxpool.Pool, studyID int64, limit, offset int) ([]collect.DashboardParticipant, int) {
+func participantsBySQL(t *testing.T, pool *pgxpool.Pool, studyID int64, limit, offset int) ([]study.DashboardParticipant, int) {
 	t.Helper()
 	ctx := context.Background()
 	rows, err := pool.Query(ctx, `
@@ -57,8 +58,8 @@ func participantsBySQL(t *testing.T, pool *pgxpool.Pool, studyID int64, limit, o
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (collect.DashboardParticipant, error) {
-		var p collect.DashboardParticipant
+	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.DashboardParticipant, error) {
+		var p study.DashboardParticipant
 		err := r.Scan(&p.ID, &p.PublicID, &p.ExternalID, &p.Answers, &p.ExcludedAt, &p.CreatedAt)
 		return p, err
 	})
@@ -74,7 +75,7 @@ func participantsBySQL(t *testing.T, pool *pgxpool.Pool, studyID int64, limit, o
 
 // participantsPage is the dashboard's participants table as the page reads
 // it: a page of the tally's counts, their rows from the store.
-func participantsPage(t *testing.T, s *collect.Store, studyID int64, tally *dashboard.Tally, limit, offset int) ([]collect.DashboardParticipant, int) {
+func participantsPage(t *testing.T, s *collect.Store, studyID int64, tally *dashboard.Tally, limit, offset int) ([]study.DashboardParticipant, int) {
 	t.Helper()
 	all := tally.ParticipantsByAnswers()
 	page := all[min(offset, len(all)):min(offset+limit, len(all))]
@@ -118,7 +119,7 @@ func TestTallyAdvanceEqualsScratch(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 1000, Status: collect.StatusOpen})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "s1", Title: "S1", QuestionsPerParticipant: 1000, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestTallyAdvanceEqualsScratch(t *testing.T) {
 				x := 300 + rng.IntN(5000)
 				ms = &x
 			}
-			if _, err := s.Answer(ctx, pid, collect.AnswerInput{QuestionID: q.ID, Closer: closer, ResponseMS: ms}); err != nil {
+			if _, err := s.Answer(ctx, pid, study.AnswerInput{QuestionID: q.ID, Closer: closer, ResponseMS: ms}); err != nil {
 				t.Fatal(err)
 			}
 		}

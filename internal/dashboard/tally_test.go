@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 func TestNiceStep(t *testing.T) {
@@ -32,15 +32,15 @@ func hourAt(d time.Duration) *time.Time {
 }
 
 // byHand are counts whose figures are worked out by hand below.
-func byHand() collect.DashboardCounts {
+func byHand() study.DashboardCounts {
 	noon := hourAt(0).Unix()
-	return collect.DashboardCounts{
+	return study.DashboardCounts{
 		Seq: 10, Answers: 7, First: hourAt(400 * time.Millisecond), Last: hourAt(9900 * time.Millisecond),
 		Seconds:      map[int64]int{noon: 2, noon + 2: 1, noon + 3: 1, noon + 9: 3},
 		ResponseBins: map[int64]int{50: 3, 80: 1, 120: 1, 400: 2},
 		People:       map[int64]int{7: 3, 5: 3, 9: 1},
 		Comparisons:  6, Contradictions: 2,
-		Contradicted: []collect.VoteCount{{Anchor: 0, J: 1, K: 2, JCloser: 1, KCloser: 1}, {Anchor: 4, J: 1, K: 3, JCloser: 2, KCloser: 1}},
+		Contradicted: []study.VoteCount{{Anchor: 0, J: 1, K: 2, JCloser: 1, KCloser: 1}, {Anchor: 4, J: 1, K: 3, JCloser: 2, KCloser: 1}},
 		Participants: 4, Completed: 1,
 	}
 }
@@ -75,7 +75,7 @@ func TestFiguresByHand(t *testing.T) {
 	}
 	// Most votes on the weaker side first (1 and 1), then most votes: (2, 1)
 	// before (1, 1).
-	want := []collect.VoteCount{{Anchor: 4, J: 1, K: 3, JCloser: 2, KCloser: 1}, {Anchor: 0, J: 1, K: 2, JCloser: 1, KCloser: 1}}
+	want := []study.VoteCount{{Anchor: 4, J: 1, K: 3, JCloser: 2, KCloser: 1}, {Anchor: 0, J: 1, K: 2, JCloser: 1, KCloser: 1}}
 	if !slices.Equal(f.Contradicted, want) {
 		t.Errorf("contradicted %v, want %v", f.Contradicted, want)
 	}
@@ -90,7 +90,7 @@ func TestFiguresByHand(t *testing.T) {
 
 	// One fast answer: the histogram's bins are the fine bins' width at
 	// least (NiceStep(15 / 4) = 5 ms would split them).
-	one := collect.DashboardCounts{Answers: 1, First: hourAt(0), Last: hourAt(0), Seconds: map[int64]int{hourAt(0).Unix(): 1},
+	one := study.DashboardCounts{Answers: 1, First: hourAt(0), Last: hourAt(0), Seconds: map[int64]int{hourAt(0).Unix(): 1},
 		ResponseBins: map[int64]int{1: 1}, People: map[int64]int{1: 1}}
 	_, f = dashboard.NewTally(one, 5).Figures(4, 5)
 	if f.MedianResponseMS != 15 || f.ResponseBinMS != 10 || !slices.Equal(f.ResponseHist, []int{0, 1, 0, 0, 0}) {
@@ -102,7 +102,7 @@ func TestFiguresByHand(t *testing.T) {
 	}
 
 	// Nothing: no span, no median, no histogram.
-	st, f = dashboard.NewTally(collect.DashboardCounts{}, 5).Figures(4, 5)
+	st, f = dashboard.NewTally(study.DashboardCounts{}, 5).Figures(4, 5)
 	if st.LastAnswer != nil || f.First != nil || f.AnswersOverTime != nil || !math.IsNaN(f.MedianResponseMS) || f.ResponseHist != nil || len(f.Contradicted) != 0 {
 		t.Errorf("empty tally: %+v %+v", st, f)
 	}
@@ -113,16 +113,16 @@ func TestFiguresByHand(t *testing.T) {
 func TestAdvanceByHand(t *testing.T) {
 	t.Parallel()
 	bin := func(b int64) *int64 { return &b }
-	d := collect.DashboardDelta{
+	d := study.DashboardDelta{
 		Counted: 7, Participants: 5, Completed: 2,
-		Answers: []collect.DashboardAnswer{
+		Answers: []study.DashboardAnswer{
 			// (0; 1, 2) answered "2 closer": was (1, 1), now (1, 2).
 			{Seq: 11, Participant: 8, Anchor: 0, Closer: 2, Farther: 1, ResponseBin: bin(30), At: *hourAt(20 * time.Second)},
 			// (3; 4, 5) answered both ways: new, and contradicted.
 			{Seq: 13, Participant: 7, Anchor: 3, Closer: 4, Farther: 5, At: *hourAt(-time.Second)},
 			{Seq: 12, Participant: 8, Anchor: 3, Closer: 5, Farther: 4, ResponseBin: bin(400), At: *hourAt(5 * time.Second)},
 		},
-		Votes: []collect.VoteCount{{Anchor: 0, J: 1, K: 2, JCloser: 1, KCloser: 2}, {Anchor: 3, J: 4, K: 5, JCloser: 1, KCloser: 1}},
+		Votes: []study.VoteCount{{Anchor: 0, J: 1, K: 2, JCloser: 1, KCloser: 2}, {Anchor: 3, J: 4, K: 5, JCloser: 1, KCloser: 1}},
 	}
 	tally := dashboard.NewTally(byHand(), 2)
 
@@ -166,7 +166,7 @@ func TestAdvanceByHand(t *testing.T) {
 	}
 	// Top 2: (0; 1, 2) at (1, 2) and (4; 1, 3) at (2, 1) tie on the
 	// weaker side and the votes: by key; (3; 4, 5) at (1, 1) is third.
-	want := []collect.VoteCount{{Anchor: 0, J: 1, K: 2, JCloser: 1, KCloser: 2}, {Anchor: 4, J: 1, K: 3, JCloser: 2, KCloser: 1}}
+	want := []study.VoteCount{{Anchor: 0, J: 1, K: 2, JCloser: 1, KCloser: 2}, {Anchor: 4, J: 1, K: 3, JCloser: 2, KCloser: 1}}
 	if !slices.Equal(f.Contradicted, want) {
 		t.Errorf("contradicted %v, want %v", f.Contradicted, want)
 	}
@@ -180,11 +180,11 @@ func TestAdvanceByHand(t *testing.T) {
 func TestParticipantsByAnswers(t *testing.T) {
 	t.Parallel()
 	// Most answers first, ties by id; participants without answers left out.
-	tally := dashboard.NewTally(collect.DashboardCounts{People: map[int64]int{4: 2, 2: 5, 9: 2, 3: 2, 6: 1, 8: 0}}, 0)
+	tally := dashboard.NewTally(study.DashboardCounts{People: map[int64]int{4: 2, 2: 5, 9: 2, 3: 2, 6: 1, 8: 0}}, 0)
 	if got, want := tally.ParticipantsByAnswers(), []dashboard.ParticipantCount{{2, 5}, {3, 2}, {4, 2}, {9, 2}, {6, 1}}; !slices.Equal(got, want) {
 		t.Errorf("ParticipantsByAnswers() = %v, want %v", got, want)
 	}
-	if got := dashboard.NewTally(collect.DashboardCounts{}, 0).ParticipantsByAnswers(); len(got) != 0 {
+	if got := dashboard.NewTally(study.DashboardCounts{}, 0).ParticipantsByAnswers(); len(got) != 0 {
 		t.Errorf("no answers: %v", got)
 	}
 
@@ -194,9 +194,9 @@ func TestWithCounts(t *testing.T) {
 	t.Parallel()
 	// The rows in the page's order with its counts; ids without a row
 	// (4) and rows not on the page (77) left out.
-	rows := []collect.DashboardParticipant{{ID: 9, PublicID: "nine"}, {ID: 3, PublicID: "three"}, {ID: 77, PublicID: "other"}}
+	rows := []study.DashboardParticipant{{ID: 9, PublicID: "nine"}, {ID: 3, PublicID: "three"}, {ID: 77, PublicID: "other"}}
 	got := dashboard.WithCounts([]dashboard.ParticipantCount{{3, 2}, {4, 2}, {9, 2}}, rows)
-	want := []collect.DashboardParticipant{{ID: 3, PublicID: "three", Answers: 2}, {ID: 9, PublicID: "nine", Answers: 2}}
+	want := []study.DashboardParticipant{{ID: 3, PublicID: "three", Answers: 2}, {ID: 9, PublicID: "nine", Answers: 2}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("WithCounts: %+v, want %+v", got, want)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/jobqueue"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Queue is the River queue purge jobs run on.
@@ -90,7 +91,7 @@ func Study(ctx context.Context, store *collect.Store, studyID int64, batchRows i
 	start := time.Now()
 	rep := Report{Tables: map[string]TableReport{}}
 	marked, err := store.StudyMarkedDeleted(ctx, studyID)
-	if collect.KindOf(err) == collect.KindNotFound {
+	if collect.KindOf(err) == study.KindNotFound {
 		return rep, nil
 	}
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 func newStore(t *testing.T) (*pgxpool.Pool, *collect.Store) {
@@ -34,10 +35,10 @@ func newStore(t *testing.T) (*pgxpool.Pool, *collect.Store) {
 // votes and design events, open questions holding leases, the arms'
 // design states and pools, an answer waiting for the design's writer,
 // dashboard settings and a finished recompute run.
-func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slugs ...string) []collect.Study {
+func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slugs ...string) []study.Study {
 	t.Helper()
 	ctx := context.Background()
-	var sts []collect.Study
+	var sts []study.Study
 	for _, slug := range slugs {
 		sts = append(sts, fillOne(t, pool, s, slug))
 	}
@@ -58,14 +59,14 @@ func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slugs ...string) [
 }
 
 // fillOne makes study slug with rows in every table (fill).
-func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) collect.Study { //nolint:unparam // same signature as the other fixture helpers
+func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) study.Study { //nolint:unparam // same signature as the other fixture helpers
 	t.Helper()
 	ctx := context.Background()
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: 6,
-		Status: collect.StatusOpen, Quality: collect.QualityControl{CatchAt: []int{2}},
-		Arms: []collect.Arm{
-			{Name: "a", Design: collect.DesignLandmarkK1, Config: collect.DesignConfig{Seed: 3, Landmarks: 3}, Share: 0.5},
-			{Name: "b", Design: collect.DesignLandmarkK1, Config: collect.DesignConfig{Seed: 4, Landmarks: 3}, Share: 0.5}}})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: 6,
+		Status: study.StatusOpen, Quality: study.QualityControl{CatchAt: []int{2}},
+		Arms: []study.Arm{
+			{Name: "a", Design: study.DesignLandmarkK1, Config: study.DesignConfig{Seed: 3, Landmarks: 3}, Share: 0.5},
+			{Name: "b", Design: study.DesignLandmarkK1, Config: study.DesignConfig{Seed: 4, Landmarks: 3}, Share: 0.5}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) co
 		t.Fatal(rej, err)
 	}
 	// Catch trials (trial_answers), the first of them a gold triplet.
-	if err := s.SetGoldTriplets(ctx, st.ID, []collect.GoldTriplet{{Line: 2, Anchor: 0, Closer: 1, Farther: 2}}); err != nil {
+	if err := s.SetGoldTriplets(ctx, st.ID, []study.GoldTriplet{{Line: 2, Anchor: 0, Closer: 1, Farther: 2}}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
@@ -87,7 +88,7 @@ func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) co
 				t.Fatal(err)
 			}
 			q := pr.Question
-			if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
+			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -100,10 +101,10 @@ func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) co
 			}
 		}
 	}
-	if _, err := s.SaveUploadReport(ctx, st.ID, collect.UploadReport{Added: 9}); err != nil {
+	if _, err := s.SaveUploadReport(ctx, st.ID, study.UploadReport{Added: 9}); err != nil {
 		t.Fatal(err)
 	}
-	rs := collect.DefaultRecomputeSettings()
+	rs := study.DefaultRecomputeSettings()
 	rs.MinNewAnswers = 5
 	if err := s.SetRecomputeSettings(ctx, st.ID, rs); err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) co
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishRun(ctx, run, collect.RunOutcome{Status: collect.RunDone, Result: []byte("result")}); err != nil {
+	if err := s.FinishRun(ctx, run, study.RunOutcome{Status: study.RunDone, Result: []byte("result")}); err != nil {
 		t.Fatal(err)
 	}
 	return st
@@ -329,7 +330,7 @@ func TestPurgeJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range []collect.Study{enqueued, lost} {
+	for _, st := range []study.Study{enqueued, lost} {
 		if err := s.MarkStudyDeleted(ctx, st.ID); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/closer-lab/closer/internal/analysis"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/embed"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -20,13 +21,13 @@ type armAnswers struct {
 	fallbacks    int
 }
 
-func (b *armAnswers) add(a collect.RunAnswer, t triplet.Triplet) {
+func (b *armAnswers) add(a study.RunAnswer, t triplet.Triplet) {
 	if b.participants == nil {
 		b.participants = map[int64]struct{}{}
 	}
 	b.triplets = append(b.triplets, t)
 	b.participants[a.Participant] = struct{}{}
-	if a.Design == collect.DesignFallback {
+	if a.Design == study.DesignFallback {
 		b.fallbacks++
 	}
 }
@@ -38,7 +39,7 @@ func (b *armAnswers) add(a collect.RunAnswer, t triplet.Triplet) {
 // and stores the arms and the learning curve (old's points, then this
 // run's) in out. It returns the fits by arm (nil for an arm without
 // answers).
-func fitArms(ctx context.Context, out, old *Result, sameFit bool, arms []collect.Arm, byArm []armAnswers,
+func fitArms(ctx context.Context, out, old *Result, sameFit bool, arms []study.Arm, byArm []armAnswers,
 	heldout []triplet.Triplet, n int, s analysis.Settings, runID int64) ([]*analysis.ArmFit, error) {
 	out.HeldoutAnswers = len(heldout)
 	if old != nil {
@@ -86,7 +87,7 @@ func fitArms(ctx context.Context, out, old *Result, sameFit bool, arms []collect
 // reported there and the others go on. Only a cancelled ctx or a failure
 // to read the arms is an error.
 func refreshPools(ctx context.Context, store *collect.Store, studyID int64, out, old *Result, byArm []armAnswers,
-	fits []*analysis.ArmFit, n int, rs collect.RecomputeSettings) error {
+	fits []*analysis.ArmFit, n int, rs study.RecomputeSettings) error {
 	aas, err := store.ActiveArms(ctx, studyID)
 	if err != nil {
 		return err

@@ -16,16 +16,17 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // armsStudy creates an open study of n demo items with the arms and
 // held-out share given.
-func armsStudy(t *testing.T, store *collect.Store, slug string, arms []collect.Arm, heldout float64, n, per int) collect.Study {
+func armsStudy(t *testing.T, store *collect.Store, slug string, arms []study.Arm, heldout float64, n, per int) study.Study {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: per,
-		Status: collect.StatusOpen, Arms: arms, HeldoutShare: heldout})
+	st, err := store.CreateStudy(ctx, study.StudyInput{Slug: slug, Title: slug, QuestionsPerParticipant: per,
+		Status: study.StatusOpen, Arms: arms, HeldoutShare: heldout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,14 +39,14 @@ func armsStudy(t *testing.T, store *collect.Store, slug string, arms []collect.A
 // participate joins a participant and answers up to limit of their
 // questions (all with limit < 0) with answer (the closer option), in
 // order; it returns the participant and the questions answered.
-func participate(t *testing.T, store *collect.Store, studyID int64, limit int, answer func(p collect.Participant, q *collect.Question) int) (collect.Participant, []collect.Question) {
+func participate(t *testing.T, store *collect.Store, studyID int64, limit int, answer func(p study.Participant, q *study.Question) int) (study.Participant, []study.Question) {
 	t.Helper()
 	ctx := context.Background()
 	p, _, err := store.CreateParticipant(ctx, studyID, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var done []collect.Question
+	var done []study.Question
 	for limit < 0 || len(done) < limit {
 		pr, err := store.Next(ctx, p.ID)
 		if err != nil {
@@ -55,7 +56,7 @@ func participate(t *testing.T, store *collect.Store, studyID int64, limit int, a
 			break
 		}
 		q := pr.Question
-		if _, err := store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: answer(p, q)}); err != nil {
+		if _, err := store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: answer(p, q)}); err != nil {
 			t.Fatal(err)
 		}
 		done = append(done, *q)
@@ -65,7 +66,7 @@ func participate(t *testing.T, store *collect.Store, studyID int64, limit int, a
 
 // oracleAnswer is the answer of an error-free annotator who sees the
 // points x.
-func oracleAnswer(x *mat.Dense, q *collect.Question) int {
+func oracleAnswer(x *mat.Dense, q *study.Question) int {
 	a, l, r := q.Anchor.Index, q.Left.Index, q.Right.Index
 	if triplet.SqDist(x, a, l) < triplet.SqDist(x, a, r) {
 		return l
@@ -90,12 +91,12 @@ func TestArmsComparedOnHeldOutAnswers(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool)
 	const n, per = 16, 60
-	arms := []collect.Arm{{Name: "good", Design: collect.DesignRandom, Share: 0.5}, {Name: "noise", Design: collect.DesignRandom, Share: 0.5}}
+	arms := []study.Arm{{Name: "good", Design: study.DesignRandom, Share: 0.5}, {Name: "noise", Design: study.DesignRandom, Share: 0.5}}
 	st := armsStudy(t, store, "compare", arms, 0.2, n, per)
 	x := triplet.Gaussian(triplet.NewRand(11), n, 2, 1)
 	flips := triplet.NewRand(12)
-	answer := func(p collect.Participant, q *collect.Question) int {
-		if p.Arm == 1 && q.Design != collect.DesignHeldout {
+	answer := func(p study.Participant, q *study.Question) int {
+		if p.Arm == 1 && q.Design != study.DesignHeldout {
 			if flips.IntN(2) == 0 {
 				return q.Left.Index
 			}
@@ -130,7 +131,7 @@ func TestArmsComparedOnHeldOutAnswers(t *testing.T) {
 		people := []map[int64]bool{{}, {}}
 		for _, a := range all {
 			people[a.Arm][a.Participant] = true
-			if a.Design == collect.DesignHeldout {
+			if a.Design == study.DesignHeldout {
 				heldout = append(heldout, triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther})
 			} else {
 				perArm[a.Arm]++
@@ -159,7 +160,7 @@ func TestArmsComparedOnHeldOutAnswers(t *testing.T) {
 			t.Fatalf("arms %+v", res.Arms)
 		}
 		for i, a := range res.Arms {
-			if a.Arm != i || a.Name != arms[i].Name || a.Design != collect.DesignRandom || a.Share != 0.5 ||
+			if a.Arm != i || a.Name != arms[i].Name || a.Design != study.DesignRandom || a.Share != 0.5 ||
 				a.Answers != perArm[i] || a.Heldout != len(heldout) || a.Participants != len(people[i]) {
 				t.Fatalf("arm %d: %d answers, %d held out, %d participants; want %d, %d, %d", i, a.Answers, a.Heldout, a.Participants,
 					perArm[i], len(heldout), len(people[i]))
@@ -222,18 +223,18 @@ func TestActiveArmPoolRefreshedByTheJob(t *testing.T) {
 	store := collect.New(pool)
 	collect.RegisterDesigns(store)
 	const n = 12
-	arms := []collect.Arm{
-		{Name: "act", Design: collect.DesignActive, Config: collect.DesignConfig{Seed: 3, Warmup: 1, Pool: 10, Candidates: 40}, Share: 0.5},
-		{Name: "rnd", Design: collect.DesignRandom, Share: 0.5},
+	arms := []study.Arm{
+		{Name: "act", Design: study.DesignActive, Config: study.DesignConfig{Seed: 3, Warmup: 1, Pool: 10, Candidates: 40}, Share: 0.5},
+		{Name: "rnd", Design: study.DesignRandom, Share: 0.5},
 	}
 	st := armsStudy(t, store, "active-arm", arms, 0, n, 10)
 	// The usual cadence would not recompute again for a long time.
-	if err := store.SetRecomputeSettings(ctx, st.ID, collect.RecomputeSettings{MinNewAnswers: 100000, MaxAge: 30 * 24 * time.Hour,
+	if err := store.SetRecomputeSettings(ctx, st.ID, study.RecomputeSettings{MinNewAnswers: 100000, MaxAge: 30 * 24 * time.Hour,
 		Method: "tste", Dim: 2}); err != nil {
 		t.Fatal(err)
 	}
 	x := triplet.Gaussian(triplet.NewRand(21), n, 2, 1)
-	answer := func(_ collect.Participant, q *collect.Question) int { return oracleAnswer(x, q) }
+	answer := func(_ study.Participant, q *study.Question) int { return oracleAnswer(x, q) }
 	poolDue := func() bool {
 		t.Helper()
 		if err := store.RecordPending(ctx); err != nil {
@@ -288,7 +289,7 @@ func TestActiveArmPoolRefreshedByTheJob(t *testing.T) {
 	if _, _, err := jobs.Enqueue(ctx, st.ID); err != nil {
 		t.Fatal(err)
 	}
-	var run *collect.Run
+	var run *study.Run
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		run = waitRun(t, store, st.ID)
 		if run.ID != before.ID {
@@ -298,7 +299,7 @@ func TestActiveArmPoolRefreshedByTheJob(t *testing.T) {
 			t.Fatal("the job's run did not finish")
 		}
 	}
-	if run.Status != collect.RunDone {
+	if run.Status != study.RunDone {
 		t.Fatalf("run %+v", run)
 	}
 	blob, err := store.RunResult(ctx, run.ID)
@@ -353,7 +354,7 @@ func TestActiveArmPoolRefreshedByTheJob(t *testing.T) {
 		}
 		k := triplet.Key{Anchor: got[0].Anchor.Index, J: min(got[0].Left.Index, got[0].Right.Index), K: max(got[0].Left.Index, got[0].Right.Index)}
 		// Each participant holds a question ahead: the pool's next one.
-		if got[0].Design != collect.DesignActive || k != qs[2*answered].Key {
+		if got[0].Design != study.DesignActive || k != qs[2*answered].Key {
 			t.Fatalf("participant %d of the active arm got %s question %v, want the pool's question %d %v", answered, got[0].Design, k, 2*answered, qs[2*answered].Key)
 		}
 		answered++

@@ -7,6 +7,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A recompute of a study deleted after it was enqueued computes nothing
@@ -21,7 +22,7 @@ func TestRunOfDeletedStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	runID, err := recompute.Run(ctx, store, st.ID, 0)
-	if collect.KindOf(err) != collect.KindNotFound || runID != 0 {
+	if collect.KindOf(err) != study.KindNotFound || runID != 0 {
 		t.Fatalf("run of a deleted study: run %d, %v", runID, err)
 	}
 	if runs, err := store.Runs(ctx, st.ID); err != nil || len(runs) != 0 {

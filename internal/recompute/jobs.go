@@ -16,6 +16,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/jobqueue"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Queue is the River queue recompute jobs run on.
@@ -54,7 +55,7 @@ func (w *worker) Timeout(*river.Job[Args]) time.Duration { return 30 * time.Minu
 
 func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	runID, err := Run(ctx, w.store, job.Args.StudyID, job.ID)
-	if runID == 0 && collect.KindOf(err) == collect.KindNotFound {
+	if runID == 0 && collect.KindOf(err) == study.KindNotFound {
 		// Deleted since it was enqueued: nothing to compute, nothing to retry.
 		w.log.Info("recompute skipped: the study is deleted", "study", job.Args.StudyID)
 		return nil

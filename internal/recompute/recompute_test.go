@@ -16,6 +16,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -40,7 +41,7 @@ func synthCSV(t testing.TB, n, m, p int, seed uint64) []byte {
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func importStudy(t *testing.T, store *collect.Store, slug string, data []byte) collect.Study { //nolint:unparam // the slug is named at the call
+func importStudy(t *testing.T, store *collect.Store, slug string, data []byte) study.Study { //nolint:unparam // the slug is named at the call
 	t.Helper()
 	st, rep, err := studyfile.ImportTriplets(context.Background(), store, studyfile.TripletsInput{Slug: slug, Title: "Synthetic", CSV: bytes.NewReader(data)})
 	if err != nil {
@@ -67,7 +68,7 @@ func startWorker(t *testing.T, pool *pgxpool.Pool, store *collect.Store) *recomp
 	return jobs
 }
 
-func waitRun(t *testing.T, store *collect.Store, studyID int64) *collect.Run {
+func waitRun(t *testing.T, store *collect.Store, studyID int64) *study.Run {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
@@ -75,7 +76,7 @@ func waitRun(t *testing.T, store *collect.Store, studyID int64) *collect.Run {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r != nil && r.Status != collect.RunRunning {
+		if r != nil && r.Status != study.RunRunning {
 			return r
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -114,7 +115,7 @@ func TestJobEnqueueRunStore(t *testing.T) {
 	// A worker replica runs it.
 	startWorker(t, pool, store)
 	run := waitRun(t, store, st.ID)
-	if run.Status != collect.RunDone || run.JobID != id1 {
+	if run.Status != study.RunDone || run.JobID != id1 {
 		t.Fatalf("run: %+v", run)
 	}
 	if run.Answers != 1500 || run.Items != 24 || run.Duration <= 0 {
@@ -168,8 +169,8 @@ func TestJobEnqueueRunStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(runs) == 2 && runs[1].Status != collect.RunRunning {
-			if runs[1].Status != collect.RunDone || !strings.Contains(string(runs[1].Settings), `"warm_start": true`) &&
+		if len(runs) == 2 && runs[1].Status != study.RunRunning {
+			if runs[1].Status != study.RunDone || !strings.Contains(string(runs[1].Settings), `"warm_start": true`) &&
 				!strings.Contains(string(runs[1].Settings), `"warm_start":true`) {
 				t.Fatalf("second run: %+v settings %s", runs[1], runs[1].Settings)
 			}
@@ -223,13 +224,13 @@ func TestCancelRunning(t *testing.T) {
 		if _, _, err := jobs.Enqueue(ctx, st.ID); err != nil {
 			t.Fatal(err)
 		}
-		var running *collect.Run
+		var running *study.Run
 		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 			r, err := store.LatestRun(ctx, st.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r != nil && r.Status == collect.RunRunning {
+			if r != nil && r.Status == study.RunRunning {
 				running = r
 				break
 			}
@@ -244,13 +245,13 @@ func TestCancelRunning(t *testing.T) {
 		if r.ID != running.ID {
 			t.Fatalf("waited for run %d, got run %d", running.ID, r.ID)
 		}
-		if r.Status == collect.RunCancelled {
+		if r.Status == study.RunCancelled {
 			if blob, err := store.RunResult(ctx, r.ID); err != nil || len(blob) != 0 {
 				t.Fatalf("a cancelled run left a result (%d bytes, %v)", len(blob), err)
 			}
 			return
 		}
-		if r.Status != collect.RunDone || attempt == 3 {
+		if r.Status != study.RunDone || attempt == 3 {
 			t.Fatalf("attempt %d: status %s (%s), want cancelled", attempt, r.Status, r.Error)
 		}
 		t.Logf("attempt %d: the run finished before the cancel reached it; again", attempt)
@@ -292,7 +293,7 @@ func TestExclusion(t *testing.T) {
 	if err := store.SetExcluded(ctx, st.ID, victim.PublicID, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.SetExcluded(ctx, st.ID, "nobody", true); collect.KindOf(err) != collect.KindNotFound {
+	if err := store.SetExcluded(ctx, st.ID, "nobody", true); collect.KindOf(err) != study.KindNotFound {
 		t.Fatalf("unknown participant: %v", err)
 	}
 	if _, err := recompute.Run(ctx, store, st.ID, 0); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/closer-lab/closer/internal/basis"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/embed"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -23,7 +24,7 @@ const FastMS = 1000
 // ms"), else FastMS. A run counts FastShare under it and keeps it with its
 // results (Result.FastMS), so the figures always say which threshold they
 // used.
-func FastThreshold(st collect.Study) int {
+func FastThreshold(st study.Study) int {
 	if st.Exclusion.FastMS > 0 {
 		return st.Exclusion.FastMS
 	}
@@ -49,7 +50,7 @@ type Settings struct {
 	// read them), so that the dashboard can tell whether the exclusions
 	// changed since (collect.Store.ExcludedWithAnswers). Nil in runs
 	// stored before runs kept it: unknown.
-	ExcludedParticipants *collect.ExclusionSum `json:"excluded_participants,omitempty"`
+	ExcludedParticipants *study.ExclusionSum `json:"excluded_participants,omitempty"`
 }
 
 // The stages a run reports after analysis.Stages.
@@ -89,7 +90,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 	if err != nil {
 		return 0, err
 	}
-	arms := collect.ArmsOf(st, cfg)
+	arms := study.ArmsOf(st, cfg)
 	items, err := store.ListItems(ctx, studyID)
 	if err != nil {
 		return 0, err
@@ -104,7 +105,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 	in := analysis.Input{N: n}
 	var heldout []triplet.Triplet
 	byArm := make([]armAnswers, len(arms))
-	var excluded collect.ExclusionSum
+	var excluded study.ExclusionSum
 	seen := map[int64]bool{}
 	for _, a := range all {
 		if a.Excluded {
@@ -116,7 +117,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 			continue
 		}
 		t := triplet.Triplet{Anchor: a.Anchor, Closer: a.Closer, Farther: a.Farther}
-		if a.Design == collect.DesignHeldout {
+		if a.Design == study.DesignHeldout {
 			heldout = append(heldout, t)
 			continue
 		}
@@ -148,17 +149,17 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 	start := time.Now()
 	// Bookkeeping must land even when ctx is cancelled.
 	bg := context.WithoutCancel(ctx)
-	finish := func(o collect.RunOutcome) error {
+	finish := func(o study.RunOutcome) error {
 		o.Duration = time.Since(start)
 		return store.FinishRun(bg, runID, o)
 	}
 	// fail ends the run on err: cancelled when ctx was, else failed.
 	fail := func(err error) (int64, error) {
-		status := collect.RunFailed
+		status := study.RunFailed
 		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-			status = collect.RunCancelled
+			status = study.RunCancelled
 		}
-		if ferr := finish(collect.RunOutcome{Status: status, Error: err.Error()}); ferr != nil {
+		if ferr := finish(study.RunOutcome{Status: status, Error: err.Error()}); ferr != nil {
 			return runID, ferr
 		}
 		return runID, fmt.Errorf("recompute study %d: %w", studyID, err)
@@ -206,7 +207,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 			out.BasisDHat, out.BasisComplete = &dhat, b.BasisDone()
 			out.BasisCoords = rowsOf(b.Coordinates())
 		}
-	} else if collect.KindOf(err) != collect.KindNotFound {
+	} else if collect.KindOf(err) != study.KindNotFound {
 		return fail(err)
 	}
 
@@ -219,7 +220,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 		}
 	}
 	// The active arms' pools.
-	if slices.ContainsFunc(arms, func(a collect.Arm) bool { return a.Design == collect.DesignActive }) {
+	if slices.ContainsFunc(arms, func(a study.Arm) bool { return a.Design == study.DesignActive }) {
 		_ = store.SetRunStage(bg, runID, StagePools)
 		if err := refreshPools(ctx, store, studyID, out, old, byArm, fits, n, rs); err != nil {
 			return fail(err)
@@ -230,7 +231,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 	if err != nil {
 		return fail(err)
 	}
-	if err := finish(collect.RunOutcome{Status: collect.RunDone, TrainError: out.TrainError,
+	if err := finish(study.RunOutcome{Status: study.RunDone, TrainError: out.TrainError,
 		HeldoutError: out.HeldoutError, Result: blob}); err != nil {
 		return runID, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/csvsafe"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A study bundle is a zip that backs up one study independently of the app
@@ -78,18 +79,18 @@ type BundleStudy struct {
 	DesignConfig json.RawMessage `json:"design_config,omitempty"`
 	// Arms are the designs the study runs side by side (absent: one,
 	// Design; with arms, Design and DesignConfig are the first arm's).
-	Arms []collect.Arm `json:"arms,omitempty"`
+	Arms []study.Arm `json:"arms,omitempty"`
 	// HeldoutShare is the share of questions held out (absent: none).
 	HeldoutShare float64 `json:"heldout_share,omitempty"`
 	// Platform is the recruiting platform's settings (absent: none).
-	Platform        *collect.Platform       `json:"platform,omitempty"`
-	MaxParticipants int                     `json:"max_participants,omitempty"`
-	IdleMinutes     int                     `json:"idle_minutes,omitempty"`
-	MinViewMS       int                     `json:"min_view_ms,omitempty"`
-	Exclusion       *collect.ExclusionRules `json:"exclusion,omitempty"`
+	Platform        *study.Platform       `json:"platform,omitempty"`
+	MaxParticipants int                   `json:"max_participants,omitempty"`
+	IdleMinutes     int                   `json:"idle_minutes,omitempty"`
+	MinViewMS       int                   `json:"min_view_ms,omitempty"`
+	Exclusion       *study.ExclusionRules `json:"exclusion,omitempty"`
 	// Quality is the quality control's settings (absent: none).
-	Quality   *collect.QualityControl `json:"quality,omitempty"`
-	Recompute BundleSettings          `json:"recompute"`
+	Quality   *study.QualityControl `json:"quality,omitempty"`
+	Recompute BundleSettings        `json:"recompute"`
 }
 
 // BundleSettings are the dashboard settings in study.json.
@@ -145,11 +146,11 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 		if bs.DesignConfig, err = sn.DesignConfig(); err != nil {
 			return err
 		}
-		if st.Platform.Kind != collect.PlatformNone {
+		if st.Platform.Kind != study.PlatformNone {
 			bs.Platform = &st.Platform
 		}
 		bs.MaxParticipants, bs.IdleMinutes, bs.MinViewMS = st.Quota.MaxParticipants, st.Quota.IdleMinutes, st.MinViewMS
-		if st.Exclusion != (collect.ExclusionRules{}) {
+		if st.Exclusion != (study.ExclusionRules{}) {
 			bs.Exclusion = &st.Exclusion
 		}
 		if st.Quality.Active() {
@@ -167,7 +168,7 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 		var imgs []img
 		err = writeCSV("items.csv", BundleItemColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
-			err := sn.Items(func(it collect.SnapshotItem) error {
+			err := sn.Items(func(it study.SnapshotItem) error {
 				name := ""
 				if it.Data != nil {
 					name = fmt.Sprintf("images/%d-%s", it.Index, path.Base(strings.ReplaceAll(it.FileName, "\\", "/")))
@@ -195,7 +196,7 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 		participantColumns := append(append([]string{}, BundleParticipantColumns...), BundleParticipantArmColumn)
 		err = writeCSV("participants.csv", participantColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
-			err := sn.Participants(func(p collect.SnapshotParticipant) error {
+			err := sn.Participants(func(p study.SnapshotParticipant) error {
 				n++
 				return cw.Write([]string{p.PublicID, p.ExternalID, p.CompletionCode,
 					fmtTime(&p.CreatedAt), fmtTime(p.CompletedAt), fmtTime(p.ExcludedAt), strconv.Itoa(p.Arm)})
@@ -209,7 +210,7 @@ func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io
 		err = writeCSV("answers.csv", BundleAnswerColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
 			itoa := strconv.Itoa
-			err := sn.Answers(func(a collect.SnapshotAnswer) error {
+			err := sn.Answers(func(a study.SnapshotAnswer) error {
 				n++
 				m := ""
 				if a.ResponseMS != nil {
@@ -257,9 +258,9 @@ func writeJSONFile(zw *zip.Writer, name string, v any) error {
 // checked, and each CSV must have the rows manifest.json counts. Rows go to
 // the store as they are read, in one transaction (collect.Store.ImportStudy):
 // a refused bundle stores nothing.
-func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size int64, slug string, lim BundleLimits) (collect.Study, Report, error) {
-	fail := func(err error) (collect.Study, Report, error) {
-		return collect.Study{}, Report{}, fmt.Errorf("import bundle: %w", err)
+func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size int64, slug string, lim BundleLimits) (study.Study, Report, error) {
+	fail := func(err error) (study.Study, Report, error) {
+		return study.Study{}, Report{}, fmt.Errorf("import bundle: %w", err)
 	}
 	br, err := openBundle(r, size, lim)
 	if err != nil {
@@ -269,18 +270,18 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 	if slug = strings.TrimSpace(slug); slug != "" {
 		bs.Slug = slug
 	}
-	if bs.Status == collect.StatusOpen {
-		bs.Status = collect.StatusPaused
+	if bs.Status == study.StatusOpen {
+		bs.Status = study.StatusPaused
 	}
-	var st collect.Study
+	var st study.Study
 	var rep Report
 	err = store.ImportStudy(ctx, func(imp *collect.ImportTx) error {
-		in := collect.StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief, Consent: bs.Consent,
+		in := study.StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief, Consent: bs.Consent,
 			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design, HeldoutShare: bs.HeldoutShare}
 		if bs.Platform != nil {
 			in.Platform = *bs.Platform
 		}
-		in.Quota = collect.Quota{MaxParticipants: bs.MaxParticipants, IdleMinutes: bs.IdleMinutes}
+		in.Quota = study.Quota{MaxParticipants: bs.MaxParticipants, IdleMinutes: bs.IdleMinutes}
 		in.MinViewMS = bs.MinViewMS
 		if bs.Exclusion != nil {
 			in.Exclusion = *bs.Exclusion
@@ -292,16 +293,16 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 		if err != nil {
 			return err
 		}
-		rs := collect.RecomputeSettings{MinNewAnswers: bs.Recompute.MinNewAnswers, MaxAge: time.Duration(bs.Recompute.MaxAgeSeconds) * time.Second,
+		rs := study.RecomputeSettings{MinNewAnswers: bs.Recompute.MinNewAnswers, MaxAge: time.Duration(bs.Recompute.MaxAgeSeconds) * time.Second,
 			Method: bs.Recompute.Method, Dim: bs.Recompute.Dim, Clusters: bs.Recompute.Clusters}
 		if rs.Method == "" {
-			rs = collect.DefaultRecomputeSettings()
+			rs = study.DefaultRecomputeSettings()
 		}
 		if err := imp.SetRecomputeSettings(rs); err != nil {
 			return err
 		}
 		if len(bs.DesignConfig) > 0 {
-			var dc collect.DesignConfig
+			var dc study.DesignConfig
 			if err := json.Unmarshal(bs.DesignConfig, &dc); err != nil {
 				return invalidBundle("study.json: design_config: %v", err)
 			}
@@ -322,7 +323,7 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 			return err
 		}
 		if err := imp.SetArms(bs.Arms); err != nil {
-			if e, ok := collect.AsError(err); ok && e.Kind == collect.KindInvalid {
+			if e, ok := collect.AsError(err); ok && e.Kind == study.KindInvalid {
 				return invalidBundle("study.json: %s", e.Msg)
 			}
 			return err
@@ -335,7 +336,7 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 		}
 		defer parts.Close()
 		if rep.Participants, err = imp.CopyParticipants(parts); err != nil {
-			var re *collect.RepeatedRowError
+			var re *study.RepeatedRowError
 			if errors.As(err, &re) {
 				return invalidBundle("participants.csv names a participant twice (%s)", re.Detail)
 			}
@@ -358,13 +359,13 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 
 // isRepeated reports whether the store refused a row as repeating another.
 func isRepeated(err error) bool {
-	var re *collect.RepeatedRowError
+	var re *study.RepeatedRowError
 	return errors.As(err, &re)
 }
 
 // answersErr words the store's refusals of answers for file.
 func answersErr(file string, err error) error {
-	var unknown *collect.UnknownParticipantError
+	var unknown *study.UnknownParticipantError
 	if errors.As(err, &unknown) {
 		return invalid("%s line %d: unknown participant %q", file, unknown.Line, unknown.Key)
 	}

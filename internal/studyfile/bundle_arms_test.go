@@ -12,6 +12,7 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A study with arms and a held-out share travels in its bundle: the
@@ -26,13 +27,13 @@ func TestBundleKeepsArms(t *testing.T) {
 	s := collect.New(pool)
 	collect.RegisterDesigns(s)
 	ctx := context.Background()
-	arms := []collect.Arm{
-		{Name: "lm", Design: collect.DesignLandmarkK1, Config: collect.DesignConfig{Seed: 3, Landmarks: 3, Repeats: 2}, Share: 0.5},
-		{Name: "act", Design: collect.DesignActive, Config: collect.DesignConfig{Seed: 4, Warmup: 2}, Share: 0.3},
-		{Name: "rnd", Design: collect.DesignRandom, Share: 0.2},
+	arms := []study.Arm{
+		{Name: "lm", Design: study.DesignLandmarkK1, Config: study.DesignConfig{Seed: 3, Landmarks: 3, Repeats: 2}, Share: 0.5},
+		{Name: "act", Design: study.DesignActive, Config: study.DesignConfig{Seed: 4, Warmup: 2}, Share: 0.3},
+		{Name: "rnd", Design: study.DesignRandom, Share: 0.2},
 	}
-	st, err := s.CreateStudy(ctx, collect.StudyInput{Slug: "arms", Title: "Arms", QuestionsPerParticipant: 10,
-		Status: collect.StatusOpen, Arms: arms, HeldoutShare: 0.3})
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "arms", Title: "Arms", QuestionsPerParticipant: 10,
+		Status: study.StatusOpen, Arms: arms, HeldoutShare: 0.3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestBundleKeepsArms(t *testing.T) {
 			if pr.Done {
 				break
 			}
-			if _, err := s.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -72,7 +73,7 @@ func TestBundleKeepsArms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(again.Arms, st.Arms) || again.HeldoutShare != 0.3 || again.Design != collect.DesignLandmarkK1 || rep.Answers != 50 {
+	if !reflect.DeepEqual(again.Arms, st.Arms) || again.HeldoutShare != 0.3 || again.Design != study.DesignLandmarkK1 || rep.Answers != 50 {
 		t.Fatalf("imported arms %+v, held out %g, design %s, %d answers; want %+v", again.Arms, again.HeldoutShare, again.Design, rep.Answers, st.Arms)
 	}
 	armsOf := func(id int64) []int {
@@ -112,7 +113,7 @@ func TestBundleKeepsArms(t *testing.T) {
 	if len(a) != len(b) || len(a) != 51 {
 		t.Fatalf("%d and %d rows", len(a), len(b))
 	}
-	col := func(name string) int { return slices.Index(collect.ExportColumns, name) }
+	col := func(name string) int { return slices.Index(study.ExportColumns, name) }
 	heldout := 0
 	for i := 1; i < len(a); i++ {
 		for _, name := range []string{"anchor", "closer", "farther", "left", "right", "design", "kind", "arm", "response_ms", "answered_at"} {
@@ -120,7 +121,7 @@ func TestBundleKeepsArms(t *testing.T) {
 				t.Fatalf("row %d, %s: %q, imported %q", i, name, a[i][col(name)], b[i][col(name)])
 			}
 		}
-		if a[i][col("kind")] == collect.KindHeldout {
+		if a[i][col("kind")] == study.KindHeldout {
 			heldout++
 		}
 	}
@@ -136,7 +137,7 @@ func TestBundleKeepsArms(t *testing.T) {
 		t.Fatalf("votes %d, imported %d; want %d (the answers not held out)", votes, importedVotes, 50-heldout)
 	}
 	// The imported study's arm counts go on from its participants.
-	if err := s.SetStudyStatus(ctx, again.ID, collect.StatusOpen); err != nil {
+	if err := s.SetStudyStatus(ctx, again.ID, study.StatusOpen); err != nil {
 		t.Fatal(err)
 	}
 	p, _, err := s.CreateParticipant(ctx, again.ID, "", nil)

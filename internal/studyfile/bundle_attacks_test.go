@@ -14,6 +14,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // bundleParts are the files of a hand-made bundle, to be spoiled by tests.
@@ -204,7 +205,7 @@ func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
 			c.parts(&p)
 			data := p.zip(t)
 			_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", BundleLimits{})
-			if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
+			if collect.KindOf(err) != study.KindInvalid || !strings.Contains(err.Error(), c.reason) {
 				t.Errorf("got %v, want a 422 with %q", err, c.reason)
 			}
 		})
@@ -222,7 +223,7 @@ func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep != (Report{Items: 3, Participants: 2, Answers: 2}) || st.Status != collect.StatusPaused {
+	if rep != (Report{Items: 3, Participants: 2, Answers: 2}) || st.Status != study.StatusPaused {
 		t.Fatalf("report %+v, status %s", rep, st.Status)
 	}
 	ct, img, err := s.ItemImage(ctx, hexSum(testPNG(2)))
@@ -271,7 +272,7 @@ func TestImportBundleLimits(t *testing.T) {
 			c.parts(&p)
 			data := p.zip(t)
 			_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", c.lim)
-			if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
+			if collect.KindOf(err) != study.KindInvalid || !strings.Contains(err.Error(), c.reason) {
 				t.Errorf("%+v: got %v, want %q", c.lim, err, c.reason)
 			}
 		})

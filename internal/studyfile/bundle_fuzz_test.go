@@ -7,6 +7,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/fuzzcorpus"
 	"github.com/closer-lab/closer/internal/media"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // FuzzBundleReader: whatever the zip, reading it as a bundle does not
@@ -22,7 +23,7 @@ func FuzzBundleReader(f *testing.F) {
 			if err == nil {
 				return false
 			}
-			if collect.KindOf(err) != collect.KindInvalid || err.Error() == "" {
+			if collect.KindOf(err) != study.KindInvalid || err.Error() == "" {
 				t.Fatalf("refused with a non-user error: %v", err)
 			}
 			return true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A study's recruiting platform travels in its bundle's study.json and is
@@ -22,12 +23,12 @@ func TestBundleKeepsPlatform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Platform != (collect.Platform{}) {
+	if st.Platform != (study.Platform{}) {
 		t.Fatalf("a bundle without a platform imported %+v", st.Platform)
 	}
-	want := collect.Platform{Kind: collect.PlatformGeneric, IDParam: "pid", CompletionCode: "DONE1",
+	want := study.Platform{Kind: study.PlatformGeneric, IDParam: "pid", CompletionCode: "DONE1",
 		ReturnURL: "https://panel.example/x?c={code}"}
-	if _, err := s.UpdateStudy(ctx, st.ID, collect.StudyInput{Slug: st.Slug, Title: st.Title,
+	if _, err := s.UpdateStudy(ctx, st.ID, study.StudyInput{Slug: st.Slug, Title: st.Title,
 		QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design, Platform: want}); err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +60,8 @@ func TestBundleKeepsQualitySettings(t *testing.T) {
 	if st.Quality.Active() {
 		t.Fatalf("a bundle without quality control imported %+v", st.Quality)
 	}
-	want := collect.QualityControl{CatchPercent: 10, RepeatAt: []int{2}, CantDecide: true}
-	if _, err := s.UpdateStudy(ctx, st.ID, collect.StudyInput{Slug: st.Slug, Title: st.Title,
+	want := study.QualityControl{CatchPercent: 10, RepeatAt: []int{2}, CantDecide: true}
+	if _, err := s.UpdateStudy(ctx, st.ID, study.StudyInput{Slug: st.Slug, Title: st.Title,
 		QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design, Quality: want}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/csvlimit"
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/media"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // BundleLimits bound what importing one bundle reads. Zero values take
@@ -228,74 +228,74 @@ func (r *bundleRows[T]) Close() { r.rc.Close() }
 // items reads items.csv. Every image is read (bounded) and checked with
 // media.Check; its content type, size and hash must be what items.csv says.
 // Indices must be 0..n-1 and hashes distinct.
-func (b *bundleReader) items() (*bundleRows[collect.ImportItem], error) {
+func (b *bundleReader) items() (*bundleRows[study.ImportItem], error) {
 	n := b.manifest.Counts["items"]
 	seenIndex := make([]bool, n)
 	seenHash := map[string]int{}
 	var imagesBytes int64
-	return openRows(b, "items", BundleItemColumns, b.lim.MaxItems, func(rec []string, line int) (collect.ImportItem, error) {
+	return openRows(b, "items", BundleItemColumns, b.lim.MaxItems, func(rec []string, line int) (study.ImportItem, error) {
 		if len(rec) < len(BundleItemColumns) {
-			return collect.ImportItem{}, errors.New("too few fields")
+			return study.ImportItem{}, errors.New("too few fields")
 		}
 		if err := checkText(BundleItemColumns, rec); err != nil {
-			return collect.ImportItem{}, err
+			return study.ImportItem{}, err
 		}
-		it := collect.ImportItem{Label: rec[1], FileName: rec[2], ContentType: rec[3], SHA256: rec[4]}
+		it := study.ImportItem{Label: rec[1], FileName: rec[2], ContentType: rec[3], SHA256: rec[4]}
 		if err := media.CheckLabel(it.Label); err != nil {
-			return collect.ImportItem{}, fmt.Errorf("label: %v", err)
+			return study.ImportItem{}, fmt.Errorf("label: %v", err)
 		}
 		if len(it.FileName) > media.MaxFileNameBytes {
-			return collect.ImportItem{}, fmt.Errorf("file_name: %s, the limit is %d bytes", media.HumanBytes(int64(len(it.FileName))), media.MaxFileNameBytes)
+			return study.ImportItem{}, fmt.Errorf("file_name: %s, the limit is %d bytes", media.HumanBytes(int64(len(it.FileName))), media.MaxFileNameBytes)
 		}
 		var e1, e2, e3 error
 		it.Index, e1 = strconv.Atoi(rec[0])
 		it.Width, e2 = strconv.Atoi(rec[5])
 		it.Height, e3 = strconv.Atoi(rec[6])
 		if e1 != nil || it.Index < 0 || it.Index >= n {
-			return collect.ImportItem{}, fmt.Errorf("index %q is not one of 0..%d", rec[0], n-1)
+			return study.ImportItem{}, fmt.Errorf("index %q is not one of 0..%d", rec[0], n-1)
 		}
 		if e2 != nil || e3 != nil {
-			return collect.ImportItem{}, errors.New("bad width or height")
+			return study.ImportItem{}, errors.New("bad width or height")
 		}
 		if seenIndex[it.Index] {
-			return collect.ImportItem{}, fmt.Errorf("index %d is repeated", it.Index)
+			return study.ImportItem{}, fmt.Errorf("index %d is repeated", it.Index)
 		}
 		seenIndex[it.Index] = true
 		if prev, dup := seenHash[it.SHA256]; dup {
-			return collect.ImportItem{}, fmt.Errorf("the same image (or sha256) as line %d", prev)
+			return study.ImportItem{}, fmt.Errorf("the same image (or sha256) as line %d", prev)
 		}
 		seenHash[it.SHA256] = line
 		if rec[7] == "" {
 			if it.ContentType != "" {
-				return collect.ImportItem{}, errors.New("an item with a content type needs an image")
+				return study.ImportItem{}, errors.New("an item with a content type needs an image")
 			}
 			return it, nil
 		}
 		f, ok := b.files[rec[7]]
 		if !ok {
-			return collect.ImportItem{}, fmt.Errorf("the image %s is not in the bundle", rec[7])
+			return study.ImportItem{}, fmt.Errorf("the image %s is not in the bundle", rec[7])
 		}
 		if imagesBytes+int64(min(f.UncompressedSize64, 1<<62)) > b.lim.MaxImagesBytes {
-			return collect.ImportItem{}, fmt.Errorf("the images up to %s take more than %s, the limit of a study's images",
+			return study.ImportItem{}, fmt.Errorf("the images up to %s take more than %s, the limit of a study's images",
 				rec[7], media.HumanBytes(b.lim.MaxImagesBytes))
 		}
 		data, err := media.ReadEntry(f, b.lim.MaxImageBytes)
 		if err != nil {
-			return collect.ImportItem{}, fmt.Errorf("%s: %v", rec[7], err)
+			return study.ImportItem{}, fmt.Errorf("%s: %v", rec[7], err)
 		}
 		imagesBytes += int64(len(data))
 		img, err := media.Check(rec[7], data, b.lim.MaxImageBytes)
 		if err != nil {
-			return collect.ImportItem{}, fmt.Errorf("%s: %v", rec[7], err)
+			return study.ImportItem{}, fmt.Errorf("%s: %v", rec[7], err)
 		}
 		if err := media.CheckZipRatio(f); err != nil {
-			return collect.ImportItem{}, fmt.Errorf("%s: %v", rec[7], err)
+			return study.ImportItem{}, fmt.Errorf("%s: %v", rec[7], err)
 		}
 		if img.SHA256 != it.SHA256 {
-			return collect.ImportItem{}, fmt.Errorf("%s does not match its sha256", rec[7])
+			return study.ImportItem{}, fmt.Errorf("%s does not match its sha256", rec[7])
 		}
 		if img.ContentType != it.ContentType || img.Width != it.Width || img.Height != it.Height {
-			return collect.ImportItem{}, fmt.Errorf("%s is %s %d×%d, items.csv says %q %d×%d",
+			return study.ImportItem{}, fmt.Errorf("%s is %s %d×%d, items.csv says %q %d×%d",
 				rec[7], img.ContentType, img.Width, img.Height, it.ContentType, it.Width, it.Height)
 		}
 		it.Data = data
@@ -306,17 +306,17 @@ func (b *bundleReader) items() (*bundleRows[collect.ImportItem], error) {
 // participants reads participants.csv; the participant column is the key
 // its answers name; the arm column, when the file has one (version 3), the
 // participant's arm.
-func (b *bundleReader) participants() (*bundleRows[collect.ImportParticipant], error) {
+func (b *bundleReader) participants() (*bundleRows[study.ImportParticipant], error) {
 	armCol := -1 // set before the first row is read
-	rows, err := openRows(b, "participants", BundleParticipantColumns, b.lim.MaxParticipants, func(rec []string, line int) (collect.ImportParticipant, error) {
+	rows, err := openRows(b, "participants", BundleParticipantColumns, b.lim.MaxParticipants, func(rec []string, line int) (study.ImportParticipant, error) {
 		if len(rec) < len(BundleParticipantColumns) {
-			return collect.ImportParticipant{}, errors.New("too few fields")
+			return study.ImportParticipant{}, errors.New("too few fields")
 		}
 		if err := checkText(BundleParticipantColumns, rec); err != nil {
-			return collect.ImportParticipant{}, err
+			return study.ImportParticipant{}, err
 		}
 		if rec[0] == "" {
-			return collect.ImportParticipant{}, errors.New("participant is empty")
+			return study.ImportParticipant{}, errors.New("participant is empty")
 		}
 		var ts [3]*time.Time
 		for i, v := range rec[3:6] {
@@ -325,19 +325,19 @@ func (b *bundleReader) participants() (*bundleRows[collect.ImportParticipant], e
 			}
 			t, err := time.Parse(time.RFC3339Nano, v)
 			if err != nil {
-				return collect.ImportParticipant{}, fmt.Errorf("bad time %q", v)
+				return study.ImportParticipant{}, fmt.Errorf("bad time %q", v)
 			}
 			ts[i] = &t
 		}
 		if ts[0] == nil {
-			return collect.ImportParticipant{}, errors.New("created_at is empty")
+			return study.ImportParticipant{}, errors.New("created_at is empty")
 		}
-		p := collect.ImportParticipant{Key: rec[0], ExternalID: rec[1], CompletionCode: rec[2],
+		p := study.ImportParticipant{Key: rec[0], ExternalID: rec[1], CompletionCode: rec[2],
 			CreatedAt: *ts[0], CompletedAt: ts[1], ExcludedAt: ts[2]}
 		if armCol >= 0 && armCol < len(rec) && rec[armCol] != "" {
 			arm, err := strconv.Atoi(rec[armCol])
 			if arms := max(len(b.study.Arms), 1); err != nil || arm < 0 || arm >= arms {
-				return collect.ImportParticipant{}, fmt.Errorf("arm %q is not one of the study's arms 0..%d", rec[armCol], arms-1)
+				return study.ImportParticipant{}, fmt.Errorf("arm %q is not one of the study's arms 0..%d", rec[armCol], arms-1)
 			}
 			p.Arm = arm
 		}
@@ -355,31 +355,31 @@ func (b *bundleReader) participants() (*bundleRows[collect.ImportParticipant], e
 // answers reads answers.csv; item indices must be below nItems. An
 // answer's participant is the key of a row of participants.csv, checked by
 // the store.
-func (b *bundleReader) answers(nItems int) (*bundleRows[collect.ImportAnswer], error) {
-	return openRows(b, "answers", BundleAnswerColumns, b.lim.MaxAnswers, func(rec []string, line int) (collect.ImportAnswer, error) {
+func (b *bundleReader) answers(nItems int) (*bundleRows[study.ImportAnswer], error) {
+	return openRows(b, "answers", BundleAnswerColumns, b.lim.MaxAnswers, func(rec []string, line int) (study.ImportAnswer, error) {
 		if len(rec) < len(BundleAnswerColumns) {
-			return collect.ImportAnswer{}, errors.New("too few fields")
+			return study.ImportAnswer{}, errors.New("too few fields")
 		}
 		if err := checkText(BundleAnswerColumns, rec); err != nil {
-			return collect.ImportAnswer{}, err
+			return study.ImportAnswer{}, err
 		}
 		var v [5]int
 		for i := range v {
 			x, err := strconv.Atoi(rec[2+i])
 			if err != nil || x < 0 || x >= nItems {
-				return collect.ImportAnswer{}, fmt.Errorf("%s is not an item index", BundleAnswerColumns[2+i])
+				return study.ImportAnswer{}, fmt.Errorf("%s is not an item index", BundleAnswerColumns[2+i])
 			}
 			v[i] = x
 		}
-		a := collect.ImportAnswer{Line: line, Participant: rec[1], Anchor: v[0], Left: v[1], Right: v[2], Closer: v[3], Farther: v[4], Design: rec[7]}
+		a := study.ImportAnswer{Line: line, Participant: rec[1], Anchor: v[0], Left: v[1], Right: v[2], Closer: v[3], Farther: v[4], Design: rec[7]}
 		if a.Anchor == a.Left || a.Anchor == a.Right || a.Left == a.Right ||
 			!((a.Closer == a.Left && a.Farther == a.Right) || (a.Closer == a.Right && a.Farther == a.Left)) {
-			return collect.ImportAnswer{}, errors.New("closer and farther must be left and right, and differ from the anchor")
+			return study.ImportAnswer{}, errors.New("closer and farther must be left and right, and differ from the anchor")
 		}
 		if rec[8] != "" {
 			x, err := strconv.Atoi(rec[8])
-			if err != nil || x < 0 || x > collect.MaxResponseMS {
-				return collect.ImportAnswer{}, errors.New("bad response_ms")
+			if err != nil || x < 0 || x > study.MaxResponseMS {
+				return study.ImportAnswer{}, errors.New("bad response_ms")
 			}
 			a.ResponseMS = &x
 		}
@@ -387,7 +387,7 @@ func (b *bundleReader) answers(nItems int) (*bundleRows[collect.ImportAnswer], e
 		a.AskedAt, e1 = time.Parse(time.RFC3339Nano, rec[9])
 		a.AnsweredAt, e2 = time.Parse(time.RFC3339Nano, rec[10])
 		if e1 != nil || e2 != nil {
-			return collect.ImportAnswer{}, errors.New("bad asked_at or answered_at")
+			return study.ImportAnswer{}, errors.New("bad asked_at or answered_at")
 		}
 		return a, nil
 	})

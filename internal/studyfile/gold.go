@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -20,7 +20,7 @@ const MaxGoldBytes = 2 << 20
 // collect.MaxGoldTriplets rows, and checks every row: a
 // file with any bad row (an unknown or ambiguous label, a repeated item,
 // a missing field) is refused whole, its bad rows listed by line.
-func ReadGold(r io.Reader, size int64, labels []string) ([]collect.GoldTriplet, error) {
+func ReadGold(r io.Reader, size int64, labels []string) ([]study.GoldTriplet, error) {
 	if size > MaxGoldBytes {
 		return nil, invalid("larger than %d MiB (the limit for gold triplets)", MaxGoldBytes>>20)
 	}
@@ -32,12 +32,12 @@ func ReadGold(r io.Reader, size int64, labels []string) ([]collect.GoldTriplet, 
 		}
 		index[l] = i
 	}
-	rows, err := triplet.NewRows(r, triplet.ReadOptions{MaxRows: collect.MaxGoldTriplets})
+	rows, err := triplet.NewRows(r, triplet.ReadOptions{MaxRows: study.MaxGoldTriplets})
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
 	var (
-		gold []collect.GoldTriplet
+		gold []study.GoldTriplet
 		bad  triplet.CSVError
 	)
 	const maxListed = 20
@@ -65,7 +65,7 @@ func ReadGold(r io.Reader, size int64, labels []string) ([]collect.GoldTriplet, 
 			}
 			continue
 		}
-		gold = append(gold, collect.GoldTriplet{Line: row.Line, Anchor: idx[0], Closer: idx[1], Farther: idx[2]})
+		gold = append(gold, study.GoldTriplet{Line: row.Line, Anchor: idx[0], Closer: idx[1], Farther: idx[2]})
 	}
 	if err := rows.Err(); err != nil {
 		if ce, ok := err.(*triplet.CSVError); ok {

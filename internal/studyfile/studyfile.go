@@ -14,7 +14,7 @@ package studyfile
 import (
 	"fmt"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Report says what an import created.
@@ -26,7 +26,7 @@ type Report struct {
 
 // invalid is the user error of a file refused for what it holds.
 func invalid(format string, args ...any) error {
-	return &collect.Error{Kind: collect.KindInvalid, Msg: fmt.Sprintf(format, args...)}
+	return &study.Error{Kind: study.KindInvalid, Msg: fmt.Sprintf(format, args...)}
 }
 
 // sliceRows is a collect.RowSource of n rows made by row.

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -47,39 +48,39 @@ const (
 // transaction (collect.Store.ImportStudy), the answers as the file is read.
 // Such a study can be recomputed and exported but not opened to
 // annotators.
-func ImportTriplets(ctx context.Context, store *collect.Store, in TripletsInput) (collect.Study, Report, error) {
-	fail := func(err error) (collect.Study, Report, error) {
-		return collect.Study{}, Report{}, fmt.Errorf("import triplets: %w", err)
+func ImportTriplets(ctx context.Context, store *collect.Store, in TripletsInput) (study.Study, Report, error) {
+	fail := func(err error) (study.Study, Report, error) {
+		return study.Study{}, Report{}, fmt.Errorf("import triplets: %w", err)
 	}
 	sc, err := scanTriplets(in.CSV)
 	if err != nil {
 		return fail(err)
 	}
-	st := collect.Study{}
+	st := study.Study{}
 	rep := Report{Items: len(sc.ids), Participants: len(sc.groups)}
 	err = store.ImportStudy(ctx, func(imp *collect.ImportTx) error {
 		most := 1
 		for _, g := range sc.groups {
 			most = max(most, g.rows)
 		}
-		st, err = imp.CreateStudy(collect.StudyInput{Slug: in.Slug, Title: in.Title, QuestionsPerParticipant: min(most, 100000),
-			Status: collect.StatusDraft, Design: collect.DesignRandom,
+		st, err = imp.CreateStudy(study.StudyInput{Slug: in.Slug, Title: in.Title, QuestionsPerParticipant: min(most, 100000),
+			Status: study.StatusDraft, Design: study.DesignRandom,
 			Instructions: "Imported from a triplet file: items have labels and no images."})
 		if err != nil {
 			return err
 		}
-		if _, err := imp.CopyItems(&sliceRows[collect.ImportItem]{n: len(sc.ids), row: func(i int) collect.ImportItem {
-			return collect.ImportItem{Index: i, Label: sc.ids[i], FileName: sc.ids[i], SHA256: fmt.Sprintf("label-%d", i)}
+		if _, err := imp.CopyItems(&sliceRows[study.ImportItem]{n: len(sc.ids), row: func(i int) study.ImportItem {
+			return study.ImportItem{Index: i, Label: sc.ids[i], FileName: sc.ids[i], SHA256: fmt.Sprintf("label-%d", i)}
 		}}); err != nil {
 			return err
 		}
-		if _, err := imp.CopyParticipants(&sliceRows[collect.ImportParticipant]{n: len(sc.groups), row: func(i int) collect.ImportParticipant {
+		if _, err := imp.CopyParticipants(&sliceRows[study.ImportParticipant]{n: len(sc.groups), row: func(i int) study.ImportParticipant {
 			g := sc.groups[i]
 			created := sc.now
 			if g.created != nil {
 				created = *g.created
 			}
-			return collect.ImportParticipant{Key: g.key, ExternalID: g.key, CreatedAt: created}
+			return study.ImportParticipant{Key: g.key, ExternalID: g.key, CreatedAt: created}
 		}}); err != nil {
 			return err
 		}
@@ -244,7 +245,7 @@ func (tr *tripletRows) Next() bool {
 		if err != nil {
 			return fail("response_ms %q is not a number of milliseconds", v)
 		}
-		if ms >= 0 && ms <= collect.MaxResponseMS {
+		if ms >= 0 && ms <= study.MaxResponseMS {
 			a.ms = &ms
 		}
 	}
@@ -253,7 +254,7 @@ func (tr *tripletRows) Next() bool {
 		if err != nil || math.IsNaN(sec) {
 			return fail("response_time_s %q is not a number of seconds", v)
 		}
-		if sec >= 0 && sec*1000 <= collect.MaxResponseMS {
+		if sec >= 0 && sec*1000 <= study.MaxResponseMS {
 			ms := int(math.Round(sec * 1000))
 			a.ms = &ms
 		}
@@ -301,9 +302,9 @@ func (tr *tripletRows) Err() error {
 // row is its own question, of design DesignImport, asked when answered).
 type answerRows struct{ *tripletRows }
 
-func (r answerRows) Value() collect.ImportAnswer {
+func (r answerRows) Value() study.ImportAnswer {
 	a := r.cur
-	return collect.ImportAnswer{Line: a.line, Participant: a.group, Anchor: a.t.Anchor,
+	return study.ImportAnswer{Line: a.line, Participant: a.group, Anchor: a.t.Anchor,
 		Left: min(a.t.Closer, a.t.Farther), Right: max(a.t.Closer, a.t.Farther), Closer: a.t.Closer, Farther: a.t.Farther,
 		Design: DesignImport, ResponseMS: a.ms, AskedAt: *a.at, AnsweredAt: *a.at}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/studyfile"
 )
 
@@ -76,7 +77,7 @@ func TestImportTripletsRefuses(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			_, _, err := studyfile.ImportTriplets(ctx, s, studyfile.TripletsInput{Slug: "imp", Title: "Imported", CSV: c.csv})
-			if collect.KindOf(err) != collect.KindInvalid || !strings.Contains(err.Error(), c.reason) {
+			if collect.KindOf(err) != study.KindInvalid || !strings.Contains(err.Error(), c.reason) {
 				t.Errorf("got %v, want %q", err, c.reason)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -19,7 +20,7 @@ func (s *Server) addAdmin(w http.ResponseWriter, r *http.Request) error {
 	added, err := s.store.CreateAdmin(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"))
 	if err != nil {
 		switch collect.KindOf(err) {
-		case collect.KindInvalid, collect.KindConflict:
+		case study.KindInvalid, study.KindConflict:
 		default:
 			return err
 		}

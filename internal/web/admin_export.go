@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // exportCSV streams a study's triplets.csv to a logged-in researcher
@@ -18,7 +18,7 @@ func (s *Server) exportCSV(w http.ResponseWriter, r *http.Request) error {
 
 // streamCSV writes the export as the response, row by row as PostgreSQL
 // returns them (the routes carry no timeout).
-func (s *Server) streamCSV(w http.ResponseWriter, r *http.Request, st collect.Study) error {
+func (s *Server) streamCSV(w http.ResponseWriter, r *http.Request, st study.Study) error {
 	includeExcluded := r.URL.Query().Get("include_excluded") == "1"
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -146,7 +147,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		return s.render(w, r, http.StatusTooManyRequests, templates.LoginPage(email, msg, next))
 	}
 	a, err := s.store.Authenticate(ctx, email, password)
-	if collect.KindOf(err) == collect.KindUnauthorized {
+	if collect.KindOf(err) == study.KindUnauthorized {
 		if gate.Delay > 0 {
 			s.log.WarnContext(ctx, "login failed: throttling", "limit", gate.Limit, "failures", gate.Failures,
 				"blocked_s", int64(gate.Delay.Seconds()), "email", loggableEmail(email), "address", address)

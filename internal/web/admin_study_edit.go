@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -13,7 +13,7 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in := collect.StudyInput{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
+	in := study.StudyInput{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 		QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design, Platform: st.Platform,
 		Quota: st.Quota, MinViewMS: st.MinViewMS, Exclusion: st.Exclusion, Quality: st.Quality}
 	if in.DesignConfig, err = s.store.DesignConfigOf(r.Context(), st.ID); err != nil {
@@ -53,7 +53,7 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var updated collect.Study
+	var updated study.Study
 	var af armsForm
 	excluded := r.PostForm.Get("exclude_studies")
 	err = t.err

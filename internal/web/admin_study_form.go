@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -20,15 +21,15 @@ type trialForm struct {
 }
 
 // trialFormOf is the form's text of stored settings.
-func trialFormOf(q collect.QualityControl) trialForm {
-	return trialForm{catchAt: collect.FormatPositions(q.CatchAt), repeatAt: collect.FormatPositions(q.RepeatAt)}
+func trialFormOf(q study.QualityControl) trialForm {
+	return trialForm{catchAt: study.FormatPositions(q.CatchAt), repeatAt: study.FormatPositions(q.RepeatAt)}
 }
 
 // maxPositionsText bounds a question-number field.
 const maxPositionsText = 10_000
 
 // readTrials reads the quality-control fields into in.
-func readTrials(f map[string][]string, in *collect.StudyInput) trialForm {
+func readTrials(f map[string][]string, in *study.StudyInput) trialForm {
 	get := func(k string) string {
 		if v := f[k]; len(v) > 0 {
 			return v[0]
@@ -36,19 +37,19 @@ func readTrials(f map[string][]string, in *collect.StudyInput) trialForm {
 		return ""
 	}
 	t := trialForm{catchAt: get("catch_at"), repeatAt: get("repeat_at")}
-	in.Quality = collect.QualityControl{CatchPercent: atoiOr(get("catch_pct"), -1), RepeatPercent: atoiOr(get("repeat_pct"), -1),
+	in.Quality = study.QualityControl{CatchPercent: atoiOr(get("catch_pct"), -1), RepeatPercent: atoiOr(get("repeat_pct"), -1),
 		CantDecide: get("cant_decide") == "on"}
 	for _, fld := range []struct {
 		name, text string
 		into       *[]int
 	}{{"catch trials", t.catchAt, &in.Quality.CatchAt}, {"repeat trials", t.repeatAt, &in.Quality.RepeatAt}} {
 		if len(fld.text) > maxPositionsText {
-			t.err = &collect.Error{Kind: collect.KindInvalid, Msg: "the question numbers for " + fld.name + " are too long a list"}
+			t.err = &study.Error{Kind: study.KindInvalid, Msg: "the question numbers for " + fld.name + " are too long a list"}
 			return t
 		}
-		ps, err := collect.ParsePositions(fld.text)
+		ps, err := study.ParsePositions(fld.text)
 		if err != nil {
-			t.err = &collect.Error{Kind: collect.KindInvalid, Msg: "question numbers for " + fld.name + ": " + userMessage(err)}
+			t.err = &study.Error{Kind: study.KindInvalid, Msg: "question numbers for " + fld.name + ": " + userMessage(err)}
 			return t
 		}
 		*fld.into = ps
@@ -58,16 +59,16 @@ func readTrials(f map[string][]string, in *collect.StudyInput) trialForm {
 
 // studyInput reads the study form: the study's fields, and its design
 // settings as typed (designConfig turns them into the stored settings).
-func studyInput(r *http.Request) (collect.StudyInput, designForm, trialForm, error) {
+func studyInput(r *http.Request) (study.StudyInput, designForm, trialForm, error) {
 	if err := r.ParseForm(); err != nil {
-		return collect.StudyInput{}, designForm{}, trialForm{}, badRequest("unreadable form")
+		return study.StudyInput{}, designForm{}, trialForm{}, badRequest("unreadable form")
 	}
 	f := r.PostForm
-	in := collect.StudyInput{
+	in := study.StudyInput{
 		Slug: strings.TrimSpace(f.Get("slug")), Title: f.Get("title"),
 		Instructions: f.Get("instructions"), Debrief: f.Get("debrief"), Consent: f.Get("consent"),
 		Status: f.Get("status"), Design: f.Get("design"),
-		Platform: collect.Platform{Kind: f.Get("platform"), CompletionCode: f.Get("completion_code"),
+		Platform: study.Platform{Kind: f.Get("platform"), CompletionCode: f.Get("completion_code"),
 			ScreenedOutCode: f.Get("screened_out_code"), IDParam: f.Get("id_param"), ReturnURL: f.Get("return_url")},
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(f.Get("questions_per_participant")))
@@ -78,7 +79,7 @@ func studyInput(r *http.Request) (collect.StudyInput, designForm, trialForm, err
 	in.Quota.MaxParticipants = atoiOr(f.Get("max_participants"), -1)
 	in.Quota.IdleMinutes = atoiOr(f.Get("idle_minutes"), -1)
 	in.MinViewMS = atoiOr(f.Get("min_view_ms"), -1)
-	in.Exclusion = collect.ExclusionRules{FastMS: atoiOr(f.Get("fast_ms"), -1),
+	in.Exclusion = study.ExclusionRules{FastMS: atoiOr(f.Get("fast_ms"), -1),
 		MaxFastShare: float64(atoiOr(f.Get("max_fast_pct"), -1)) / 100, MaxSideShare: float64(atoiOr(f.Get("max_side_pct"), -1)) / 100,
 		MinCatchAccuracy: float64(atoiOr(f.Get("min_catch_pct"), -1)) / 100, MinConsistency: float64(atoiOr(f.Get("min_consistency_pct"), -1)) / 100}
 	t := readTrials(f, &in)
@@ -90,15 +91,15 @@ func studyInput(r *http.Request) (collect.StudyInput, designForm, trialForm, err
 // studyForm fills the form's view; picks is the landmark_picks text,
 // excluded the exclude_studies text, arms and heldout the arms and
 // heldout_pct texts; frozen says that questions were issued.
-func (s *Server) studyForm(isNew bool, action string, in collect.StudyInput, picks, excluded string, t trialForm,
+func (s *Server) studyForm(isNew bool, action string, in study.StudyInput, picks, excluded string, t trialForm,
 	arms, heldout string, frozen bool, errMsg string) templates.StudyForm {
 	return templates.StudyForm{New: isNew, Action: action, Input: in, LandmarkPicks: picks, ExcludeStudies: excluded,
 		CatchAt: t.catchAt, RepeatAt: t.repeatAt, Arms: arms, HeldoutPct: heldout, Frozen: frozen,
-		Designs: s.store.Designs(), Statuses: collect.Statuses, Error: errMsg}
+		Designs: s.store.Designs(), Statuses: study.Statuses, Error: errMsg}
 }
 
 // readArms reads the arms and the held-out share of the form into in.
-func readArms(d designForm, in *collect.StudyInput) (armsForm, error) {
+func readArms(d designForm, in *study.StudyInput) (armsForm, error) {
 	af, err := parseArms(d.arms)
 	if err != nil {
 		return af, err
@@ -120,25 +121,25 @@ const (
 // the study itself (self), is the user's to fix.
 func (s *Server) excludedStudies(ctx context.Context, text string, self int64) ([]int64, error) {
 	if len(text) > maxExcludedText {
-		return nil, &collect.Error{Kind: collect.KindInvalid, Msg: "the list of earlier studies is too long"}
+		return nil, &study.Error{Kind: study.KindInvalid, Msg: "the list of earlier studies is too long"}
 	}
 	slugs := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
 	// Each slug costs a lookup: the store's limit is checked before any.
 	if len(slugs) > maxExcludedStudies {
-		return nil, &collect.Error{Kind: collect.KindInvalid,
+		return nil, &study.Error{Kind: study.KindInvalid,
 			Msg: fmt.Sprintf("a study can name at most %d earlier studies whose participants it refuses", maxExcludedStudies)}
 	}
 	var ids []int64
 	for _, slug := range slugs {
 		st, err := s.store.StudyBySlug(ctx, slug)
-		if collect.KindOf(err) == collect.KindNotFound {
-			return nil, &collect.Error{Kind: collect.KindInvalid, Msg: fmt.Sprintf("there is no study %q to refuse the participants of", slug)}
+		if collect.KindOf(err) == study.KindNotFound {
+			return nil, &study.Error{Kind: study.KindInvalid, Msg: fmt.Sprintf("there is no study %q to refuse the participants of", slug)}
 		}
 		if err != nil {
 			return nil, err
 		}
 		if st.ID == self {
-			return nil, &collect.Error{Kind: collect.KindInvalid, Msg: "a study cannot refuse its own participants"}
+			return nil, &study.Error{Kind: study.KindInvalid, Msg: "a study cannot refuse its own participants"}
 		}
 		if !slices.Contains(ids, st.ID) {
 			ids = append(ids, st.ID)
@@ -169,7 +170,7 @@ func (s *Server) excludedText(ctx context.Context, ids []int64) (string, error) 
 // formError reports whether err is the user's to fix on the form.
 func formError(err error) bool {
 	k := collect.KindOf(err)
-	return k == collect.KindInvalid || k == collect.KindConflict
+	return k == study.KindInvalid || k == study.KindConflict
 }
 
 // atoiOr reads a whole number typed into a form; empty is 0 and anything

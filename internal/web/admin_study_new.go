@@ -3,14 +3,14 @@ package web
 import (
 	"net/http"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
 // newStudyForm shows an empty study form (GET /admin/studies/new).
 func (s *Server) newStudyForm(w http.ResponseWriter, r *http.Request) error {
-	in := collect.StudyInput{QuestionsPerParticipant: 50, Status: collect.StatusDraft, Design: collect.DesignRandom,
-		DesignConfig: collect.DesignConfig{Repeats: 1, Landmarks: 10}}
+	in := study.StudyInput{QuestionsPerParticipant: 50, Status: study.StatusDraft, Design: study.DesignRandom,
+		DesignConfig: study.DesignConfig{Repeats: 1, Landmarks: 10}}
 	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, "", "", trialForm{}, "", "0", false, "")))
 }
 
@@ -20,7 +20,7 @@ func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var st collect.Study
+	var st study.Study
 	var af armsForm
 	excluded := r.PostForm.Get("exclude_studies")
 	err = t.err

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -11,7 +12,7 @@ import (
 const participantsShown = 50
 
 // studyPage fills the study page's view.
-func (s *Server) studyPage(r *http.Request, st collect.Study) (templates.StudyPage, error) {
+func (s *Server) studyPage(r *http.Request, st study.Study) (templates.StudyPage, error) {
 	stats, err := s.store.StudyStats(r.Context(), st.ID)
 	if err != nil {
 		return templates.StudyPage{}, err
@@ -63,7 +64,7 @@ func (s *Server) showStudy(w http.ResponseWriter, r *http.Request) error {
 	if id := r.URL.Query().Get("upload"); id != "" {
 		rep, err := s.store.UploadReportByID(r.Context(), st.ID, id)
 		switch {
-		case collect.KindOf(err) == collect.KindNotFound:
+		case collect.KindOf(err) == study.KindNotFound:
 			v.Message = "The report of that upload has expired (reports are kept for a day); the items below are the study's."
 		case err != nil:
 			return err

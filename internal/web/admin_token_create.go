@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -13,7 +14,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("unreadable form")
 	}
 	secret, _, err := s.store.CreateAPIToken(r.Context(), adminFrom(r.Context()).ID, r.PostForm.Get("name"))
-	if err != nil && collect.KindOf(err) != collect.KindInvalid {
+	if err != nil && collect.KindOf(err) != study.KindInvalid {
 		return err
 	}
 	v, verr := s.accountView(r)

@@ -8,8 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/media"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // maxUploadFiles bounds the files of one upload, zip entries included, so
@@ -63,7 +63,7 @@ func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 	}
 	// The report is kept for the page the upload redirects to: reloading
 	// that page shows it again and never sends the files again.
-	id, err := s.store.SaveUploadReport(r.Context(), st.ID, collect.UploadReport{Added: len(added), Rejected: append(rejected, dups...)})
+	id, err := s.store.SaveUploadReport(r.Context(), st.ID, study.UploadReport{Added: len(added), Rejected: append(rejected, dups...)})
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ const maxRefusalText = 8 << 10
 // not read any further: an upload over the limit stops where it reached
 // it. Server errors (5xx), a study gone meanwhile (404) and a request
 // whose client went away are returned as they are.
-func (s *Server) refuseUpload(w http.ResponseWriter, r *http.Request, st collect.Study, err error, gold bool) error {
+func (s *Server) refuseUpload(w http.ResponseWriter, r *http.Request, st study.Study, err error, gold bool) error {
 	status, msg := classify(err)
 	if status >= 500 || status == http.StatusNotFound || r.Context().Err() != nil {
 		return err
@@ -91,9 +91,9 @@ func (s *Server) refuseUpload(w http.ResponseWriter, r *http.Request, st collect
 	if len(msg) > maxRefusalText {
 		msg = strings.ToValidUTF8(msg[:maxRefusalText], "") + "…"
 	}
-	rep, anchor := collect.UploadReport{Refused: msg}, "#upload"
+	rep, anchor := study.UploadReport{Refused: msg}, "#upload"
 	if gold {
-		rep, anchor = collect.UploadReport{GoldRefused: msg}, "#gold"
+		rep, anchor = study.UploadReport{GoldRefused: msg}, "#gold"
 	}
 	id, err := s.store.SaveUploadReport(r.Context(), st.ID, rep)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -27,7 +28,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 	if err := r.ParseForm(); err != nil {
 		return badRequest("unreadable form")
 	}
-	in := collect.AnswerInput{QuestionID: r.PostForm.Get("question_id")}
+	in := study.AnswerInput{QuestionID: r.PostForm.Get("question_id")}
 	if in.QuestionID == "" {
 		return badRequest("the form has no question_id")
 	}
@@ -43,7 +44,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 		}
 		in.ResponseMS = &ms
 	}
-	var pr collect.Progress
+	var pr study.Progress
 	if r.Header.Get(nextQuestionHeader) != "" {
 		_, pr, err = s.store.AnswerNext(r.Context(), p.ID, in)
 	} else {
@@ -54,13 +55,13 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-	case collect.KindConflict:
+	case study.KindConflict:
 		return s.render(w, r, http.StatusConflict, templates.NoticePage(templates.Notice{
 			Title:   "Already answered",
 			Message: "You already answered this question with the other image; your first answer counts.",
 			LinkURL: participantPath(st, pageToken(r, st), "/q"), LinkText: "Continue",
 		}))
-	case collect.KindNotOpen:
+	case study.KindNotOpen:
 		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 	default:
 		return err

@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -21,7 +21,7 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	v := templates.Done{Study: st, Debrief: s.texts.render(st.Debrief), CompletionCode: pr.CompletionCode, Answered: pr.Answered}
-	if st.Platform.Kind == collect.PlatformMTurk {
+	if st.Platform.Kind == study.PlatformMTurk {
 		params, err := s.store.ParticipantPlatformParams(r.Context(), p.ID)
 		if err != nil {
 			return err
@@ -35,7 +35,7 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request) error {
 	v.ReturnURL = st.Platform.ReturnLink(pr.CompletionCode, p.ExternalID)
 	if v.ReturnURL != "" {
 		v.ReturnTo = "the study's site"
-		if st.Platform.Kind == collect.PlatformProlific {
+		if st.Platform.Kind == study.PlatformProlific {
 			v.ReturnTo = "Prolific"
 		}
 		// The participant sees their code, then the browser goes back to

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -14,10 +15,10 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if st.Status != collect.StatusOpen {
+	if st.Status != study.StatusOpen {
 		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 	}
-	if st.Platform.Kind == collect.PlatformMTurk {
+	if st.Platform.Kind == study.PlatformMTurk {
 		q := r.URL.Query()
 		if isMTurkPreview(q.Get("assignmentId")) {
 			return s.mturkPreview(w, r, st)
@@ -50,9 +51,9 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 		switch err := s.store.CanJoin(r.Context(), st, ext, kept); {
 		case errors.Is(err, collect.ErrCompletedOtherAssignment):
 			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice()))
-		case collect.KindOf(err) == collect.KindFull:
+		case collect.KindOf(err) == study.KindFull:
 			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(st)))
-		case collect.KindOf(err) == collect.KindForbidden:
+		case collect.KindOf(err) == study.KindForbidden:
 			return s.render(w, r, http.StatusForbidden, templates.NoticePage(tookPartNotice(st)))
 		case err != nil:
 			return err
@@ -76,15 +77,15 @@ func (s *Server) declined(w http.ResponseWriter, r *http.Request) error {
 	n := templates.Notice{Title: "You chose not to take part",
 		Message: "Nothing about you was stored. You can close this page."}
 	switch st.Platform.Kind {
-	case collect.PlatformProlific:
+	case study.PlatformProlific:
 		n.Message = "Nothing about you was stored. Please return the study on Prolific (\"Stop without completing\")."
 		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
-	case collect.PlatformMTurk:
+	case study.PlatformMTurk:
 		// The page is in MTurk's frame, and MTurk has no address to send
 		// a worker back to: the way back is MTurk's own Return button.
 		n.Message = "Nothing about you was stored. Please return the HIT: use the Return button on MTurk's page, outside this frame. " +
 			"There is nothing to submit, and returning it lets another worker take it."
-	case collect.PlatformGeneric:
+	case study.PlatformGeneric:
 		if st.Platform.ReturnURL != "" {
 			n.Message = "Nothing about you was stored."
 			n.LinkURL, n.LinkText = st.Platform.ReturnLink("", ""), "Back to the study's site"

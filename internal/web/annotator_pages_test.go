@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Every question page keeps the study's instructions one click away, and
@@ -35,7 +35,7 @@ func TestQuestionPageInstructionsAndAltText(t *testing.T) {
 	}
 	// A study without instructions shows no empty panel.
 	bare := a.study("bare", 5, 3, "open")
-	if _, err := a.store.UpdateStudy(context.Background(), bare.ID, collect.StudyInput{Slug: "bare", Title: "Bare",
+	if _, err := a.store.UpdateStudy(context.Background(), bare.ID, study.StudyInput{Slug: "bare", Title: "Bare",
 		QuestionsPerParticipant: 1, Status: "open"}); err != nil {
 		t.Fatal(err)
 	}
@@ -56,9 +56,9 @@ func TestConsentStep(t *testing.T) {
 	a := newApp(t)
 	st := a.study("con", 5, 2, "open")
 	ctx := context.Background()
-	in := collect.StudyInput{Slug: "con", Title: "Con", Instructions: "Look.", Consent: "I know my *answers* are kept.",
+	in := study.StudyInput{Slug: "con", Title: "Con", Instructions: "Look.", Consent: "I know my *answers* are kept.",
 		QuestionsPerParticipant: 2, Status: "open",
-		Platform: collect.Platform{Kind: collect.PlatformProlific, CompletionCode: "CODE1"}}
+		Platform: study.Platform{Kind: study.PlatformProlific, CompletionCode: "CODE1"}}
 	if _, err := a.store.UpdateStudy(ctx, st.ID, in); err != nil {
 		t.Fatal(err)
 	}

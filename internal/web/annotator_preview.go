@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -11,14 +11,14 @@ import (
 // /s/{slug} with assignmentId ASSIGNMENT_ID_NOT_AVAILABLE, or none): the
 // instructions and an example question made of the study's first three
 // images. It creates nothing: no participant, no question.
-func (s *Server) mturkPreview(w http.ResponseWriter, r *http.Request, st collect.Study) error {
+func (s *Server) mturkPreview(w http.ResponseWriter, r *http.Request, st study.Study) error {
 	items, err := s.store.ExampleItems(r.Context(), st.ID, 3)
 	if err != nil {
 		return err
 	}
 	v := templates.MTurkPreview{Study: st, Instructions: s.texts.render(st.Instructions)}
 	if len(items) == 3 {
-		img := func(it collect.Item) templates.Image {
+		img := func(it study.Item) templates.Image {
 			return templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256}
 		}
 		v.Example = &templates.ExampleQuestion{Anchor: img(items[0]), Left: img(items[1]), Right: img(items[2])}

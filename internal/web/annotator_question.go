@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -24,9 +24,9 @@ func (s *Server) question(w http.ResponseWriter, r *http.Request) error {
 
 // renderQuestion shows the participant's open question pr.Question (on
 // MTurk with the page's participant token in the form).
-func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st collect.Study, pr collect.Progress) error {
+func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study.Study, pr study.Progress) error {
 	q := pr.Question
-	img := func(it collect.ItemRef) templates.Image {
+	img := func(it study.ItemRef) templates.Image {
 		return templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256}
 	}
 	v := templates.Question{

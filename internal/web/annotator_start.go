@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -20,14 +21,14 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if st.Status != collect.StatusOpen {
+	if st.Status != study.StatusOpen {
 		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 	}
 	if err := r.ParseForm(); err != nil {
 		return badRequest("unreadable form")
 	}
 	ext := strings.TrimSpace(r.PostForm.Get("external_id"))
-	if st.Platform.Kind == collect.PlatformMTurk {
+	if st.Platform.Kind == study.PlatformMTurk {
 		f := r.PostForm
 		if err := s.checkMTurkAssignment(ext, f.Get("assignmentId"), f.Get("hitId"), f.Get("turkSubmitTo")); err != nil {
 			return err
@@ -58,19 +59,19 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		if errors.Is(err, collect.ErrCompletedOtherAssignment) {
 			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice()))
 		}
-		if collect.KindOf(err) == collect.KindNotOpen {
+		if collect.KindOf(err) == study.KindNotOpen {
 			return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 		}
-		if collect.KindOf(err) == collect.KindFull {
+		if collect.KindOf(err) == study.KindFull {
 			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(st)))
 		}
-		if collect.KindOf(err) == collect.KindForbidden {
+		if collect.KindOf(err) == study.KindForbidden {
 			return s.render(w, r, http.StatusForbidden, templates.NoticePage(tookPartNotice(st)))
 		}
 		if err != nil {
 			return err
 		}
-		if st.Platform.Kind != collect.PlatformMTurk { // MTurk's pages carry the token instead (participantTokenField)
+		if st.Platform.Kind != study.PlatformMTurk { // MTurk's pages carry the token instead (participantTokenField)
 			s.setCookie(w, participantCookie, token, "/s/"+st.Slug, participantCookieTTL)
 		}
 	}

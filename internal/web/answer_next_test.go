@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // answerNextResp is the reply of POST /api/v1/answers with "next": true.
@@ -101,8 +101,8 @@ func TestAPIAnswerWithNextPaused(t *testing.T) {
 	j := a.join("pz", "")
 	var n nextResp
 	a.api("GET", "/api/v1/studies/pz/next", j.Token, "", &n)
-	if _, err := a.store.UpdateStudy(context.Background(), st.ID, collect.StudyInput{Slug: "pz", Title: st.Title,
-		QuestionsPerParticipant: 4, Status: collect.StatusPaused, Design: collect.DesignRandom}); err != nil {
+	if _, err := a.store.UpdateStudy(context.Background(), st.ID, study.StudyInput{Slug: "pz", Title: st.Title,
+		QuestionsPerParticipant: 4, Status: study.StatusPaused, Design: study.DesignRandom}); err != nil {
 		t.Fatal(err)
 	}
 	var r answerNextResp

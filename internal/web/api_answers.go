@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // apiAnswer stores an answer (POST /api/v1/answers, body {"question_id",
@@ -34,7 +34,7 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) error {
 	if body.QuestionID == nil || *body.QuestionID == "" {
 		return badRequest("question_id is missing")
 	}
-	in := collect.AnswerInput{QuestionID: *body.QuestionID, Skip: body.Skip, ResponseMS: body.ResponseMS}
+	in := study.AnswerInput{QuestionID: *body.QuestionID, Skip: body.Skip, ResponseMS: body.ResponseMS}
 	switch {
 	case body.Skip && body.Closer != nil:
 		return badRequest("send either closer or skip, not both")

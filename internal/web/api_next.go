@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // apiItem is an item in the JSON API.
@@ -33,10 +33,10 @@ type apiDone struct {
 }
 
 // apiParticipant authenticates the participant's bearer token.
-func (s *Server) apiParticipant(r *http.Request) (collect.Participant, error) {
+func (s *Server) apiParticipant(r *http.Request) (study.Participant, error) {
 	token, ok := bearer(r)
 	if !ok {
-		return collect.Participant{}, unauthorized("send the participant token as Authorization: Bearer <token>")
+		return study.Participant{}, unauthorized("send the participant token as Authorization: Bearer <token>")
 	}
 	return s.store.AuthenticateParticipant(r.Context(), token)
 }
@@ -64,11 +64,11 @@ func (s *Server) apiNext(w http.ResponseWriter, r *http.Request) error {
 
 // apiProgress is the JSON of a participant's next question, or of their
 // being done (pr has one or the other).
-func (s *Server) apiProgress(pr collect.Progress) any {
+func (s *Server) apiProgress(pr study.Progress) any {
 	if pr.Done {
 		return apiDone{Done: true, CompletionCode: pr.CompletionCode}
 	}
-	item := func(it collect.ItemRef) apiItem {
+	item := func(it study.ItemRef) apiItem {
 		return apiItem{Index: it.Index, Label: it.Label, ImageURL: s.imageURL(it.SHA256)}
 	}
 	q := pr.Question

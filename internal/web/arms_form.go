@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // The study form's arms field (issue 16): one arm a line,
@@ -29,18 +30,18 @@ const maxArmsText = 10_000
 
 // armsForm is the arms field as read: the arms and the line of each.
 type armsForm struct {
-	arms  []collect.Arm
+	arms  []study.Arm
 	lines []int
 }
 
 // armSettings lists the settings each design takes (seed: every design,
 // so that a stored random arm's seed reads back).
 var armSettings = map[string][]string{
-	collect.DesignRandom:     {"seed"},
-	collect.DesignLandmarkK1: {"seed", "repeats", "landmarks", "landmark-items"},
-	collect.DesignLandmarkK2: {"seed", "repeats", "landmarks", "landmark-items"},
-	collect.DesignBasis:      {"seed", "repeats", "extra", "coordinates"},
-	collect.DesignActive:     {"seed", "repeats", "warmup", "score", "model", "candidates", "pool"},
+	study.DesignRandom:     {"seed"},
+	study.DesignLandmarkK1: {"seed", "repeats", "landmarks", "landmark-items"},
+	study.DesignLandmarkK2: {"seed", "repeats", "landmarks", "landmark-items"},
+	study.DesignBasis:      {"seed", "repeats", "extra", "coordinates"},
+	study.DesignActive:     {"seed", "repeats", "warmup", "score", "model", "candidates", "pool"},
 }
 
 var allArmSettings = []string{"landmarks", "landmark-items", "repeats", "seed", "extra", "coordinates", "warmup", "score", "model", "candidates", "pool"}
@@ -74,13 +75,13 @@ func parseArms(text string) (armsForm, error) {
 		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
 			continue
 		}
-		if len(f.arms) == collect.MaxArms {
-			return f, armsErr(line, "a study runs at most %d arms", collect.MaxArms)
+		if len(f.arms) == study.MaxArms {
+			return f, armsErr(line, "a study runs at most %d arms", study.MaxArms)
 		}
 		if len(fields) < 3 {
 			return f, armsErr(line, "write an arm as: name design share [setting=value ...], for example \"smart active 0.5 warmup=5\"")
 		}
-		a := collect.Arm{Name: fields[0], Design: strings.ToLower(fields[1])}
+		a := study.Arm{Name: fields[0], Design: strings.ToLower(fields[1])}
 		if !armName.MatchString(a.Name) {
 			return f, armsErr(line, "the name %q must be 1 to 32 lower-case letters, digits and dashes", a.Name)
 		}
@@ -136,7 +137,7 @@ func parseShare(s string) (float64, error) {
 }
 
 // setArmSetting sets one setting of an arm.
-func setArmSetting(c *collect.DesignConfig, key, value string) error {
+func setArmSetting(c *study.DesignConfig, key, value string) error {
 	whole := func() (int, error) {
 		n, err := strconv.Atoi(value)
 		if err != nil {
@@ -191,7 +192,7 @@ func setArmSetting(c *collect.DesignConfig, key, value string) error {
 // NAME: ..."), or the field for the others about the arms.
 func (f armsForm) armsStoreErr(err error) error {
 	e, ok := collect.AsError(err)
-	if !ok || e.Kind != collect.KindInvalid {
+	if !ok || e.Kind != study.KindInvalid {
 		return err
 	}
 	for i, a := range f.arms {
@@ -207,7 +208,7 @@ func (f armsForm) armsStoreErr(err error) error {
 
 // armsText is the arms field of stored arms: one line an arm, with every
 // setting the arm has (so that saving the form again changes nothing).
-func armsText(arms []collect.Arm) string {
+func armsText(arms []study.Arm) string {
 	var b strings.Builder
 	for _, a := range arms {
 		fmt.Fprintf(&b, "%s %s %s", a.Name, a.Design, strconv.FormatFloat(a.Share, 'g', -1, 64))
@@ -216,7 +217,7 @@ func armsText(arms []collect.Arm) string {
 		if c.Seed != 0 {
 			set("seed", c.Seed)
 		}
-		if c.Repeats != 0 && a.Design != collect.DesignRandom {
+		if c.Repeats != 0 && a.Design != study.DesignRandom {
 			set("repeats", c.Repeats)
 		}
 		if c.Landmarks != 0 {
@@ -229,7 +230,7 @@ func armsText(arms []collect.Arm) string {
 			}
 			set("landmark-items", strings.Join(items, ","))
 		}
-		if a.Design == collect.DesignBasis {
+		if a.Design == study.DesignBasis {
 			set("extra", map[bool]string{true: "yes", false: "no"}[c.Extra])
 		}
 		if c.Coordinates != "" {
@@ -267,8 +268,8 @@ func parseHeldout(text string) (float64, error) {
 		return 0, nil
 	}
 	v, err := strconv.ParseFloat(text, 64)
-	if err != nil || math.IsNaN(v) || v < 0 || v > 100*collect.MaxHeldoutShare {
-		return 0, invalidForm("the held-out questions must be between 0 and %g %% of each participant's questions", 100*collect.MaxHeldoutShare)
+	if err != nil || math.IsNaN(v) || v < 0 || v > 100*study.MaxHeldoutShare {
+		return 0, invalidForm("the held-out questions must be between 0 and %g %% of each participant's questions", 100*study.MaxHeldoutShare)
 	}
 	return v / 100, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // The study form's arms and held-out share (issue 16), through the router:
@@ -36,7 +37,7 @@ func TestArmsForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Arms) != 2 || st.HeldoutShare != 0.1 || st.Design != collect.DesignActive {
+	if len(st.Arms) != 2 || st.HeldoutShare != 0.1 || st.Design != study.DesignActive {
 		t.Fatalf("arms %+v, held out %g, design %s", st.Arms, st.HeldoutShare, st.Design)
 	}
 	smart := st.Arms[0].Config
@@ -90,7 +91,7 @@ func TestArmsForm(t *testing.T) {
 	refused(shown, "-5", "the held-out questions must be between 0 and 50 % of each participant's questions")
 
 	// A question issued: frozen.
-	if err := a.store.SetStudyStatus(ctx, st.ID, collect.StatusOpen); err != nil {
+	if err := a.store.SetStudyStatus(ctx, st.ID, study.StatusOpen); err != nil {
 		t.Fatal(err)
 	}
 	p, _, err := a.store.CreateParticipant(ctx, st.ID, "", nil)
@@ -146,7 +147,7 @@ func TestActiveSettingsForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := collect.DesignConfig{Seed: 77, Repeats: 2, Warmup: 4, Score: "infogain", Model: "ckl", Candidates: 300, Pool: 25}
+	want := study.DesignConfig{Seed: 77, Repeats: 2, Warmup: 4, Score: "infogain", Model: "ckl", Candidates: 300, Pool: 25}
 	if got, err := a.store.DesignConfigOf(ctx, st.ID); err != nil || !reflect.DeepEqual(got, want) || len(st.Arms) != 0 {
 		t.Fatalf("stored %+v, %v; want %+v", got, err, want)
 	}
@@ -169,7 +170,7 @@ func TestActiveSettingsForm(t *testing.T) {
 	if res := a.do(c, "POST", "/admin/studies/act", form, nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("defaults: %d %s", res.StatusCode, noticeRE.FindAllString(res.body, -1))
 	}
-	want = collect.DesignConfig{Seed: 77, Repeats: 2, Warmup: 10, Score: "uncertainty", Model: "tste", Candidates: 1000}
+	want = study.DesignConfig{Seed: 77, Repeats: 2, Warmup: 10, Score: "uncertainty", Model: "tste", Candidates: 1000}
 	if got, err := a.store.DesignConfigOf(ctx, st.ID); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("stored %+v, %v; want %+v", got, err, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // TestParseArms: the arms field's lines (comments and empty lines
@@ -17,10 +18,10 @@ func TestParseArms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []collect.Arm{
-		{Name: "smart", Design: collect.DesignActive, Share: 0.5,
-			Config: collect.DesignConfig{Seed: 9, Repeats: 2, Warmup: 5, Score: "infogain", Model: "ckl", Candidates: 200, Pool: 30}},
-		{Name: "plain", Design: collect.DesignRandom, Share: 0.5},
+	want := []study.Arm{
+		{Name: "smart", Design: study.DesignActive, Share: 0.5,
+			Config: study.DesignConfig{Seed: 9, Repeats: 2, Warmup: 5, Score: "infogain", Model: "ckl", Candidates: 200, Pool: 30}},
+		{Name: "plain", Design: study.DesignRandom, Share: 0.5},
 	}
 	if !reflect.DeepEqual(f.arms, want) || !reflect.DeepEqual(f.lines, []int{3, 4}) {
 		t.Fatalf("arms %+v at lines %v", f.arms, f.lines)
@@ -63,7 +64,7 @@ func TestParseArms(t *testing.T) {
 		{nine, `Arms, line 9: a study runs at most 8 arms`},
 	} {
 		_, err := parseArms(c.text)
-		if err == nil || err.Error() != c.msg || collect.KindOf(err) != collect.KindInvalid {
+		if err == nil || err.Error() != c.msg || collect.KindOf(err) != study.KindInvalid {
 			t.Errorf("%q: %v, want %q", c.text, err, c.msg)
 		}
 	}

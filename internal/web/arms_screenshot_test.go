@@ -14,6 +14,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // TestDesignsComparedScreenshots takes pictures of a study of the 40 demo
@@ -36,12 +37,12 @@ func TestDesignsComparedScreenshots(t *testing.T) {
 	a, _ := newJobsApp(t, false)
 	collect.RegisterDesigns(a.store)
 	ctx := context.Background()
-	arms := []collect.Arm{
-		{Name: "active", Design: collect.DesignActive, Config: collect.DesignConfig{Seed: 4, Warmup: 3, Pool: 40}, Share: 0.5},
-		{Name: "random", Design: collect.DesignRandom, Share: 0.5},
+	arms := []study.Arm{
+		{Name: "active", Design: study.DesignActive, Config: study.DesignConfig{Seed: 4, Warmup: 3, Pool: 40}, Share: 0.5},
+		{Name: "random", Design: study.DesignRandom, Share: 0.5},
 	}
-	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "compare", Title: "Disks: active against random",
-		QuestionsPerParticipant: 30, Status: collect.StatusOpen, Arms: arms, HeldoutShare: 0.1})
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "compare", Title: "Disks: active against random",
+		QuestionsPerParticipant: 30, Status: study.StatusOpen, Arms: arms, HeldoutShare: 0.1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 )
 
@@ -25,12 +26,12 @@ func TestArmsStudyThroughTheForm(t *testing.T) {
 	a := newApp(t)
 	collect.RegisterDesigns(a.store)
 	c := a.admin()
-	arms := []collect.Arm{
-		{Name: "lm", Design: collect.DesignLandmarkK1, Config: collect.DesignConfig{Seed: 2, Landmarks: 3}, Share: 0.5},
-		{Name: "rnd", Design: collect.DesignRandom, Share: 0.5},
+	arms := []study.Arm{
+		{Name: "lm", Design: study.DesignLandmarkK1, Config: study.DesignConfig{Seed: 2, Landmarks: 3}, Share: 0.5},
+		{Name: "rnd", Design: study.DesignRandom, Share: 0.5},
 	}
-	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "arms", Title: "Arms", QuestionsPerParticipant: 5,
-		Status: collect.StatusOpen, Arms: arms, HeldoutShare: 0.2})
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "arms", Title: "Arms", QuestionsPerParticipant: 5,
+		Status: study.StatusOpen, Arms: arms, HeldoutShare: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // With a minimum viewing time the question's buttons take no click until the
@@ -22,7 +22,7 @@ func TestBrowserMinimumViewingTime(t *testing.T) {
 	}
 	a := newApp(t)
 	st := a.study("slow", 6, 3, "open")
-	in := collect.StudyInput{Slug: "slow", Title: "Slow", QuestionsPerParticipant: 3, Status: "open", MinViewMS: 1500}
+	in := study.StudyInput{Slug: "slow", Title: "Slow", QuestionsPerParticipant: 3, Status: "open", MinViewMS: 1500}
 	if _, err := a.store.UpdateStudy(context.Background(), st.ID, in); err != nil {
 		t.Fatal(err)
 	}

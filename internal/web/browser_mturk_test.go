@@ -15,7 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 )
 
@@ -63,8 +63,8 @@ func TestBrowserMTurkHIT(t *testing.T) {
 
 	a := newAppWith(t, web.Config{MTurkTestOrigins: []string{standIn}})
 	st := a.study("hit", 6, 3, "open")
-	in := collect.StudyInput{Slug: "hit", Title: "HIT", Instructions: "Pick the closer one.", QuestionsPerParticipant: 3, Status: "open",
-		Platform: collect.Platform{Kind: collect.PlatformMTurk}}
+	in := study.StudyInput{Slug: "hit", Title: "HIT", Instructions: "Pick the closer one.", QuestionsPerParticipant: 3, Status: "open",
+		Platform: study.Platform{Kind: study.PlatformMTurk}}
 	if _, err := a.store.UpdateStudy(context.Background(), st.ID, in); err != nil {
 		t.Fatal(err)
 	}

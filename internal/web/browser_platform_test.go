@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A recruited participant in Chromium, on a platform whose return address
@@ -41,9 +41,9 @@ func TestBrowserRecruitedParticipant(t *testing.T) {
 
 	a := newApp(t)
 	st := a.study("panel", 6, 2, "open")
-	in := collect.StudyInput{Slug: "panel", Title: "Panel", Instructions: "Look closely.", Consent: "I agree to take part.",
+	in := study.StudyInput{Slug: "panel", Title: "Panel", Instructions: "Look closely.", Consent: "I agree to take part.",
 		QuestionsPerParticipant: 2, Status: "open",
-		Platform: collect.Platform{Kind: collect.PlatformGeneric, IDParam: "pid", CompletionCode: "PANEL-OK",
+		Platform: study.Platform{Kind: study.PlatformGeneric, IDParam: "pid", CompletionCode: "PANEL-OK",
 			ReturnURL: platform.URL + "/done?code={code}&who={external_id}"}}
 	if _, err := a.store.UpdateStudy(context.Background(), st.ID, in); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A Prolific participant in Chromium, from the study link with Prolific's
@@ -45,8 +45,8 @@ func TestBrowserProlificParticipant(t *testing.T) {
 
 	a := newApp(t)
 	st := a.study("pro", 6, 3, "open")
-	in := collect.StudyInput{Slug: "pro", Title: "On Prolific", Instructions: "Look closely.", QuestionsPerParticipant: 3, Status: "open",
-		Platform: collect.Platform{Kind: collect.PlatformProlific, CompletionCode: "C1A2B3C4", ScreenedOutCode: "SCREENED1"}}
+	in := study.StudyInput{Slug: "pro", Title: "On Prolific", Instructions: "Look closely.", QuestionsPerParticipant: 3, Status: "open",
+		Platform: study.Platform{Kind: study.PlatformProlific, CompletionCode: "C1A2B3C4", ScreenedOutCode: "SCREENED1"}}
 	if _, err := a.store.UpdateStudy(context.Background(), st.ID, in); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // clickNotTheAnchorJS answers the question shown with the option that is
@@ -30,10 +30,10 @@ func TestBrowserFailedCatchTrialsScreenOut(t *testing.T) {
 	}
 	a := newApp(t)
 	st := a.study("catchme", 6, 4, "open")
-	in := collect.StudyInput{Slug: "catchme", Title: "Catch me", QuestionsPerParticipant: 4, Status: "open",
-		Platform:  collect.Platform{Kind: collect.PlatformGeneric, IDParam: "pid", CompletionCode: "ALL-GOOD", ScreenedOutCode: "SCREENED-OUT"},
-		Exclusion: collect.ExclusionRules{MinCatchAccuracy: 0.8},
-		Quality:   collect.QualityControl{CatchAt: []int{1, 3}, CantDecide: true}}
+	in := study.StudyInput{Slug: "catchme", Title: "Catch me", QuestionsPerParticipant: 4, Status: "open",
+		Platform:  study.Platform{Kind: study.PlatformGeneric, IDParam: "pid", CompletionCode: "ALL-GOOD", ScreenedOutCode: "SCREENED-OUT"},
+		Exclusion: study.ExclusionRules{MinCatchAccuracy: 0.8},
+		Quality:   study.QualityControl{CatchAt: []int{1, 3}, CantDecide: true}}
 	if _, err := a.store.UpdateStudy(context.Background(), st.ID, in); err != nil {
 		t.Fatal(err)
 	}

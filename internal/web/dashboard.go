@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -68,10 +68,10 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := map[string]any{"status": st.Status, "answers": stats.Answers, "participants": stats.Participants,
 		"pending": rs.Pending, "state": templates.RunState(rs), "newer_answers": rs.Newer,
-		"exclusions_changed": rs.ExclusionsChanged, "live": st.Status == collect.StatusOpen || rs.Pending != ""}
+		"exclusions_changed": rs.ExclusionsChanged, "live": st.Status == study.StatusOpen || rs.Pending != ""}
 	if latest != nil {
 		out["latest_run"] = map[string]any{"id": latest.ID, "status": latest.Status, "stage": latest.Stage, "answers": latest.Answers}
-		if latest.Status == collect.RunDone {
+		if latest.Status == study.RunDone {
 			out["done_run"] = latest.ID
 		}
 	}
@@ -90,8 +90,8 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 //
 // A participant excluded before they answered and answering after the run
 // counts as a change too; their answers are then newer as well.
-func (s *Server) freshness(ctx context.Context, studyID int64, run *collect.Run, answers int) (newer int, exclusionsChanged bool, err error) {
-	if run == nil || run.Status != collect.RunDone {
+func (s *Server) freshness(ctx context.Context, studyID int64, run *study.Run, answers int) (newer int, exclusionsChanged bool, err error) {
+	if run == nil || run.Status != study.RunDone {
 		return 0, false, nil
 	}
 	var set recompute.Settings
@@ -167,7 +167,7 @@ func (s *Server) dashboardSettings(w http.ResponseWriter, r *http.Request) error
 	age, ok2 := num("max_age_minutes")
 	dim, ok3 := num("dim")
 	k, ok4 := num("clusters")
-	in := collect.RecomputeSettings{MinNewAnswers: int(minNew), MaxAge: time.Duration(age * float64(time.Minute)),
+	in := study.RecomputeSettings{MinNewAnswers: int(minNew), MaxAge: time.Duration(age * float64(time.Minute)),
 		Method: r.PostFormValue("method"), Dim: int(dim), Clusters: int(k)}
 	if !(ok1 && ok2 && ok3 && ok4) {
 		err = &httpError{status: http.StatusUnprocessableEntity, msg: "every setting needs a number"}

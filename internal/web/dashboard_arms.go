@@ -9,15 +9,15 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
 // comparesDesigns reports whether the dashboard shows the "Designs
 // compared" section for st: a study with arms or a held-out share.
-func comparesDesigns(st collect.Study) bool {
+func comparesDesigns(st study.Study) bool {
 	return len(st.Arms) > 0 || st.HeldoutShare > 0
 }
 
@@ -28,7 +28,7 @@ func comparesDesigns(st collect.Study) bool {
 // current (statuses, the store's DesignStatuses of st; the participants
 // assigned) and whose errors are the latest run's. participants is the
 // study's participants, for a study without arms.
-func (s *Server) armsView(ctx context.Context, st collect.Study, statuses []collect.DesignStatus, latest *runEntry, participants int) (*templates.ArmsView, error) {
+func (s *Server) armsView(ctx context.Context, st study.Study, statuses []study.DesignStatus, latest *runEntry, participants int) (*templates.ArmsView, error) {
 	assigned := []int{participants}
 	if len(st.Arms) > 0 {
 		var err error
@@ -76,7 +76,7 @@ func (s *Server) armsView(ctx context.Context, st collect.Study, statuses []coll
 		} else if res != nil {
 			r.ErrorNote = "no answers in the last recompute"
 		}
-		if d.Design == collect.DesignActive {
+		if d.Design == study.DesignActive {
 			v.Active = true
 			r.Warmup, r.Refreshes, r.PoolLeft = "not started", "0", "–"
 			if p := d.Progress.Active; p != nil {
@@ -95,7 +95,7 @@ func (s *Server) armsView(ctx context.Context, st collect.Study, statuses []coll
 
 // armsSummary names the arms and their designs ("smart (active), plain
 // (random); compared below").
-func armsSummary(arms []collect.Arm) string {
+func armsSummary(arms []study.Arm) string {
 	parts := make([]string, len(arms))
 	for i, a := range arms {
 		parts[i] = a.Name + " (" + a.Design + ")"

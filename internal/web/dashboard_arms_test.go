@@ -12,6 +12,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -34,7 +35,7 @@ func crowdAnswers(t *testing.T, store *collect.Store, studyID int64, k int, x fu
 				break
 			}
 			q := pr.Question
-			if _, err := store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: x(q.Anchor.Index, q.Left.Index, q.Right.Index)}); err != nil {
+			if _, err := store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: x(q.Anchor.Index, q.Left.Index, q.Right.Index)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -55,12 +56,12 @@ func TestDashboardComparesDesigns(t *testing.T) {
 	a := newApp(t)
 	collect.RegisterDesigns(a.store)
 	c := a.admin()
-	arms := []collect.Arm{
-		{Name: "smart", Design: collect.DesignActive, Config: collect.DesignConfig{Seed: 3, Warmup: 1, Pool: 12, Candidates: 30}, Share: 0.5},
-		{Name: "plain", Design: collect.DesignRandom, Share: 0.5},
+	arms := []study.Arm{
+		{Name: "smart", Design: study.DesignActive, Config: study.DesignConfig{Seed: 3, Warmup: 1, Pool: 12, Candidates: 30}, Share: 0.5},
+		{Name: "plain", Design: study.DesignRandom, Share: 0.5},
 	}
-	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "cmp", Title: "Compare", QuestionsPerParticipant: 20,
-		Status: collect.StatusOpen, Arms: arms, HeldoutShare: 0.2})
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "cmp", Title: "Compare", QuestionsPerParticipant: 20,
+		Status: study.StatusOpen, Arms: arms, HeldoutShare: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,16 +159,16 @@ func TestDashboardComparesDesigns(t *testing.T) {
 	}
 
 	// The study page: each arm's status.
-	study := a.do(c, "GET", "/admin/studies/cmp", nil, nil)
+	studyPage := a.do(c, "GET", "/admin/studies/cmp", nil, nil)
 	for _, want := range []string{"Designs compared: 2 arms", `id="arm-smart"`, "Arm smart: active", "Arm plain: random",
 		"20.0% of every participant&#39;s questions are held out", "Chosen questions", "Warm-up"} {
-		if !strings.Contains(study.body, want) {
+		if !strings.Contains(studyPage.body, want) {
 			t.Errorf("the study page lacks %q", want)
 		}
 	}
 
 	// One design, nothing held out: no section.
-	a.study("plain", 5, 5, collect.StatusOpen)
+	a.study("plain", 5, 5, study.StatusOpen)
 	if res := a.do(c, "GET", "/admin/studies/plain/dashboard", nil, nil); strings.Contains(res.body, `id="designs"`) {
 		t.Error("a study of one design without held-out questions compares designs")
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
 	"github.com/closer-lab/closer/internal/web"
@@ -37,9 +38,9 @@ type largeApp struct {
 	store   *collect.Store
 	handler http.Handler
 	cookie  *http.Cookie
-	large   collect.Study
+	large   study.Study
 	items   int // the large study's
-	demo    collect.Study
+	demo    study.Study
 }
 
 func newLargeApp(b *testing.B) *largeApp {
@@ -63,7 +64,7 @@ func newLargeApp(b *testing.B) *largeApp {
 		b.Fatal(err)
 	}
 	b.Logf("first recompute of %d items and %d answers (cold, no warm start): %v", items, answers, time.Since(t0).Round(time.Millisecond))
-	dm, err := store.CreateStudy(ctx, collect.StudyInput{Slug: "demo", Title: "Demo", QuestionsPerParticipant: 100000, Status: collect.StatusOpen})
+	dm, err := store.CreateStudy(ctx, study.StudyInput{Slug: "demo", Title: "Demo", QuestionsPerParticipant: 100000, Status: study.StatusOpen})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // TestBrowserDashboardLive opens an open study's dashboard in headless
@@ -30,7 +30,7 @@ func TestBrowserDashboardLive(t *testing.T) {
 	}
 	a, _ := newJobsApp(t, false) // web only: nothing runs until a worker starts below
 	ctx := context.Background()
-	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "live", Title: "Live", QuestionsPerParticipant: 40, Status: collect.StatusOpen})
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "live", Title: "Live", QuestionsPerParticipant: 40, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // dashCache keeps what the dashboard would otherwise recompute on every
@@ -132,8 +133,8 @@ func (c *dashCache) withTally(ctx context.Context, store *collect.Store, studyID
 }
 
 // stats returns the study's counts, current as of this call.
-func (c *dashCache) stats(ctx context.Context, store *collect.Store, studyID int64, structure string) (collect.Stats, error) {
-	var st collect.Stats
+func (c *dashCache) stats(ctx context.Context, store *collect.Store, studyID int64, structure string) (study.Stats, error) {
+	var st study.Stats
 	err := c.withTally(ctx, store, studyID, structure, func(t *dashboard.Tally) error {
 		st = t.Stats()
 		return nil

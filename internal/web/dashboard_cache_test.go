@@ -9,6 +9,7 @@ import (
 	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -20,14 +21,14 @@ func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
-	st, err := store.CreateStudy(ctx, collect.StudyInput{Slug: "c", Title: "C", QuestionsPerParticipant: 50, Status: collect.StatusOpen})
+	st, err := store.CreateStudy(ctx, study.StudyInput{Slug: "c", Title: "C", QuestionsPerParticipant: 50, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := store.AddItems(ctx, st.ID, demo.Items()[:6]); err != nil {
 		t.Fatal(err)
 	}
-	var people []collect.Participant
+	var people []study.Participant
 	answer := func(n int) {
 		t.Helper()
 		for i := range n {
@@ -40,7 +41,7 @@ func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 				continue
 			}
 			ms := 700 + 37*i
-			if _, err := store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index, ResponseMS: &ms}); err != nil {
+			if _, err := store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index, ResponseMS: &ms}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -54,14 +55,14 @@ func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 	}
 	c := newDashCache()
 	// current returns the cache's tally and its figures after a load.
-	current := func() (*dashboard.Tally, collect.Stats, dashboard.Figures) {
+	current := func() (*dashboard.Tally, study.Stats, dashboard.Figures) {
 		t.Helper()
 		ver, err := store.DashboardVersion(ctx, st.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var tally *dashboard.Tally
-		var s collect.Stats
+		var s study.Stats
 		var f dashboard.Figures
 		if err := c.withTally(ctx, store, st.ID, ver.Structure, func(x *dashboard.Tally) error {
 			tally = x

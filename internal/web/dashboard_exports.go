@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/kernel"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -21,7 +21,7 @@ var (
 )
 
 // lastResult returns the study's items and its last recompute's results.
-func (s *Server) lastResult(r *http.Request) (collect.Study, []collect.Item, *recompute.Result, error) {
+func (s *Server) lastResult(r *http.Request) (study.Study, []study.Item, *recompute.Result, error) {
 	st, err := s.studyFromURL(r)
 	if err != nil {
 		return st, nil, nil, err

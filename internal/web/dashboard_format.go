@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // The dashboard's figures as text: shares, times, the design's progress and
@@ -35,7 +35,7 @@ func msText(x float64) string {
 
 // contradictionShare is the share of the distinct comparisons answered
 // both ways.
-func contradictionShare(st collect.Stats) string {
+func contradictionShare(st study.Stats) string {
 	if st.Comparisons == 0 {
 		return "0%"
 	}
@@ -43,7 +43,7 @@ func contradictionShare(st collect.Stats) string {
 }
 
 // designProgress says how far a landmark or basis design got.
-func designProgress(ds collect.DesignStatus) string {
+func designProgress(ds study.DesignStatus) string {
 	p := ds.Progress
 	switch {
 	case !ds.Started:

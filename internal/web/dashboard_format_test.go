@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 func TestDashboardFormat(t *testing.T) {
@@ -18,9 +18,9 @@ func TestDashboardFormat(t *testing.T) {
 		{"ms unknown", msText(math.NaN()), "–"},
 		{"pct", pct(share(0.256)), "26%"},
 		{"pct unknown", pct(nil), "–"},
-		{"contradictions 3 of 2954", contradictionShare(collect.Stats{Comparisons: 2954, Contradictions: 3}), "0.1%"},
-		{"contradictions 1 of 8", contradictionShare(collect.Stats{Comparisons: 8, Contradictions: 1}), "12.5%"},
-		{"contradictions of none", contradictionShare(collect.Stats{}), "0%"},
+		{"contradictions 3 of 2954", contradictionShare(study.Stats{Comparisons: 2954, Contradictions: 3}), "0.1%"},
+		{"contradictions 1 of 8", contradictionShare(study.Stats{Comparisons: 8, Contradictions: 1}), "12.5%"},
+		{"contradictions of none", contradictionShare(study.Stats{}), "0%"},
 		// 75 s: under 10 minutes, at least 10 s: whole seconds.
 		{"interval 75 s", intervalNote(75), "per 1m15s, UTC"},
 		// 754.3 s = 12.57 min: at least 10 minutes: whole minutes.

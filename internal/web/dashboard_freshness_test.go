@@ -12,11 +12,12 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // answerSome has participant p answer n questions (each one's left option
 // closer).
-func answerSome(t *testing.T, store *collect.Store, p collect.Participant, n int) {
+func answerSome(t *testing.T, store *collect.Store, p study.Participant, n int) {
 	t.Helper()
 	ctx := context.Background()
 	for range n {
@@ -27,7 +28,7 @@ func answerSome(t *testing.T, store *collect.Store, p collect.Participant, n int
 		if pr.Done {
 			t.Fatalf("participant %s is done", p.PublicID)
 		}
-		if _, err := store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+		if _, err := store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -106,15 +107,15 @@ func TestDashboardUpToDateWithHeldout(t *testing.T) {
 	a := newApp(t)
 	admin := a.admin()
 	ctx := context.Background()
-	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "held", Title: "Held", QuestionsPerParticipant: 40,
-		Status: collect.StatusOpen, HeldoutShare: 0.3})
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "held", Title: "Held", QuestionsPerParticipant: 40,
+		Status: study.StatusOpen, HeldoutShare: 0.3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, rej, err := a.store.AddItems(ctx, st.ID, demo.Items()[:8]); err != nil || len(rej) > 0 {
 		t.Fatal(rej, err)
 	}
-	var ps []collect.Participant
+	var ps []study.Participant
 	for range 3 {
 		p, _, err := a.store.CreateParticipant(ctx, st.ID, "", nil)
 		if err != nil {
@@ -127,7 +128,7 @@ func TestDashboardUpToDateWithHeldout(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, err := a.store.LatestRun(ctx, st.ID)
-	if err != nil || run == nil || run.Status != collect.RunDone {
+	if err != nil || run == nil || run.Status != study.RunDone {
 		t.Fatalf("latest run %+v, %v", run, err)
 	}
 	var set recompute.Settings
@@ -164,7 +165,7 @@ func TestDashboardSaysExclusionsChanged(t *testing.T) {
 	st := a.study("excl", 8, 50, "open")
 	admin := a.admin()
 	ctx := context.Background()
-	var ps []collect.Participant
+	var ps []study.Participant
 	for range 3 {
 		p, _, err := a.store.CreateParticipant(ctx, st.ID, "", nil)
 		if err != nil {
@@ -173,7 +174,7 @@ func TestDashboardSaysExclusionsChanged(t *testing.T) {
 		answerSome(t, a.store, p, 6)
 		ps = append(ps, p)
 	}
-	exclude := func(p collect.Participant, excluded bool) {
+	exclude := func(p study.Participant, excluded bool) {
 		t.Helper()
 		v := "0"
 		if excluded {

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -49,14 +49,14 @@ func dashboardParamsOf(q url.Values) dashboardParams {
 // aggregates over the answers come from s.dash's tally of the study,
 // advanced past the answers added since the last load; the decoded results
 // and their plots from s.dash while the run is the same.
-func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p dashboardParams) (templates.DashboardPage, error) {
+func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashboardParams) (templates.DashboardPage, error) {
 	v := templates.DashboardPage{Study: st, Methods: embed.MethodNames(), Notice: p.notice, PeoplePage: p.peoplePage}
 	v.JobsEnabled = s.cfg.Jobs != nil
 	ver, err := s.store.DashboardVersion(ctx, st.ID)
 	if err != nil {
 		return v, err
 	}
-	var people []collect.DashboardParticipant
+	var people []study.DashboardParticipant
 	err = s.dash.withTally(ctx, s.store, st.ID, ver.Structure, func(t *dashboard.Tally) error {
 		v.Stats, v.Figures = t.Figures(dashboardTimeBuckets, dashboardRTBins)
 		all := t.ParticipantsByAnswers()
@@ -118,15 +118,15 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 
 	views := itemViews(items)
 	v.HasImages = len(items) == 0 || views[0].URL != ""
-	v.Live = st.Status == collect.StatusOpen || v.Pending != ""
+	v.Live = st.Status == study.StatusOpen || v.Pending != ""
 	v.ContradictionShare = contradictionShare(v.Stats)
 	v.MedianResponse = msText(v.Figures.MedianResponseMS)
 	v.DesignName = st.Design
 	v.DesignProgress = fmt.Sprintf("%d questions per participant", st.QuestionsPerParticipant)
 	// The design statuses, read once: the overview's progress and the
 	// "Designs compared" section both use them.
-	var statuses []collect.DesignStatus
-	if comparesDesigns(st) || collect.IsStateful(st.Design) {
+	var statuses []study.DesignStatus
+	if comparesDesigns(st) || study.IsStateful(st.Design) {
 		if statuses, err = s.store.DesignStatuses(ctx, st); err != nil {
 			return v, err
 		}
@@ -134,7 +134,7 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 	if len(st.Arms) > 0 {
 		v.DesignName = fmt.Sprintf("%d arms", len(st.Arms))
 		v.DesignProgress = armsSummary(st.Arms)
-	} else if collect.IsStateful(st.Design) {
+	} else if study.IsStateful(st.Design) {
 		v.DesignProgress = designProgress(statuses[0])
 	}
 	if comparesDesigns(st) {
@@ -159,7 +159,7 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st collect.Study, p das
 }
 
 // participantRows reads the rows of the participants of page.
-func (s *Server) participantRows(ctx context.Context, studyID int64, page []dashboard.ParticipantCount) ([]collect.DashboardParticipant, error) {
+func (s *Server) participantRows(ctx context.Context, studyID int64, page []dashboard.ParticipantCount) ([]study.DashboardParticipant, error) {
 	if len(page) == 0 {
 		return nil, nil
 	}
@@ -174,7 +174,7 @@ func (s *Server) participantRows(ctx context.Context, studyID int64, page []dash
 	return dashboard.WithCounts(page, rows), nil
 }
 
-func itemViews(items []collect.Item) []templates.ItemView {
+func itemViews(items []study.Item) []templates.ItemView {
 	out := make([]templates.ItemView, len(items))
 	for i, it := range items {
 		out[i] = templates.ItemView{Index: it.Index, Label: it.Label}
@@ -187,7 +187,7 @@ func itemViews(items []collect.Item) []templates.ItemView {
 
 // qualityRows are the participants with their quality figures from the
 // run's results (res may be nil).
-func qualityRows(people []collect.DashboardParticipant, res *recompute.Result) []templates.QualityRow {
+func qualityRows(people []study.DashboardParticipant, res *recompute.Result) []templates.QualityRow {
 	var quality map[string]recompute.Participant
 	if res != nil {
 		quality = make(map[string]recompute.Participant, len(res.Participants))
@@ -229,7 +229,7 @@ func galleryRows(res *recompute.Result, views []templates.ItemView, lo, hi int) 
 }
 
 // contradictionRows are the contradicted comparisons of the study's items.
-func contradictionRows(cs []collect.VoteCount, views []templates.ItemView) []templates.ContradictionRow {
+func contradictionRows(cs []study.VoteCount, views []templates.ItemView) []templates.ContradictionRow {
 	var rows []templates.ContradictionRow
 	for _, c := range cs {
 		if c.Anchor < len(views) && c.J < len(views) && c.K < len(views) {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -16,7 +16,7 @@ import (
 // run's results (run may be nil; their SVG is drawn once per run and
 // cached), the learning curve over the finished runs, and the answers'
 // figures.
-func (s *Server) dashboardPlots(f dashboard.Figures, views []templates.ItemView, run *runEntry, runs []collect.Run) []templates.Plot {
+func (s *Server) dashboardPlots(f dashboard.Figures, views []templates.ItemView, run *runEntry, runs []study.Run) []templates.Plot {
 	cached := func(name string, draw func() string) templ.Component {
 		return templ.Raw(s.dash.plot(run, name, draw))
 	}
@@ -84,11 +84,11 @@ func scatterItems(rows [][]float64, views []templates.ItemView, clusters []int, 
 
 // learningPlot is the held-out and training error of each finished run
 // against its answers.
-func learningPlot(runs []collect.Run) templates.Plot {
+func learningPlot(runs []study.Run) templates.Plot {
 	held := series{Class: "s1", Legend: "held-out error"}
 	train := series{Class: "s2", Legend: "training error"}
 	for _, r := range runs {
-		if r.Status != collect.RunDone || r.HeldoutError == nil {
+		if r.Status != study.RunDone || r.HeldoutError == nil {
 			continue
 		}
 		held.X, held.Y = append(held.X, float64(r.Answers)), append(held.Y, *r.HeldoutError)

@@ -13,9 +13,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/studyfile"
 )
 
@@ -43,7 +43,7 @@ func TestDashboardScreenshots(t *testing.T) {
 	}
 
 	// Demo disks answered by their true hue and size, with a little noise.
-	st := a.study("disks", 40, 60, collect.StatusOpen)
+	st := a.study("disks", 40, 60, study.StatusOpen)
 	coords := demo.Coordinates()
 	dist := func(i, j int) float64 {
 		return math.Hypot((coords[i][0]-coords[j][0])/270, (coords[i][1]-coords[j][1])/54)

@@ -24,6 +24,7 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
 	"github.com/closer-lab/closer/internal/web"
@@ -103,8 +104,8 @@ func waitDone(t *testing.T, store *collect.Store, jobs *recompute.Jobs, studyID 
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rs) >= runs && rs[runs-1].Status != collect.RunRunning && state == "" {
-			if rs[runs-1].Status != collect.RunDone {
+		if len(rs) >= runs && rs[runs-1].Status != study.RunRunning && state == "" {
+			if rs[runs-1].Status != study.RunDone {
 				t.Fatalf("run %d: %s %s", runs, rs[runs-1].Status, rs[runs-1].Error)
 			}
 			return
@@ -235,7 +236,7 @@ func TestDashboardFlow(t *testing.T) {
 		t.Fatalf("settings: %d %s", r.StatusCode, r.body)
 	}
 	rs, _ := a.store.RecomputeSettings(context.Background(), st.ID)
-	if rs != (collect.RecomputeSettings{MinNewAnswers: 50, MaxAge: 2 * time.Minute, Method: "ste", Dim: 3, Clusters: 4}) {
+	if rs != (study.RecomputeSettings{MinNewAnswers: 50, MaxAge: 2 * time.Minute, Method: "ste", Dim: 3, Clusters: 4}) {
 		t.Fatalf("settings stored: %+v", rs)
 	}
 	form.Set("method", "magic")
@@ -364,7 +365,7 @@ func TestBundleRoundTrip(t *testing.T) {
 	a := newApp(t)
 	admin := a.admin()
 	ctx := context.Background()
-	st := a.study("orig", 8, 6, collect.StatusOpen)
+	st := a.study("orig", 8, 6, study.StatusOpen)
 	for p := range 3 {
 		j := a.join("orig", fmt.Sprintf(`{"external_id": "x-%d"}`, p))
 		for i := range 5 {
@@ -385,7 +386,7 @@ func TestBundleRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	set := collect.RecomputeSettings{MinNewAnswers: 77, MaxAge: 3 * time.Minute, Method: "gnmds", Dim: 3, Clusters: 2}
+	set := study.RecomputeSettings{MinNewAnswers: 77, MaxAge: 3 * time.Minute, Method: "gnmds", Dim: 3, Clusters: 2}
 	if err := a.store.SetRecomputeSettings(ctx, st.ID, set); err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +403,7 @@ func TestBundleRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cp.Title != st.Title || cp.Instructions != st.Instructions || cp.Debrief != st.Debrief ||
-		cp.QuestionsPerParticipant != st.QuestionsPerParticipant || cp.Design != st.Design || cp.Status != collect.StatusPaused {
+		cp.QuestionsPerParticipant != st.QuestionsPerParticipant || cp.Design != st.Design || cp.Status != study.StatusPaused {
 		t.Fatalf("study settings differ: %+v vs %+v", cp, st)
 	}
 	if got, _ := a.store.RecomputeSettings(ctx, cp.ID); got != set {
@@ -525,8 +526,8 @@ func TestBasisStudy(t *testing.T) {
 	collect.RegisterDesigns(a.store)
 	admin := a.admin()
 	ctx := context.Background()
-	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "basis", Title: "Basis", QuestionsPerParticipant: 25,
-		Status: collect.StatusOpen, Design: collect.DesignBasis, DesignConfig: collect.DesignConfig{Seed: 2, Repeats: 1}})
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "basis", Title: "Basis", QuestionsPerParticipant: 25,
+		Status: study.StatusOpen, Design: study.DesignBasis, DesignConfig: study.DesignConfig{Seed: 2, Repeats: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +552,7 @@ func TestBasisStudy(t *testing.T) {
 		if dist(q.Anchor.Index, q.Right.Index) < dist(q.Anchor.Index, q.Left.Index) {
 			closer = q.Right.Index
 		}
-		if _, err := a.store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
+		if _, err := a.store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -602,7 +603,7 @@ func TestDashboardEmptyStudy(t *testing.T) {
 	t.Parallel()
 	a, _ := newJobsApp(t, true)
 	admin := a.admin()
-	st := a.study("empty", 0, 5, collect.StatusDraft)
+	st := a.study("empty", 0, 5, study.StatusDraft)
 	page := a.do(admin, "GET", "/admin/studies/empty/dashboard", nil, nil)
 	if page.StatusCode != 200 || !strings.Contains(page.body, "no data yet") || !strings.Contains(page.body, "Not recomputed yet") {
 		t.Fatalf("empty dashboard: %d", page.StatusCode)
@@ -616,7 +617,7 @@ func TestDashboardEmptyStudy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r != nil && r.Status == collect.RunFailed {
+		if r != nil && r.Status == study.RunFailed {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -7,13 +7,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // designForm is the design part of the study form as typed: the settings
 // that are numbers, the landmark picks as text, and what could not be read.
 type designForm struct {
-	config collect.DesignConfig
+	config study.DesignConfig
 	// picks is landmark_picks: item labels or indices separated by commas
 	// (or spaces, semicolons, new lines).
 	picks string
@@ -32,7 +32,7 @@ type designForm struct {
 // held-out share as typed).
 func parseDesignForm(f url.Values) designForm {
 	d := designForm{
-		config: collect.DesignConfig{
+		config: study.DesignConfig{
 			Extra:       f.Get("extra") != "",
 			Coordinates: strings.TrimSpace(f.Get("coordinates")),
 			Score:       strings.TrimSpace(f.Get("score")),
@@ -77,7 +77,7 @@ func parseDesignForm(f url.Values) designForm {
 // (studyID 0 is a study being created, which has no items yet). A field
 // that is not a number or a pick that names no item is a KindInvalid
 // error for the form.
-func (s *Server) designConfig(ctx context.Context, studyID int64, design string, d designForm) (collect.DesignConfig, error) {
+func (s *Server) designConfig(ctx context.Context, studyID int64, design string, d designForm) (study.DesignConfig, error) {
 	if d.problem != "" {
 		return d.config, invalidForm("%s", d.problem)
 	}
@@ -107,13 +107,13 @@ func (s *Server) designConfig(ctx context.Context, studyID int64, design string,
 }
 
 func isLandmarkDesign(design string) bool {
-	return design == collect.DesignLandmarkK1 || design == collect.DesignLandmarkK2
+	return design == study.DesignLandmarkK1 || design == study.DesignLandmarkK2
 }
 
 // invalidForm is an error the form shows (a collect.KindInvalid error, as
 // the store's own checks are).
 func invalidForm(format string, args ...any) error {
-	return &collect.Error{Kind: collect.KindInvalid, Msg: fmt.Sprintf(format, args...)}
+	return &study.Error{Kind: study.KindInvalid, Msg: fmt.Sprintf(format, args...)}
 }
 
 // resolvePicks turns "label, label, 7" into item indices: each token is an

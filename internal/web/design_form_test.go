@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // TestResolvePicksAndBack: picks by label, by index, separated by commas,
@@ -34,7 +35,7 @@ func TestResolvePicksAndBack(t *testing.T) {
 			t.Parallel()
 			got, err := resolvePicks(c.text, labels)
 			if c.err != "" {
-				if err == nil || err.Error() != c.err || collect.KindOf(err) != collect.KindInvalid {
+				if err == nil || err.Error() != c.err || collect.KindOf(err) != study.KindInvalid {
 					t.Fatalf("error %v, want KindInvalid %q", err, c.err)
 				}
 				return
@@ -59,7 +60,7 @@ func TestParseDesignForm(t *testing.T) {
 	t.Parallel()
 	d := parseDesignForm(url.Values{"seed": {" 42 "}, "repeats": {"3"}, "landmarks": {"5"}, "landmark_picks": {" a, b "},
 		"extra": {"yes"}, "coordinates": {"median"}})
-	want := collect.DesignConfig{Seed: 42, Repeats: 3, Landmarks: 5, Extra: true, Coordinates: "median"}
+	want := study.DesignConfig{Seed: 42, Repeats: 3, Landmarks: 5, Extra: true, Coordinates: "median"}
 	if d.problem != "" || d.picks != "a, b" || d.config.Seed != want.Seed || d.config.Repeats != want.Repeats ||
 		d.config.Landmarks != want.Landmarks || d.config.Extra != want.Extra || d.config.Coordinates != want.Coordinates {
 		t.Errorf("parsed %+v", d)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // TestDesignScreenshots takes pictures of the design section of the study
@@ -39,14 +40,14 @@ func TestDesignScreenshots(t *testing.T) {
 	}
 	for _, sc := range []struct {
 		slug, title, design string
-		cfg                 collect.DesignConfig
+		cfg                 study.DesignConfig
 		answers             int
 	}{
-		{"basis", "Disks: basis discovery", collect.DesignBasis, collect.DesignConfig{Seed: 2, Repeats: 1, Extra: true}, 400},
-		{"landmarks", "Disks: landmark k1", collect.DesignLandmarkK1, collect.DesignConfig{Seed: 2, Repeats: 2, Landmarks: 6}, 700},
+		{"basis", "Disks: basis discovery", study.DesignBasis, study.DesignConfig{Seed: 2, Repeats: 1, Extra: true}, 400},
+		{"landmarks", "Disks: landmark k1", study.DesignLandmarkK1, study.DesignConfig{Seed: 2, Repeats: 2, Landmarks: 6}, 700},
 	} {
-		st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: sc.slug, Title: sc.title, QuestionsPerParticipant: 25,
-			Status: collect.StatusOpen, Design: sc.design, DesignConfig: sc.cfg})
+		st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: sc.slug, Title: sc.title, QuestionsPerParticipant: 25,
+			Status: study.StatusOpen, Design: sc.design, DesignConfig: sc.cfg})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +56,7 @@ func TestDesignScreenshots(t *testing.T) {
 		}
 		for given := 0; given < sc.answers; {
 			var ps []int64
-			var qs []*collect.Question
+			var qs []*study.Question
 			for range 4 {
 				p, _, err := a.store.CreateParticipant(ctx, st.ID, "", nil)
 				if err != nil {
@@ -72,7 +73,7 @@ func TestDesignScreenshots(t *testing.T) {
 				if dist(q.Anchor.Index, q.Right.Index) < dist(q.Anchor.Index, q.Left.Index) {
 					closer = q.Right.Index
 				}
-				if _, err := a.store.Answer(ctx, ps[i], collect.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
+				if _, err := a.store.Answer(ctx, ps[i], study.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
 					t.Fatal(err)
 				}
 				given++
@@ -139,9 +140,9 @@ func TestDesignScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A Prolific participant's last page, before it sends them back.
-	pro, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "pro", Title: "Disks on Prolific", QuestionsPerParticipant: 1,
-		Debrief: "Thank you for taking part!", Status: collect.StatusOpen,
-		Platform: collect.Platform{Kind: collect.PlatformProlific, CompletionCode: "C1A2B3C4"}})
+	pro, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "pro", Title: "Disks on Prolific", QuestionsPerParticipant: 1,
+		Debrief: "Thank you for taking part!", Status: study.StatusOpen,
+		Platform: study.Platform{Kind: study.PlatformProlific, CompletionCode: "C1A2B3C4"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,9 +173,9 @@ func TestDesignScreenshots(t *testing.T) {
 	shots["screenshot-prolific-done.png"] = png
 	// An MTurk HIT as a worker previews it: the instructions and an
 	// example question, nothing stored.
-	mt, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "mt", Title: "Disks on MTurk", QuestionsPerParticipant: 20,
-		Instructions: "Click the image that is **more similar** to the top one.", Status: collect.StatusOpen,
-		Platform: collect.Platform{Kind: collect.PlatformMTurk}})
+	mt, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "mt", Title: "Disks on MTurk", QuestionsPerParticipant: 20,
+		Instructions: "Click the image that is **more similar** to the top one.", Status: study.StatusOpen,
+		Platform: study.Platform{Kind: study.PlatformMTurk}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,8 +194,8 @@ func TestDesignScreenshots(t *testing.T) {
 	// An MTurk worker's last page: the code, and the form that submits the
 	// assignment to turkSubmitTo's /mturk/externalSubmit (by itself after
 	// 5 s; the picture is taken before).
-	mtDone, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "mt-done", Title: "Disks on MTurk", QuestionsPerParticipant: 1,
-		Debrief: "Thank you for your work!", Status: collect.StatusOpen, Platform: collect.Platform{Kind: collect.PlatformMTurk}})
+	mtDone, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "mt-done", Title: "Disks on MTurk", QuestionsPerParticipant: 1,
+		Debrief: "Thank you for your work!", Status: study.StatusOpen, Platform: study.Platform{Kind: study.PlatformMTurk}})
 	if err != nil {
 		t.Fatal(err)
 	}

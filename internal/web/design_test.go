@@ -9,6 +9,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // The study form offers the designs with their settings, refuses bad ones
@@ -113,10 +114,10 @@ func TestDesignSettingsForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.Question.Design != collect.DesignLandmarkK2 {
+	if pr.Question.Design != study.DesignLandmarkK2 {
 		t.Fatalf("first question's design %q", pr.Question.Design)
 	}
-	if _, err := a.store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+	if _, err := a.store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.store.RecordPending(ctx); err != nil { // the design records it shortly after

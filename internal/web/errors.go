@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -169,17 +170,17 @@ func classify(err error) (int, string) {
 	}
 	if ue, ok := collect.AsError(err); ok {
 		switch ue.Kind {
-		case collect.KindNotFound:
+		case study.KindNotFound:
 			return http.StatusNotFound, ue.Msg
-		case collect.KindInvalid:
+		case study.KindInvalid:
 			return http.StatusUnprocessableEntity, ue.Msg
-		case collect.KindForbidden:
+		case study.KindForbidden:
 			return http.StatusForbidden, ue.Msg
-		case collect.KindConflict, collect.KindNotOpen, collect.KindFull:
+		case study.KindConflict, study.KindNotOpen, study.KindFull:
 			return http.StatusConflict, ue.Msg
-		case collect.KindUnauthorized:
+		case study.KindUnauthorized:
 			return http.StatusUnauthorized, ue.Msg
-		case collect.KindUnavailable:
+		case study.KindUnavailable:
 			return http.StatusServiceUnavailable, ue.Msg
 		}
 	}

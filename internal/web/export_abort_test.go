@@ -16,6 +16,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -54,7 +55,7 @@ func TestExportKilledMidStreamIsCutOff(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	ctx := context.Background()
 	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
-	st, err := store.CreateStudy(ctx, collect.StudyInput{Slug: "big", Title: "Big", QuestionsPerParticipant: 50, Status: "open"})
+	st, err := store.CreateStudy(ctx, study.StudyInput{Slug: "big", Title: "Big", QuestionsPerParticipant: 50, Status: "open"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Gold triplets uploaded on the study page: a file with bad rows is
@@ -62,8 +62,8 @@ func TestGoldTripletUpload(t *testing.T) {
 	if page := a.do(admin, "GET", "/admin/studies/gold?msg=gold", nil, nil); !strings.Contains(page.body, "Gold triplets (1)") {
 		t.Errorf("the study page does not count the gold triplet")
 	}
-	in := collect.StudyInput{Slug: "gold", Title: st.Title, QuestionsPerParticipant: 4, Status: "open",
-		Quality: collect.QualityControl{CatchAt: []int{1, 2}}}
+	in := study.StudyInput{Slug: "gold", Title: st.Title, QuestionsPerParticipant: 4, Status: "open",
+		Quality: study.QualityControl{CatchAt: []int{1, 2}}}
 	if _, err := a.store.UpdateStudy(context.Background(), st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -76,15 +76,15 @@ func TestGoldTripletUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := pr.Question
-	if q.Design != collect.DesignCatch || q.Anchor.Index != 2 || min(q.Left.Index, q.Right.Index) != 0 || max(q.Left.Index, q.Right.Index) != 5 {
+	if q.Design != study.DesignCatch || q.Anchor.Index != 2 || min(q.Left.Index, q.Right.Index) != 0 || max(q.Left.Index, q.Right.Index) != 5 {
 		t.Fatalf("first catch trial %s %d; %d, %d; want the gold triplet (2; 0, 5)", q.Design, q.Anchor.Index, q.Left.Index, q.Right.Index)
 	}
-	if _, pr, err = a.store.AnswerNext(context.Background(), p.ID, collect.AnswerInput{QuestionID: q.ID, Closer: 0}); err != nil {
+	if _, pr, err = a.store.AnswerNext(context.Background(), p.ID, study.AnswerInput{QuestionID: q.ID, Closer: 0}); err != nil {
 		t.Fatal(err)
 	}
 	// The one gold triplet was asked: the second catch trial shows the top
 	// image as an option.
-	if q2 := pr.Question; q2.Design != collect.DesignCatch || (q2.Left.Index != q2.Anchor.Index && q2.Right.Index != q2.Anchor.Index) {
+	if q2 := pr.Question; q2.Design != study.DesignCatch || (q2.Left.Index != q2.Anchor.Index && q2.Right.Index != q2.Anchor.Index) {
 		t.Errorf("second catch trial %s %d; %d, %d; want the anchor as an option", q2.Design, q2.Anchor.Index, q2.Left.Index, q2.Right.Index)
 	}
 	if n := a.count(`SELECT count(*) FROM trial_answers WHERE correct`); n != 1 {

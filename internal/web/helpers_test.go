@@ -18,6 +18,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -61,10 +62,10 @@ func (a *app) client() *http.Client {
 }
 
 // study creates a study with the first n demo disks.
-func (a *app) study(slug string, n, perParticipant int, status string) collect.Study {
+func (a *app) study(slug string, n, perParticipant int, status string) study.Study {
 	a.t.Helper()
 	ctx := context.Background()
-	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: slug, Title: "Study " + slug,
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: slug, Title: "Study " + slug,
 		Instructions: "Pick the **closer** one.", Debrief: "Thanks, *friend*.", QuestionsPerParticipant: perParticipant, Status: status})
 	if err != nil {
 		a.t.Fatal(err)

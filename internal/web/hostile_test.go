@@ -18,6 +18,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/faults"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -45,7 +46,7 @@ func hostileApp(t *testing.T, cfg web.Config) (*app, faults.Hostile, *http.Clien
 	srv.Start()
 	t.Cleanup(srv.Close)
 	a := &app{t: t, pool: pool, store: store, srv: srv}
-	a.study("demo", 5, 10, collect.StatusOpen)
+	a.study("demo", 5, 10, study.StatusOpen)
 	admin := a.admin()
 	return a, faults.Hostile{Addr: a.srv.Listener.Addr().String()}, admin
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/media/mediatest"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -44,7 +45,7 @@ func imageApp(t *testing.T, cacheBytes int64) (*app, *logBuffer, http.Handler) {
 // addImage stores data as an item of a new study and returns its sha256.
 func addImage(t *testing.T, a *app, slug string, data []byte) string {
 	t.Helper()
-	st := a.study(slug, 0, 3, collect.StatusDraft)
+	st := a.study(slug, 0, 3, study.StatusDraft)
 	im, err := media.Check(slug+".png", data, 10<<20)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestImageCorruptRowNeverServed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			a, _, _ := imageApp(t, c.cache)
 			good := addImage(t, a, "good", big)
-			st := a.study("bad", 0, 3, collect.StatusDraft)
+			st := a.study("bad", 0, 3, study.StatusDraft)
 			badSum := sha(mediatest.SmallPNG(3))
 			if _, err := a.pool.Exec(t.Context(), `INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
 				VALUES ($1, 0, 'x', 'x.png', 'image/png', $2, 600, 600, $3), ($1, 1, 'y', 'y.png', 'image/png', $4, 1, 1, $5)`,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/media/mediatest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestUploadBoundsLabels(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	st := a.study("lab", 0, 3, collect.StatusDraft)
+	st := a.study("lab", 0, 3, study.StatusDraft)
 	c := a.admin()
 	long := strings.Repeat("x", 70000)
 	res := upload(t, a, c, "lab", [][2]string{
@@ -55,7 +56,7 @@ func TestUploadBoundsLabels(t *testing.T) {
 func TestUploadBoundsStoredBytes(t *testing.T) {
 	t.Parallel()
 	a := newAppWith(t, web.Config{ItemLimits: collect.ItemLimits{MaxUploadBytes: 2 << 20, MaxStudyBytes: 3 << 20}})
-	st := a.study("cap", 0, 3, collect.StatusDraft)
+	st := a.study("cap", 0, 3, study.StatusDraft)
 	c := a.admin()
 	stored := func() int {
 		return a.count(`SELECT coalesce(sum(octet_length(data)), 0)::int FROM items WHERE study_id = $1`, st.ID)
@@ -77,7 +78,7 @@ func TestUploadBoundsStoredBytes(t *testing.T) {
 		t.Fatalf("the study stores %d bytes", got)
 	}
 	// A zip is not unpacked past what one upload may store.
-	a.study("zip", 0, 3, collect.StatusDraft)
+	a.study("zip", 0, 3, study.StatusDraft)
 	res = upload(t, a, c, "zip", [][2]string{{"z.zip", string(mediatest.Zip(
 		[2]string{"z1.png", noise(11)}, [2]string{"z2.png", noise(12)}, [2]string{"z3.png", noise(13)}))}})
 	body = html.UnescapeString(res.body)
@@ -87,7 +88,7 @@ func TestUploadBoundsStoredBytes(t *testing.T) {
 	}
 
 	b := newApp(t)
-	st = b.study("bomb", 0, 3, collect.StatusDraft)
+	st = b.study("bomb", 0, 3, study.StatusDraft)
 	c = b.admin()
 	var flat bytes.Buffer
 	(&png.Encoder{CompressionLevel: png.NoCompression}).Encode(&flat, image.NewNRGBA(image.Rect(0, 0, 700, 700)))

@@ -14,7 +14,7 @@ import (
 	"github.com/yuin/goldmark"
 	"golang.org/x/sync/singleflight"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 var (
@@ -111,8 +111,8 @@ func (c *markdownCache) put(key [sha256.Size]byte, html string) {
 // milliseconds: goldmark's parsers are quadratic in nesting depth and in
 // some inline constructs on one line or in one paragraph.
 func renderMarkdownHTML(src string) string {
-	if len(src) > collect.MaxStudyTextBytes {
-		cut := collect.MaxStudyTextBytes
+	if len(src) > study.MaxStudyTextBytes {
+		cut := study.MaxStudyTextBytes
 		for cut > 0 && !utf8.RuneStart(src[cut]) {
 			cut--
 		}

@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // pathologicalMarkdown are texts of the largest size a study may save that
 // cost goldmark quadratic time or more without boundMarkdown (seconds
 // each for the deep nestings and the unclosed link destinations).
 func pathologicalMarkdown() map[string]string {
-	n := collect.MaxStudyTextBytes
+	n := study.MaxStudyTextBytes
 	fill := func(unit string) string { return strings.Repeat(unit, n/len(unit)) }
 	lines := func(line func(i int) string) string {
 		var b strings.Builder

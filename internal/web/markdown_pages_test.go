@@ -14,6 +14,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -34,17 +35,17 @@ func TestStudyPagesRenderEachTextOnce(t *testing.T) {
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 
-	open, err := store.CreateStudy(ctx, collect.StudyInput{Slug: "open", Title: "Open", QuestionsPerParticipant: 1, Status: collect.StatusOpen,
+	open, err := store.CreateStudy(ctx, study.StudyInput{Slug: "open", Title: "Open", QuestionsPerParticipant: 1, Status: study.StatusOpen,
 		Instructions: "Pick the **closer** one.", Consent: "I *agree*.", Debrief: "Thanks, _friend_."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turk, err := store.CreateStudy(ctx, collect.StudyInput{Slug: "turk", Title: "Turk", QuestionsPerParticipant: 1, Status: collect.StatusOpen,
-		Instructions: "On MTurk: pick the `closer` one.", Platform: collect.Platform{Kind: collect.PlatformMTurk}})
+	turk, err := store.CreateStudy(ctx, study.StudyInput{Slug: "turk", Title: "Turk", QuestionsPerParticipant: 1, Status: study.StatusOpen,
+		Instructions: "On MTurk: pick the `closer` one.", Platform: study.Platform{Kind: study.PlatformMTurk}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range []collect.Study{open, turk} {
+	for _, st := range []study.Study{open, turk} {
 		if _, _, err := store.AddItems(ctx, st.ID, demo.Items()[:3]); err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestStudyPagesRenderEachTextOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+	if _, err := store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
 		t.Fatal(err)
 	}
 

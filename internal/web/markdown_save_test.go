@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // A study's instructions, debrief and consent are refused on save past
@@ -16,12 +16,12 @@ func TestStudyTextsBoundedOnSave(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	c := a.admin()
-	long := strings.Repeat(">", collect.MaxStudyTextBytes+1)
+	long := strings.Repeat(">", study.MaxStudyTextBytes+1)
 	for i, field := range []string{"instructions", "debrief", "consent"} {
 		form := studyForm(fmt.Sprintf("long-%d", i), "Long")
 		form.Set(field, long)
 		res := a.do(c, "POST", "/admin/studies", form, nil)
-		want := fmt.Sprintf("at most %d bytes", collect.MaxStudyTextBytes)
+		want := fmt.Sprintf("at most %d bytes", study.MaxStudyTextBytes)
 		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, want) {
 			t.Errorf("%s of %d bytes: %d, want 422 saying %q", field, len(long), res.StatusCode, want)
 		}

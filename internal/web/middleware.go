@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // accessLog sets X-Request-Id and, when Config.RequestLog asks for it,
@@ -102,7 +103,7 @@ func (s *Server) requireAdmin(next http.Handler) http.Handler {
 				next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), adminKey{}, a)))
 				return
 			}
-			if collect.KindOf(err) != collect.KindUnauthorized {
+			if collect.KindOf(err) != study.KindUnauthorized {
 				s.handle(func(http.ResponseWriter, *http.Request) error { return err })(w, r)
 				return
 			}

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // mturkIDRE is what MTurk's worker, assignment and HIT ids look like
@@ -45,7 +45,7 @@ func (s *Server) mturkSubmitURL(turkSubmitTo string) (string, bool) {
 // (assignmentId ASSIGNMENT_ID_NOT_AVAILABLE) or has no assignment at all
 // (the study's link opened outside MTurk): then nothing may be created.
 func isMTurkPreview(assignmentID string) bool {
-	return assignmentID == "" || assignmentID == collect.MTurkPreviewAssignment
+	return assignmentID == "" || assignmentID == study.MTurkPreviewAssignment
 }
 
 // checkMTurkAssignment checks the parameters of an accepted MTurk
@@ -57,11 +57,11 @@ func (s *Server) checkMTurkAssignment(workerID, assignmentID, hitID, turkSubmitT
 			return badRequest("the MTurk link's " + f.name + " is missing or not an MTurk id (1 to 64 letters, digits, dashes or underscores); please open the HIT from MTurk again")
 		}
 	}
-	if assignmentID == collect.MTurkPreviewAssignment {
+	if assignmentID == study.MTurkPreviewAssignment {
 		return badRequest("this is a preview of the HIT: accept the HIT on MTurk to start")
 	}
 	if _, ok := s.mturkSubmitURL(turkSubmitTo); !ok {
-		return badRequest("the MTurk link's turkSubmitTo must be " + strings.Join(collect.MTurkSubmitOrigins, " or "))
+		return badRequest("the MTurk link's turkSubmitTo must be " + strings.Join(study.MTurkSubmitOrigins, " or "))
 	}
 	return nil
 }

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // After login, a next path whose decoded form holds a space (%20) is kept:
@@ -77,7 +77,7 @@ func TestDashboardHeatmapCutsBetweenClusters(t *testing.T) {
 	st := a.study("cuts", 8, 50, "open")
 	admin := a.admin()
 	ctx := context.Background()
-	if err := a.store.SetRecomputeSettings(ctx, st.ID, collect.RecomputeSettings{MinNewAnswers: 200, MaxAge: 10 * time.Minute,
+	if err := a.store.SetRecomputeSettings(ctx, st.ID, study.RecomputeSettings{MinNewAnswers: 200, MaxAge: 10 * time.Minute,
 		Method: "tste", Dim: 2, Clusters: 3}); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -30,15 +31,15 @@ const participantTokenField = "participant_token"
 const maxTokenLen = 100
 
 // studyFromURL loads the study named by the {slug} URL parameter.
-func (s *Server) studyFromURL(r *http.Request) (collect.Study, error) {
+func (s *Server) studyFromURL(r *http.Request) (study.Study, error) {
 	return s.store.StudyBySlug(r.Context(), chi.URLParam(r, "slug"))
 }
 
 // annotatorStudy loads the study of an annotator page; an MTurk study's
 // pages may be framed by MTurk.
-func (s *Server) annotatorStudy(w http.ResponseWriter, r *http.Request) (collect.Study, error) {
+func (s *Server) annotatorStudy(w http.ResponseWriter, r *http.Request) (study.Study, error) {
 	st, err := s.studyFromURL(r)
-	if err == nil && st.Platform.Kind == collect.PlatformMTurk {
+	if err == nil && st.Platform.Kind == study.PlatformMTurk {
 		s.allowMTurkFraming(w)
 	}
 	return st, err
@@ -46,8 +47,8 @@ func (s *Server) annotatorStudy(w http.ResponseWriter, r *http.Request) (collect
 
 // pageToken returns the participant token an MTurk study's page carried
 // (participantTokenField in the URL or the form); "" for other studies.
-func pageToken(r *http.Request, st collect.Study) string {
-	if st.Platform.Kind != collect.PlatformMTurk {
+func pageToken(r *http.Request, st study.Study) string {
+	if st.Platform.Kind != study.PlatformMTurk {
 		return ""
 	}
 	if t := r.FormValue(participantTokenField); len(t) <= maxTokenLen {
@@ -58,9 +59,9 @@ func pageToken(r *http.Request, st collect.Study) string {
 
 // participantPath is the path of one of study st's annotator pages (page
 // "/q", "/done"); an MTurk study's carries the participant token.
-func participantPath(st collect.Study, token, page string) string {
+func participantPath(st study.Study, token, page string) string {
 	path := "/s/" + st.Slug + page
-	if st.Platform.Kind == collect.PlatformMTurk && token != "" {
+	if st.Platform.Kind == study.PlatformMTurk && token != "" {
 		path += "?" + participantTokenField + "=" + url.QueryEscape(token)
 	}
 	return path
@@ -68,27 +69,27 @@ func participantPath(st collect.Study, token, page string) string {
 
 // browserParticipant returns the browser's participant of study st, if
 // any: by the page's token on an MTurk study, by the cookie otherwise.
-func (s *Server) browserParticipant(r *http.Request, st collect.Study) (collect.Participant, bool, error) {
+func (s *Server) browserParticipant(r *http.Request, st study.Study) (study.Participant, bool, error) {
 	token := pageToken(r, st)
-	if st.Platform.Kind != collect.PlatformMTurk {
+	if st.Platform.Kind != study.PlatformMTurk {
 		c, err := r.Cookie(participantCookie)
 		if err != nil {
-			return collect.Participant{}, false, nil
+			return study.Participant{}, false, nil
 		}
 		token = c.Value
 	}
 	if token == "" {
-		return collect.Participant{}, false, nil
+		return study.Participant{}, false, nil
 	}
 	p, err := s.store.AuthenticateParticipant(r.Context(), token)
-	if collect.KindOf(err) == collect.KindUnauthorized {
-		return collect.Participant{}, false, nil
+	if collect.KindOf(err) == study.KindUnauthorized {
+		return study.Participant{}, false, nil
 	}
 	if err != nil {
-		return collect.Participant{}, false, err
+		return study.Participant{}, false, err
 	}
 	if p.StudyID != st.ID {
-		return collect.Participant{}, false, nil
+		return study.Participant{}, false, nil
 	}
 	return p, true, nil
 }
@@ -97,8 +98,8 @@ func (s *Server) browserParticipant(r *http.Request, st collect.Study) (collect.
 // without a participant of st: back to the study's start page, or on
 // MTurk (whose start page needs MTurk's link) a page asking to open the
 // HIT again.
-func (s *Server) noParticipant(w http.ResponseWriter, r *http.Request, st collect.Study) error {
-	if st.Platform.Kind == collect.PlatformMTurk {
+func (s *Server) noParticipant(w http.ResponseWriter, r *http.Request, st study.Study) error {
+	if st.Platform.Kind == study.PlatformMTurk {
 		return s.render(w, r, http.StatusUnauthorized, templates.NoticePage(templates.Notice{
 			Title: "Please open the HIT again", Status: http.StatusUnauthorized,
 			Message: "This page no longer knows who you are. Open the HIT again from MTurk: you continue where you left off."}))
@@ -110,7 +111,7 @@ func (s *Server) noParticipant(w http.ResponseWriter, r *http.Request, st collec
 // annotatorParticipant returns the study of the URL and the browser's
 // participant of it. A browser without one is answered by noParticipant
 // and ok is false: the response is written.
-func (s *Server) annotatorParticipant(w http.ResponseWriter, r *http.Request) (st collect.Study, p collect.Participant, ok bool, err error) {
+func (s *Server) annotatorParticipant(w http.ResponseWriter, r *http.Request) (st study.Study, p study.Participant, ok bool, err error) {
 	st, err = s.annotatorStudy(w, r)
 	if err != nil {
 		return st, p, false, err
@@ -128,16 +129,16 @@ func (s *Server) annotatorParticipant(w http.ResponseWriter, r *http.Request) (s
 // annotatorProgress is annotatorParticipant followed by the participant's
 // progress, issuing their next question if they hold none. A study that
 // takes no answers now shows its notice, and ok is false.
-func (s *Server) annotatorProgress(w http.ResponseWriter, r *http.Request) (collect.Study, collect.Participant, collect.Progress, bool, error) {
+func (s *Server) annotatorProgress(w http.ResponseWriter, r *http.Request) (study.Study, study.Participant, study.Progress, bool, error) {
 	st, p, ok, err := s.annotatorParticipant(w, r)
 	if !ok || err != nil {
-		return st, p, collect.Progress{}, false, err
+		return st, p, study.Progress{}, false, err
 	}
 	pr, err := s.store.Next(r.Context(), p.ID)
-	if collect.KindOf(err) == collect.KindNotOpen {
+	if collect.KindOf(err) == study.KindNotOpen {
 		return st, p, pr, false, s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
 	}
-	if collect.KindOf(err) == collect.KindUnauthorized { // the participant is gone: start again
+	if collect.KindOf(err) == study.KindUnauthorized { // the participant is gone: start again
 		return st, p, pr, false, s.noParticipant(w, r, st)
 	}
 	if err != nil {
@@ -149,7 +150,7 @@ func (s *Server) annotatorProgress(w http.ResponseWriter, r *http.Request) (coll
 // externalID returns the participant identity a recruiting platform put in
 // the URL: the study's platform's parameter (collect.Platform.IDParams),
 // without the white space around it.
-func externalID(r *http.Request, pl collect.Platform) string {
+func externalID(r *http.Request, pl study.Platform) string {
 	q := r.URL.Query()
 	for _, k := range pl.IDParams() {
 		if v := strings.TrimSpace(q.Get(k)); v != "" {
@@ -165,18 +166,18 @@ func externalID(r *http.Request, pl collect.Platform) string {
 // or one that lost the parameter. Nothing is stored; the page says where
 // the study must be opened from and, for the researcher trying the study,
 // which parameter carries the id.
-func missingIDNotice(st collect.Study) templates.Notice {
+func missingIDNotice(st study.Study) templates.Notice {
 	param := st.Platform.IDParams()[0]
 	try := " to try the study yourself, add one to the link, for example /s/" + st.Slug + "?" + param + "=test."
 	n := templates.Notice{Status: http.StatusBadRequest}
 	switch st.Platform.Kind {
-	case collect.PlatformProlific:
+	case study.PlatformProlific:
 		n.Title = "Please open this study from Prolific"
 		n.Message = "This study takes its participants from Prolific, and this link does not say who you are. " +
 			"Please open the study from its link on Prolific. Nothing about you was stored. " +
 			"(For researchers: Prolific puts the participant's id in the link's " + param + " parameter;" + try + ")"
 		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
-	case collect.PlatformMTurk:
+	case study.PlatformMTurk:
 		n.Title = "Please open this HIT from MTurk"
 		n.Message = "This study is a HIT on MTurk, and this link does not say who you are. " +
 			"Please open the HIT from MTurk. Nothing about you was stored. " +
@@ -193,11 +194,11 @@ func missingIDNotice(st collect.Study) templates.Notice {
 
 // missingIDMessage is the API's answer to a join of platform study st
 // without an external_id (missingIDNotice's).
-func missingIDMessage(st collect.Study) string {
+func missingIDMessage(st study.Study) string {
 	switch st.Platform.Kind {
-	case collect.PlatformProlific:
+	case study.PlatformProlific:
 		return "this study takes its participants from Prolific: join with the participant's Prolific id (PROLIFIC_PID) as external_id"
-	case collect.PlatformMTurk:
+	case study.PlatformMTurk:
 		return "this study takes its participants from MTurk: join with the worker's workerId as external_id"
 	}
 	return "this study takes its participants from a recruiting platform: join with the participant's id there (the link's " +
@@ -216,14 +217,14 @@ func completedOtherHITNotice() templates.Notice {
 }
 
 // fullNotice is the page of a study whose quota is taken.
-func fullNotice(st collect.Study) templates.Notice {
+func fullNotice(st study.Study) templates.Notice {
 	n := templates.Notice{Title: st.Title + " is full",
 		Message: "Enough people are taking part in this study already, so it cannot take you. Thank you for your interest!"}
 	switch st.Platform.Kind {
-	case collect.PlatformProlific:
+	case study.PlatformProlific:
 		n.Message = "Enough people are taking part in this study already. Please return it on Prolific (\"Stop without completing\"); nothing about you was stored."
 		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
-	case collect.PlatformMTurk:
+	case study.PlatformMTurk:
 		n.Message = "Enough people are taking part in this study already. Please return the HIT on MTurk (\"Return\"); nothing about you was stored."
 	}
 	return n
@@ -231,26 +232,26 @@ func fullNotice(st collect.Study) templates.Notice {
 
 // tookPartNotice is the page of someone a study refuses because they took
 // part in a related study.
-func tookPartNotice(st collect.Study) templates.Notice {
+func tookPartNotice(st study.Study) templates.Notice {
 	n := templates.Notice{Title: "You took part in a related study", Status: http.StatusForbidden,
 		Message: "This study is for people who have not seen its images before, and you took part in a related study. Thank you for your interest! Nothing about you was stored."}
 	switch st.Platform.Kind {
-	case collect.PlatformProlific:
+	case study.PlatformProlific:
 		n.Message += " Please return this study on Prolific (\"Stop without completing\")."
 		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
-	case collect.PlatformMTurk:
+	case study.PlatformMTurk:
 		n.Message += " Please return the HIT on MTurk (\"Return\")."
 	}
 	return n
 }
 
 // notOpenNotice is the friendly page of a study that takes no answers now.
-func notOpenNotice(st collect.Study) templates.Notice {
+func notOpenNotice(st study.Study) templates.Notice {
 	switch st.Status {
-	case collect.StatusPaused:
+	case study.StatusPaused:
 		return templates.Notice{Title: st.Title + " is paused",
 			Message: "The researchers paused this study for a moment. Please come back a little later; your progress is kept."}
-	case collect.StatusClosed:
+	case study.StatusClosed:
 		return templates.Notice{Title: st.Title + " is closed",
 			Message: "This study has finished collecting answers. Thank you for your interest!"}
 	default:

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // ParticipantsColumns are participants.csv's columns. New columns go at
@@ -82,7 +82,7 @@ func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
 		for _, k := range participantParamColumns {
 			row = append(row, p.PlatformParams[k])
 		}
-		row = append(row, collect.ArmName(st, p.Arm))
+		row = append(row, study.ArmName(st, p.Arm))
 		cw.Write(row)
 	}
 	cw.Flush()

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 )
 
@@ -25,7 +25,7 @@ func TestParticipantsCSV(t *testing.T) {
 	st := a.study("pcsv", 8, 4, "open")
 	admin := a.admin()
 	ctx := context.Background()
-	answerAll := func(ext string, left bool) collect.Participant {
+	answerAll := func(ext string, left bool) study.Participant {
 		t.Helper()
 		p, _, err := a.store.CreateParticipant(ctx, st.ID, ext, nil)
 		if err != nil {
@@ -43,7 +43,7 @@ func TestParticipantsCSV(t *testing.T) {
 			if left {
 				c = pr.Question.Left.Index
 			}
-			if _, err := a.store.Answer(ctx, p.ID, collect.AnswerInput{QuestionID: pr.Question.ID, Closer: c}); err != nil {
+			if _, err := a.store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: c}); err != nil {
 				t.Fatal(err)
 			}
 		}

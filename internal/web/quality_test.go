@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // The quality-control settings on the study form: refused with the reason
@@ -90,14 +90,14 @@ func TestQualitySettingsOnTheForm(t *testing.T) {
 		return recs
 	}
 	trip := read("/admin/studies/qc/triplets.csv")
-	if !slices.Equal(trip[0], collect.ExportColumns) || trip[0][16] != "kind" || trip[0][len(trip[0])-1] != "arm" {
+	if !slices.Equal(trip[0], study.ExportColumns) || trip[0][16] != "kind" || trip[0][len(trip[0])-1] != "arm" {
 		t.Errorf("triplets.csv header %v", trip[0])
 	}
 	if len(trip) != 2 || trip[1][1] != qid3 || trip[1][16] != "design" || trip[1][17] != "random" {
 		t.Errorf("triplets.csv: %v; want the one triplet, kind design, arm random", trip[1:])
 	}
 	all := read("/admin/studies/qc/triplets.csv?all_answers=1")
-	if !slices.Equal(all[0], collect.AllAnswersColumns) || len(all) != 4 {
+	if !slices.Equal(all[0], study.AllAnswersColumns) || len(all) != 4 {
 		t.Fatalf("all answers: %v", all)
 	}
 	col := func(rec []string, name string) string { return rec[slices.Index(all[0], name)] }
@@ -144,8 +144,8 @@ func TestAPICantDecide(t *testing.T) {
 	if res := a.api("POST", "/api/v1/answers", j.Token, skip, nil); res.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("a skip the study does not offer: %d %s", res.StatusCode, res.body)
 	}
-	in := collect.StudyInput{Slug: "apiskip", Title: st.Title, QuestionsPerParticipant: 3, Status: "open",
-		Quality: collect.QualityControl{CantDecide: true}}
+	in := study.StudyInput{Slug: "apiskip", Title: st.Title, QuestionsPerParticipant: 3, Status: "open",
+		Quality: study.QualityControl{CantDecide: true}}
 	if _, err := a.store.UpdateStudy(t.Context(), st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -192,8 +192,8 @@ func TestDashboardCountsCantDecide(t *testing.T) {
 	if got := stat(); got != "" {
 		t.Fatalf("a study without \"can't decide\" shows a count of %s", got)
 	}
-	in := collect.StudyInput{Slug: "skips", Title: st.Title, QuestionsPerParticipant: 4, Status: "open",
-		Quality: collect.QualityControl{CantDecide: true}}
+	in := study.StudyInput{Slug: "skips", Title: st.Title, QuestionsPerParticipant: 4, Status: "open",
+		Quality: study.QualityControl{CantDecide: true}}
 	if _, err := a.store.UpdateStudy(t.Context(), st.ID, in); err != nil {
 		t.Fatal(err)
 	}

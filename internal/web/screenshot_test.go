@@ -14,8 +14,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // TestBrowserScreenshots drives the real app in headless Chromium: it
@@ -34,9 +34,9 @@ func TestBrowserScreenshots(t *testing.T) {
 	}
 	a := newApp(t)
 	ctx := context.Background()
-	st, err := a.store.CreateStudy(ctx, collect.StudyInput{Slug: "demo", Title: "Demo: coloured disks",
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "demo", Title: "Demo: coloured disks",
 		Instructions: "Pick the disk **more similar** to the top one.", Debrief: "Thank you!",
-		QuestionsPerParticipant: 50, Status: collect.StatusOpen})
+		QuestionsPerParticipant: 50, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)
 	}

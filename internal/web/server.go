@@ -17,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/static"
 )
 
@@ -132,8 +133,8 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 		cfg.ImageCacheBytes = DefaultImageCacheBytes
 	}
 	s.images = newImageCache(cfg.ImageCacheBytes)
-	s.mturkFrameOrigins = withTestOrigins(collect.MTurkFrameOrigins, cfg)
-	s.mturkSubmitOrigins = withTestOrigins(collect.MTurkSubmitOrigins, cfg)
+	s.mturkFrameOrigins = withTestOrigins(study.MTurkFrameOrigins, cfg)
+	s.mturkSubmitOrigins = withTestOrigins(study.MTurkSubmitOrigins, cfg)
 
 	cop := http.NewCrossOriginProtection()
 	if u, err := url.Parse(cfg.BaseURL); err == nil && u.Scheme != "" && u.Host != "" {

@@ -22,6 +22,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/media/mediatest"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -151,7 +152,7 @@ func TestBundleCannotServeAnythingButImages(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	admin := a.admin()
-	a.study("orig", 4, 3, collect.StatusOpen)
+	a.study("orig", 4, 3, study.StatusOpen)
 	bundle := a.do(admin, "GET", "/admin/studies/orig/bundle.zip", nil, nil)
 	if bundle.StatusCode != 200 {
 		t.Fatal(bundle.StatusCode)
@@ -317,7 +318,7 @@ func TestUploadMemoryStaysFlat(t *testing.T) {
 	a := newApp(t)
 	admin := a.admin()
 	st := a.study("up", 0, 3, "draft")
-	a.study("orig", 4, 3, collect.StatusOpen)
+	a.study("orig", 4, 3, study.StatusOpen)
 	bundle := a.do(admin, "GET", "/admin/studies/orig/bundle.zip", nil, nil)
 	emptyRows := func(rows string) []byte {
 		return rewriteZip(t, []byte(bundle.body), func(name string, b []byte) []byte {

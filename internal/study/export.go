@@ -1,0 +1,47 @@
+package study
+
+import "time"
+
+// exportBaseColumns are the columns both exports begin with.
+var exportBaseColumns = []string{
+	"study", "question_id", "participant", "external_id", "anchor", "closer", "farther",
+	"anchor_label", "closer_label", "farther_label", "left", "right", "design",
+	"response_ms", "asked_at", "answered_at", "kind",
+}
+
+// ExportColumns are the columns of triplets.csv, in order. kind is
+// "design" (a question of the participant's arm's design, random included,
+// or an imported answer), "fallback" (a random question a design asked
+// when it had nothing open) or "heldout" (a held-out question: a random
+// comparison kept out of every design and fit, the study's test set).
+// arm is the name of the participant's arm (a study without arms: its
+// design). New columns only ever go at the end.
+var ExportColumns = append(append([]string{}, exportBaseColumns...), "arm")
+
+// AllAnswersColumns are the columns of the all-answers export: triplets.csv's
+// first 17, then whether the question was skipped ("can't decide": closer
+// and farther empty) and, for catch and repeat trials (kind catch,
+// repeat), whether the expected option was chosen, then the arm.
+var AllAnswersColumns = append(append([]string{}, exportBaseColumns...), "skipped", "correct", "arm")
+
+// SnapshotItem is an item with its image: the row ImportStudy takes back.
+type SnapshotItem = ImportItem
+
+// SnapshotParticipant is a participant.
+type SnapshotParticipant struct {
+	PublicID                   string
+	ExternalID, CompletionCode string // "" for none
+	CreatedAt                  time.Time
+	CompletedAt, ExcludedAt    *time.Time
+	Arm                        int // their arm (0 in a study without arms)
+}
+
+// SnapshotAnswer is an answer with its question.
+type SnapshotAnswer struct {
+	QuestionID                           string
+	Participant                          string // the participant's public id
+	Anchor, Left, Right, Closer, Farther int
+	Design                               string // the question's
+	ResponseMS                           *int
+	AskedAt, AnsweredAt                  time.Time // the question's issue and the answer's time
+}

@@ -1,0 +1,179 @@
+package study
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The designs recorded on the questions that check a participant rather
+// than ask the study's design: they never reach votes, a design, recompute
+// or triplets.csv (their answers go to trial_answers).
+const (
+	// DesignCatch: one option is the anchor itself; the right answer is
+	// that option.
+	DesignCatch = "catch"
+	// DesignRepeat: a comparison the participant answered before, asked
+	// again with left and right swapped.
+	DesignRepeat = "repeat"
+)
+
+// The kinds of export rows (triplets.csv's kind column).
+const (
+	KindDesign   = "design"
+	KindFallback = "fallback"
+	KindCatch    = "catch"
+	KindRepeat   = "repeat"
+	KindHeldout  = "heldout"
+)
+
+// kindOf is the export kind of a question recorded as design.
+func ExportKind(design string) string {
+	switch design {
+	case DesignFallback:
+		return KindFallback
+	case DesignCatch:
+		return KindCatch
+	case DesignRepeat:
+		return KindRepeat
+	case DesignHeldout:
+		return KindHeldout
+	}
+	return KindDesign
+}
+
+// MaxTrialPercent bounds the share of a participant's questions that are
+// catch or repeat trials, each.
+const MaxTrialPercent = 50
+
+// QualityControl are a study's quality-control settings (studies.quality).
+// A trial is placed at a question number (1 is a participant's first
+// question) either at the numbers listed (CatchAt, RepeatAt) or, when none
+// are listed, at random with the given percentage, drawn from the
+// participant's id and the number: the same participant always gets the
+// same trial at the same number. A catch trial wins where both fall on one
+// number; a repeat trial where the participant has answered nothing to
+// repeat yet becomes an ordinary question. Trials and "can't decide"
+// answers count toward the participant's questions.
+type QualityControl struct {
+	CatchPercent  int   `json:"catch_percent,omitempty"`
+	CatchAt       []int `json:"catch_at,omitempty"`
+	RepeatPercent int   `json:"repeat_percent,omitempty"`
+	RepeatAt      []int `json:"repeat_at,omitempty"`
+	// CantDecide offers a third button, "can't decide": the question is
+	// recorded as skipped, never as a triplet.
+	CantDecide bool `json:"cant_decide,omitempty"`
+}
+
+// Active reports whether any setting is on.
+func (q QualityControl) Active() bool {
+	return q.CatchPercent > 0 || len(q.CatchAt) > 0 || q.RepeatPercent > 0 || len(q.RepeatAt) > 0 || q.CantDecide
+}
+
+// maxTrialPositions bounds the question numbers a study may list.
+const maxTrialPositions = 1000
+
+// checkQuality normalises q (sorted, unique positions) and returns a
+// user-facing error naming the first rule it breaks.
+func CheckQuality(q *QualityControl, perParticipant int) error {
+	for _, t := range []struct {
+		name    string
+		percent int
+		at      *[]int
+	}{{"catch", q.CatchPercent, &q.CatchAt}, {"repeat", q.RepeatPercent, &q.RepeatAt}} {
+		if t.percent < 0 || t.percent > MaxTrialPercent {
+			return Errorf(KindInvalid, "the share of %s trials must be between 0%% (off) and %d%%", t.name, MaxTrialPercent)
+		}
+		if len(*t.at) > maxTrialPositions {
+			return Errorf(KindInvalid, "at most %d question numbers for %s trials", maxTrialPositions, t.name)
+		}
+		if t.percent > 0 && len(*t.at) > 0 {
+			return Errorf(KindInvalid, "give %s trials either a share or question numbers, not both", t.name)
+		}
+		slices.Sort(*t.at)
+		*t.at = slices.Compact(*t.at)
+		for _, p := range *t.at {
+			if p < 1 || p > perParticipant {
+				return Errorf(KindInvalid, "%s trial at question %d: the numbers must be between 1 and the questions per participant (%d)",
+					t.name, p, perParticipant)
+			}
+		}
+		if 2*len(*t.at) > perParticipant {
+			return Errorf(KindInvalid, "at most half of a participant's questions (%d of %d) may be %s trials",
+				perParticipant/2, perParticipant, t.name)
+		}
+	}
+	return nil
+}
+
+// ParsePositions reads question numbers written as "5, 12, 30" (commas or
+// spaces); "" is none.
+func ParsePositions(s string) ([]int, error) {
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' || r == '\t' })
+	if len(fields) > maxTrialPositions {
+		return nil, Errorf(KindInvalid, "at most %d question numbers", maxTrialPositions)
+	}
+	out := make([]int, 0, len(fields))
+	for _, f := range fields {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, Errorf(KindInvalid, "%q is not a question number (1, 2, ...)", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// FormatPositions writes question numbers as ParsePositions reads them.
+func FormatPositions(ps []int) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.Itoa(p)
+	}
+	return strings.Join(s, ", ")
+}
+
+// trialSeed is a number drawn from the participant, their question number
+// and salt: the same inputs always give the same number, so a participant's
+// trials are where they were on every replica and after a reload.
+func trialSeed(participantID int64, position int, salt string) uint64 {
+	h := fnv.New64a()
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], uint64(participantID))
+	binary.LittleEndian.PutUint64(b[8:], uint64(position))
+	h.Write(b[:])
+	h.Write([]byte(salt))
+	return h.Sum64()
+}
+
+// trialAt returns the trial the participant gets as their question number
+// position (1-based): DesignCatch, DesignRepeat or "" (an ordinary
+// question).
+func (q QualityControl) TrialAt(participantID int64, position int) string {
+	at := func(percent int, list []int, salt string) bool {
+		if len(list) > 0 {
+			_, found := slices.BinarySearch(list, position)
+			return found
+		}
+		return percent > 0 && trialSeed(participantID, position, salt)%100 < uint64(percent)
+	}
+	switch {
+	case at(q.CatchPercent, q.CatchAt, "catch"):
+		return DesignCatch
+	case at(q.RepeatPercent, q.RepeatAt, "repeat"):
+		return DesignRepeat
+	}
+	return ""
+}
+
+// catchItems are the items of the participant's anchor-identical catch
+// trial at position among n >= 2 items: anchor a shown with options a and
+// another item x, a on the right when swap (drawn like the rest).
+func CatchItems(participantID int64, position, n int) (a, x int, swap bool) {
+	h := trialSeed(participantID, position, "catch-items")
+	a = int(h % uint64(n))
+	x = (a + 1 + int((h>>20)%uint64(n-1))) % n
+	return a, x, h>>63 == 1
+}

@@ -1,0 +1,65 @@
+package study
+
+import (
+	"time"
+
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// Question is a comparison issued to one participant.
+type Question struct {
+	ID            string
+	StudyID       int64
+	ParticipantID int64
+	Anchor        ItemRef
+	Left          ItemRef
+	Right         ItemRef
+	Design        string
+	IssuedAt      time.Time
+}
+
+// Progress is a participant's position in a study: their open question, or
+// Done with the completion code once they answered all they will be asked.
+type Progress struct {
+	Question *Question
+	Answered int
+	Total    int
+	// Ahead is the question after Question, already issued and held, so
+	// that a client loads its images while Question is on screen; nil for
+	// the last question and in a basis study (its open comparisons depend
+	// on the answers just given).
+	Ahead          *Question
+	Done           bool
+	CompletionCode string
+	// Status is the study's status. An answer taken while the study is
+	// paused leaves the participant without a next question, and not
+	// done: AnswerNext then returns neither.
+	Status string
+	// CantDecide: the study takes a skip ("can't decide") as an answer.
+	CantDecide bool
+}
+
+// Comparison is a question before it is issued: which of Left and Right is
+// closer to Anchor. Left and Right are in display order.
+type Comparison struct {
+	Anchor, Left, Right int
+	// Design is recorded as the question's design; empty means the study's
+	// design (a design study records its random fallbacks as DesignFallback).
+	Design string
+}
+
+// Key returns the comparison's unordered key.
+func (c Comparison) Key() triplet.Key { return triplet.QuestionKey(c.Anchor, c.Left, c.Right) }
+
+// MaxResponseMS bounds a reported response time (one day).
+const MaxResponseMS = 24 * 60 * 60 * 1000
+
+// AnswerInput is a participant's answer to a question.
+type AnswerInput struct {
+	QuestionID string
+	Closer     int  // the item index chosen as closer to the anchor
+	ResponseMS *int // optional: how long the participant took
+	// Skip answers "can't decide" (studies that offer it): the question
+	// counts as answered, with no triplet; Closer is ignored.
+	Skip bool
+}

@@ -1,0 +1,82 @@
+package study
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// RecomputeSettings are a study's dashboard settings: when the periodic
+// scan recomputes it and what a run computes.
+type RecomputeSettings struct {
+	// MinNewAnswers: recompute once this many answers arrived since the
+	// last run ...
+	MinNewAnswers int
+	// MaxAge: ... or once this much time passed since it, if any answer arrived.
+	MaxAge time.Duration
+	// Method and Dim are the embedding's (t-STE in 2-D by default).
+	Method string
+	Dim    int
+	// Clusters is the kernel k-means k; 0 picks the best silhouette for 2..8.
+	Clusters int
+}
+
+// DefaultRecomputeSettings are used for a study that never set its own.
+func DefaultRecomputeSettings() RecomputeSettings {
+	return RecomputeSettings{MinNewAnswers: 200, MaxAge: 10 * time.Minute, Method: "tste", Dim: 2}
+}
+
+// Run is one recompute run of a study.
+type Run struct {
+	ID           int64
+	StudyID      int64
+	JobID        int64
+	Status       string // running, done, failed, cancelled
+	Stage        string
+	StartedAt    time.Time
+	FinishedAt   *time.Time
+	Duration     time.Duration
+	Answers      int
+	Items        int
+	Settings     json.RawMessage
+	TrainError   *float64
+	HeldoutError *float64
+	Error        string
+}
+
+// Run statuses.
+const (
+	RunRunning   = "running"
+	RunDone      = "done"
+	RunFailed    = "failed"
+	RunCancelled = "cancelled"
+)
+
+// RunOutcome is how a run ended.
+type RunOutcome struct {
+	Status       string // done, failed or cancelled
+	Duration     time.Duration
+	TrainError   *float64
+	HeldoutError *float64
+	Error        string
+	Result       []byte // the encoded results (done runs)
+}
+
+// RunAnswer is one answer as a recompute run reads it.
+type RunAnswer struct {
+	QuestionID  string
+	Participant int64 // participants.id
+	PublicID    string
+	Excluded    bool
+	Anchor      int
+	Closer      int
+	Farther     int
+	ResponseMS  int // -1 when unknown
+	AnsweredAt  time.Time
+	ChoseLeft   bool // the closer item was shown on the left
+	// Design is the question's design: the arm's design, DesignFallback,
+	// DesignHeldout (a held-out answer: keep it out of every fit, it is
+	// the study's test set), "import", ...
+	Design string
+	// Arm is the participant's arm (0 in a study without arms).
+	Arm int
+}

@@ -1,0 +1,105 @@
+package study
+
+import "time"
+
+// Study statuses.
+const (
+	StatusDraft  = "draft"
+	StatusOpen   = "open"
+	StatusPaused = "paused"
+	StatusClosed = "closed"
+)
+
+// Statuses lists the statuses in their natural order.
+var Statuses = []string{StatusDraft, StatusOpen, StatusPaused, StatusClosed}
+
+// Study is one collection of items and the questions asked about them.
+type Study struct {
+	ID                      int64
+	Slug                    string
+	Title                   string
+	Instructions            string // plain text or Markdown
+	Debrief                 string // plain text or Markdown
+	Consent                 string // Markdown a participant agrees to before starting; "": none
+	QuestionsPerParticipant int
+	Status                  string
+	Design                  string
+	Platform                Platform // how participants are recruited (platform.go)
+	Quota                   Quota
+	MinViewMS               int // how long a question is shown before it takes an answer (ms)
+	Exclusion               ExclusionRules
+	Quality                 QualityControl // catch and repeat trials, "can't decide" (quality.go)
+	// ExcludeStudies are the studies whose participants (by external id)
+	// this one refuses.
+	ExcludeStudies []int64
+	// Arms are the designs the study runs side by side (arms.go); empty:
+	// one, Design. With arms, Design is the first arm's design.
+	Arms []Arm
+	// HeldoutShare is the share of every participant's questions held out
+	// (DesignHeldout): random comparisons no design and no vote sees.
+	HeldoutShare float64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// StudyInput is what a researcher sets on a study.
+type StudyInput struct {
+	Slug                    string
+	Title                   string
+	Instructions            string
+	Debrief                 string
+	Consent                 string
+	QuestionsPerParticipant int
+	Status                  string
+	Design                  string
+	DesignConfig            DesignConfig // the design's settings (design_config.go)
+	Platform                Platform     // the recruiting platform's settings (platform.go)
+	Quota                   Quota
+	MinViewMS               int
+	Exclusion               ExclusionRules
+	Quality                 QualityControl
+	ExcludeStudies          []int64
+	// Arms, when set (2 to 8), replace Design and DesignConfig: the study
+	// runs every arm, and Design and DesignConfig are stored as the first
+	// arm's. Frozen, with the held-out share, once a question was issued.
+	Arms []Arm
+	// HeldoutShare is the share of questions held out (0 to 0.5).
+	HeldoutShare float64
+}
+
+// Quota limits how many take part in a study: once MaxParticipants (0: no
+// limit) have completed or are in progress, no one new is admitted; a
+// participant without activity (joining, answering) for IdleMinutes (0:
+// never) is no longer in progress and leaves a place free. Their open
+// question stays theirs to answer, but a design's lease on it lasts at most
+// IdleMinutes (DesignScheduler.LeaseTTL otherwise): by the time they are
+// idle the design may ask that comparison of someone else.
+type Quota struct {
+	MaxParticipants int
+	IdleMinutes     int
+}
+
+// MaxStudyTextBytes bounds a study's instructions, debrief and consent
+// text (Markdown, in bytes of UTF-8): pages render them, and the bound keeps
+// a render within milliseconds (docs/security.md, "Markdown").
+const MaxStudyTextBytes = 32 << 10
+
+// StudySummary is a study with the counts the studies list shows.
+type StudySummary struct {
+	Study                        Study
+	Items, Participants, Answers int
+}
+
+// Stats summarises a study's collection so far.
+type Stats struct {
+	Items          int
+	Participants   int
+	Completed      int
+	Answers        int
+	Comparisons    int // distinct (anchor, pair) keys answered
+	Contradictions int // keys answered both ways
+	// AnswersPerMinute is the rate over the last RateWindow.
+	AnswersPerMinute float64
+	RateWindow       time.Duration
+	LastAnswer       *time.Time
+}
