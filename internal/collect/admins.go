@@ -129,7 +129,7 @@ func (s *Store) FirstAdmin(ctx context.Context) (Admin, error) {
 	err := s.pool.QueryRow(ctx, `SELECT id, email, created_at FROM admins ORDER BY id LIMIT 1`).
 		Scan(&a.ID, &a.Email, &a.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Admin{}, fmt.Errorf("first admin: %w", notFound("admin"))
+		return Admin{}, fmt.Errorf("first admin: %w", study.NotFound("admin"))
 	}
 	if err != nil {
 		return Admin{}, fmt.Errorf("first admin: %w", err)

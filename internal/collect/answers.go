@@ -130,7 +130,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in study.Answer
 			&st.ID, &st.Slug, &st.Status, &st.Design, &st.Arm, &st.HeldoutShare,
 			&st.PerParticipant, &st.Version, &quality, &st.IdleMinutes, &hasRules, &open, &answered}, ahead.targets()...)...)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("question")
+			return study.NotFound("question")
 		}
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
@@ -31,26 +32,26 @@ func (s *Store) CreateAPIToken(ctx context.Context, adminID int64, name string) 
 	if len(name) > 100 {
 		return "", APIToken{}, fmt.Errorf("create API token: %w", study.Errorf(study.KindInvalid, "the name is longer than 100 characters"))
 	}
-	secret := "closer_" + newToken()
+	plain := "closer_" + secret.NewToken()
 	t := APIToken{AdminID: adminID, Name: name}
 	err := s.pool.QueryRow(ctx,
 		`INSERT INTO api_tokens (admin_id, name, token_hash) VALUES ($1, $2, $3) RETURNING id, created_at`,
-		adminID, name, hashToken(secret)).Scan(&t.ID, &t.CreatedAt)
+		adminID, name, secret.Hash(plain)).Scan(&t.ID, &t.CreatedAt)
 	if err != nil {
 		return "", APIToken{}, fmt.Errorf("create API token: %w", err)
 	}
-	return secret, t, nil
+	return plain, t, nil
 }
 
 // EnsureAPIToken stores secret as a token of the admin unless it is stored
 // already (used to bootstrap ADMIN_API_TOKEN). A revoked token stays revoked.
-func (s *Store) EnsureAPIToken(ctx context.Context, adminID int64, secret, name string) error {
-	if len(secret) < 16 {
+func (s *Store) EnsureAPIToken(ctx context.Context, adminID int64, plain, name string) error {
+	if len(plain) < 16 {
 		return fmt.Errorf("ensure API token: %w", study.Errorf(study.KindInvalid, "the token must have at least 16 characters"))
 	}
 	_, err := s.pool.Exec(ctx,
 		`INSERT INTO api_tokens (admin_id, name, token_hash) VALUES ($1, $2, $3) ON CONFLICT (token_hash) DO NOTHING`,
-		adminID, name, hashToken(secret))
+		adminID, name, secret.Hash(plain))
 	if err != nil {
 		return fmt.Errorf("ensure API token: %w", err)
 	}
@@ -84,19 +85,19 @@ func (s *Store) RevokeAPIToken(ctx context.Context, adminID, id int64) error {
 		return fmt.Errorf("revoke API token: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("revoke API token: %w", notFound("token"))
+		return fmt.Errorf("revoke API token: %w", study.NotFound("token"))
 	}
 	return nil
 }
 
 // APITokenAdmin returns the admin owning an unrevoked token and notes its use.
-func (s *Store) APITokenAdmin(ctx context.Context, secret string) (Admin, error) {
+func (s *Store) APITokenAdmin(ctx context.Context, plain string) (Admin, error) {
 	var a Admin
 	err := s.pool.QueryRow(ctx, `
 		UPDATE api_tokens t SET last_used_at = now()
 		FROM admins a
 		WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND a.id = t.admin_id
-		RETURNING a.id, a.email, a.created_at`, hashToken(secret)).Scan(&a.ID, &a.Email, &a.CreatedAt)
+		RETURNING a.id, a.email, a.created_at`, secret.Hash(plain)).Scan(&a.ID, &a.Email, &a.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Admin{}, fmt.Errorf("API token admin: %w", study.Errorf(study.KindUnauthorized, "unknown or revoked API token"))
 	}

@@ -66,7 +66,7 @@ func (s *Store) ActiveArms(ctx context.Context, studyID int64) ([]ActiveArm, err
 		err := tx.QueryRow(ctx, `SELECT design, design_config, arms FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).
 			Scan(&st.Design, &raw, &st.Arms)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("study")
+			return study.NotFound("study")
 		}
 		if err != nil {
 			return err

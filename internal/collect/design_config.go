@@ -31,7 +31,7 @@ func (s *Store) DesignConfigOf(ctx context.Context, studyID int64) (study.Design
 	var raw []byte
 	err := s.pool.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, studyID).Scan(&raw)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return study.DesignConfig{}, fmt.Errorf("design config: %w", notFound("study"))
+		return study.DesignConfig{}, fmt.Errorf("design config: %w", study.NotFound("study"))
 	}
 	if err != nil {
 		return study.DesignConfig{}, fmt.Errorf("design config: %w", err)

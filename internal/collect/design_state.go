@@ -396,7 +396,7 @@ func (s *Store) DesignState(ctx context.Context, studyID int64, arm int) (design
 func (s *Store) storedState(ctx context.Context, tx pgx.Tx, key armKey) (design.Design, stateRow, error) {
 	row, err := scanStateRow(tx.QueryRow(ctx, stateRowSQL, key.study, key.arm))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, row, notFound("design state")
+		return nil, row, study.NotFound("design state")
 	}
 	if err != nil {
 		return nil, row, err

@@ -54,7 +54,7 @@ func (s *Store) DesignStatusOf(ctx context.Context, st study.Study, arm int) (st
 	}
 	arms := study.ArmsOf(st, cfg)
 	if arm < 0 || arm >= len(arms) {
-		return study.DesignStatus{}, fmt.Errorf("design status: %w", notFound("arm"))
+		return study.DesignStatus{}, fmt.Errorf("design status: %w", study.NotFound("arm"))
 	}
 	return s.designStatus(ctx, st, arm, arms[arm], s.lazyLabels(ctx, st.ID))
 }

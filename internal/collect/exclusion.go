@@ -22,7 +22,7 @@ func (s *Store) SetExcluded(ctx context.Context, studyID int64, publicID string,
 		return fmt.Errorf("set excluded: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("set excluded: %w", notFound("participant"))
+		return fmt.Errorf("set excluded: %w", study.NotFound("participant"))
 	}
 	return nil
 }

@@ -86,7 +86,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 		err := tx.QueryRow(ctx, `SELECT slug, design, arms FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).
 			Scan(&slug, &st.Design, &st.Arms)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("study")
+			return study.NotFound("study")
 		}
 		if err != nil {
 			return err

@@ -24,7 +24,7 @@ func (s *Store) SetGoldTriplets(ctx context.Context, studyID int64, gold []study
 		var id int64
 		err := tx.QueryRow(ctx, `SELECT id FROM studies WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, studyID).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("study")
+			return study.NotFound("study")
 		}
 		if err != nil {
 			return err

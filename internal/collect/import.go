@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -176,7 +177,7 @@ func (imp *ImportTx) CopyParticipants(rows study.RowSource[study.ImportParticipa
 		[]string{"line", "bundle_id", "public_id", "token_hash", "external_id", "completion_code", "created_at", "completed_at", "excluded_at", "arm"},
 		copySource(rows, func(p study.ImportParticipant) []any {
 			line++
-			return []any{line, p.Key, newID(), hashToken(newToken()), p.ExternalID, p.CompletionCode, p.CreatedAt, p.CompletedAt, p.ExcludedAt, p.Arm}
+			return []any{line, p.Key, newID(), secret.Hash(secret.NewToken()), p.ExternalID, p.CompletionCode, p.CreatedAt, p.CompletedAt, p.ExcludedAt, p.Arm}
 		}))
 	if rerr := rows.Err(); rerr != nil {
 		return 0, rerr

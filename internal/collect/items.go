@@ -63,7 +63,7 @@ func (s *Store) AddItemsWithin(ctx context.Context, studyID int64, imgs []media.
 		var asked bool
 		err := tx.QueryRow(ctx, lockStudyForItemsSQL, studyID).Scan(&asked)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("study")
+			return study.NotFound("study")
 		}
 		if err != nil {
 			return err
@@ -236,7 +236,7 @@ const itemImageSQL = `SELECT content_type, data FROM items WHERE sha256 = $1 LIM
 func (s *Store) ItemImage(ctx context.Context, sum string) (contentType string, data []byte, err error) {
 	err = s.pool.QueryRow(ctx, itemImageSQL, sum).Scan(&contentType, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil, fmt.Errorf("item image: %w", notFound("image"))
+		return "", nil, fmt.Errorf("item image: %w", study.NotFound("image"))
 	}
 	if err != nil {
 		return "", nil, fmt.Errorf("item image: %w", err)
@@ -277,7 +277,7 @@ func (s *Store) OpenItemImage(ctx context.Context, sum string) (*ImageReader, er
 	var size *int64
 	err := s.pool.QueryRow(ctx, itemImageSizeSQL, sum).Scan(&size)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && size == nil {
-		return nil, fmt.Errorf("open item image: %w", notFound("image"))
+		return nil, fmt.Errorf("open item image: %w", study.NotFound("image"))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open item image: %w", err)

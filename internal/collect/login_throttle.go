@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/closer-lab/closer/internal/secret"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -81,7 +82,7 @@ const (
 )
 
 // NewDeviceToken returns a fresh secret for a device cookie.
-func NewDeviceToken() string { return newToken() }
+func NewDeviceToken() string { return secret.NewToken() }
 
 // loginCounter is one key's row and the limit that applies to it.
 type loginCounter struct {
@@ -126,7 +127,7 @@ func (s *Store) AdmitLogin(ctx context.Context, now time.Time, email string, cli
 	var gate LoginGate
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if client.Device != "" {
-			if err := tx.QueryRow(ctx, knownDeviceSQL, hashToken(client.Device), accountKey, now.Add(-DeviceTTL)).Scan(&gate.KnownDevice); err != nil {
+			if err := tx.QueryRow(ctx, knownDeviceSQL, secret.Hash(client.Device), accountKey, now.Add(-DeviceTTL)).Scan(&gate.KnownDevice); err != nil {
 				return err
 			}
 		}
@@ -246,7 +247,7 @@ func (s *Store) LoginSucceeded(ctx context.Context, now time.Time, email string,
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO login_devices (token_hash, account_key, last_login_at) VALUES ($1, $2, $3)
 			ON CONFLICT (token_hash, account_key) DO UPDATE SET last_login_at = excluded.last_login_at`,
-			hashToken(client.Device), accountKey, now); err != nil {
+			secret.Hash(client.Device), accountKey, now); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `

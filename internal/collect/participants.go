@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
@@ -153,7 +154,7 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 	if err != nil {
 		return study.Participant{}, "", fmt.Errorf("create participant: %w", err)
 	}
-	token := newToken()
+	token := secret.NewToken()
 	p := study.Participant{PublicID: newID(), StudyID: studyID, ExternalID: externalID}
 	var revoked [][]byte // token hashes the resume revoked
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
@@ -164,7 +165,7 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		err := tx.QueryRow(ctx, `SELECT status, max_participants, idle_minutes, arms, coalesce(platform->>'kind', '') FROM studies WHERE id = $1 FOR SHARE`, studyID).
 			Scan(&status, &q.MaxParticipants, &q.IdleMinutes, &arms, &pl.Kind)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("study")
+			return study.NotFound("study")
 		}
 		if err != nil {
 			return err
@@ -193,9 +194,9 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 			if p.Arm, err = nextArm(ctx, tx, studyID, arms); err != nil {
 				return err
 			}
-			err = tx.QueryRow(ctx, joinArmSQL, p.PublicID, studyID, hashToken(token), externalID, kept, p.Arm).Scan(&p.ID, &p.CreatedAt)
+			err = tx.QueryRow(ctx, joinArmSQL, p.PublicID, studyID, secret.Hash(token), externalID, kept, p.Arm).Scan(&p.ID, &p.CreatedAt)
 		} else {
-			err = tx.QueryRow(ctx, joinSQL, p.PublicID, studyID, hashToken(token), externalID, kept).Scan(&p.ID, &p.CreatedAt)
+			err = tx.QueryRow(ctx, joinSQL, p.PublicID, studyID, secret.Hash(token), externalID, kept).Scan(&p.ID, &p.CreatedAt)
 		}
 		if !errors.Is(err, pgx.ErrNoRows) || externalID == "" {
 			return err
@@ -205,7 +206,7 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		if pl.Kind == study.PlatformMTurk {
 			assignment = kept["assignmentId"]
 		}
-		err = tx.QueryRow(ctx, resumeSQL, studyID, externalID, hashToken(token), kept, assignment).
+		err = tx.QueryRow(ctx, resumeSQL, studyID, externalID, secret.Hash(token), kept, assignment).
 			Scan(&p.ID, &p.PublicID, &p.CompletionCode, &p.CreatedAt, &p.CompletedAt, &p.Arm)
 		if errors.Is(err, pgx.ErrNoRows) && assignment != "" {
 			return ErrCompletedOtherAssignment
@@ -294,7 +295,7 @@ const (
 func (s *Store) participantByToken(ctx context.Context, token string) (study.Participant, error) {
 	var p study.Participant
 	var ext, code *string
-	err := s.pool.QueryRow(ctx, participantByTokenSQL, hashToken(token)).
+	err := s.pool.QueryRow(ctx, participantByTokenSQL, secret.Hash(token)).
 		Scan(&p.ID, &p.PublicID, &p.StudyID, &ext, &code, &p.CreatedAt, &p.CompletedAt, &p.Arm)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.Participant{}, fmt.Errorf("participant by token: %w", study.Errorf(study.KindUnauthorized, "unknown participant token"))

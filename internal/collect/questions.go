@@ -193,7 +193,7 @@ func (l *lockedParticipant) scan(r pgx.Row, pr *study.Progress) error {
 		&pr.Answered, &l.code}, l.open.targets()...)
 	err := r.Scan(append(dst, l.ahead.targets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return notFound("participant")
+		return study.NotFound("participant")
 	}
 	pr.Total, pr.Status = l.st.PerParticipant, l.st.Status
 	if err != nil {

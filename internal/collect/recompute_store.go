@@ -81,7 +81,7 @@ func setRecomputeSettings(ctx context.Context, db interface {
 		RETURNING study_id`,
 		studyID, in.MinNewAnswers, int(in.MaxAge/time.Second), in.Method, in.Dim, in.Clusters).Scan(&id)
 	if isForeignKey(err) {
-		return notFound("study")
+		return study.NotFound("study")
 	}
 	return err
 }
@@ -119,7 +119,7 @@ func (s *Store) StartRun(ctx context.Context, studyID, jobID int64, answers, ite
 		WHERE EXISTS (SELECT FROM studies WHERE id = $1 AND deleted_at IS NULL)
 		RETURNING id`, studyID, jobID, answers, items, js).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("start run: %w", notFound("study"))
+		return 0, fmt.Errorf("start run: %w", study.NotFound("study"))
 	}
 	if err != nil {
 		return 0, fmt.Errorf("start run: %w", err)
@@ -278,7 +278,7 @@ func (s *Store) RunResult(ctx context.Context, runID int64) ([]byte, error) {
 	var blob []byte
 	err := s.pool.QueryRow(ctx, `SELECT result FROM recompute_runs WHERE id = $1`, runID).Scan(&blob)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("run result: %w", notFound("run"))
+		return nil, fmt.Errorf("run result: %w", study.NotFound("run"))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run result: %w", err)

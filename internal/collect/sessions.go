@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
@@ -49,20 +50,20 @@ const lastSeenGranularity = time.Minute
 // secret token (only its hash is stored). Expired sessions are removed on
 // the way.
 func (s *Store) CreateSession(ctx context.Context, n NewSession) (string, error) {
-	token := newToken()
+	token := secret.NewToken()
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE expires_at < now()`); err != nil {
 			return err
 		}
 		if n.Replaces != "" {
-			if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE token_hash = $1`, hashToken(n.Replaces)); err != nil {
+			if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE token_hash = $1`, secret.Hash(n.Replaces)); err != nil {
 				return err
 			}
 		}
 		_, err := tx.Exec(ctx, `
 			INSERT INTO sessions (token_hash, admin_id, expires_at, user_agent, address)
 			VALUES ($1, $2, now() + $3::interval, $4, $5)`,
-			hashToken(token), n.AdminID, fmt.Sprintf("%d seconds", int64(n.TTL/time.Second)),
+			secret.Hash(token), n.AdminID, fmt.Sprintf("%d seconds", int64(n.TTL/time.Second)),
 			cleanLine(n.UserAgent, maxUserAgentLen), cleanLine(n.Address, 64))
 		return err
 	})
@@ -98,7 +99,7 @@ func (s *Store) SessionAdmin(ctx context.Context, token string) (Admin, error) {
 			WHERE token_hash = $1 AND expires_at > now() AND last_seen_at < now() - $2::interval)
 		SELECT a.id, a.email, a.created_at FROM sessions s JOIN admins a ON a.id = s.admin_id
 		WHERE s.token_hash = $1 AND s.expires_at > now()`,
-		hashToken(token), fmt.Sprintf("%d seconds", int64(lastSeenGranularity/time.Second))).
+		secret.Hash(token), fmt.Sprintf("%d seconds", int64(lastSeenGranularity/time.Second))).
 		Scan(&a.ID, &a.Email, &a.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Admin{}, fmt.Errorf("session admin: %w", study.Errorf(study.KindUnauthorized, "not logged in"))
@@ -115,7 +116,7 @@ func (s *Store) ListSessions(ctx context.Context, adminID int64, current string)
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, created_at, last_seen_at, expires_at, user_agent, address, token_hash = $2
 		FROM sessions WHERE admin_id = $1 AND expires_at > now()
-		ORDER BY last_seen_at DESC, id DESC`, adminID, hashToken(current))
+		ORDER BY last_seen_at DESC, id DESC`, adminID, secret.Hash(current))
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
@@ -137,7 +138,7 @@ func (s *Store) RevokeSession(ctx context.Context, adminID, id int64) error {
 		return fmt.Errorf("revoke session: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("revoke session: %w", notFound("session"))
+		return fmt.Errorf("revoke session: %w", study.NotFound("session"))
 	}
 	return nil
 }
@@ -145,7 +146,7 @@ func (s *Store) RevokeSession(ctx context.Context, adminID, id int64) error {
 // RevokeOtherSessions ends every session of an admin except the one whose
 // token is current, and returns how many it ended.
 func (s *Store) RevokeOtherSessions(ctx context.Context, adminID int64, current string) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE admin_id = $1 AND token_hash <> $2`, adminID, hashToken(current))
+	tag, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE admin_id = $1 AND token_hash <> $2`, adminID, secret.Hash(current))
 	if err != nil {
 		return 0, fmt.Errorf("revoke other sessions: %w", err)
 	}
@@ -154,7 +155,7 @@ func (s *Store) RevokeOtherSessions(ctx context.Context, adminID int64, current 
 
 // DeleteSession ends a session (log out). Unknown tokens are ignored.
 func (s *Store) DeleteSession(ctx context.Context, token string) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE token_hash = $1`, hashToken(token)); err != nil {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE token_hash = $1`, secret.Hash(token)); err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
 	return nil

@@ -30,7 +30,7 @@ func (s *Store) ExportSnapshot(ctx context.Context, studyID int64, f func(sn *Sn
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		st, err := scanStudy(tx.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1`, studyID))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("study")
+			return study.NotFound("study")
 		}
 		if err != nil {
 			return err

@@ -8,9 +8,7 @@ package collect
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base32"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -210,10 +208,6 @@ func CannotStoreNow(code string) bool {
 // ErrNotFound is wrapped by the lookups that found nothing.
 var ErrNotFound = &study.Error{Kind: study.KindNotFound, Msg: "not found"}
 
-func notFound(what string) error {
-	return &study.Error{Kind: study.KindNotFound, Msg: what + " not found"}
-}
-
 // inTx runs f in a transaction, committing when it returns nil.
 func (s *Store) inTx(ctx context.Context, f func(pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.pool, f)
@@ -285,19 +279,6 @@ func newID() string {
 	var b [16]byte
 	rand.Read(b[:])
 	return strings.ToLower(b32.EncodeToString(b[:]))
-}
-
-// newToken returns a 256-bit random secret, URL-safe base64.
-func newToken() string {
-	var b [32]byte
-	rand.Read(b[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
-}
-
-// hashToken is how secrets are stored: their sha256.
-func hashToken(token string) []byte {
-	h := sha256.Sum256([]byte(token))
-	return h[:]
 }
 
 // completionAlphabet avoids characters easily misread (0/O, 1/I/L).

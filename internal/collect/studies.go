@@ -176,7 +176,7 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in study.StudyInput) 
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		old, err := scanStudy(tx.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("study")
+			return study.NotFound("study")
 		}
 		if err != nil {
 			return err
@@ -257,7 +257,7 @@ func (s *Store) SetStudyStatus(ctx context.Context, id int64, status string) err
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var found bool
 		if err := tx.QueryRow(ctx, `SELECT true FROM studies WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id).Scan(&found); errors.Is(err, pgx.ErrNoRows) {
-			return notFound("study")
+			return study.NotFound("study")
 		} else if err != nil {
 			return err
 		}
@@ -279,7 +279,7 @@ func (s *Store) SetStudyStatus(ctx context.Context, id int64, status string) err
 func (s *Store) StudyBySlug(ctx context.Context, slug string) (study.Study, error) {
 	st, err := scanStudy(s.pool.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE slug = $1 AND deleted_at IS NULL`, slug))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return study.Study{}, fmt.Errorf("study by slug: %w", notFound("study"))
+		return study.Study{}, fmt.Errorf("study by slug: %w", study.NotFound("study"))
 	}
 	if err != nil {
 		return study.Study{}, fmt.Errorf("study by slug: %w", err)

@@ -56,7 +56,7 @@ func (s *Store) MarkStudyDeleted(ctx context.Context, id int64) error {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return notFound("study")
+			return study.NotFound("study")
 		}
 		return nil
 	})
@@ -70,7 +70,7 @@ func (s *Store) MarkStudyDeleted(ctx context.Context, id int64) error {
 func (s *Store) StudyByID(ctx context.Context, id int64) (study.Study, error) {
 	st, err := scanStudy(s.pool.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1 AND deleted_at IS NULL`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return study.Study{}, fmt.Errorf("study by id: %w", notFound("study"))
+		return study.Study{}, fmt.Errorf("study by id: %w", study.NotFound("study"))
 	}
 	if err != nil {
 		return study.Study{}, fmt.Errorf("study by id: %w", err)
@@ -98,7 +98,7 @@ func (s *Store) StudyMarkedDeleted(ctx context.Context, id int64) (bool, error) 
 	var marked bool
 	err := s.pool.QueryRow(ctx, `SELECT deleted_at IS NOT NULL FROM studies WHERE id = $1`, id).Scan(&marked)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return false, fmt.Errorf("study marked deleted: %w", notFound("study"))
+		return false, fmt.Errorf("study marked deleted: %w", study.NotFound("study"))
 	}
 	if err != nil {
 		return false, fmt.Errorf("study marked deleted: %w", err)

@@ -41,7 +41,7 @@ func (s *Store) UploadReportByID(ctx context.Context, studyID int64, id string) 
 	var rep study.UploadReport
 	err := s.pool.QueryRow(ctx, `SELECT report FROM upload_reports WHERE id = $1 AND study_id = $2`, id, studyID).Scan(&rep)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return study.UploadReport{}, fmt.Errorf("upload report: %w", notFound("upload report"))
+		return study.UploadReport{}, fmt.Errorf("upload report: %w", study.NotFound("upload report"))
 	}
 	if err != nil {
 		return study.UploadReport{}, fmt.Errorf("upload report: %w", err)

@@ -28,3 +28,8 @@ func (e *Error) Error() string { return e.Msg }
 func Errorf(k Kind, format string, args ...any) error {
 	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...)}
 }
+
+// NotFound is the error for a missing what ("study", "question", ...).
+func NotFound(what string) error {
+	return &Error{Kind: KindNotFound, Msg: what + " not found"}
+}
