@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"fmt"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -1884,7 +1884,7 @@ func AccountPage(v Account) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var104 string
-			templ_7745c5c3_Var104, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(collect.MinPasswordLen))
+			templ_7745c5c3_Var104, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(account.MinPasswordLen))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/admin.templ`, Line: 360, Col: 116}
 			}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -149,10 +149,10 @@ type StudyPage struct {
 
 // Account is the admin's account page.
 type Account struct {
-	Admin    collect.Admin
-	Tokens   []collect.APIToken
-	Sessions []collect.Session
-	Admins   []collect.Admin // every admin, oldest first
+	Admin    account.Admin
+	Tokens   []account.APIToken
+	Sessions []account.Session
+	Admins   []account.Admin // every admin, oldest first
 	NewToken string
 	// AddedAdmin is the e-mail of the admin just added; AdminEmail what was
 	// typed into the add-admin form when it was refused.

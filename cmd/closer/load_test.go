@@ -21,6 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
@@ -32,20 +33,22 @@ import (
 // loadApp is the real router on a fresh database, served over loopback,
 // optionally behind a handler that plants a fault.
 type loadApp struct {
-	t     *testing.T
-	pool  *pgxpool.Pool
-	store *collect.Store
-	url   string
-	token string // an admin API token
+	t        *testing.T
+	pool     *pgxpool.Pool
+	store    *collect.Store
+	accounts *account.Store
+	url      string
+	token    string // an admin API token
 }
 
 func newLoadApp(t *testing.T, plant func(next http.Handler) http.Handler) *loadApp {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	var h http.Handler = web.New(store, web.Config{BaseURL: base}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var h http.Handler = web.New(store, accounts, web.Config{BaseURL: base}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if plant != nil {
 		h = plant(h)
 	}
@@ -53,15 +56,15 @@ func newLoadApp(t *testing.T, plant func(next http.Handler) http.Handler) *loadA
 	srv.Start()
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
-	admin, err := store.CreateAdmin(ctx, "load@example.org", "load-password")
+	admin, err := accounts.CreateAdmin(ctx, "load@example.org", "load-password")
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, _, err := store.CreateAPIToken(ctx, admin.ID, "load test")
+	token, _, err := accounts.CreateAPIToken(ctx, admin.ID, "load test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &loadApp{t: t, pool: pool, store: store, url: srv.URL, token: token}
+	return &loadApp{t: t, pool: pool, store: store, accounts: accounts, url: srv.URL, token: token}
 }
 
 // study creates an open random-design study of the first n demo disks,
@@ -496,9 +499,9 @@ func TestLoadTwoReplicasLandmark(t *testing.T) {
 	}
 	other := collect.New(a.pool)
 	collect.RegisterDesigns(other)
-	srv := httptest.NewServer(count(1, web.New(other, web.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	srv := httptest.NewServer(count(1, web.New(other, a.accounts, web.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))))
 	t.Cleanup(srv.Close)
-	first := httptest.NewServer(count(0, web.New(a.store, web.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	first := httptest.NewServer(count(0, web.New(a.store, a.accounts, web.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))))
 	t.Cleanup(first.Close)
 	args := []string{"load", "--base", first.URL + "," + srv.URL, "--study", "lm", "--concurrency", "8",
 		"--duration", "1m", "--answers", "200", "--admin-token", a.token, "--json"}

@@ -42,6 +42,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dbmigrate"
 	"github.com/closer-lab/closer/internal/purge"
@@ -119,12 +120,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	}
 	defer pool.Close()
 	store := collect.New(pool)
+	accounts := account.New(pool)
 	for _, ds := range collect.RegisterDesigns(store) { // landmark-k1, landmark-k2, basis
 		ds.OnError = func(studyID int64, err error) {
 			log.Error("recording answers in the design", "study", studyID, "err", err)
 		}
 	}
-	if err := bootstrap(ctx, cfg, store, log); err != nil {
+	if err := bootstrap(ctx, cfg, accounts, log); err != nil {
 		return err
 	}
 	demoCreated, err := ensureDemo(ctx, store)
@@ -192,7 +194,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	}
 	srv := &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           web.New(store, hcfg, log),
+		Handler:           web.New(store, accounts, hcfg, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// Headers are small (a session cookie, a bearer token); net/http's
@@ -238,9 +240,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 }
 
 // bootstrap creates the first admin and the bootstrap API token.
-func bootstrap(ctx context.Context, cfg config, store *collect.Store, log *slog.Logger) error {
+func bootstrap(ctx context.Context, cfg config, accounts *account.Store, log *slog.Logger) error {
 	if cfg.AdminEmail != "" {
-		created, err := store.BootstrapAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword)
+		created, err := accounts.BootstrapAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword)
 		if err != nil {
 			return err
 		}
@@ -248,7 +250,7 @@ func bootstrap(ctx context.Context, cfg config, store *collect.Store, log *slog.
 			log.Info("created the first admin", "email", cfg.AdminEmail)
 		}
 	}
-	admin, err := store.FirstAdmin(ctx)
+	admin, err := accounts.FirstAdmin(ctx)
 	if collect.KindOf(err) == study.KindNotFound {
 		log.Warn("no admin exists: set ADMIN_EMAIL and ADMIN_PASSWORD to create one")
 		if cfg.AdminAPIToken != "" {
@@ -260,7 +262,7 @@ func bootstrap(ctx context.Context, cfg config, store *collect.Store, log *slog.
 		return err
 	}
 	if cfg.AdminAPIToken != "" {
-		if err := store.EnsureAPIToken(ctx, admin.ID, cfg.AdminAPIToken, "ADMIN_API_TOKEN"); err != nil {
+		if err := accounts.EnsureAPIToken(ctx, admin.ID, cfg.AdminAPIToken, "ADMIN_API_TOKEN"); err != nil {
 			return err
 		}
 	}

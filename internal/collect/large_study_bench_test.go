@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
@@ -54,7 +55,7 @@ var (
 func BenchmarkLargeStudy(b *testing.B) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(b)
-	s := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	s := collect.New(pool)
 	n := *largeTriplets
 	if testing.Short() {
 		// make bench-smoke (-short -benchtime 1x): the whole path on a
@@ -148,9 +149,10 @@ func deleteThroughApp(b *testing.B, s *collect.Store, slug string) time.Duration
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httptest.NewServer(web.New(s, web.Config{Jobs: jobs, Purges: purge.NewEnqueuer(jobs)}, log))
+	accounts := account.New(collect.PoolOf(s), account.PasswordCost(bcrypt.MinCost))
+	srv := httptest.NewServer(web.New(s, accounts, web.Config{Jobs: jobs, Purges: purge.NewEnqueuer(jobs)}, log))
 	defer srv.Close()
-	if _, err := s.CreateAdmin(ctx, "bench@example.org", "bench-password"); err != nil {
+	if _, err := accounts.CreateAdmin(ctx, "bench@example.org", "bench-password"); err != nil {
 		b.Fatal(err)
 	}
 	jar, _ := cookiejar.New(nil)

@@ -15,7 +15,6 @@ import (
 	"net"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/closer-lab/closer/internal/study"
@@ -24,7 +23,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/puddle/v2"
-	"golang.org/x/crypto/bcrypt"
 )
 
 // Store is the PostgreSQL store. It is safe for concurrent use, and several
@@ -37,29 +35,15 @@ type Store struct {
 	items      itemsCache
 	identities identityCache
 	probe      probeState // the health check's write probe (health.go)
-
-	passwordCost int       // bcrypt cost of admins' password hashes (admins.go)
-	dummyOnce    sync.Once // makes dummyHash on first use
-	dummyHash    []byte    // compared against for an unknown e-mail (admins.go)
 }
 
 // Option is a setting of a Store, given to New.
 type Option func(*Store)
 
-// PasswordCost sets the bcrypt cost of new admins' password hashes and of
-// the comparison an unknown e-mail costs. cmd/web leaves it at
-// bcrypt.DefaultCost; tests set bcrypt.MinCost, because each login at the
-// default cost takes ~80 ms (several times that under -race). Existing
-// hashes keep the cost they were made with.
-func PasswordCost(cost int) Option {
-	return func(s *Store) { s.passwordCost = cost }
-}
-
 // New returns a store on pool with the random design; RegisterDesigns adds
 // the stateful ones.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
-	s := &Store{pool: pool, designs: map[string]*DesignScheduler{}, probe: probeState{turn: make(chan struct{}, 1)},
-		passwordCost: bcrypt.DefaultCost}
+	s := &Store{pool: pool, designs: map[string]*DesignScheduler{}, probe: probeState{turn: make(chan struct{}, 1)}}
 	for _, o := range opts {
 		o(s)
 	}

@@ -17,15 +17,15 @@ func presentedSession(r *http.Request) string {
 // accountView fills the account page.
 func (s *Server) accountView(r *http.Request) (templates.Account, error) {
 	a := adminFrom(r.Context())
-	tokens, err := s.store.ListAPITokens(r.Context(), a.ID)
+	tokens, err := s.accounts.ListAPITokens(r.Context(), a.ID)
 	if err != nil {
 		return templates.Account{}, err
 	}
-	sessions, err := s.store.ListSessions(r.Context(), a.ID, presentedSession(r))
+	sessions, err := s.accounts.ListSessions(r.Context(), a.ID, presentedSession(r))
 	if err != nil {
 		return templates.Account{}, err
 	}
-	admins, err := s.store.ListAdmins(r.Context())
+	admins, err := s.accounts.ListAdmins(r.Context())
 	if err != nil {
 		return templates.Account{}, err
 	}

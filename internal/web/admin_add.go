@@ -17,7 +17,7 @@ func (s *Server) addAdmin(w http.ResponseWriter, r *http.Request) error {
 	if err := r.ParseForm(); err != nil {
 		return badRequest("unreadable form")
 	}
-	added, err := s.store.CreateAdmin(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"))
+	added, err := s.accounts.CreateAdmin(r.Context(), r.PostForm.Get("email"), r.PostForm.Get("password"))
 	if err != nil {
 		switch collect.KindOf(err) {
 		case study.KindInvalid, study.KindConflict:

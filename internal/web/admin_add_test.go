@@ -48,7 +48,7 @@ func TestAddAdmin(t *testing.T) {
 			}
 		})
 	}
-	admins, err := a.store.ListAdmins(context.Background())
+	admins, err := a.accounts.ListAdmins(context.Background())
 	if err != nil || len(admins) != 2 {
 		t.Fatalf("admins after the refusals: %+v, %v; want the two added", admins, err)
 	}

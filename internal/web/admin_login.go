@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
@@ -24,8 +25,8 @@ import (
 // locks for 15 minutes. A counter is forgotten 15 minutes after its last
 // failure and block have passed.
 var (
-	defaultAccountLoginLimit = collect.LoginLimit{Free: 5, Lockout: 10, LockoutFor: 15 * time.Minute, Window: 15 * time.Minute}
-	defaultAddressLoginLimit = collect.LoginLimit{Free: 20, Lockout: 30, LockoutFor: 15 * time.Minute, Window: 15 * time.Minute}
+	defaultAccountLoginLimit = account.LoginLimit{Free: 5, Lockout: 10, LockoutFor: 15 * time.Minute, Window: 15 * time.Minute}
+	defaultAddressLoginLimit = account.LoginLimit{Free: 20, Lockout: 30, LockoutFor: 15 * time.Minute, Window: 15 * time.Minute}
 )
 
 // deviceCookie holds a browser's device token: set at a successful login
@@ -54,10 +55,10 @@ const maxLoginForm = 16 << 10
 
 // loginDefaults fills the login settings left unset.
 func (c *Config) loginDefaults() {
-	if c.LoginAccountLimit == (collect.LoginLimit{}) {
+	if c.LoginAccountLimit == (account.LoginLimit{}) {
 		c.LoginAccountLimit = defaultAccountLoginLimit
 	}
-	if c.LoginAddressLimit == (collect.LoginLimit{}) {
+	if c.LoginAddressLimit == (account.LoginLimit{}) {
 		c.LoginAddressLimit = defaultAddressLoginLimit
 	}
 	if c.Now == nil {
@@ -111,7 +112,7 @@ func safeNext(next string) string {
 // loginForm shows the login page (GET /admin/login).
 func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) error {
 	if c, err := r.Cookie(sessionCookie); err == nil {
-		if _, err := s.store.SessionAdmin(r.Context(), c.Value); err == nil {
+		if _, err := s.accounts.SessionAdmin(r.Context(), c.Value); err == nil {
 			http.Redirect(w, r, "/admin", http.StatusSeeOther)
 			return nil
 		}
@@ -132,8 +133,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	email, password, next := r.PostForm.Get("email"), r.PostForm.Get("password"), safeNext(r.PostForm.Get("next"))
 	client := s.clientAddr(r)
 	address := throttleAddress(client)
-	who := collect.LoginClient{Address: address, Device: presentedDevice(r)}
-	gate, err := s.store.AdmitLogin(ctx, s.cfg.Now(), email, who, s.cfg.LoginAccountLimit, s.cfg.LoginAddressLimit)
+	who := account.LoginClient{Address: address, Device: presentedDevice(r)}
+	gate, err := s.accounts.AdmitLogin(ctx, s.cfg.Now(), email, who, s.cfg.LoginAccountLimit, s.cfg.LoginAddressLimit)
 	if err != nil {
 		return err
 	}
@@ -146,7 +147,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 			waitText(wait), s.cfg.Now().Add(time.Duration(wait)*time.Second).UTC().Format("15:04:05 UTC"))
 		return s.render(w, r, http.StatusTooManyRequests, templates.LoginPage(email, msg, next))
 	}
-	a, err := s.store.Authenticate(ctx, email, password)
+	a, err := s.accounts.Authenticate(ctx, email, password)
 	if collect.KindOf(err) == study.KindUnauthorized {
 		if gate.Delay > 0 {
 			s.log.WarnContext(ctx, "login failed: throttling", "limit", gate.Limit, "failures", gate.Failures,
@@ -158,16 +159,16 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if who.Device == "" {
-		who.Device = collect.NewDeviceToken()
+		who.Device = account.NewDeviceToken()
 	}
-	if err := s.store.LoginSucceeded(ctx, s.cfg.Now(), email, who, gate); err != nil {
+	if err := s.accounts.LoginSucceeded(ctx, s.cfg.Now(), email, who, gate); err != nil {
 		return err
 	}
 	clientText := ""
 	if client.IsValid() {
 		clientText = client.String()
 	}
-	token, err := s.store.CreateSession(ctx, collect.NewSession{
+	token, err := s.accounts.CreateSession(ctx, account.NewSession{
 		AdminID: a.ID, TTL: s.cfg.SessionTTL, Replaces: presentedSession(r),
 		UserAgent: r.UserAgent(), Address: clientText,
 	})
@@ -175,7 +176,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.setCookie(w, sessionCookie, token, "/", s.cfg.SessionTTL)
-	s.setCookie(w, deviceCookie, who.Device, "/admin/login", collect.DeviceTTL)
+	s.setCookie(w, deviceCookie, who.Device, "/admin/login", account.DeviceTTL)
 	http.Redirect(w, r, next, http.StatusSeeOther)
 	return nil
 }
@@ -196,7 +197,7 @@ func waitText(secs int64) string {
 // only if it looks like an address (people type passwords into the e-mail
 // field too).
 func loggableEmail(email string) string {
-	email = collect.NormalizeEmail(email)
+	email = account.NormalizeEmail(email)
 	if len(email) > 254 || !utf8.ValidString(email) || !strings.Contains(email, "@") || strings.ContainsFunc(email, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return "(not an e-mail address)"
 	}

@@ -21,7 +21,7 @@ func TestLoginKnownBrowserEscapesAttack(t *testing.T) {
 	a := newThrottleApp(t, "127.0.0.0/8")
 	from := func(addr string) map[string]string { return map[string]string{"X-Forwarded-For": addr} }
 	const attacker, admin, newAddr = "198.51.100.66", "203.0.113.5", "203.0.113.9"
-	if _, err := a.store.CreateAdmin(context.Background(), "other@example.org", "other-password"); err != nil {
+	if _, err := a.accounts.CreateAdmin(context.Background(), "other@example.org", "other-password"); err != nil {
 		t.Fatal(err)
 	}
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/web"
@@ -51,19 +52,20 @@ func newThrottleApp(t *testing.T, trusted ...string) *throttleApp {
 		ta.cfg.TrustedProxies = append(ta.cfg.TrustedProxies, netip.MustParsePrefix(p))
 	}
 	ta.cfg.Now = ta.clock.Now
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
-	ta.app = &app{t: t, pool: pool, store: store, srv: ta.serve(t, store)}
-	if _, err := store.CreateAdmin(context.Background(), "r@example.org", "secret-password"); err != nil {
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
+	ta.app = &app{t: t, pool: pool, store: store, accounts: accounts, srv: ta.serve(t, store, accounts)}
+	if _, err := accounts.CreateAdmin(context.Background(), "r@example.org", "secret-password"); err != nil {
 		t.Fatal(err)
 	}
 	return ta
 }
 
-func (ta *throttleApp) serve(t *testing.T, store *collect.Store) *httptest.Server {
+func (ta *throttleApp) serve(t *testing.T, store *collect.Store, accounts *account.Store) *httptest.Server {
 	srv := httptest.NewUnstartedServer(nil)
 	cfg := ta.cfg
 	cfg.BaseURL = "http://" + srv.Listener.Addr().String()
-	srv.Config.Handler = web.New(store, cfg, slog.New(slog.NewTextHandler(ta.log, nil)))
+	srv.Config.Handler = web.New(store, accounts, cfg, slog.New(slog.NewTextHandler(ta.log, nil)))
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
@@ -77,8 +79,9 @@ func (ta *throttleApp) replica() *app {
 		ta.t.Fatal(err)
 	}
 	ta.t.Cleanup(pool.Close)
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
-	return &app{t: ta.t, pool: pool, store: store, srv: ta.serve(ta.t, store)}
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
+	return &app{t: ta.t, pool: pool, store: store, accounts: accounts, srv: ta.serve(ta.t, store, accounts)}
 }
 
 // login posts the login form with extra headers.
@@ -265,7 +268,7 @@ func TestLoginThrottleSharedByReplicas(t *testing.T) {
 func TestLoginRevokesPresentedSession(t *testing.T) {
 	t.Parallel()
 	a := newThrottleApp(t)
-	if _, err := a.store.CreateAdmin(context.Background(), "other@example.org", "other-password"); err != nil {
+	if _, err := a.accounts.CreateAdmin(context.Background(), "other@example.org", "other-password"); err != nil {
 		t.Fatal(err)
 	}
 	c := a.client()
@@ -297,7 +300,7 @@ func TestLoginRevokesPresentedSession(t *testing.T) {
 func TestAccountSessions(t *testing.T) {
 	t.Parallel()
 	a := newThrottleApp(t, "127.0.0.0/8")
-	if _, err := a.store.CreateAdmin(context.Background(), "other@example.org", "other-password"); err != nil {
+	if _, err := a.accounts.CreateAdmin(context.Background(), "other@example.org", "other-password"); err != nil {
 		t.Fatal(err)
 	}
 	browsers := map[string]*http.Client{}

@@ -15,7 +15,7 @@ func (s *Server) revokeSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return errNotFound
 	}
-	if err := s.store.RevokeSession(r.Context(), adminFrom(r.Context()).ID, id); err != nil {
+	if err := s.accounts.RevokeSession(r.Context(), adminFrom(r.Context()).ID, id); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/admin/account", http.StatusSeeOther)

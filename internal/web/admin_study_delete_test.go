@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/purge"
@@ -25,7 +26,8 @@ import (
 func newAppWithJobs(t *testing.T) (*app, *recompute.Jobs) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	jobs, err := recompute.New(pool, store, recompute.Config{}, log)
 	if err != nil {
@@ -33,7 +35,7 @@ func newAppWithJobs(t *testing.T) (*app, *recompute.Jobs) {
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	srv.Config.Handler = web.New(store, web.Config{BaseURL: base, Jobs: jobs, Purges: purge.NewEnqueuer(jobs)}, log)
+	srv.Config.Handler = web.New(store, accounts, web.Config{BaseURL: base, Jobs: jobs, Purges: purge.NewEnqueuer(jobs)}, log)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return &app{t: t, pool: pool, store: store, srv: srv}, jobs

@@ -38,7 +38,7 @@ func TestAdminLoginRequired(t *testing.T) {
 	if n := a.count(`SELECT count(*) FROM studies`); n != 1 {
 		t.Fatalf("a refused request changed the studies")
 	}
-	if _, err := a.store.CreateAdmin(context.Background(), "r@example.org", "secret-password"); err != nil {
+	if _, err := a.accounts.CreateAdmin(context.Background(), "r@example.org", "secret-password"); err != nil {
 		t.Fatal(err)
 	}
 	res := a.do(c, "POST", "/admin/login", url.Values{"email": {"r@example.org"}, "password": {"wrong-password"}}, nil)
@@ -263,10 +263,10 @@ func TestAPITokensOnAccountPage(t *testing.T) {
 func TestSecureCookieBehindHTTPS(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	if _, err := a.store.CreateAdmin(context.Background(), "r@example.org", "secret-password"); err != nil {
+	if _, err := a.accounts.CreateAdmin(context.Background(), "r@example.org", "secret-password"); err != nil {
 		t.Fatal(err)
 	}
-	h := web.New(a.store, web.Config{BaseURL: "https://closer.example.org"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := web.New(a.store, a.accounts, web.Config{BaseURL: "https://closer.example.org"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	form := url.Values{"email": {"r@example.org"}, "password": {"secret-password"}}
 	req := httptest.NewRequest("POST", "https://closer.example.org/admin/login", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")

@@ -13,7 +13,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 	if err := r.ParseForm(); err != nil {
 		return badRequest("unreadable form")
 	}
-	secret, _, err := s.store.CreateAPIToken(r.Context(), adminFrom(r.Context()).ID, r.PostForm.Get("name"))
+	secret, _, err := s.accounts.CreateAPIToken(r.Context(), adminFrom(r.Context()).ID, r.PostForm.Get("name"))
 	if err != nil && collect.KindOf(err) != study.KindInvalid {
 		return err
 	}

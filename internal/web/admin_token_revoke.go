@@ -14,7 +14,7 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return errNotFound
 	}
-	if err := s.store.RevokeAPIToken(r.Context(), adminFrom(r.Context()).ID, id); err != nil {
+	if err := s.accounts.RevokeAPIToken(r.Context(), adminFrom(r.Context()).ID, id); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/admin/account", http.StatusSeeOther)

@@ -11,7 +11,7 @@ func (s *Server) apiExport(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return unauthorized("send an admin API token as Authorization: Bearer <token>")
 	}
-	if _, err := s.store.APITokenAdmin(r.Context(), token); err != nil {
+	if _, err := s.accounts.APITokenAdmin(r.Context(), token); err != nil {
 		return err
 	}
 	st, err := s.studyFromURL(r)

@@ -79,8 +79,8 @@ func TestAPIFlowAndExport(t *testing.T) {
 			given = append(given, triplet.Triplet{Anchor: n.Anchor.Index, Closer: closer, Farther: farther})
 		}
 	}
-	admin, _ := a.store.CreateAdmin(context.Background(), "x@example.org", "long-password")
-	secret, _, err := a.store.CreateAPIToken(context.Background(), admin.ID, "script")
+	admin, _ := a.accounts.CreateAdmin(context.Background(), "x@example.org", "long-password")
+	secret, _, err := a.accounts.CreateAPIToken(context.Background(), admin.ID, "script")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +115,8 @@ func TestAPIFlowAndExport(t *testing.T) {
 	if res := a.api("GET", "/api/v1/studies/api/triplets.csv", "", "", nil); res.StatusCode != 401 {
 		t.Fatalf("export without token: %d", res.StatusCode)
 	}
-	tokens, _ := a.store.ListAPITokens(context.Background(), admin.ID)
-	if err := a.store.RevokeAPIToken(context.Background(), admin.ID, tokens[0].ID); err != nil {
+	tokens, _ := a.accounts.ListAPITokens(context.Background(), admin.ID)
+	if err := a.accounts.RevokeAPIToken(context.Background(), admin.ID, tokens[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	if res := a.api("GET", "/api/v1/studies/api/triplets.csv", secret, "", nil); res.StatusCode != 401 {

@@ -22,7 +22,7 @@ func TestBrowserStudyFormShowsTheChosenSettings(t *testing.T) {
 	}
 	a := newApp(t)
 	collect.RegisterDesigns(a.store)
-	if _, err := a.store.CreateAdmin(context.Background(), "form@example.org", "form-password"); err != nil {
+	if _, err := a.accounts.CreateAdmin(context.Background(), "form@example.org", "form-password"); err != nil {
 		t.Fatal(err)
 	}
 	b := newBrowser(t, 1000, 1400)

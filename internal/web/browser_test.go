@@ -41,7 +41,7 @@ func newBrowser(t *testing.T, width, height int, extra ...chromedp.ExecAllocator
 // shows, which then goes on to path.
 func adminLogin(t *testing.T, a *app, path string) chromedp.Action[chromedp.Void] {
 	t.Helper()
-	if _, err := a.store.CreateAdmin(context.Background(), "admin@example.com", "closer-demo"); err != nil {
+	if _, err := a.accounts.CreateAdmin(context.Background(), "admin@example.com", "closer-demo"); err != nil {
 		t.Fatal(err)
 	}
 	return chromedp.Steps(
@@ -67,7 +67,7 @@ func TestBrowserNewUser(t *testing.T) {
 		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
 	}
 	a := newApp(t)
-	if _, err := a.store.CreateAdmin(context.Background(), "new@example.org", "first-password"); err != nil {
+	if _, err := a.accounts.CreateAdmin(context.Background(), "new@example.org", "first-password"); err != nil {
 		t.Fatal(err)
 	}
 	zipPath := filepath.Join(t.TempDir(), "shapes.zip")

@@ -185,11 +185,11 @@ func TestCSVExportsNeutraliseFormulas(t *testing.T) {
 	for _, l := range []string{"anchor", "closer", "farther"} {
 		wantLabels("triplets.csv", trip, column(t, "triplets.csv", trip[0], l), column(t, "triplets.csv", trip[0], l+"_label"))
 	}
-	adminID, err := a.store.FirstAdmin(context.Background())
+	adminID, err := a.accounts.FirstAdmin(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, _, err := a.store.CreateAPIToken(context.Background(), adminID.ID, "script")
+	token, _, err := a.accounts.CreateAPIToken(context.Background(), adminID.ID, "script")
 	if err != nil {
 		t.Fatal(err)
 	}

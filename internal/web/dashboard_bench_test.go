@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
@@ -34,19 +35,21 @@ import (
 // already recomputed once) and an open study "demo" of the 40 demo disks,
 // with an admin session cookie.
 type largeApp struct {
-	pool    *pgxpool.Pool
-	store   *collect.Store
-	handler http.Handler
-	cookie  *http.Cookie
-	large   study.Study
-	items   int // the large study's
-	demo    study.Study
+	pool     *pgxpool.Pool
+	store    *collect.Store
+	accounts *account.Store
+	handler  http.Handler
+	cookie   *http.Cookie
+	large    study.Study
+	items    int // the large study's
+	demo     study.Study
 }
 
 func newLargeApp(b *testing.B) *largeApp {
 	b.Helper()
 	pool, _ := pgtest.NewDB(b)
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	items, answers := 1000, 100000
@@ -71,11 +74,11 @@ func newLargeApp(b *testing.B) *largeApp {
 	if _, _, err := store.AddItems(ctx, dm.ID, demo.Items()); err != nil {
 		b.Fatal(err)
 	}
-	admin, err := store.CreateAdmin(ctx, "bench@example.org", "bench-password")
+	admin, err := accounts.CreateAdmin(ctx, "bench@example.org", "bench-password")
 	if err != nil {
 		b.Fatal(err)
 	}
-	token, err := store.CreateSession(ctx, collect.NewSession{AdminID: admin.ID, TTL: time.Hour})
+	token, err := accounts.CreateSession(ctx, account.NewSession{AdminID: admin.ID, TTL: time.Hour})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,8 +86,8 @@ func newLargeApp(b *testing.B) *largeApp {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := web.New(store, web.Config{BaseURL: "http://bench.example", Jobs: jobs}, log)
-	return &largeApp{pool: pool, store: store, handler: h, cookie: &http.Cookie{Name: "closer_session", Value: token}, large: large, items: items, demo: dm}
+	h := web.New(store, accounts, web.Config{BaseURL: "http://bench.example", Jobs: jobs}, log)
+	return &largeApp{pool: pool, store: store, accounts: accounts, handler: h, cookie: &http.Cookie{Name: "closer_session", Value: token}, large: large, items: items, demo: dm}
 }
 
 func (l *largeApp) serve(b *testing.B, req *http.Request) *httptest.ResponseRecorder {
@@ -122,7 +125,7 @@ func BenchmarkDashboardLarge(b *testing.B) {
 			size := 0
 			for b.Loop() {
 				if fresh {
-					l.handler = web.New(l.store, web.Config{BaseURL: "http://bench.example"}, log)
+					l.handler = web.New(l.store, l.accounts, web.Config{BaseURL: "http://bench.example"}, log)
 				}
 				req := httptest.NewRequest("GET", "/admin/studies/large/dashboard", nil)
 				req.AddCookie(l.cookie)
@@ -145,7 +148,7 @@ func BenchmarkDashboardLarge(b *testing.B) {
 		// p95); five new answers from random participants before each
 		// load, so every later load advances the tally past them.
 		ctx := context.Background()
-		l.handler = web.New(l.store, web.Config{BaseURL: "http://bench.example"}, log)
+		l.handler = web.New(l.store, l.accounts, web.Config{BaseURL: "http://bench.example"}, log)
 		rng := triplet.NewRand(5)
 		var times []time.Duration
 		for b.Loop() {

@@ -10,7 +10,6 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/study"
-	"golang.org/x/crypto/bcrypt"
 )
 
 // The cache advances a study's tally over new answers (the same tally, now
@@ -20,7 +19,7 @@ func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
 	st, err := store.CreateStudy(ctx, study.StudyInput{Slug: "c", Title: "C", QuestionsPerParticipant: 50, Status: study.StatusOpen})
 	if err != nil {
 		t.Fatal(err)

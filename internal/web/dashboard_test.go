@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/demo"
@@ -36,7 +37,8 @@ import (
 func newJobsApp(t testing.TB, work bool) (*app, *recompute.Jobs) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	jobs, err := recompute.New(pool, store, recompute.Config{Work: work, ScanEvery: time.Hour}, log)
 	if err != nil {
@@ -48,7 +50,7 @@ func newJobsApp(t testing.TB, work bool) (*app, *recompute.Jobs) {
 	t.Cleanup(func() { _ = jobs.Stop(context.Background()) })
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	srv.Config.Handler = web.New(store, web.Config{BaseURL: base, Jobs: jobs}, log)
+	srv.Config.Handler = web.New(store, accounts, web.Config{BaseURL: base, Jobs: jobs}, log)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	tt, _ := t.(*testing.T)

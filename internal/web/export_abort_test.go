@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
@@ -54,7 +55,8 @@ func TestExportKilledMidStreamIsCutOff(t *testing.T) {
 	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
 	ctx := context.Background()
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
 	st, err := store.CreateStudy(ctx, study.StudyInput{Slug: "big", Title: "Big", QuestionsPerParticipant: 50, Status: "open"})
 	if err != nil {
 		t.Fatal(err)
@@ -79,11 +81,11 @@ func TestExportKilledMidStreamIsCutOff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	adm, err := store.CreateAdmin(ctx, "r@example.org", "secret-password")
+	adm, err := accounts.CreateAdmin(ctx, "r@example.org", "secret-password")
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, _, err := store.CreateAPIToken(ctx, adm.ID, "export")
+	token, _, err := accounts.CreateAPIToken(ctx, adm.ID, "export")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestExportKilledMidStreamIsCutOff(t *testing.T) {
 				scheme = "https://"
 			}
 			cfg := web.Config{BaseURL: scheme + srv.Listener.Addr().String(), RequestLog: c.requestLog}
-			srv.Config.Handler = web.New(store, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			srv.Config.Handler = web.New(store, accounts, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if c.tls {
 				srv.EnableHTTP2 = true
 				srv.StartTLS()
@@ -125,7 +127,7 @@ func TestExportKilledMidStreamIsCutOff(t *testing.T) {
 			if strings.HasPrefix(c.path, "/api/") {
 				req.Header.Set("Authorization", "Bearer "+token)
 			} else {
-				sid, err := store.CreateSession(ctx, collect.NewSession{AdminID: adm.ID, TTL: time.Hour})
+				sid, err := accounts.CreateSession(ctx, account.NewSession{AdminID: adm.ID, TTL: time.Hour})
 				if err != nil {
 					t.Fatal(err)
 				}

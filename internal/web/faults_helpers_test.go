@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/web"
 	"golang.org/x/crypto/bcrypt"
@@ -52,10 +53,11 @@ func (l *logBuffer) lines(level string) []string {
 func newAppOn(t *testing.T, pool *pgxpool.Pool, cfg web.Config) (*app, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	cfg.BaseURL = "http://" + srv.Listener.Addr().String()
-	srv.Config.Handler = web.New(store, cfg, slog.New(slog.NewTextHandler(logs, nil)))
+	srv.Config.Handler = web.New(store, accounts, cfg, slog.New(slog.NewTextHandler(logs, nil)))
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return &app{t: t, pool: pool, store: store, srv: srv}, logs

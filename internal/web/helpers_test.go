@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
@@ -25,10 +26,11 @@ import (
 
 // app is the real router on a fresh database, served over loopback.
 type app struct {
-	t     *testing.T
-	pool  *pgxpool.Pool
-	store *collect.Store
-	srv   *httptest.Server
+	t        *testing.T
+	pool     *pgxpool.Pool
+	store    *collect.Store
+	accounts *account.Store
+	srv      *httptest.Server
 }
 
 func newApp(t *testing.T) *app {
@@ -41,17 +43,18 @@ func newApp(t *testing.T) *app {
 func newAppWrapped(t *testing.T, wrap func(http.Handler) http.Handler) *app {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	srv.Config.Handler = web.New(store, web.Config{BaseURL: base}, log)
+	srv.Config.Handler = web.New(store, accounts, web.Config{BaseURL: base}, log)
 	if wrap != nil {
 		srv.Config.Handler = wrap(srv.Config.Handler)
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return &app{t: t, pool: pool, store: store, srv: srv}
+	return &app{t: t, pool: pool, store: store, accounts: accounts, srv: srv}
 }
 
 // client returns a browser-like client with its own cookie jar that does
@@ -81,7 +84,7 @@ func (a *app) study(slug string, n, perParticipant int, status string) study.Stu
 // admin creates an admin and returns a client logged in as them.
 func (a *app) admin() *http.Client {
 	a.t.Helper()
-	if _, err := a.store.CreateAdmin(context.Background(), "r@example.org", "secret-password"); err != nil {
+	if _, err := a.accounts.CreateAdmin(context.Background(), "r@example.org", "secret-password"); err != nil {
 		a.t.Fatal(err)
 	}
 	c := a.client()

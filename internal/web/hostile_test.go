@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/faults"
 	"github.com/closer-lab/closer/internal/pgtest"
@@ -37,12 +38,13 @@ func hostileApp(t *testing.T, cfg web.Config) (*app, faults.Hostile, *http.Clien
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Listener.Close()
 	srv.Listener = ln // the server's send buffers, as cmd/web's
 	cfg.BaseURL = "http://" + ln.Addr().String()
-	srv.Config.Handler = web.New(store, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv.Config.Handler = web.New(store, accounts, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv.Start()
 	t.Cleanup(srv.Close)
 	a := &app{t: t, pool: pool, store: store, srv: srv}

@@ -17,7 +17,7 @@ func TestHSTSOnlyWhenConfigured(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	a.study("h", 3, 2, "open")
-	withHSTS := httptest.NewServer(web.New(a.store, web.Config{BaseURL: a.srv.URL, HSTSMaxAge: 48 * time.Hour},
+	withHSTS := httptest.NewServer(web.New(a.store, a.accounts, web.Config{BaseURL: a.srv.URL, HSTSMaxAge: 48 * time.Hour},
 		slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer withHSTS.Close()
 	for _, path := range []string{"/healthz", "/s/h", "/admin", "/nope", "/api/v1/studies/h/next"} {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/media/mediatest"
@@ -31,10 +32,11 @@ import (
 func imageApp(t *testing.T, cacheBytes int64) (*app, *logBuffer, http.Handler) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
 	logs := &logBuffer{}
 	srv := httptest.NewUnstartedServer(nil)
-	h := web.New(store, web.Config{BaseURL: "http://" + srv.Listener.Addr().String(), ImageCacheBytes: cacheBytes, RequestLog: true},
+	h := web.New(store, accounts, web.Config{BaseURL: "http://" + srv.Listener.Addr().String(), ImageCacheBytes: cacheBytes, RequestLog: true},
 		slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	srv.Config.Handler = h
 	srv.Start()

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/web"
@@ -22,10 +23,11 @@ import (
 func newAppWithConfig(t *testing.T, cfg web.Config) *app {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
 	srv := httptest.NewUnstartedServer(nil)
 	cfg.BaseURL = "http://" + srv.Listener.Addr().String()
-	srv.Config.Handler = web.New(store, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv.Config.Handler = web.New(store, accounts, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return &app{t: t, pool: pool, store: store, srv: srv}

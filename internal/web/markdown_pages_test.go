@@ -15,7 +15,6 @@ import (
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/study"
-	"golang.org/x/crypto/bcrypt"
 )
 
 // The landing, done and MTurk preview pages render each of a study's texts
@@ -25,7 +24,7 @@ func TestStudyPagesRenderEachTextOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
 	cfg := Config{}
 	cfg.loginDefaults()
 	s := &Server{store: store, cfg: cfg, log: slog.New(slog.NewTextHandler(io.Discard, nil)), dash: newDashCache()}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/study"
 )
@@ -80,8 +81,8 @@ const sessionCookie = "closer_session"
 type adminKey struct{}
 
 // adminFrom returns the logged-in admin put in the context by requireAdmin.
-func adminFrom(ctx context.Context) collect.Admin {
-	a, _ := ctx.Value(adminKey{}).(collect.Admin)
+func adminFrom(ctx context.Context) account.Admin {
+	a, _ := ctx.Value(adminKey{}).(account.Admin)
 	return a
 }
 
@@ -94,7 +95,7 @@ func (s *Server) requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := r.Cookie(sessionCookie)
 		if err == nil {
-			a, err := s.store.SessionAdmin(r.Context(), c.Value)
+			a, err := s.accounts.SessionAdmin(r.Context(), c.Value)
 			if err == nil {
 				if err := s.readAdminBody(w, r); err != nil {
 					s.handle(func(http.ResponseWriter, *http.Request) error { return err })(w, r)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/web"
@@ -18,10 +19,11 @@ import (
 func TestRequestLogSetting(t *testing.T) {
 	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
-	store := collect.New(pool, collect.PasswordCost(bcrypt.MinCost))
+	store := collect.New(pool)
+	accounts := account.New(pool, account.PasswordCost(bcrypt.MinCost))
 	for _, on := range []bool{false, true} {
 		var buf logBuffer
-		srv := httptest.NewServer(web.New(store, web.Config{RequestLog: on},
+		srv := httptest.NewServer(web.New(store, accounts, web.Config{RequestLog: on},
 			slog.New(slog.NewTextHandler(&buf, nil))))
 		res, err := http.Get(srv.URL + "/healthz")
 		if err != nil {

@@ -78,11 +78,11 @@ func newSecurityFixture(t *testing.T) *securityFixture {
 		t.Fatal(err)
 	}
 	admin := a.admin()
-	adm, err := a.store.FirstAdmin(ctx)
+	adm, err := a.accounts.FirstAdmin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tok, err := a.store.CreateAPIToken(ctx, adm.ID, "script")
+	_, tok, err := a.accounts.CreateAPIToken(ctx, adm.ID, "script")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func TestBrowserScreenshots(t *testing.T) {
 			}
 		}
 	}
-	if _, err := a.store.CreateAdmin(ctx, "admin@example.com", "closer-demo"); err != nil {
+	if _, err := a.accounts.CreateAdmin(ctx, "admin@example.com", "closer-demo"); err != nil {
 		t.Fatal(err)
 	}
 

@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/static"
@@ -70,8 +71,8 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// LoginAccountLimit and LoginAddressLimit throttle failed admin logins
 	// per e-mail and per client address (zero: the defaults in admin_login.go).
-	LoginAccountLimit collect.LoginLimit
-	LoginAddressLimit collect.LoginLimit
+	LoginAccountLimit account.LoginLimit
+	LoginAddressLimit account.LoginLimit
 	// JoinRate and JoinBurst limit the participants one client address
 	// creates or resumes: JoinRate a second on average, JoinBurst at once
 	// (join_limit.go; 0 burst: JoinRate rounded up). JoinRate 0: no limit
@@ -94,14 +95,15 @@ type Config struct {
 
 // Server holds the handlers' dependencies.
 type Server struct {
-	store  *collect.Store
-	cfg    Config
-	log    *slog.Logger
-	secure bool
-	dash   *dashCache // the dashboard's caches (dashboard_cache.go)
-	texts  markdownCache
-	joins  joinLimiter // participants created per client address
-	images *imageCache // verified images served by /img (image_cache.go)
+	store    *collect.Store
+	accounts *account.Store // admins, sessions, API tokens, the login throttle
+	cfg      Config
+	log      *slog.Logger
+	secure   bool
+	dash     *dashCache // the dashboard's caches (dashboard_cache.go)
+	texts    markdownCache
+	joins    joinLimiter // participants created per client address
+	images   *imageCache // verified images served by /img (image_cache.go)
 
 	slots chan struct{} // one per request using the database (shed.go)
 
@@ -111,7 +113,7 @@ type Server struct {
 }
 
 // New returns the app's router.
-func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
+func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Logger) http.Handler {
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = 512 << 20
 	}
@@ -127,7 +129,7 @@ func New(store *collect.Store, cfg Config, log *slog.Logger) http.Handler {
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	cfg.loginDefaults()
 	cfg = withShedDefaults(cfg)
-	s := &Server{store: store, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://"), dash: newDashCache()}
+	s := &Server{store: store, accounts: accounts, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://"), dash: newDashCache()}
 	s.slots = make(chan struct{}, cfg.MaxDBRequests)
 	if cfg.ImageCacheBytes == 0 {
 		cfg.ImageCacheBytes = DefaultImageCacheBytes

@@ -46,11 +46,11 @@ func TestBadTextIsRefused(t *testing.T) {
 	a.study("txt", 3, 5, "open")
 	admin := a.admin()
 	ctx := context.Background()
-	adminRow, err := a.store.Authenticate(ctx, "r@example.org", "secret-password")
+	adminRow, err := a.accounts.Authenticate(ctx, "r@example.org", "secret-password")
 	if err != nil {
 		t.Fatal(err)
 	}
-	adminToken, _, err := a.store.CreateAPIToken(ctx, adminRow.ID, "scripts")
+	adminToken, _, err := a.accounts.CreateAPIToken(ctx, adminRow.ID, "scripts")
 	if err != nil {
 		t.Fatal(err)
 	}

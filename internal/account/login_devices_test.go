@@ -1,11 +1,11 @@
-package collect_test
+package account_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/pgtest"
 )
 
@@ -16,30 +16,30 @@ func TestKnownDevicesBounded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
-	s := collect.New(pool)
+	s := account.New(pool)
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	limit := collect.LoginLimit{Free: 5, Lockout: 10, LockoutFor: 15 * time.Minute, Window: 15 * time.Minute}
+	limit := account.LoginLimit{Free: 5, Lockout: 10, LockoutFor: 15 * time.Minute, Window: 15 * time.Minute}
 	known := func(at time.Time, email, device string) bool {
 		t.Helper()
-		g, err := s.AdmitLogin(ctx, at, email, collect.LoginClient{Address: "192.0.2.1", Device: device}, limit, limit)
+		g, err := s.AdmitLogin(ctx, at, email, account.LoginClient{Address: "192.0.2.1", Device: device}, limit, limit)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return g.KnownDevice
 	}
 	var devices []string
-	for i := range collect.MaxDevicesPerAccount + 1 {
-		d := collect.NewDeviceToken()
+	for i := range account.MaxDevicesPerAccount + 1 {
+		d := account.NewDeviceToken()
 		devices = append(devices, d)
 		at := now.Add(time.Duration(i) * time.Minute)
 		if known(at, "a@example.org", d) {
 			t.Fatalf("device %d known before its first login", i)
 		}
-		g, err := s.AdmitLogin(ctx, at, "a@example.org", collect.LoginClient{Address: "192.0.2.1", Device: d}, limit, limit)
+		g, err := s.AdmitLogin(ctx, at, "a@example.org", account.LoginClient{Address: "192.0.2.1", Device: d}, limit, limit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.LoginSucceeded(ctx, at, "a@example.org", collect.LoginClient{Address: "192.0.2.1", Device: d}, g); err != nil {
+		if err := s.LoginSucceeded(ctx, at, "a@example.org", account.LoginClient{Address: "192.0.2.1", Device: d}, g); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -53,7 +53,7 @@ func TestKnownDevicesBounded(t *testing.T) {
 	if known(later, "b@example.org", devices[1]) {
 		t.Error("a browser of a@ is known to b@")
 	}
-	if known(now.Add(collect.DeviceTTL+time.Hour), "a@example.org", devices[len(devices)-1]) {
+	if known(now.Add(account.DeviceTTL+time.Hour), "a@example.org", devices[len(devices)-1]) {
 		t.Error("a browser is known past DeviceTTL after its last login")
 	}
 }

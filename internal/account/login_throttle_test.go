@@ -1,4 +1,4 @@
-package collect_test
+package account_test
 
 import (
 	"context"
@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/pgtest"
 )
 
-var testLimit = collect.LoginLimit{Free: 5, Lockout: 10, LockoutFor: 15 * time.Minute, Window: 15 * time.Minute}
+var testLimit = account.LoginLimit{Free: 5, Lockout: 10, LockoutFor: 15 * time.Minute, Window: 15 * time.Minute}
 
 func TestLoginLimitDelay(t *testing.T) {
 	t.Parallel()
@@ -22,7 +22,7 @@ func TestLoginLimitDelay(t *testing.T) {
 		}
 	}
 	// Delays never exceed the lockout, however far Lockout is.
-	long := collect.LoginLimit{Free: 1, Lockout: 1000, LockoutFor: time.Minute, Window: time.Minute}
+	long := account.LoginLimit{Free: 1, Lockout: 1000, LockoutFor: time.Minute, Window: time.Minute}
 	for _, n := range []int{7, 8, 40, 999} {
 		if got := long.Delay(n); got != time.Minute {
 			t.Errorf("long Delay(%d) = %v, want 1m", n, got)
@@ -36,15 +36,15 @@ func TestLoginLimitDelay(t *testing.T) {
 func TestAdmitLoginCountsSimultaneousAttempts(t *testing.T) {
 	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
-	s := collect.New(pool)
+	s := account.New(pool)
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	perAddress := collect.LoginLimit{Free: 1000, Lockout: 2000, LockoutFor: time.Minute, Window: time.Minute}
+	perAddress := account.LoginLimit{Free: 1000, Lockout: 2000, LockoutFor: time.Minute, Window: time.Minute}
 	var mu sync.Mutex
 	admitted, refused := 0, 0
 	var wg sync.WaitGroup
 	for i := range 40 {
 		wg.Go(func() {
-			g, err := s.AdmitLogin(context.Background(), now, "R@Example.org ", collect.LoginClient{Address: fmt.Sprintf("192.0.2.%d", i)}, testLimit, perAddress)
+			g, err := s.AdmitLogin(context.Background(), now, "R@Example.org ", account.LoginClient{Address: fmt.Sprintf("192.0.2.%d", i)}, testLimit, perAddress)
 			if err != nil {
 				t.Error(err)
 				return
@@ -66,7 +66,7 @@ func TestAdmitLoginCountsSimultaneousAttempts(t *testing.T) {
 		t.Fatalf("%d admitted, %d refused; want 5 and 35", admitted, refused)
 	}
 	// The e-mail is normalised: the same account in other case is blocked too.
-	if g, err := s.AdmitLogin(context.Background(), now.Add(time.Second), "r@example.org", collect.LoginClient{Address: "192.0.2.200"}, testLimit, perAddress); err != nil || g.Admitted || g.RetryAfter != time.Second {
+	if g, err := s.AdmitLogin(context.Background(), now.Add(time.Second), "r@example.org", account.LoginClient{Address: "192.0.2.200"}, testLimit, perAddress); err != nil || g.Admitted || g.RetryAfter != time.Second {
 		t.Fatalf("normalised e-mail: %+v %v", g, err)
 	}
 }
@@ -76,21 +76,21 @@ func TestAdmitLoginCountsSimultaneousAttempts(t *testing.T) {
 func TestAdmitLoginForgets(t *testing.T) {
 	t.Parallel()
 	pool, _ := pgtest.NewDB(t)
-	s := collect.New(pool)
+	s := account.New(pool)
 	ctx := context.Background()
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	for i := range 5 {
-		if g, err := s.AdmitLogin(ctx, now, "a@example.org", collect.LoginClient{Address: "192.0.2.1"}, testLimit, testLimit); err != nil || !g.Admitted {
+		if g, err := s.AdmitLogin(ctx, now, "a@example.org", account.LoginClient{Address: "192.0.2.1"}, testLimit, testLimit); err != nil || !g.Admitted {
 			t.Fatalf("attempt %d: %+v %v", i, g, err)
 		}
 	}
 	// Blocked 2 s, then remembered for 15 minutes after the block.
 	later := now.Add(2*time.Second + 15*time.Minute - time.Millisecond)
-	if g, _ := s.AdmitLogin(ctx, later, "a@example.org", collect.LoginClient{Address: "192.0.2.2"}, testLimit, testLimit); !g.Admitted || g.Failures != 6 || g.Delay != 4*time.Second {
+	if g, _ := s.AdmitLogin(ctx, later, "a@example.org", account.LoginClient{Address: "192.0.2.2"}, testLimit, testLimit); !g.Admitted || g.Failures != 6 || g.Delay != 4*time.Second {
 		t.Fatalf("within the window: %+v", g)
 	}
 	forgotten := later.Add(4*time.Second + 15*time.Minute)
-	if g, _ := s.AdmitLogin(ctx, forgotten, "a@example.org", collect.LoginClient{Address: "192.0.2.3"}, testLimit, testLimit); !g.Admitted || g.Failures != 1 || g.Delay != 0 {
+	if g, _ := s.AdmitLogin(ctx, forgotten, "a@example.org", account.LoginClient{Address: "192.0.2.3"}, testLimit, testLimit); !g.Admitted || g.Failures != 1 || g.Delay != 0 {
 		t.Fatalf("after the window: %+v", g)
 	}
 	var keys []string

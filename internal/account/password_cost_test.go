@@ -1,12 +1,13 @@
-package collect_test
+package account_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/study"
 )
@@ -19,11 +20,11 @@ func TestPasswordCost(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	for _, c := range []struct {
 		email string
-		store *collect.Store
+		store *account.Store
 		want  int
 	}{
-		{"default@example.org", collect.New(pool), bcrypt.DefaultCost},
-		{"min@example.org", collect.New(pool, collect.PasswordCost(bcrypt.MinCost)), bcrypt.MinCost},
+		{"default@example.org", account.New(pool), bcrypt.DefaultCost},
+		{"min@example.org", account.New(pool, account.PasswordCost(bcrypt.MinCost)), bcrypt.MinCost},
 	} {
 		if _, err := c.store.CreateAdmin(ctx, c.email, "secret-password"); err != nil {
 			t.Fatal(err)
@@ -38,7 +39,8 @@ func TestPasswordCost(t *testing.T) {
 		if _, err := c.store.Authenticate(ctx, c.email, "secret-password"); err != nil {
 			t.Errorf("%s: log in: %v", c.email, err)
 		}
-		if _, err := c.store.Authenticate(ctx, "nobody@example.org", "secret-password"); collect.KindOf(err) != study.KindUnauthorized {
+		var e *study.Error
+		if _, err := c.store.Authenticate(ctx, "nobody@example.org", "secret-password"); !errors.As(err, &e) || e.Kind != study.KindUnauthorized {
 			t.Errorf("unknown e-mail: %v, want unauthorized", err)
 		}
 	}
