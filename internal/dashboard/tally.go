@@ -1,4 +1,4 @@
-// Package dashboard draws a study's dashboard figures from the counts the
+// Package dashboard computes a study's dashboard figures from the counts the
 // store reads (collect.DashboardCounts, collect.DashboardDelta): the
 // additive tally of the answers, brought up to date past a watermark, and
 // what the page shows of it (answers over time, the response-time median

@@ -11,6 +11,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/plot"
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/templates"
 )
@@ -108,15 +109,15 @@ func armClass(i int) string { return "a" + strconv.Itoa(i%8) }
 
 // armCurvesSVG draws the arms' learning curves, one line per arm.
 func armCurvesSVG(curves []dashboard.ArmCurve, names []string) string {
-	ss := make([]series, len(curves))
+	ss := make([]plot.Series, len(curves))
 	for i, c := range curves {
-		ss[i] = series{Class: armClass(i), Legend: names[i]}
+		ss[i] = plot.Series{Class: armClass(i), Legend: names[i]}
 		for k := range c.Answers {
 			ss[i].X = append(ss[i].X, float64(c.Answers[k]))
 			ss[i].Y = append(ss[i].Y, c.Error[k])
 		}
 	}
-	return curvesSVG(ss, 880, 320, "the arm's answers", "held-out error", "held-out error of each arm against its answers")
+	return plot.Curves(ss, 880, 320, "the arm's answers", "held-out error", "held-out error of each arm against its answers")
 }
 
 // comparisonSummary says in words how the arms compare at the most answers
