@@ -3,8 +3,9 @@
 // additive tally of the answers, brought up to date past a watermark, and
 // what the page shows of it (answers over time, the response-time median
 // and histogram, the most contradicted comparisons, one page of the
-// participants). It holds no SQL and no HTTP: internal/collect reads the
-// rows, internal/web caches tallies and builds the page.
+// participants), and the cache of the studies' tallies (TallyCache). It
+// holds no SQL and no HTTP: internal/collect reads the rows, internal/web
+// builds the page.
 package dashboard
 
 import (
