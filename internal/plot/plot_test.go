@@ -153,7 +153,7 @@ func armCurves(names []string, xs, ys [][]float64) string {
 // dendrogram) on ordinary data and on the edge cases (no data, one point,
 // labels with markup) and compares each drawing with its golden file in
 // testdata/svg, written by -update from the writer (go test
-// ./internal/web -run TestSVGGolden -update) and read through; the
+// ./internal/plot -run TestSVGGolden -update) and read through; the
 // positions of the one-point cases are worked out by hand below. Each
 // drawing must also be well-formed XML whose root is an svg element, with
 // its labels escaped (they decode to the text given) and the number of
