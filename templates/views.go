@@ -5,7 +5,6 @@ package templates
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -169,13 +168,6 @@ func when(t *time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
-func percent(a, b int) string {
-	if b <= 0 {
-		return "0%"
-	}
-	return fmt.Sprintf("%d%%", min(100, a*100/b))
-}
-
 // platformSummary says how the study recruits, for the study page's
 // summary line ("" without a platform).
 func platformSummary(p study.Platform) string {
@@ -251,9 +243,6 @@ func quotaSummary(q study.Quota) string {
 	}
 	return s
 }
-
-// pctOf is a share as a whole percentage.
-func pctOf(f float64) int { return int(math.Round(f * 100)) }
 
 // reasonText is ": reason", or "" when a researcher excluded by hand.
 func reasonText(r string) string {

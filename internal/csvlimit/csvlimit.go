@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/closer-lab/closer/internal/format"
 )
 
 // Limits bound one CSV read. Zero values take the defaults.
@@ -37,7 +39,7 @@ type LimitError struct {
 func (e *LimitError) Error() string {
 	switch e.What {
 	case "rows":
-		return fmt.Sprintf("more than %s rows (the limit)", thousands(e.Limit))
+		return fmt.Sprintf("more than %s rows (the limit)", format.Thousands(e.Limit))
 	case "record":
 		// encoding/csv skips blank lines inside a Read, so a long run of
 		// them counts as one long row.
@@ -129,18 +131,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return k, err
 }
 
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	out := make([]byte, 0, len(s)+len(s)/3)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
-}
-
 func bytesText(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
@@ -150,5 +140,5 @@ func bytesText(n int64) string {
 	case n >= 1<<10 && n%(1<<10) == 0:
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
-	return thousands(n) + " bytes"
+	return format.Thousands(n) + " bytes"
 }

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/closer-lab/closer/internal/plot"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -28,7 +29,7 @@ type Figures struct {
 	Contradicted []study.VoteCount
 }
 
-// rateWindow is the window of Stats.AnswersPerMinute (collect.DashboardVersion's).
+// rateWindow is the window of Stats.AnswersPerMinute (study.DashboardVersion's).
 const rateWindow = 10 * time.Minute
 
 // Stats returns the tally's counts. AnswersPerMinute is the caller's (it
@@ -65,8 +66,9 @@ func (t *Tally) Figures(buckets, bins int) (study.Stats, Figures) {
 		f.MedianResponseMS = stat.Quantile(0.5, stat.Empirical, ms, n)
 		p95 := stat.Quantile(0.95, stat.Empirical, ms, n)
 		// Bins of a round width (at least the fine bins' width) covering
-		// 0..p95; slower answers land in the last bin.
-		f.ResponseBinMS = math.Max(study.ResponseBinMS, NiceStep(math.Max(p95, 1)/float64(bins-1)))
+		// 0..p95, on the plot's tick steps; slower answers land in the
+		// last bin.
+		f.ResponseBinMS = math.Max(study.ResponseBinMS, plot.NiceStep(math.Max(p95, 1)/float64(bins-1)))
 		f.ResponseHist = make([]int, bins)
 		for b, n := range t.rt {
 			f.ResponseHist[min(int(float64(b)*study.ResponseBinMS/f.ResponseBinMS), bins-1)] += n
@@ -104,16 +106,4 @@ func (t *Tally) responseTimes() (ms, n []float64) {
 		n[i] = float64(t.rt[b])
 	}
 	return ms, n
-}
-
-// NiceStep rounds x up to 1, 2 or 5 times a power of ten: bin widths and
-// axis ticks a reader takes in at a glance.
-func NiceStep(x float64) float64 {
-	p := math.Pow(10, math.Floor(math.Log10(x)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*p >= x {
-			return m * p
-		}
-	}
-	return 10 * p
 }

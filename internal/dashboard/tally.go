@@ -1,10 +1,11 @@
-// Package dashboard draws a study's dashboard figures from the counts the
-// store reads (collect.DashboardCounts, collect.DashboardDelta): the
+// Package dashboard computes a study's dashboard figures from the counts the
+// store reads (study.DashboardCounts, study.DashboardDelta): the
 // additive tally of the answers, brought up to date past a watermark, and
 // what the page shows of it (answers over time, the response-time median
 // and histogram, the most contradicted comparisons, one page of the
-// participants). It holds no SQL and no HTTP: internal/collect reads the
-// rows, internal/web caches tallies and builds the page.
+// participants), and the cache of the studies' tallies (TallyCache). It
+// holds no SQL and no HTTP: internal/collect reads the rows, internal/web
+// builds the page.
 package dashboard
 
 import (
@@ -34,7 +35,7 @@ type Tally struct {
 	Comparisons, Contradictions int
 
 	seconds map[int64]int     // answers per Unix second of answered_at
-	rt      map[int64]int     // answers per collect.ResponseBinMS bin
+	rt      map[int64]int     // answers per study.ResponseBinMS bin
 	people  map[int64]int     // answers per participant id
 	top     []study.VoteCount // the most contradicted comparisons, first first
 	topN    int

@@ -11,20 +11,6 @@ import (
 	"github.com/closer-lab/closer/internal/study"
 )
 
-func TestNiceStep(t *testing.T) {
-	t.Parallel()
-	// Expected by hand: the smallest of 1, 2, 5 and 10 times the power of
-	// ten at or below x that is at least x.
-	for _, c := range []struct{ x, want float64 }{
-		{0.03, 0.05}, {0.2, 0.2}, {1, 1}, {1.5, 2}, {2, 2}, {2.01, 5}, {5, 5}, {7, 10},
-		{10, 10}, {98, 100}, {250, 500}, {1001.25, 2000}, {86400000.0 / 7, 2e7},
-	} {
-		if got := dashboard.NiceStep(c.x); math.Abs(got-c.want) > 1e-12*c.want {
-			t.Errorf("NiceStep(%v) = %v, want %v", c.x, got, c.want)
-		}
-	}
-}
-
 // hourAt is 2026-11-01 12:00:00 plus d.
 func hourAt(d time.Duration) *time.Time {
 	x := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC).Add(d)

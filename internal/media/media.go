@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"golang.org/x/image/webp"
+
+	"github.com/closer-lab/closer/internal/format"
 )
 
 // MaxPixels bounds an image's width × height (read from its header, before
@@ -319,20 +321,6 @@ func megapixels(px int64) string {
 
 // plural writes n with a thousands separator and the noun in the right number.
 func plural(n int64, noun string) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		s = s[1:]
-	}
-	var b strings.Builder
-	if n < 0 {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
 	switch {
 	case n == 1:
 	case strings.HasSuffix(noun, "y"):
@@ -340,5 +328,5 @@ func plural(n int64, noun string) string {
 	default:
 		noun += "s"
 	}
-	return b.String() + " " + noun
+	return format.Thousands(n) + " " + noun
 }

@@ -49,7 +49,7 @@ func (s *Server) dashboardStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	stats, err := s.dash.stats(ctx, s.store, st.ID, ver.Structure)
+	stats, err := s.dash.tallies.Stats(ctx, st.ID, ver.Structure)
 	if err != nil {
 		return err
 	}

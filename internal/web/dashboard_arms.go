@@ -10,6 +10,8 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/format"
+	"github.com/closer-lab/closer/internal/plot"
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
@@ -40,7 +42,7 @@ func (s *Server) armsView(ctx context.Context, st study.Study, statuses []study.
 	if latest != nil {
 		res = latest.res
 	}
-	v := &templates.ArmsView{HeldoutPct: pctText(st.HeldoutShare)}
+	v := &templates.ArmsView{HeldoutPct: format.PercentCompact(st.HeldoutShare)}
 	var points []dashboard.ArmPoint
 	byArm := map[int]recompute.ArmResult{}
 	if res != nil {
@@ -64,13 +66,13 @@ func (s *Server) armsView(ctx context.Context, st study.Study, statuses []study.
 	}
 	v.Summary = comparisonSummary(res, dashboard.Compare(curves), names)
 	for i, d := range statuses {
-		r := templates.ArmRow{Class: armClass(i), Name: d.ArmName, Design: d.Design, Share: pctText(d.Share),
+		r := templates.ArmRow{Class: armClass(i), Name: d.ArmName, Design: d.Design, Share: format.PercentCompact(d.Share),
 			Answers: d.Answers - d.Heldout, Heldout: d.Heldout, Error: "–"}
 		if i < len(assigned) {
 			r.Participants = assigned[i]
 		}
 		if a, ok := byArm[i]; ok && a.HeldoutError != nil {
-			r.Error = pctText(*a.HeldoutError)
+			r.Error = format.PercentCompact(*a.HeldoutError)
 			r.ErrorNote = fmt.Sprintf("%d of %d wrong", a.Wrong, a.Heldout)
 			r.ErrorTitle = fmt.Sprintf("the map of the arm's %d answers gets %d of the %d held-out answers wrong", a.Answers, a.Wrong, a.Heldout)
 		} else if res != nil {
@@ -108,15 +110,15 @@ func armClass(i int) string { return "a" + strconv.Itoa(i%8) }
 
 // armCurvesSVG draws the arms' learning curves, one line per arm.
 func armCurvesSVG(curves []dashboard.ArmCurve, names []string) string {
-	ss := make([]series, len(curves))
+	ss := make([]plot.Series, len(curves))
 	for i, c := range curves {
-		ss[i] = series{Class: armClass(i), Legend: names[i]}
+		ss[i] = plot.Series{Class: armClass(i), Legend: names[i]}
 		for k := range c.Answers {
 			ss[i].X = append(ss[i].X, float64(c.Answers[k]))
 			ss[i].Y = append(ss[i].Y, c.Error[k])
 		}
 	}
-	return curvesSVG(ss, 880, 320, "the arm's answers", "held-out error", "held-out error of each arm against its answers")
+	return plot.Curves(ss, 880, 320, "the arm's answers", "held-out error", "held-out error of each arm against its answers")
 }
 
 // comparisonSummary says in words how the arms compare at the most answers
@@ -133,23 +135,9 @@ func comparisonSummary(res *recompute.Result, c dashboard.Comparison, names []st
 	var parts []string
 	for i, e := range c.Error {
 		if !math.IsNaN(e) {
-			parts = append(parts, fmt.Sprintf("%s %s", names[i], pctText(e)))
+			parts = append(parts, fmt.Sprintf("%s %s", names[i], format.PercentCompact(e)))
 		}
 	}
 	return fmt.Sprintf("At %d answers each, the held-out error was: %s. Measured on %d held-out answers, errors within about %s of each other are not told apart yet; more answers narrow that.",
-		c.Answers, strings.Join(parts, ", "), c.Heldout, pointsText(2*c.SE))
-}
-
-// pctText writes a share as a percentage with one decimal at most.
-func pctText(x float64) string {
-	return strconv.FormatFloat(math.Round(x*1000)/10, 'f', -1, 64) + "%"
-}
-
-// pointsText writes a difference of shares in percentage points.
-func pointsText(x float64) string {
-	p := strconv.FormatFloat(math.Round(x*1000)/10, 'f', -1, 64)
-	if p == "1" {
-		return "1 percentage point"
-	}
-	return p + " percentage points"
+		c.Answers, strings.Join(parts, ", "), c.Heldout, format.PercentagePoints(2*c.SE))
 }

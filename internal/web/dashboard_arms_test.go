@@ -161,7 +161,7 @@ func TestDashboardComparesDesigns(t *testing.T) {
 	// The study page: each arm's status.
 	studyPage := a.do(c, "GET", "/admin/studies/cmp", nil, nil)
 	for _, want := range []string{"Designs compared: 2 arms", `id="arm-smart"`, "Arm smart: active", "Arm plain: random",
-		"20.0% of every participant&#39;s questions are held out", "Chosen questions", "Warm-up"} {
+		"20% of every participant&#39;s questions are held out", "Chosen questions", "Warm-up"} {
 		if !strings.Contains(studyPage.body, want) {
 			t.Errorf("the study page lacks %q", want)
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/closer-lab/closer/internal/format"
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/study"
 )
@@ -18,7 +19,7 @@ func pct(x *float64) string {
 	if x == nil {
 		return "–"
 	}
-	return fmt.Sprintf("%.0f%%", 100**x)
+	return format.Percent(*x, 0)
 }
 
 // msText is a time in milliseconds, in seconds from a second on ("–" for
@@ -36,10 +37,7 @@ func msText(x float64) string {
 // contradictionShare is the share of the distinct comparisons answered
 // both ways.
 func contradictionShare(st study.Stats) string {
-	if st.Comparisons == 0 {
-		return "0%"
-	}
-	return fmt.Sprintf("%.1f%%", 100*float64(st.Contradictions)/float64(st.Comparisons))
+	return format.PercentOfFixed(st.Contradictions, st.Comparisons, 1)
 }
 
 // designProgress says how far a landmark or basis design got.
@@ -56,8 +54,9 @@ func designProgress(ds study.DesignStatus) string {
 	case p.Basis != nil:
 		return fmt.Sprintf("%s phase, %d axes so far (d̂ = %d)", p.Basis.Phase, p.Basis.Axes, p.Basis.DHat)
 	case p.Landmark != nil:
-		return fmt.Sprintf("%d of %d answers (%.0f%%), %d of %d comparisons covered",
-			p.Landmark.Answered, p.Landmark.Needed, 100*p.Landmark.Fraction(), p.Landmark.Covered, p.Landmark.Comparisons)
+		// Rounded down, as the study page's coverage: 100% only when done.
+		return fmt.Sprintf("%d of %d answers (%s), %d of %d comparisons covered",
+			p.Landmark.Answered, p.Landmark.Needed, format.PercentOf(p.Landmark.Answered, p.Landmark.Needed), p.Landmark.Covered, p.Landmark.Comparisons)
 	}
 	return "started"
 }
@@ -78,7 +77,7 @@ func embeddingNote(res *recompute.Result) string {
 		note += " (first two dimensions)"
 	}
 	if res.HeldoutError != nil {
-		note += fmt.Sprintf("; held-out error %.1f%% on %d answers", 100**res.HeldoutError, res.Heldout)
+		note += fmt.Sprintf("; held-out error %s on %d answers", format.Percent(*res.HeldoutError, 1), res.Heldout)
 	}
 	return note + "; framed by cluster; scroll to zoom, drag to pan"
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/landmark"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -29,6 +30,10 @@ func TestDashboardFormat(t *testing.T) {
 		{"interval 30 h", intervalNote(30 * 3600.4), "per 30h0m0s, UTC"},
 		// 12.3 ms: under 10 s: whole milliseconds.
 		{"interval 12.3 ms", intervalNote(0.0123), "per 12ms, UTC"},
+		// Coverage rounds down, as on the study page: 99.5% is not done.
+		{"landmark progress", designProgress(study.DesignStatus{Started: true, Progress: study.DesignProgress{
+			Landmark: &landmark.Progress{Answered: 199, Needed: 200, Covered: 40, Comparisons: 45}}}),
+			"199 of 200 answers (99%), 40 of 45 comparisons covered"},
 		{"label that is the index", pointLabel("7", 7), "7"},
 		{"label", pointLabel("red <disk>", 7), "red <disk> (#7)"},
 		{"heat map of all items", heatmapNote(40, 40), "items in cluster order"},

@@ -57,7 +57,7 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashb
 		return v, err
 	}
 	var people []study.DashboardParticipant
-	err = s.dash.withTally(ctx, s.store, st.ID, ver.Structure, func(t *dashboard.Tally) error {
+	err = s.dash.tallies.With(ctx, st.ID, ver.Structure, func(t *dashboard.Tally) error {
 		v.Stats, v.Figures = t.Figures(dashboardTimeBuckets, dashboardRTBins)
 		all := t.ParticipantsByAnswers()
 		v.ParticipantsTotal = len(all)

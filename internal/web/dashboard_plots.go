@@ -7,6 +7,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/plot"
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
@@ -39,35 +40,35 @@ type drawFunc func(name string, draw func() string) templ.Component
 func resultPlots(res *recompute.Result, views []templates.ItemView, cached drawFunc) []templates.Plot {
 	plots := []templates.Plot{{ID: "embedding", Title: "Embedding", Note: embeddingNote(res), Wide: true,
 		SVG: cached("embedding", func() string {
-			return scatterSVG(scatterItems(res.Embedding, views, res.Clusters, true), 880, 560, true, "embedding of the items")
+			return plot.Scatter(scatterItems(res.Embedding, views, res.Clusters, true), 880, 560, true, "embedding of the items")
 		})}}
 	if len(res.BasisCoords) == len(views) && len(res.BasisCoords) > 0 && len(res.BasisCoords[0]) > 0 {
 		plots = append(plots, templates.Plot{ID: "basis", Title: "Basis design", Note: basisNote(res), Wide: true,
 			SVG: cached("basis", func() string {
-				return scatterSVG(scatterItems(res.BasisCoords, views, res.Clusters, true), 880, 480, true, "basis design coordinates")
+				return plot.Scatter(scatterItems(res.BasisCoords, views, res.Clusters, true), 880, 480, true, "basis design coordinates")
 			})})
 	}
 	return append(plots,
 		templates.Plot{ID: "k1pca", Title: "k1 kernel PCA", Note: fmt.Sprintf("coloured by kernel k-means (k = %d)", res.K),
 			SVG: cached("k1pca", func() string {
-				return scatterSVG(scatterItems(res.K1PCA, views, res.Clusters, false), 430, 340, true, "k1 kernel PCA")
+				return plot.Scatter(scatterItems(res.K1PCA, views, res.Clusters, false), 430, 340, true, "k1 kernel PCA")
 			})},
 		templates.Plot{ID: "k2pca", Title: "k2 kernel PCA", Note: "same colours",
 			SVG: cached("k2pca", func() string {
-				return scatterSVG(scatterItems(res.K2PCA, views, res.Clusters, false), 430, 340, true, "k2 kernel PCA")
+				return plot.Scatter(scatterItems(res.K2PCA, views, res.Clusters, false), 430, 340, true, "k2 kernel PCA")
 			})})
 }
 
 // scatterItems are the points of rows (an item's coordinates, the first
 // two drawn) with their labels, clusters and, with thumbs, thumbnails;
 // rows without coordinates or item are left out.
-func scatterItems(rows [][]float64, views []templates.ItemView, clusters []int, thumbs bool) []scatterItem {
-	var out []scatterItem
+func scatterItems(rows [][]float64, views []templates.ItemView, clusters []int, thumbs bool) []plot.Point {
+	var out []plot.Point
 	for i, row := range rows {
 		if len(row) == 0 || i >= len(views) {
 			continue
 		}
-		it := scatterItem{X: row[0], Label: pointLabel(views[i].Label, i), Cluster: -1}
+		it := plot.Point{X: row[0], Label: pointLabel(views[i].Label, i), Cluster: -1}
 		if len(row) > 1 {
 			it.Y = row[1]
 		}
@@ -85,8 +86,8 @@ func scatterItems(rows [][]float64, views []templates.ItemView, clusters []int, 
 // learningPlot is the held-out and training error of each finished run
 // against its answers.
 func learningPlot(runs []study.Run) templates.Plot {
-	held := series{Class: "s1", Legend: "held-out error"}
-	train := series{Class: "s2", Legend: "training error"}
+	held := plot.Series{Class: "s1", Legend: "held-out error"}
+	train := plot.Series{Class: "s2", Legend: "training error"}
 	for _, r := range runs {
 		if r.Status != study.RunDone || r.HeldoutError == nil {
 			continue
@@ -95,18 +96,18 @@ func learningPlot(runs []study.Run) templates.Plot {
 		train.X, train.Y = append(train.X, float64(r.Answers)), append(train.Y, deref(r.TrainError))
 	}
 	return templates.Plot{ID: "learning", Title: "Learning curve", Note: "triplet error of each recompute's embedding",
-		SVG: templ.Raw(lineSVG([]series{held, train}, 430, 300, "answers used", "triplet error", true, "held-out error versus answers"))}
+		SVG: templ.Raw(plot.Lines([]plot.Series{held, train}, 430, 300, "answers used", "triplet error", true, "held-out error versus answers"))}
 }
 
 // answersPlot is the answers in equal intervals over the collection's span.
 func answersPlot(f dashboard.Figures) templates.Plot {
 	p := templates.Plot{ID: "answers", Title: "Answers over time",
-		SVG: templ.Raw(barsSVG(nil, 0, 1, fmtTick, 430, 300, "", "", "answers over time"))}
+		SVG: templ.Raw(plot.Bars(nil, 0, 1, plot.Tick, 430, 300, "", "", "answers over time"))}
 	if f.First != nil {
 		span := f.Last.Sub(*f.First)
 		step := math.Max(span.Seconds(), 1) / float64(len(f.AnswersOverTime))
 		p.Note = intervalNote(step)
-		p.SVG = templ.Raw(barsSVG(f.AnswersOverTime, float64(f.First.Unix()), step, timeFmt(span), 430, 300, "", "answers", "answers over time"))
+		p.SVG = templ.Raw(plot.Bars(f.AnswersOverTime, float64(f.First.Unix()), step, plot.TimeFormat(span), 430, 300, "", "answers", "answers over time"))
 	}
 	return p
 }
@@ -114,7 +115,7 @@ func answersPlot(f dashboard.Figures) templates.Plot {
 // responsePlot is the response-time histogram.
 func responsePlot(f dashboard.Figures) templates.Plot {
 	return templates.Plot{ID: "response", Title: "Response times", Note: "the last bar holds the slowest 5% and beyond",
-		SVG: templ.Raw(barsSVG(f.ResponseHist, 0, f.ResponseBinMS/1000, func(x float64) string { return fmtTick(x) + " s" },
+		SVG: templ.Raw(plot.Bars(f.ResponseHist, 0, f.ResponseBinMS/1000, func(x float64) string { return plot.Tick(x) + " s" },
 			430, 300, "seconds", "answers", "response-time histogram"))}
 }
 
@@ -128,9 +129,9 @@ func clusterPlots(res *recompute.Result, views []templates.ItemView, cached draw
 			cuts = append(cuts, float64(a)/float64(n))
 		}
 	}
-	merges := make([]dendroMerge, len(res.Dendrogram))
+	merges := make([]plot.Merge, len(res.Dendrogram))
 	for i, m := range res.Dendrogram {
-		merges[i] = dendroMerge{m.A, m.B, m.Height}
+		merges[i] = plot.Merge{A: m.A, B: m.B, Height: m.Height}
 	}
 	labels := make([]string, len(views))
 	for i, it := range views {
@@ -138,8 +139,10 @@ func clusterPlots(res *recompute.Result, views []templates.ItemView, cached draw
 	}
 	return []templates.Plot{
 		{ID: "heatmap", Title: "k1 kernel matrix", Note: heatmapNote(n, len(res.Heatmap)),
-			SVG: cached("heatmap", func() string { return heatmapSVG(res.Heatmap, cuts, 330, "kernel heat map") })},
+			SVG: cached("heatmap", func() string { return plot.Heatmap(res.Heatmap, cuts, 330, "kernel heat map") })},
 		{ID: "dendrogram", Title: "Dendrogram", Note: "complete linkage on the k1 kernel distance; leaves coloured by cluster", Wide: true,
-			SVG: cached("dendrogram", func() string { return dendrogramSVG(len(views), merges, labels, res.Clusters, 880, 320, "dendrogram") })},
+			SVG: cached("dendrogram", func() string {
+				return plot.Dendrogram(len(views), merges, labels, res.Clusters, 880, 320, "dendrogram")
+			})},
 	}
 }

@@ -27,7 +27,7 @@ func TestStudyPagesRenderEachTextOnce(t *testing.T) {
 	store := collect.New(pool)
 	cfg := Config{}
 	cfg.loginDefaults()
-	s := &Server{store: store, cfg: cfg, log: slog.New(slog.NewTextHandler(io.Discard, nil)), dash: newDashCache()}
+	s := &Server{store: store, cfg: cfg, log: slog.New(slog.NewTextHandler(io.Discard, nil)), dash: newDashCache(store)}
 	r := chi.NewRouter()
 	r.Get("/s/{slug}", s.handle(s.landing))
 	r.Get("/s/{slug}/done", s.handle(s.done))

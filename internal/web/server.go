@@ -129,7 +129,7 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	cfg.loginDefaults()
 	cfg = withShedDefaults(cfg)
-	s := &Server{store: store, accounts: accounts, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://"), dash: newDashCache()}
+	s := &Server{store: store, accounts: accounts, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://"), dash: newDashCache(store)}
 	s.slots = make(chan struct{}, cfg.MaxDBRequests)
 	if cfg.ImageCacheBytes == 0 {
 		cfg.ImageCacheBytes = DefaultImageCacheBytes

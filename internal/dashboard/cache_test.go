@@ -1,4 +1,4 @@
-package web
+package dashboard_test
 
 import (
 	"context"
@@ -12,10 +12,17 @@ import (
 	"github.com/closer-lab/closer/internal/study"
 )
 
+// The tally cache's settings, the dashboard's.
+const (
+	timeBuckets = 48
+	rtBins      = 30
+	topContra   = 12
+)
+
 // The cache advances a study's tally over new answers (the same tally, now
 // counting them, with the figures of a tally counted from scratch) and counts it
 // again from scratch when a participant is excluded or included again.
-func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
+func TestTallyCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
@@ -52,7 +59,7 @@ func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 		}
 		people = append(people, p)
 	}
-	c := newDashCache()
+	c := dashboard.NewTallyCache(store, topContra)
 	// current returns the cache's tally and its figures after a load.
 	current := func() (*dashboard.Tally, study.Stats, dashboard.Figures) {
 		t.Helper()
@@ -63,9 +70,9 @@ func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 		var tally *dashboard.Tally
 		var s study.Stats
 		var f dashboard.Figures
-		if err := c.withTally(ctx, store, st.ID, ver.Structure, func(x *dashboard.Tally) error {
+		if err := c.With(ctx, st.ID, ver.Structure, func(x *dashboard.Tally) error {
 			tally = x
-			s, f = x.Figures(dashboardTimeBuckets, dashboardRTBins)
+			s, f = x.Figures(timeBuckets, rtBins)
 			return nil
 		}); err != nil {
 			t.Fatal(err)
@@ -79,11 +86,11 @@ func TestDashCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 	if second != first {
 		t.Fatal("new answers counted the tally again from scratch; want it advanced")
 	}
-	counts, err := store.DashboardCounts(ctx, st.ID, dashboardTopContra)
+	counts, err := store.DashboardCounts(ctx, st.ID, topContra)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantS, wantF := dashboard.NewTally(counts, dashboardTopContra).Figures(dashboardTimeBuckets, dashboardRTBins)
+	wantS, wantF := dashboard.NewTally(counts, topContra).Figures(timeBuckets, rtBins)
 	if s.Answers != 18 || s.Answers != wantS.Answers || s.Comparisons != wantS.Comparisons || s.Contradictions != wantS.Contradictions ||
 		math.Abs(f.MedianResponseMS-wantF.MedianResponseMS) > 0 || len(f.Contradicted) != len(wantF.Contradicted) {
 		t.Fatalf("advanced %+v %+v; from scratch %+v %+v", s, f, wantS, wantF)

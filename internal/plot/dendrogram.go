@@ -1,0 +1,78 @@
+package plot
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+)
+
+// Merge is a merge of a dendrogram (see kernel.Merge): nodes A and B, the
+// leaves 0..n-1 and merge t's node n+t, join at Height.
+type Merge struct {
+	A, B   int
+	Height float64
+}
+
+// Dendrogram draws the dendrogram of n items in an SVG of w×h: leaves in
+// the tree's order along x (in their cluster's colour, clusters[i] for
+// item i, grey without one; with their labels when few), merge heights
+// along y.
+func Dendrogram(n int, merges []Merge, labels []string, clusters []int, w, h float64, label string) string {
+	var b strings.Builder
+	svgOpen(&b, w, h, "dendrogram", label)
+	if n < 2 || len(merges) != n-1 {
+		return empty(&b, "no data yet")
+	}
+	showLabels := n <= 60
+	mb := 14.0
+	if showLabels {
+		mb = 70
+	}
+	top := 0.0
+	for _, m := range merges {
+		top = math.Max(top, m.Height)
+	}
+	f := frame{w: w, h: h, ml: 48, mr: 16, mt: 10, mb: mb, xmin: 0, xmax: float64(n - 1), ymin: 0, ymax: top}
+	// Leaf order: depth-first from the root, iteratively.
+	pos := make([]float64, 2*n-1)
+	height := make([]float64, 2*n-1)
+	order := make([]int, 0, n)
+	stack := []int{2*n - 2}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if v < n {
+			pos[v] = float64(len(order))
+			order = append(order, v)
+			continue
+		}
+		m := merges[v-n]
+		stack = append(stack, m.B, m.A)
+	}
+	for t, m := range merges {
+		pos[n+t] = (pos[m.A] + pos[m.B]) / 2
+		height[n+t] = m.Height
+	}
+	f.axes(&b, nil, Ticks(nil, 0, top, 4), Tick, "", "height")
+	var d strings.Builder
+	for _, m := range merges {
+		y := f.sy(m.Height)
+		fmt.Fprintf(&d, "M%.1f %.1fV%.1fH%.1fV%.1f", f.sx(pos[m.A]), f.sy(height[m.A]), y, f.sx(pos[m.B]), f.sy(height[m.B]))
+	}
+	fmt.Fprintf(&b, `<path class="tree" d="%s"/>`, d.String())
+	for _, v := range order {
+		x := f.sx(pos[v])
+		c := -1
+		if v < len(clusters) {
+			c = clusters[v]
+		}
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="6" fill="%s"><title>%s</title></rect>`,
+			x-math.Max(1, (w-56)/float64(n)/2), f.sy(0)+1, math.Max(2, (w-56)/float64(n)), clusterColor(c), html.EscapeString(labels[v]))
+		if showLabels {
+			fmt.Fprintf(&b, `<text class="leaf" transform="translate(%.1f %.1f) rotate(60)">%s</text>`, x-2, f.sy(0)+12, html.EscapeString(labels[v]))
+		}
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
