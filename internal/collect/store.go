@@ -61,7 +61,7 @@ func PasswordCost(cost int) Option {
 // the stateful ones.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
 	s := &Store{pool: pool, designs: map[string]*DesignScheduler{}, probe: probeState{turn: make(chan struct{}, 1)},
-		passwordCost: bcrypt.DefaultCost}
+		items: newItemsCache(), identities: newIdentityCache(), passwordCost: bcrypt.DefaultCost}
 	for _, o := range opts {
 		o(s)
 	}
