@@ -125,7 +125,7 @@ func progressOf(d design.Design) study.DesignProgress {
 // processes (and between an evicted entry and its successor) the
 // design_states row lock does (only the writer takes it).
 type cachedState struct {
-	mu      sync.Mutex
+	mu      sync.Mutex // guards the fields below
 	version int64
 	rev     string
 	d       design.Design // nil: must be loaded
