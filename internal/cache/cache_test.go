@@ -182,3 +182,19 @@ func TestLRURemoveFuncAndPurge(t *testing.T) {
 		t.Errorf("%d entries of %d bytes after Purge", c.Len(), c.Bytes())
 	}
 }
+
+// BenchmarkLRUGetParallel is the hot path of the identity cache: a hit per
+// request from many goroutines.
+func BenchmarkLRUGetParallel(b *testing.B) {
+	const n = 100_000
+	c := New[int, int](n)
+	for i := range n {
+		c.Add(i, i)
+	}
+	b.RunParallel(func(pb *testing.PB) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		for pb.Next() {
+			c.Get(rng.IntN(n))
+		}
+	})
+}
