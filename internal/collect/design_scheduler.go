@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/closer-lab/closer/internal/active"
+	"github.com/closer-lab/closer/internal/cache"
 	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -85,8 +86,7 @@ type DesignScheduler struct {
 	name     string
 	kind     designKind
 	db       *pgxpool.Pool
-	mu       sync.Mutex
-	cache    map[armKey]*cachedState
+	mu       sync.Mutex           // guards the maps from started to writers and the capLevels in levels
 	started  map[armKey]bool      // arms whose design state is known to exist
 	bands    map[armKey]int32     // the band each arm's last likely claim took a slot in
 	levels   map[armKey]*capLevel // a spreading arm's cap on the leases of one comparison (capLevel)
@@ -95,6 +95,10 @@ type DesignScheduler struct {
 	analyzed map[armKey]bool      // arms whose first writer pass saw to the pool's statistics (analyzeOnce)
 	writers  map[armKey]*writer
 	stats    struct{ hits, replays, restores, steps, failures atomic.Int64 }
+	// cache is the arms' design states as this process last saw them
+	// (design_state.go), the least recently written out first past
+	// maxCachedArms; it has its own lock.
+	cache *cache.LRU[armKey, *cachedState]
 }
 
 // armKey names one arm of one study: the design state it keeps.
@@ -110,7 +114,7 @@ func keyOf(st studyState) armKey { return armKey{st.ID, st.Arm} }
 // (DesignLandmarkK1, DesignLandmarkK2, DesignBasis, DesignActive).
 func NewDesignScheduler(name string) (*DesignScheduler, error) {
 	ds := &DesignScheduler{LeaseTTL: DefaultLeaseTTL, SnapshotEvery: DefaultSnapshotEvery, FullFor: DefaultFullFor, name: name,
-		cache: map[armKey]*cachedState{}, started: map[armKey]bool{}, bands: map[armKey]int32{}, writers: map[armKey]*writer{},
+		cache: cache.New[armKey, *cachedState](maxCachedArms), started: map[armKey]bool{}, bands: map[armKey]int32{}, writers: map[armKey]*writer{},
 		levels: map[armKey]*capLevel{}, full: map[armKey]time.Time{}, warming: map[armKey]bool{}, analyzed: map[armKey]bool{}}
 	switch name {
 	case study.DesignLandmarkK1, study.DesignLandmarkK2:
@@ -661,7 +665,7 @@ func (ds *DesignScheduler) start(ctx context.Context, tx pgx.Tx, st studyState, 
 // waits for it; passes run one at a time, each recording everything the
 // inbox holds.
 type writer struct {
-	mu      sync.Mutex
+	mu      sync.Mutex // guards running, asked, done and wake
 	running bool
 	asked   uint64 // passes asked for
 	done    uint64 // passes asked for up to this one are done

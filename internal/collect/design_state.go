@@ -120,11 +120,12 @@ func progressOf(d design.Design) study.DesignProgress {
 }
 
 // cachedState is one study's design as a process last saw it: the state at
-// (version, rev), and the pool rows as that state left them. mu serialises
-// its use inside the process; across processes the design_states row lock
-// does (only the writer takes it).
+// (version, rev), and the pool rows as that state left them. mu guards
+// every field: it serialises the entry's use inside the process; across
+// processes (and between an evicted entry and its successor) the
+// design_states row lock does (only the writer takes it).
 type cachedState struct {
-	mu      sync.Mutex
+	mu      sync.Mutex // guards the fields below
 	version int64
 	rev     string
 	d       design.Design // nil: must be loaded
@@ -154,24 +155,26 @@ type stateRow struct {
 	rev, snapRev         string
 }
 
+// maxCachedArms bounds the arms whose design state a scheduler keeps in
+// memory. Past it the least recently written arm's state goes; its next
+// writer restores it from the snapshot (at most SnapshotEvery events to
+// replay). An evicted state still in a writer's hands is harmless: the
+// design_states row lock, taken before the state's mutex, orders that
+// writer before the next one, whose fresh entry syncs from PostgreSQL.
+const maxCachedArms = 256
+
 // entry returns the cache entry for an arm, creating an empty one.
 func (ds *DesignScheduler) entry(key armKey) *cachedState {
-	ds.mu.Lock()
-	defer ds.mu.Unlock()
-	e, ok := ds.cache[key]
-	if !ok {
-		e = &cachedState{}
-		ds.cache[key] = e
-	}
+	e, _ := ds.cache.GetOrAdd(key, func() *cachedState { return &cachedState{} })
 	return e
 }
 
 // DropCache forgets every cached design state, as a restarted process
 // would; the next writer of each study restores its state from PostgreSQL.
 func (ds *DesignScheduler) DropCache() {
+	ds.cache.Purge()
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	ds.cache = map[armKey]*cachedState{}
 	ds.started = map[armKey]bool{}
 	ds.bands = map[armKey]int32{}
 	ds.levels = map[armKey]*capLevel{}
@@ -304,9 +307,7 @@ func (ds *DesignScheduler) ensureState(ctx context.Context, tx pgx.Tx, st studyS
 	}
 	// Cached only now: if this transaction rolls back, another creator's
 	// rev differs and the next writer reloads.
-	ds.mu.Lock()
-	ds.cache[keyOf(st)] = e
-	ds.mu.Unlock()
+	ds.cache.Add(keyOf(st), e)
 	return nil
 }
 

@@ -3,8 +3,8 @@ package collect
 import (
 	"context"
 	"fmt"
-	"sync"
 
+	"github.com/closer-lab/closer/internal/cache"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -21,14 +21,17 @@ type studyItems struct {
 // the items only when it moved (an upload, or the settings changed). It is
 // safe across replicas: the version lives in PostgreSQL.
 type itemsCache struct {
-	mu sync.Mutex
-	m  map[int64]*studyItems
+	byStudy *cache.LRU[int64, *studyItems]
 }
 
 // maxCachedStudies bounds the studies whose items a server keeps; past it
-// the cache starts afresh (a study's items are read again on its next
-// question).
+// the least recently questioned study's items go (they are read again on
+// its next question).
 const maxCachedStudies = 256
+
+func newItemsCache() itemsCache {
+	return itemsCache{byStudy: cache.New[int64, *studyItems](maxCachedStudies)}
+}
 
 // itemsAtVersionSQL reads a study's items for the cache.
 const itemsAtVersionSQL = `SELECT idx, label, sha256 FROM items WHERE study_id = $1 ORDER BY idx`
@@ -37,10 +40,7 @@ const itemsAtVersionSQL = `SELECT idx, label, sha256 FROM items WHERE study_id =
 // caller's transaction, so they match the version it read) when the copy
 // in memory is older.
 func (c *itemsCache) get(ctx context.Context, q querier, studyID, version int64) (*studyItems, error) {
-	c.mu.Lock()
-	it, ok := c.m[studyID]
-	c.mu.Unlock()
-	if ok && it.version == version {
+	if it, ok := c.byStudy.Get(studyID); ok && it.version == version {
 		return it, nil
 	}
 	rows, err := q.Query(ctx, itemsAtVersionSQL, studyID)
@@ -62,14 +62,8 @@ func (c *itemsCache) get(ctx context.Context, q querier, studyID, version int64)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedStudies {
-		c.m = map[int64]*studyItems{}
-	}
-	if old, ok := c.m[studyID]; !ok || old.version <= version {
-		c.m[studyID] = fresh
-	}
-	c.mu.Unlock()
+	// A slower reader of an older version does not replace a newer copy.
+	c.byStudy.AddIf(studyID, fresh, func(old *studyItems) bool { return old.version <= version })
 	return fresh, nil
 }
 

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
+	"github.com/closer-lab/closer/internal/cache"
 	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
@@ -334,31 +334,25 @@ func (s *Store) AuthenticateParticipant(ctx context.Context, token string) (stud
 
 // identityCache keeps participants' identities by the sha256 of their
 // token. Unknown tokens are not kept (a stranger's guesses cost memory
-// nothing); past maxIdentities the cache starts afresh.
+// nothing); past maxIdentities the least recently seen identity goes.
 type identityCache struct {
-	mu sync.Mutex
-	m  map[[sha256.Size]byte]study.Participant
+	byHash *cache.LRU[[sha256.Size]byte, study.Participant]
 }
 
 // maxIdentities bounds the cached identities (about 150 bytes each).
 const maxIdentities = 100_000
 
+func newIdentityCache() identityCache {
+	return identityCache{byHash: cache.New[[sha256.Size]byte, study.Participant](maxIdentities)}
+}
+
 func (c *identityCache) get(k [sha256.Size]byte) (study.Participant, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[k]
-	return p, ok
+	return c.byHash.Get(k)
 }
 
 // forget drops the identity of a participant that is gone (a purged study).
 func (c *identityCache) forget(participantID int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, p := range c.m {
-		if p.ID == participantID {
-			delete(c.m, k)
-		}
-	}
+	c.byHash.RemoveFunc(func(_ [sha256.Size]byte, p study.Participant) bool { return p.ID == participantID })
 }
 
 // gone is the error for a participant whose row no longer exists (its study
@@ -375,18 +369,11 @@ func (c *identityCache) forgetKey(hash []byte) {
 	if copy(k[:], hash) != len(k) {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, k)
+	c.byHash.Remove(k)
 }
 
 func (c *identityCache) put(k [sha256.Size]byte, p study.Participant) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxIdentities {
-		c.m = map[[sha256.Size]byte]study.Participant{}
-	}
-	c.m[k] = p
+	c.byHash.Add(k, p)
 }
 
 // trialFiguresSQL reads the trial figures of participant p.id (the

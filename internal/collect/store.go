@@ -43,7 +43,8 @@ type Option func(*Store)
 // New returns a store on pool with the random design; RegisterDesigns adds
 // the stateful ones.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
-	s := &Store{pool: pool, designs: map[string]*DesignScheduler{}, probe: probeState{turn: make(chan struct{}, 1)}}
+	s := &Store{pool: pool, designs: map[string]*DesignScheduler{}, probe: probeState{turn: make(chan struct{}, 1)},
+		items: newItemsCache(), identities: newIdentityCache()}
 	for _, o := range opts {
 		o(s)
 	}

@@ -1,19 +1,18 @@
 package web
 
 import (
-	"container/list"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"golang.org/x/sync/semaphore"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/closer-lab/closer/internal/cache"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/media"
 )
@@ -49,18 +48,15 @@ type imageCache struct {
 	budget int64
 	loads  singleflight.Group
 	room   *semaphore.Weighted // bytes of loads in flight
-
-	mu   sync.Mutex
-	used int64
-	lru  *list.List // of *cachedImage, most recent first
-	byID map[string]*list.Element
+	held   *cache.LRU[string, *cachedImage]
 }
 
 // newImageCache returns a cache of budget bytes (0 or less: nothing is
 // cached, every image is streamed).
 func newImageCache(budget int64) *imageCache {
-	c := &imageCache{budget: max(budget, 0), lru: list.New(), byID: map[string]*list.Element{}}
+	c := &imageCache{budget: max(budget, 0)}
 	c.room = semaphore.NewWeighted(max(c.budget, 1))
+	c.held = cache.NewSized[string, *cachedImage](0, c.budget, func(im *cachedImage) int64 { return int64(len(im.data)) })
 	return c
 }
 
@@ -68,34 +64,10 @@ func newImageCache(budget int64) *imageCache {
 func (c *imageCache) fits(size int64) bool { return size > 0 && size <= c.budget/4 }
 
 // get returns the cached image sum, marking it used.
-func (c *imageCache) get(sum string) (*cachedImage, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.byID[sum]
-	if !ok {
-		return nil, false
-	}
-	c.lru.MoveToFront(e)
-	return e.Value.(*cachedImage), true
-}
+func (c *imageCache) get(sum string) (*cachedImage, bool) { return c.held.Get(sum) }
 
 // put adds im, evicting the least recently used images past the budget.
-func (c *imageCache) put(im *cachedImage) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.byID[im.sum]; ok {
-		return
-	}
-	c.byID[im.sum] = c.lru.PushFront(im)
-	c.used += int64(len(im.data))
-	for c.used > c.budget {
-		old := c.lru.Back()
-		o := old.Value.(*cachedImage)
-		c.lru.Remove(old)
-		delete(c.byID, o.sum)
-		c.used -= int64(len(o.data))
-	}
-}
+func (c *imageCache) put(im *cachedImage) { c.held.Add(im.sum, im) }
 
 // load reads the image sum of size bytes with open, verifies it and caches
 // it; concurrent calls for one image share the read. ok is false when the

@@ -8,8 +8,9 @@ import (
 	"sync"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/time/rate"
+
+	"github.com/closer-lab/closer/internal/cache"
 )
 
 // maxJoinLimiters bounds the client addresses whose join limiters are
@@ -26,7 +27,7 @@ type joinLimiter struct {
 	once   sync.Once
 	limit  rate.Limit
 	burst  int
-	byAddr *lru.Cache[string, *rate.Limiter]
+	byAddr *cache.LRU[string, *rate.Limiter]
 }
 
 // allow takes a join for address at now, or says how long until one is
@@ -37,18 +38,12 @@ func (l *joinLimiter) allow(cfg Config, address string, now time.Time) (bool, ti
 		if l.burst < 1 {
 			l.burst = max(1, int(math.Ceil(cfg.JoinRate)))
 		}
-		l.byAddr, _ = lru.New[string, *rate.Limiter](maxJoinLimiters)
+		l.byAddr = cache.New[string, *rate.Limiter](maxJoinLimiters)
 	})
 	if l.limit <= 0 {
 		return true, 0
 	}
-	lim, ok := l.byAddr.Get(address)
-	if !ok {
-		// Two first joins at once may each create one: the second
-		// replaces the first, which costs at most one join of the burst.
-		lim = rate.NewLimiter(l.limit, l.burst)
-		l.byAddr.Add(address, lim)
-	}
+	lim, _ := l.byAddr.GetOrAdd(address, func() *rate.Limiter { return rate.NewLimiter(l.limit, l.burst) })
 	r := lim.ReserveN(now, 1)
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)

@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"container/list"
 	"crypto/sha256"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/yuin/goldmark"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/closer-lab/closer/internal/cache"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -30,20 +30,13 @@ var (
 // HTML it holds; concurrent first views of one text share one render
 // (singleflight). The zero value is ready to use.
 type markdownCache struct {
-	mu    sync.Mutex
-	order *list.List // of *renderedText, most recently used first
-	byKey map[[sha256.Size]byte]*list.Element
-	bytes int // the HTML held
+	once     sync.Once                             // makes rendered on first use
+	rendered *cache.LRU[[sha256.Size]byte, string] // HTML by the sha256 of its source
 
 	flight singleflight.Group
 	// renders counts the texts rendered (tests check that a page's text
 	// is rendered once, not on every view).
 	renders atomic.Int64
-}
-
-type renderedText struct {
-	key  [sha256.Size]byte
-	html string
 }
 
 // The cache's bounds: studies are few and each edit adds a version; the
@@ -53,55 +46,33 @@ const (
 	maxRenderedBytes = 16 << 20
 )
 
+// texts returns the cache of rendered texts, making it on first use.
+func (c *markdownCache) texts() *cache.LRU[[sha256.Size]byte, string] {
+	c.once.Do(func() {
+		c.rendered = cache.NewSized[[sha256.Size]byte, string](maxRendered, maxRenderedBytes,
+			func(html string) int64 { return int64(len(html)) })
+	})
+	return c.rendered
+}
+
 // render returns src rendered (renderMarkdownHTML), from the cache when it
 // was rendered before.
 func (c *markdownCache) render(src string) templ.Component {
 	key := sha256.Sum256([]byte(src))
-	if html, ok := c.get(key); ok {
+	texts := c.texts()
+	if html, ok := texts.Get(key); ok {
 		return templ.Raw(html)
 	}
 	v, _, _ := c.flight.Do(string(key[:]), func() (any, error) {
-		if html, ok := c.get(key); ok { // rendered while this call waited
+		if html, ok := texts.Get(key); ok { // rendered while this call waited
 			return html, nil
 		}
 		c.renders.Add(1)
 		html := renderMarkdownHTML(src)
-		c.put(key, html)
+		texts.Add(key, html) // not kept past maxRenderedBytes
 		return html, nil
 	})
 	return templ.Raw(v.(string))
-}
-
-func (c *markdownCache) get(key [sha256.Size]byte) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.byKey[key]
-	if !ok {
-		return "", false
-	}
-	c.order.MoveToFront(e)
-	return e.Value.(*renderedText).html, true
-}
-
-func (c *markdownCache) put(key [sha256.Size]byte, html string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.byKey == nil {
-		c.byKey = map[[sha256.Size]byte]*list.Element{}
-		c.order = list.New()
-	}
-	if _, ok := c.byKey[key]; ok || len(html) > maxRenderedBytes {
-		return
-	}
-	c.byKey[key] = c.order.PushFront(&renderedText{key: key, html: html})
-	c.bytes += len(html)
-	for c.order.Len() > maxRendered || c.bytes > maxRenderedBytes {
-		last := c.order.Back()
-		t := last.Value.(*renderedText)
-		c.order.Remove(last)
-		delete(c.byKey, t.key)
-		c.bytes -= len(t.html)
-	}
 }
 
 // renderMarkdownHTML renders researcher-written text (plain text or
