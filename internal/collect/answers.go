@@ -262,7 +262,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in study.Answer
 					hold = nextID
 				}
 				if checkRules {
-					b.Queue(applyRulesSQL, participantID)
+					b.Queue(ApplyRulesSQL, participantID)
 				}
 				b.Queue(answeredSQL, participantID, hold, st.PerParticipant, newCompletionCode())
 			},

@@ -85,9 +85,9 @@ const (
 	// lockArmCountsSQL locks study $1's participant counts per arm for the
 	// join's transaction (a study with arms has the row).
 	lockArmCountsSQL = `SELECT counts FROM arm_counts WHERE study_id = $1 FOR UPDATE`
-	// joinArmSQL is joinSQL for a study with arms: the participant goes to
+	// JoinArmSQL is joinSQL for a study with arms: the participant goes to
 	// arm $6, which counts them (nothing when the external id resumes).
-	joinArmSQL = `
+	JoinArmSQL = `
 		WITH p AS (
 			INSERT INTO participants (public_id, study_id, token_hash, external_id, external_key, platform_params, last_active_at, arm)
 			VALUES ($1, $2, $3, nullif($4, ''), nullif($4, ''), $5, now(), $6)
@@ -99,9 +99,9 @@ const (
 		SELECT id, created_at FROM p`
 )
 
-// nextArm locks the study's arm counts in tx and returns the arm the next
+// NextArm locks the study's arm counts in tx and returns the arm the next
 // new participant goes to.
-func nextArm(ctx context.Context, tx pgx.Tx, studyID int64, arms []study.Arm) (int, error) {
+func NextArm(ctx context.Context, tx pgx.Tx, studyID int64, arms []study.Arm) (int, error) {
 	var counts []int32
 	err := tx.QueryRow(ctx, lockArmCountsSQL, studyID).Scan(&counts)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -74,7 +74,7 @@ const (
 	tallyPeopleSQL = `
 		SELECT p.id, p.public_id, coalesce(p.external_id, ''), p.excluded_at, p.created_at,
 			t.skipped, t.catches, t.caught, t.repeats, t.same
-		FROM participants p CROSS JOIN LATERAL ` + trialFiguresSQL + ` t
+		FROM participants p CROSS JOIN LATERAL ` + TrialFiguresSQL + ` t
 		WHERE p.study_id = $1 AND p.id = ANY($2)`
 )
 

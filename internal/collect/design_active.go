@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/closer-lab/closer/internal/active"
+	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -166,7 +167,7 @@ func (ds *DesignScheduler) applyPool(ctx context.Context, key armKey, qs []activ
 	if err := d.ApplyPool(qs); err != nil {
 		return fail(err)
 	}
-	rev := newID()
+	rev := secret.NewID()
 	prog, err := json.Marshal(progressOf(d))
 	if err != nil {
 		return fail(err)

@@ -11,14 +11,14 @@ import (
 	"github.com/closer-lab/closer/internal/study"
 )
 
-// querier is what both a pool and a transaction offer.
-type querier interface {
+// Querier is what both a pool and a transaction offer.
+type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 // itemLabels returns a study's item labels by index.
-func itemLabels(ctx context.Context, q querier, studyID int64) ([]string, error) {
+func itemLabels(ctx context.Context, q Querier, studyID int64) ([]string, error) {
 	rows, err := q.Query(ctx, `SELECT label FROM items WHERE study_id = $1 ORDER BY idx`, studyID)
 	if err != nil {
 		return nil, err

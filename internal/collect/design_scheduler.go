@@ -19,6 +19,7 @@ import (
 	"github.com/closer-lab/closer/internal/active"
 	"github.com/closer-lab/closer/internal/cache"
 	"github.com/closer-lab/closer/internal/design"
+	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -921,7 +922,7 @@ func (ds *DesignScheduler) record(ctx context.Context, tx pgx.Tx, key armKey, ro
 		k := triplet.KeyOf(en.t)
 		lp, la, lj, lk = append(lp, en.participant), append(la, int32(k.Anchor)), append(lj, int32(k.J)), append(lk, int32(k.K))
 		if e.d.Record(en.t) {
-			v, rev = v+1, newID()
+			v, rev = v+1, secret.NewID()
 			ev.v, ev.rev = append(ev.v, v), append(ev.rev, rev)
 			ev.a, ev.c, ev.f = append(ev.a, int32(en.t.Anchor)), append(ev.c, int32(en.t.Closer)), append(ev.f, int32(en.t.Farther))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/closer-lab/closer/internal/basis"
 	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/landmark"
+	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -293,7 +294,7 @@ func (ds *DesignScheduler) ensureState(ctx context.Context, tx pgx.Tx, st studyS
 	if err != nil {
 		return err
 	}
-	rev := newID()
+	rev := secret.NewID()
 	tag, err := tx.Exec(ctx, `
 		INSERT INTO design_states (study_id, arm, design, config, items, version, rev, snapshot, snapshot_version, snapshot_rev, progress)
 		VALUES ($1, $8, $2, $3, $4, 0, $5, $6, 0, $5, $7) ON CONFLICT (study_id, arm) DO NOTHING`,

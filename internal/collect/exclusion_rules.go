@@ -1,11 +1,11 @@
 package collect
 
-// applyRulesSQL excludes participant $1, when they are not excluded yet and
+// ApplyRulesSQL excludes participant $1, when they are not excluded yet and
 // their answers break one of their study's rules, with the reason. It runs
 // when they finish, before their completion code is chosen (studyCodeSQL
 // gives an excluded participant the screened-out code). The answers are
 // read by participant (answers_participant, questions' primary key).
-const applyRulesSQL = `
+const ApplyRulesSQL = `
 	WITH r AS (
 		SELECT coalesce((s.exclusion->>'fast_ms')::int, 0) AS fast_ms,
 			coalesce((s.exclusion->>'max_fast_share')::float8, 0) AS max_fast,

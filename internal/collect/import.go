@@ -177,7 +177,7 @@ func (imp *ImportTx) CopyParticipants(rows study.RowSource[study.ImportParticipa
 		[]string{"line", "bundle_id", "public_id", "token_hash", "external_id", "completion_code", "created_at", "completed_at", "excluded_at", "arm"},
 		copySource(rows, func(p study.ImportParticipant) []any {
 			line++
-			return []any{line, p.Key, newID(), secret.Hash(secret.NewToken()), p.ExternalID, p.CompletionCode, p.CreatedAt, p.CompletedAt, p.ExcludedAt, p.Arm}
+			return []any{line, p.Key, secret.NewID(), secret.Hash(secret.NewToken()), p.ExternalID, p.CompletionCode, p.CreatedAt, p.CompletedAt, p.ExcludedAt, p.Arm}
 		}))
 	if rerr := rows.Err(); rerr != nil {
 		return 0, rerr
@@ -246,7 +246,7 @@ func (imp *ImportTx) CopyAnswers(rows study.RowSource[study.ImportAnswer]) (int,
 	n, err := tx.CopyFrom(ctx, pgx.Identifier{"import_answers"},
 		[]string{"line", "qid", "participant", "anchor", "left_idx", "right_idx", "closer", "farther", "design", "response_ms", "asked_at", "answered_at"},
 		copySource(rows, func(a study.ImportAnswer) []any {
-			return []any{a.Line, newID(), a.Participant, a.Anchor, a.Left, a.Right, a.Closer, a.Farther, a.Design, a.ResponseMS, a.AskedAt, a.AnsweredAt}
+			return []any{a.Line, secret.NewID(), a.Participant, a.Anchor, a.Left, a.Right, a.Closer, a.Farther, a.Design, a.ResponseMS, a.AskedAt, a.AnsweredAt}
 		}))
 	if rerr := rows.Err(); rerr != nil {
 		return 0, rerr

@@ -39,7 +39,7 @@ const itemsAtVersionSQL = `SELECT idx, label, sha256 FROM items WHERE study_id =
 // get returns the items of the study at version, reading them with q (the
 // caller's transaction, so they match the version it read) when the copy
 // in memory is older.
-func (c *itemsCache) get(ctx context.Context, q querier, studyID, version int64) (*studyItems, error) {
+func (c *itemsCache) get(ctx context.Context, q Querier, studyID, version int64) (*studyItems, error) {
 	if it, ok := c.byStudy.Get(studyID); ok && it.version == version {
 		return it, nil
 	}

@@ -155,7 +155,7 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 		return study.Participant{}, "", fmt.Errorf("create participant: %w", err)
 	}
 	token := secret.NewToken()
-	p := study.Participant{PublicID: newID(), StudyID: studyID, ExternalID: externalID}
+	p := study.Participant{PublicID: secret.NewID(), StudyID: studyID, ExternalID: externalID}
 	var revoked [][]byte // token hashes the resume revoked
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var status string
@@ -191,10 +191,10 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 			}
 		}
 		if len(arms) > 0 {
-			if p.Arm, err = nextArm(ctx, tx, studyID, arms); err != nil {
+			if p.Arm, err = NextArm(ctx, tx, studyID, arms); err != nil {
 				return err
 			}
-			err = tx.QueryRow(ctx, joinArmSQL, p.PublicID, studyID, secret.Hash(token), externalID, kept, p.Arm).Scan(&p.ID, &p.CreatedAt)
+			err = tx.QueryRow(ctx, JoinArmSQL, p.PublicID, studyID, secret.Hash(token), externalID, kept, p.Arm).Scan(&p.ID, &p.CreatedAt)
 		} else {
 			err = tx.QueryRow(ctx, joinSQL, p.PublicID, studyID, secret.Hash(token), externalID, kept).Scan(&p.ID, &p.CreatedAt)
 		}
@@ -283,7 +283,7 @@ const (
 			p.platform_params, p.excluded_at IS NOT NULL, coalesce(p.excluded_reason, ''),
 			t.skipped, t.catches, t.caught, t.repeats, t.same, p.arm
 		FROM participants p LEFT JOIN answers a ON a.participant_id = p.id
-		CROSS JOIN LATERAL ` + trialFiguresSQL + ` t
+		CROSS JOIN LATERAL ` + TrialFiguresSQL + ` t
 		WHERE p.study_id = $1
 		GROUP BY p.id, t.n, t.last, t.skipped, t.catches, t.caught, t.repeats, t.same
 		ORDER BY p.id DESC
@@ -376,10 +376,10 @@ func (c *identityCache) put(k [sha256.Size]byte, p study.Participant) {
 	c.byHash.Add(k, p)
 }
 
-// trialFiguresSQL reads the trial figures of participant p.id (the
+// TrialFiguresSQL reads the trial figures of participant p.id (the
 // enclosing query's), with how many trial answers they gave (n) and the
 // last one's time (last); by trial_answers_participant.
-const trialFiguresSQL = `(
+const TrialFiguresSQL = `(
 	SELECT count(*)::int AS n, max(x.answered_at) AS last, count(*) FILTER (WHERE x.closer IS NULL)::int AS skipped,
 		count(*) FILTER (WHERE q.design = 'catch')::int AS catches,
 		count(*) FILTER (WHERE q.design = 'catch' AND x.correct)::int AS caught,
@@ -428,7 +428,7 @@ const completeSQL = `
 // their completion code. Two at once agree: the second UPDATE waits on the
 // first one's row lock and then keeps the code it wrote.
 func completeParticipant(ctx context.Context, tx pgx.Tx, participantID int64) (string, error) {
-	if _, err := tx.Exec(ctx, applyRulesSQL, participantID); err != nil {
+	if _, err := tx.Exec(ctx, ApplyRulesSQL, participantID); err != nil {
 		return "", fmt.Errorf("complete participant: exclusion rules: %w", err)
 	}
 	var code string

@@ -6,9 +6,9 @@ import (
 	"github.com/closer-lab/closer/internal/study"
 )
 
-// parseQuality reads studies.quality as the hot path scans it (raw, so that
+// ParseQuality reads studies.quality as the hot path scans it (raw, so that
 // a study without settings costs no decoding).
-func parseQuality(raw []byte) (study.QualityControl, error) {
+func ParseQuality(raw []byte) (study.QualityControl, error) {
 	var q study.QualityControl
 	if len(raw) <= 2 { // '{}'
 		return q, nil

@@ -271,10 +271,10 @@ func hotQueries(fx planFixture) []planCase {
 		{"designProgress/large", designProgressSQL, []any{large, 0}},
 		// Participants, exclusion, study page.
 		{"participantByToken", participantByTokenSQL, []any{fx.liveToken}},
-		{"applyRules/large", applyRulesSQL, []any{fx.largePart}},
+		{"applyRules/large", ApplyRulesSQL, []any{fx.largePart}},
 		{"tookPartElsewhere/live", tookPartElsewhereSQL, []any{live, "someone"}},
 		{"lockArmCounts/live", lockArmCountsSQL, []any{live}},
-		{"joinArm/live", joinArmSQL, []any{"new-public-id", live, []byte("new-token"), "", nil, 1}},
+		{"joinArm/live", JoinArmSQL, []any{"new-public-id", live, []byte("new-token"), "", nil, 1}},
 		{"takingPart/live", takingPartSQL, []any{live, 30, false}},
 		{"takingPart/answered", takingPartSQL, []any{live, 30, true}},
 		{"revokeOldTokens/live", revokeOldTokensSQL, []any{fx.livePart, MaxTokensPerParticipant - 1}},

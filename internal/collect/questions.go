@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/closer-lab/closer/internal/design"
+	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -38,7 +39,7 @@ func (st studyState) heldOut(participantID int64, pos int) bool {
 
 // scanQuality parses the raw studies.quality the locking statements read.
 func (st *studyState) scanQuality(raw []byte) error {
-	q, err := parseQuality(raw)
+	q, err := ParseQuality(raw)
 	st.Quality = q
 	return err
 }
@@ -321,7 +322,7 @@ type issuePlan struct {
 // repeat trials come first (trialAt), then held-out questions (heldOut),
 // then the participant's arm's design.
 func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *issuePlan {
-	id := newID()
+	id := secret.NewID()
 	switch st.Quality.TrialAt(participantID, answered+1) {
 	case study.DesignCatch:
 		a, x, swap := study.CatchItems(participantID, answered+1, n)
@@ -474,7 +475,7 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 	if ok {
 		return items.question(plan.id, st.ID, participantID, c, issued), nil
 	}
-	id := newID()
+	id := secret.NewID()
 	c, issued, err := s.issueSlow(ctx, tx, st, participantID, answered, n, id, slot, plan != nil && plan.claim != nil)
 	if err != nil {
 		return nil, err

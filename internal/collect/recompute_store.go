@@ -40,7 +40,7 @@ func (s *Store) RecomputeSettings(ctx context.Context, studyID int64) (study.Rec
 
 // recomputeSettings reads the study's dashboard settings through q (the
 // pool, or a snapshot's transaction).
-func recomputeSettings(ctx context.Context, q querier, studyID int64) (study.RecomputeSettings, error) {
+func recomputeSettings(ctx context.Context, q Querier, studyID int64) (study.RecomputeSettings, error) {
 	rs := study.DefaultRecomputeSettings()
 	var ageS int
 	err := q.QueryRow(ctx, `

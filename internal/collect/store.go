@@ -8,13 +8,11 @@ package collect
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base32"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/closer-lab/closer/internal/study"
@@ -255,15 +253,6 @@ func (s *Store) inTxFrom(ctx context.Context, sql string, args []any, scan func(
 func isUnique(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505"
-}
-
-var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
-
-// newID returns 128 random bits in lower-case base32 (26 characters).
-func newID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	return strings.ToLower(b32.EncodeToString(b[:]))
 }
 
 // completionAlphabet avoids characters easily misread (0/O, 1/I/L).

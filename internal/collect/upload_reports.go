@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -23,7 +24,7 @@ const saveUploadReportSQL = `
 // SaveUploadReport keeps an upload's report for the page the upload
 // redirects to and returns its id.
 func (s *Store) SaveUploadReport(ctx context.Context, studyID int64, rep study.UploadReport) (string, error) {
-	id := newID()
+	id := secret.NewID()
 	rep.Rejected = slices.Clone(rep.Rejected)
 	for i, r := range rep.Rejected {
 		rep.Rejected[i].Name, rep.Rejected[i].Reason = storableText(r.Name), storableText(r.Reason)

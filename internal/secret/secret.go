@@ -5,8 +5,20 @@ package secret
 import (
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base32"
 	"encoding/base64"
+	"strings"
 )
+
+var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// NewID returns 128 random bits in lower-case base32 (26 characters): the
+// public id of a question or a participant.
+func NewID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return strings.ToLower(b32.EncodeToString(b[:]))
+}
 
 // NewToken returns 256 random bits, URL-safe base64 without padding (43
 // characters).

@@ -28,3 +28,16 @@ func TestHash(t *testing.T) {
 		t.Errorf("Hash(abc) = %s, want %s", got, want)
 	}
 }
+
+func TestNewID(t *testing.T) {
+	t.Parallel()
+	a, b := NewID(), NewID()
+	if len(a) != 26 || a == b {
+		t.Fatalf("NewID: %q, %q; want two different 26-character ids", a, b)
+	}
+	for _, r := range a {
+		if (r < 'a' || r > 'z') && (r < '2' || r > '7') {
+			t.Fatalf("NewID %q has %q, not lower-case base32", a, r)
+		}
+	}
+}
