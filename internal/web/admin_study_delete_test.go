@@ -38,7 +38,7 @@ func newAppWithJobs(t *testing.T) (*app, *recompute.Jobs) {
 	srv.Config.Handler = web.New(store, accounts, web.Config{BaseURL: base, Jobs: jobs, Purges: purge.NewEnqueuer(jobs)}, log)
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return &app{t: t, pool: pool, store: store, srv: srv}, jobs
+	return &app{t: t, pool: pool, store: store, accounts: accounts, srv: srv}, jobs
 }
 
 // studyRows counts the study's rows in every table that has a study_id

@@ -54,7 +54,7 @@ func newJobsApp(t testing.TB, work bool) (*app, *recompute.Jobs) {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	tt, _ := t.(*testing.T)
-	return &app{t: tt, pool: pool, store: store, srv: srv}, jobs
+	return &app{t: tt, pool: pool, store: store, accounts: accounts, srv: srv}, jobs
 }
 
 // synthTriplets is a triplet CSV: n items in three Gaussian clusters in

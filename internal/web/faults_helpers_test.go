@@ -60,5 +60,5 @@ func newAppOn(t *testing.T, pool *pgxpool.Pool, cfg web.Config) (*app, *logBuffe
 	srv.Config.Handler = web.New(store, accounts, cfg, slog.New(slog.NewTextHandler(logs, nil)))
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return &app{t: t, pool: pool, store: store, srv: srv}, logs
+	return &app{t: t, pool: pool, store: store, accounts: accounts, srv: srv}, logs
 }

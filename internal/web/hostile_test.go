@@ -47,7 +47,7 @@ func hostileApp(t *testing.T, cfg web.Config) (*app, faults.Hostile, *http.Clien
 	srv.Config.Handler = web.New(store, accounts, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv.Start()
 	t.Cleanup(srv.Close)
-	a := &app{t: t, pool: pool, store: store, srv: srv}
+	a := &app{t: t, pool: pool, store: store, accounts: accounts, srv: srv}
 	a.study("demo", 5, 10, study.StatusOpen)
 	admin := a.admin()
 	return a, faults.Hostile{Addr: a.srv.Listener.Addr().String()}, admin

@@ -41,7 +41,7 @@ func imageApp(t *testing.T, cacheBytes int64) (*app, *logBuffer, http.Handler) {
 	srv.Config.Handler = h
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return &app{t: t, pool: pool, store: store, srv: srv}, logs, h
+	return &app{t: t, pool: pool, store: store, accounts: accounts, srv: srv}, logs, h
 }
 
 // addImage stores data as an item of a new study and returns its sha256.

@@ -30,7 +30,7 @@ func newAppWithConfig(t *testing.T, cfg web.Config) *app {
 	srv.Config.Handler = web.New(store, accounts, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return &app{t: t, pool: pool, store: store, srv: srv}
+	return &app{t: t, pool: pool, store: store, accounts: accounts, srv: srv}
 }
 
 // One client address creates at most JoinBurst participants at once and
