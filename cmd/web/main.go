@@ -47,6 +47,7 @@ import (
 	"github.com/closer-lab/closer/internal/dbmigrate"
 	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 )
@@ -119,9 +120,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	defer pool.Close()
-	store := collect.New(pool)
+	collector := collect.New(pool)
 	accounts := account.New(pool)
-	for _, ds := range collect.RegisterDesigns(store) { // landmark-k1, landmark-k2, basis
+	for _, ds := range collect.RegisterDesigns(collector) { // landmark-k1, landmark-k2, basis
 		ds.OnError = func(studyID int64, err error) {
 			log.Error("recording answers in the design", "study", studyID, "err", err)
 		}
@@ -129,7 +130,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	if err := bootstrap(ctx, cfg, accounts, log); err != nil {
 		return err
 	}
-	demoCreated, err := ensureDemo(ctx, store)
+	demoCreated, err := ensureDemo(ctx, collector)
 	if err != nil {
 		return err
 	}
@@ -140,8 +141,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	// Background jobs (River): every role enqueues and cancels recomputes
 	// and enqueues the purges of deleted studies; worker and all replicas
 	// also run them, on one client (one leader runs the periodic scans).
-	jobs, err := recompute.New(pool, store, recompute.Config{Work: cfg.runsWorker(), Workers: cfg.RecomputeWorkers,
-		Register: []func(*river.Workers, *river.Config){purge.Register(store, purge.Config{}, log)}}, log)
+	jobs, err := recompute.New(pool, collector, recompute.Config{Work: cfg.runsWorker(), Workers: cfg.RecomputeWorkers,
+		Register: []func(*river.Workers, *river.Config){purge.Register(collector.Store, purge.Config{}, log)}}, log)
 	if err != nil {
 		return err
 	}
@@ -167,13 +168,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	// Answers a design has not recorded (a replica stopped between an
 	// answer's commit and its recording, or its writer failed) are recorded
 	// now and then checked for every little while.
-	go recordPending(ctx, store, log)
+	go recordPending(ctx, collector, log)
 
 	hcfg := web.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
 		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog,
 		BodyReadTimeout: cfg.BodyReadTimeout, TransferWindow: cfg.TransferWindow, TransferMinBytes: cfg.TransferMinBytes,
 		JoinRate: cfg.JoinRate, JoinBurst: cfg.JoinBurst,
-		ItemLimits:      collect.ItemLimits{MaxUploadBytes: cfg.UploadMaxStoredBytes, MaxStudyBytes: cfg.StudyMaxImageBytes},
+		ItemLimits:      store.ItemLimits{MaxUploadBytes: cfg.UploadMaxStoredBytes, MaxStudyBytes: cfg.StudyMaxImageBytes},
 		ImageCacheBytes: cfg.ImageCacheBytes}
 	if hcfg.ImageCacheBytes == 0 {
 		hcfg.ImageCacheBytes = -1 // IMAGE_CACHE_BYTES=0: no cache (web.Config's 0 is its default)
@@ -194,7 +195,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	}
 	srv := &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           web.New(store, accounts, hcfg, log),
+		Handler:           web.New(collector, accounts, hcfg, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// Headers are small (a session cookie, a bearer token); net/http's
@@ -220,7 +221,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		go func() { errc <- srv.Serve(ln) }()
 	}
 	fmt.Fprintf(stdout, "closer is serving on %s\n", cfg.BaseURL)
-	if _, err := store.StudyBySlug(ctx, demoSlug); err == nil {
+	if _, err := collector.StudyBySlug(ctx, demoSlug); err == nil {
 		fmt.Fprintf(stdout, "  demo study:  %s/s/%s\n", cfg.BaseURL, demoSlug)
 	}
 	fmt.Fprintf(stdout, "  admin login: %s/admin/login\n", cfg.BaseURL)
@@ -275,11 +276,11 @@ const pendingEvery = 10 * time.Second
 
 // recordPending records the designs' pending answers at once and then
 // every pendingEvery, until ctx ends.
-func recordPending(ctx context.Context, store *collect.Store, log *slog.Logger) {
+func recordPending(ctx context.Context, collector *collect.Store, log *slog.Logger) {
 	t := time.NewTicker(pendingEvery)
 	defer t.Stop()
 	for {
-		if err := store.RecordPending(ctx); err != nil && ctx.Err() == nil {
+		if err := collector.RecordPending(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("recording pending design answers", "err", err)
 		}
 		select {

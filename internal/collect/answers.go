@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -262,7 +263,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in study.Answer
 					hold = nextID
 				}
 				if checkRules {
-					b.Queue(ApplyRulesSQL, participantID)
+					b.Queue(store.ApplyRulesSQL, participantID)
 				}
 				b.Queue(answeredSQL, participantID, hold, st.PerParticipant, newCompletionCode())
 			},

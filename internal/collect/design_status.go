@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
@@ -61,7 +62,7 @@ func (s *Store) DesignStatusOf(ctx context.Context, st study.Study, arm int) (st
 
 // lazyLabels reads the study's item labels on its first call only.
 func (s *Store) lazyLabels(ctx context.Context, studyID int64) func() ([]string, error) {
-	return sync.OnceValues(func() ([]string, error) { return itemLabels(ctx, s.pool, studyID) })
+	return sync.OnceValues(func() ([]string, error) { return store.ItemLabels(ctx, s.pool, studyID) })
 }
 
 // designStatus is the design status of arm number arm, a, of study st;

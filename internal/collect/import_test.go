@@ -75,7 +75,7 @@ func TestImportStudyStoresRows(t *testing.T) {
 	items, parts, answers := importRows()
 	var st study.Study
 	var n [3]int
-	err := s.ImportStudy(ctx, func(imp *collect.ImportTx) error {
+	err := s.ImportStudy(ctx, func(imp study.ImportWriter) error {
 		var err error
 		if st, err = imp.CreateStudy(study.StudyInput{Slug: " imported ", Title: "Imported", QuestionsPerParticipant: 3}); err != nil {
 			return err
@@ -102,7 +102,7 @@ func TestImportStudyStoresRows(t *testing.T) {
 		t.Fatalf("counts %v, study %+v", n, st)
 	}
 
-	err = s.ExportSnapshot(ctx, st.ID, func(sn *collect.Snapshot) error {
+	err = s.ExportSnapshot(ctx, st.ID, func(sn study.SnapshotReader) error {
 		rs, err := sn.Settings()
 		if err != nil || rs.MinNewAnswers != 9 || rs.MaxAge != time.Minute || rs.Method != "ste" {
 			t.Errorf("settings %+v %v", rs, err)
@@ -175,7 +175,7 @@ func TestImportStudyRefusals(t *testing.T) {
 		items, parts, answers := importRows()
 		ir, pr, ar := rows(items...), rows(parts...), rows(answers...)
 		spoil(ir, pr, ar)
-		return s.ImportStudy(ctx, func(imp *collect.ImportTx) error {
+		return s.ImportStudy(ctx, func(imp study.ImportWriter) error {
 			if _, err := imp.CreateStudy(study.StudyInput{Slug: "refused", Title: "Refused", QuestionsPerParticipant: 3}); err != nil {
 				return err
 			}
@@ -247,19 +247,19 @@ func TestImportStudyRefusals(t *testing.T) {
 
 	// Out of order.
 	items, parts, answers := importRows()
-	for name, f := range map[string]func(imp *collect.ImportTx) error{
-		"items before the study": func(imp *collect.ImportTx) error {
+	for name, f := range map[string]func(imp study.ImportWriter) error{
+		"items before the study": func(imp study.ImportWriter) error {
 			_, err := imp.CopyItems(rows(items...))
 			return err
 		},
-		"answers before participants": func(imp *collect.ImportTx) error {
+		"answers before participants": func(imp study.ImportWriter) error {
 			if _, err := imp.CreateStudy(study.StudyInput{Slug: "order", Title: "Order", QuestionsPerParticipant: 3}); err != nil {
 				return err
 			}
 			_, err := imp.CopyAnswers(rows(answers...))
 			return err
 		},
-		"participants twice": func(imp *collect.ImportTx) error {
+		"participants twice": func(imp study.ImportWriter) error {
 			if _, err := imp.CreateStudy(study.StudyInput{Slug: "order", Title: "Order", QuestionsPerParticipant: 3}); err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/closer-lab/closer/internal/cache"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -39,7 +40,7 @@ const itemsAtVersionSQL = `SELECT idx, label, sha256 FROM items WHERE study_id =
 // get returns the items of the study at version, reading them with q (the
 // caller's transaction, so they match the version it read) when the copy
 // in memory is older.
-func (c *itemsCache) get(ctx context.Context, q Querier, studyID, version int64) (*studyItems, error) {
+func (c *itemsCache) get(ctx context.Context, q store.Querier, studyID, version int64) (*studyItems, error) {
 	if it, ok := c.byStudy.Get(studyID); ok && it.version == version {
 		return it, nil
 	}

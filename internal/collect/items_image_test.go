@@ -11,6 +11,7 @@ import (
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/media/mediatest"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -35,7 +36,7 @@ func TestImageReaderReadsInChunks(t *testing.T) {
 	if _, _, err := s.AddItems(ctx, st.ID, []media.Image{im}); err != nil {
 		t.Fatal(err)
 	}
-	for _, bufSize := range []int{1000, collect.ImageChunkBytes, 4 << 20} {
+	for _, bufSize := range []int{1000, store.ImageChunkBytes, 4 << 20} {
 		rd, err := s.OpenItemImage(ctx, im.SHA256)
 		if err != nil || rd.Size() != int64(len(data)) {
 			t.Fatalf("open: %v, size %v", err, rd)
@@ -44,7 +45,7 @@ func TestImageReaderReadsInChunks(t *testing.T) {
 		buf := make([]byte, bufSize)
 		for {
 			n, err := rd.Read(buf)
-			if n > collect.ImageChunkBytes {
+			if n > store.ImageChunkBytes {
 				t.Fatalf("a read of %d bytes", n)
 			}
 			got.Write(buf[:n])
@@ -66,7 +67,7 @@ func TestImageReaderReadsInChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := io.ReadFull(rd, make([]byte, collect.ImageChunkBytes)); err != nil {
+	if _, err := io.ReadFull(rd, make([]byte, store.ImageChunkBytes)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, `DELETE FROM items WHERE sha256 = $1`, im.SHA256); err != nil {

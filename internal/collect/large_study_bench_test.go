@@ -20,6 +20,7 @@ import (
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/studyfile"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -125,14 +126,14 @@ func BenchmarkLargeStudy(b *testing.B) {
 	b.Logf("POST /admin/studies/%s/delete answered 303 in %v", big.Slug, post.Round(10*time.Microsecond))
 	dctx, cancel := context.WithTimeout(ctx, *largeDeleteTimeout)
 	defer cancel()
-	pr, err := purge.Study(dctx, s, big.ID, *largeBatchRows)
+	pr, err := purge.Study(dctx, s.Store, big.ID, *largeBatchRows)
 	b.Logf("purge of the large study: %v in %d batches of at most %d rows; longest batch %v (%s) (err: %v)",
 		pr.Duration.Round(10*time.Millisecond), pr.Batches, *largeBatchRows, pr.Longest.Round(100*time.Microsecond),
 		pr.LongestTable, err)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, table := range append(collect.PurgeTables(), "studies") {
+	for _, table := range append(store.PurgeTables(), "studies") {
 		t := pr.Tables[table]
 		b.Logf("  %-18s %8d rows %4d batches %9v, longest %v", table, t.Rows, t.Batches,
 			t.Time.Round(10*time.Millisecond), t.Longest.Round(100*time.Microsecond))

@@ -105,7 +105,7 @@ func TestBasisDefaultRepeats(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s, _ := designStore(pool)
 	var st study.Study
-	err := s.ImportStudy(ctx, func(imp *collect.ImportTx) error {
+	err := s.ImportStudy(ctx, func(imp study.ImportWriter) error {
 		var err error
 		if st, err = imp.CreateStudy(study.StudyInput{Slug: "imported", Title: "Imported", QuestionsPerParticipant: 3,
 			Status: study.StatusOpen, Design: study.DesignBasis}); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/cache"
 	"github.com/closer-lab/closer/internal/secret"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
@@ -116,8 +117,8 @@ func keptParams(params map[string]string) (map[string]string, error) {
 		if v = strings.TrimSpace(v); v == "" {
 			continue
 		}
-		if len(k) > MaxPlatformParamLen || len(v) > MaxPlatformParamLen || len(params) > 8 {
-			return nil, study.Errorf(study.KindInvalid, "the link parameter %.40q is too long (at most %d characters)", k, MaxPlatformParamLen)
+		if len(k) > store.MaxPlatformParamLen || len(v) > store.MaxPlatformParamLen || len(params) > 8 {
+			return nil, study.Errorf(study.KindInvalid, "the link parameter %.40q is too long (at most %d characters)", k, store.MaxPlatformParamLen)
 		}
 		if kept == nil {
 			kept = map[string]string{}
@@ -191,10 +192,10 @@ func (s *Store) CreateParticipant(ctx context.Context, studyID int64, externalID
 			}
 		}
 		if len(arms) > 0 {
-			if p.Arm, err = NextArm(ctx, tx, studyID, arms); err != nil {
+			if p.Arm, err = store.NextArm(ctx, tx, studyID, arms); err != nil {
 				return err
 			}
-			err = tx.QueryRow(ctx, JoinArmSQL, p.PublicID, studyID, secret.Hash(token), externalID, kept, p.Arm).Scan(&p.ID, &p.CreatedAt)
+			err = tx.QueryRow(ctx, store.JoinArmSQL, p.PublicID, studyID, secret.Hash(token), externalID, kept, p.Arm).Scan(&p.ID, &p.CreatedAt)
 		} else {
 			err = tx.QueryRow(ctx, joinSQL, p.PublicID, studyID, secret.Hash(token), externalID, kept).Scan(&p.ID, &p.CreatedAt)
 		}
@@ -283,7 +284,7 @@ const (
 			p.platform_params, p.excluded_at IS NOT NULL, coalesce(p.excluded_reason, ''),
 			t.skipped, t.catches, t.caught, t.repeats, t.same, p.arm
 		FROM participants p LEFT JOIN answers a ON a.participant_id = p.id
-		CROSS JOIN LATERAL ` + TrialFiguresSQL + ` t
+		CROSS JOIN LATERAL ` + store.TrialFiguresSQL + ` t
 		WHERE p.study_id = $1
 		GROUP BY p.id, t.n, t.last, t.skipped, t.catches, t.caught, t.repeats, t.same
 		ORDER BY p.id DESC
@@ -376,17 +377,6 @@ func (c *identityCache) put(k [sha256.Size]byte, p study.Participant) {
 	c.byHash.Add(k, p)
 }
 
-// TrialFiguresSQL reads the trial figures of participant p.id (the
-// enclosing query's), with how many trial answers they gave (n) and the
-// last one's time (last); by trial_answers_participant.
-const TrialFiguresSQL = `(
-	SELECT count(*)::int AS n, max(x.answered_at) AS last, count(*) FILTER (WHERE x.closer IS NULL)::int AS skipped,
-		count(*) FILTER (WHERE q.design = 'catch')::int AS catches,
-		count(*) FILTER (WHERE q.design = 'catch' AND x.correct)::int AS caught,
-		count(*) FILTER (WHERE q.design = 'repeat' AND x.closer IS NOT NULL)::int AS repeats,
-		count(*) FILTER (WHERE q.design = 'repeat' AND x.correct)::int AS same
-	FROM trial_answers x JOIN questions q ON q.id = x.question_id WHERE x.participant_id = p.id)`
-
 // ListParticipants returns the study's most recent participants (at most
 // limit) with their answer counts, newest first.
 func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) ([]study.ParticipantRow, error) {
@@ -428,7 +418,7 @@ const completeSQL = `
 // their completion code. Two at once agree: the second UPDATE waits on the
 // first one's row lock and then keeps the code it wrote.
 func completeParticipant(ctx context.Context, tx pgx.Tx, participantID int64) (string, error) {
-	if _, err := tx.Exec(ctx, ApplyRulesSQL, participantID); err != nil {
+	if _, err := tx.Exec(ctx, store.ApplyRulesSQL, participantID); err != nil {
 		return "", fmt.Errorf("complete participant: exclusion rules: %w", err)
 	}
 	var code string

@@ -11,6 +11,7 @@ import (
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -141,7 +142,7 @@ func TestCanJoinBoundsLinkParameters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	long := map[string]string{"assignmentId": strings.Repeat("A", collect.MaxPlatformParamLen+1), "hitId": "H1"}
+	long := map[string]string{"assignmentId": strings.Repeat("A", store.MaxPlatformParamLen+1), "hitId": "H1"}
 	if _, _, err := s.CreateParticipant(ctx, st.ID, "W1", long); collect.KindOf(err) != study.KindInvalid {
 		t.Fatalf("CreateParticipant with a too long assignmentId: %v; want KindInvalid", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/closer-lab/closer/internal/pgtest"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -217,6 +219,9 @@ type planCase struct {
 // watermark run against the large study too; queries that aggregate a
 // whole study run against the small one (on the large study they read
 // its rows by design, and must not read the other studies' rows).
+// storeSQL are the store's statements by name.
+var storeSQL = store.Queries()
+
 func hotQueries(fx planFixture) []planCase {
 	live, large := fx.live, fx.large
 	return []planCase{
@@ -271,42 +276,42 @@ func hotQueries(fx planFixture) []planCase {
 		{"designProgress/large", designProgressSQL, []any{large, 0}},
 		// Participants, exclusion, study page.
 		{"participantByToken", participantByTokenSQL, []any{fx.liveToken}},
-		{"applyRules/large", ApplyRulesSQL, []any{fx.largePart}},
+		{"applyRules/large", store.ApplyRulesSQL, []any{fx.largePart}},
 		{"tookPartElsewhere/live", tookPartElsewhereSQL, []any{live, "someone"}},
-		{"lockArmCounts/live", lockArmCountsSQL, []any{live}},
-		{"joinArm/live", JoinArmSQL, []any{"new-public-id", live, []byte("new-token"), "", nil, 1}},
+		{"lockArmCounts/live", storeSQL["lockArmCounts"], []any{live}},
+		{"joinArm/live", store.JoinArmSQL, []any{"new-public-id", live, []byte("new-token"), "", nil, 1}},
 		{"takingPart/live", takingPartSQL, []any{live, 30, false}},
 		{"takingPart/answered", takingPartSQL, []any{live, 30, true}},
 		{"revokeOldTokens/live", revokeOldTokensSQL, []any{fx.livePart, MaxTokensPerParticipant - 1}},
 		{"listParticipants/large", listParticipantsSQL, []any{large, 50}},
 		{"listParticipants/live", listParticipantsSQL, []any{live, 50}},
-		{"setExcluded/live", setExcludedSQL, []any{live, fx.livePublicID, true}},
-		{"studyStats/live", studyStatsSQL, []any{live}},
-		{"questionsIssued/live", questionsIssuedSQL, []any{live}},
-		{"lockStudyForItems/live", lockStudyForItemsSQL, []any{live}},
-		{"itemImage", itemImageSQL, []any{fx.liveSHA256}},
-		{"itemImageSize", itemImageSizeSQL, []any{fx.liveSHA256}},
-		{"itemImageChunk", itemImageChunkSQL, []any{fx.liveSHA256, 1, ImageChunkBytes}},
-		{"itemsStored/live", itemsStoredSQL, []any{live}},
+		{"setExcluded/live", storeSQL["setExcluded"], []any{live, fx.livePublicID, true}},
+		{"studyStats/live", storeSQL["studyStats"], []any{live}},
+		{"questionsIssued/live", storeSQL["questionsIssued"], []any{live}},
+		{"lockStudyForItems/live", storeSQL["lockStudyForItems"], []any{live}},
+		{"itemImage", storeSQL["itemImage"], []any{fx.liveSHA256}},
+		{"itemImageSize", storeSQL["itemImageSize"], []any{fx.liveSHA256}},
+		{"itemImageChunk", storeSQL["itemImageChunk"], []any{fx.liveSHA256, 1, store.ImageChunkBytes}},
+		{"itemsStored/live", storeSQL["itemsStored"], []any{live}},
 		// Exports and recompute.
-		{"itemLabels/live", itemLabelsSQL, []any{live}},
-		{"exportAnswers/live", exportAnswersSQL, []any{live, false}},
-		{"exportAnswers/live/excluded", exportAnswersSQL, []any{live, true}},
-		{"runAnswers/live", runAnswersSQL, []any{live, false}},
-		{"dueStudies", dueStudiesSQL, []any{200, 600}},
+		{"itemLabels/live", storeSQL["itemLabels"], []any{live}},
+		{"exportAnswers/live", storeSQL["exportAnswers"], []any{live, false}},
+		{"exportAnswers/live/excluded", storeSQL["exportAnswers"], []any{live, true}},
+		{"runAnswers/live", storeSQL["runAnswers"], []any{live, false}},
+		{"dueStudies", storeSQL["dueStudies"], []any{200, 600}},
 		// Dashboard.
-		{"dashboardVersion/live", dashboardVersionSQL, []any{live}},
-		{"excludedWithAnswers/live", excludedWithAnswersSQL, []any{live}},
-		{"tallyAnswers/live", tallyAnswersSQL, []any{live, responseBinCap}},
-		{"tallyVotes/live", tallyVotesSQL, []any{live, 10}},
-		{"tallyParticipants/live", tallyParticipantsSQL, []any{live}},
-		{"tallyCheck/live", tallyCheckSQL, []any{live, fx.liveSeq}},
-		{"tallyNewAnswers/large", tallyNewAnswersSQL, []any{large, fx.largeSeq, responseBinCap}},
-		{"tallyTouchedVotes/large", tallyTouchedVotesSQL, []any{large, []int32{5, 6}, []int32{6, 7}, []int32{7, 8}}},
-		{"tallyPeople/large", tallyPeopleSQL, []any{large, []int64{fx.largePart, fx.largePart - 1}}},
+		{"dashboardVersion/live", storeSQL["dashboardVersion"], []any{live}},
+		{"excludedWithAnswers/live", storeSQL["excludedWithAnswers"], []any{live}},
+		{"tallyAnswers/live", storeSQL["tallyAnswers"], []any{live, store.ResponseBinCap}},
+		{"tallyVotes/live", storeSQL["tallyVotes"], []any{live, 10}},
+		{"tallyParticipants/live", storeSQL["tallyParticipants"], []any{live}},
+		{"tallyCheck/live", storeSQL["tallyCheck"], []any{live, fx.liveSeq}},
+		{"tallyNewAnswers/large", storeSQL["tallyNewAnswers"], []any{large, fx.largeSeq, store.ResponseBinCap}},
+		{"tallyTouchedVotes/large", storeSQL["tallyTouchedVotes"], []any{large, []int32{5, 6}, []int32{6, 7}, []int32{7, 8}}},
+		{"tallyPeople/large", storeSQL["tallyPeople"], []any{large, []int64{fx.largePart, fx.largePart - 1}}},
 		// Deleting a study: the mark, then the purge's batches of the
 		// large study (their cascades: TestForeignKeysIndexed).
-		{"markStudyDeleted/live", markStudyDeletedSQL, []any{live}},
+		{"markStudyDeleted/live", storeSQL["markStudyDeleted"], []any{live}},
 	}
 }
 
@@ -316,7 +321,7 @@ func hotQueries(fx planFixture) []planCase {
 // run once per study reads the whole table as many times as there are
 // studies.
 func listQueries() []planCase {
-	return []planCase{{"listStudies", listStudiesSQL, nil}, {"pendingStudies", pendingStudiesSQL, nil}}
+	return []planCase{{"listStudies", storeSQL["listStudies"], nil}, {"pendingStudies", pendingStudiesSQL, nil}}
 }
 
 // purgeQueries are the purge's batches of the large study, one per table
@@ -325,8 +330,9 @@ func listQueries() []planCase {
 // before it deleted.
 func purgeQueries(fx planFixture) []planCase {
 	var cases []planCase
-	for _, t := range purgeTables {
-		cases = append(cases, planCase{"purgeBatch/" + t.name + "/large", purgeBatchSQL(t), []any{fx.large, 10000}})
+	batches := store.PurgeBatches()
+	for _, table := range slices.Sorted(maps.Keys(batches)) {
+		cases = append(cases, planCase{"purgeBatch/" + table + "/large", batches[table], []any{fx.large, 10000}})
 	}
 	return cases
 }

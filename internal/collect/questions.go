@@ -11,6 +11,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/secret"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -39,7 +40,7 @@ func (st studyState) heldOut(participantID int64, pos int) bool {
 
 // scanQuality parses the raw studies.quality the locking statements read.
 func (st *studyState) scanQuality(raw []byte) error {
-	q, err := ParseQuality(raw)
+	q, err := store.ParseQuality(raw)
 	st.Quality = q
 	return err
 }

@@ -58,7 +58,7 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 		answers      int
 		items        int
 	}
-	read := func(sn *collect.Snapshot) seen {
+	read := func(sn study.SnapshotReader) seen {
 		t.Helper()
 		var v seen
 		var err error
@@ -93,9 +93,9 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 	}
 
 	var during seen
-	if err := s.ExportSnapshot(ctx, st.ID, func(sn *collect.Snapshot) error {
-		if sn.Study.ID != st.ID || sn.Study.Slug != "snap" {
-			t.Errorf("snapshot of %+v", sn.Study)
+	if err := s.ExportSnapshot(ctx, st.ID, func(sn study.SnapshotReader) error {
+		if sn.Study().ID != st.ID || sn.Study().Slug != "snap" {
+			t.Errorf("snapshot of %+v", sn.Study())
 		}
 		// Written meanwhile, each committed on its own.
 		if err := s.SetRecomputeSettings(ctx, st.ID, after); err != nil {
@@ -115,7 +115,7 @@ func TestExportSnapshotIsOneMoment(t *testing.T) {
 	}
 
 	var later seen
-	if err := s.ExportSnapshot(ctx, st.ID, func(sn *collect.Snapshot) error {
+	if err := s.ExportSnapshot(ctx, st.ID, func(sn study.SnapshotReader) error {
 		later = read(sn)
 		return nil
 	}); err != nil {
@@ -134,7 +134,7 @@ func TestExportSnapshotErrors(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	called := false
-	err := s.ExportSnapshot(ctx, 12345, func(*collect.Snapshot) error { called = true; return nil })
+	err := s.ExportSnapshot(ctx, 12345, func(study.SnapshotReader) error { called = true; return nil })
 	if collect.KindOf(err) != study.KindNotFound || called {
 		t.Errorf("no study: %v (f called: %v), want not found without f", err, called)
 	}
@@ -143,7 +143,7 @@ func TestExportSnapshotErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := errors.New("stop")
-	if err := s.ExportSnapshot(ctx, st.ID, func(*collect.Snapshot) error { return stop }); !errors.Is(err, stop) {
+	if err := s.ExportSnapshot(ctx, st.ID, func(study.SnapshotReader) error { return stop }); !errors.Is(err, stop) {
 		t.Errorf("f's error came back as %v", err)
 	}
 }

@@ -12,9 +12,9 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"slices"
 	"time"
 
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
@@ -28,6 +28,10 @@ import (
 // process keeps in memory, the studies' items and the designs' states, it
 // checks against a version stored with them).
 type Store struct {
+	// Store is the SQL of the studies, items, arms, exports and the rest:
+	// the engine's callers reach it through the engine.
+	*store.Store
+
 	pool       *pgxpool.Pool
 	designs    map[string]*DesignScheduler // the stateful designs by name
 	items      itemsCache
@@ -41,7 +45,7 @@ type Option func(*Store)
 // New returns a store on pool with the random design; RegisterDesigns adds
 // the stateful ones.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
-	s := &Store{pool: pool, designs: map[string]*DesignScheduler{}, probe: probeState{turn: make(chan struct{}, 1)},
+	s := &Store{Store: store.New(pool), pool: pool, designs: map[string]*DesignScheduler{}, probe: probeState{turn: make(chan struct{}, 1)},
 		items: newItemsCache(), identities: newIdentityCache()}
 	for _, o := range opts {
 		o(s)
@@ -62,22 +66,13 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) registerDesign(ds *DesignScheduler) {
 	ds.db = s.pool
 	s.designs[ds.name] = ds
+	s.Store.AllowDesign(ds.name)
 }
 
 // knownDesign reports whether studies may use design.
 func (s *Store) knownDesign(design string) bool {
 	_, ok := s.designs[design]
 	return ok || design == study.DesignRandom
-}
-
-// Designs returns the names of the designs studies may use, sorted.
-func (s *Store) Designs() []string {
-	names := []string{study.DesignRandom}
-	for n := range s.designs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // KindOf returns the kind of a user-facing error in err's chain (see

@@ -23,6 +23,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/jobqueue"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -84,13 +85,13 @@ type TableReport struct {
 // not positive), then the study's row. A study already gone is done (a
 // report of nothing); a study not marked is ErrNotMarked. When ctx ends or
 // a batch fails, the batches done stay done and a later call continues.
-func Study(ctx context.Context, store *collect.Store, studyID int64, batchRows int) (Report, error) {
+func Study(ctx context.Context, db *store.Store, studyID int64, batchRows int) (Report, error) {
 	if batchRows <= 0 {
 		batchRows = DefaultBatchRows
 	}
 	start := time.Now()
 	rep := Report{Tables: map[string]TableReport{}}
-	marked, err := store.StudyMarkedDeleted(ctx, studyID)
+	marked, err := db.StudyMarkedDeleted(ctx, studyID)
 	if collect.KindOf(err) == study.KindNotFound {
 		return rep, nil
 	}
@@ -100,11 +101,11 @@ func Study(ctx context.Context, store *collect.Store, studyID int64, batchRows i
 	if !marked {
 		return rep, fmt.Errorf("purge study %d: %w", studyID, ErrNotMarked)
 	}
-	for _, table := range collect.PurgeTables() {
+	for _, table := range store.PurgeTables() {
 		for empty := false; !empty; {
 			t0 := time.Now()
 			var n int64
-			n, empty, err = store.PurgeStudyBatch(ctx, studyID, table, batchRows)
+			n, empty, err = db.PurgeStudyBatch(ctx, studyID, table, batchRows)
 			if err != nil {
 				return rep, fmt.Errorf("purge study %d: %w", studyID, err)
 			}
@@ -112,7 +113,7 @@ func Study(ctx context.Context, store *collect.Store, studyID int64, batchRows i
 		}
 	}
 	t0 := time.Now()
-	if rep.StudyDeleted, err = store.DeletePurgedStudy(ctx, studyID); err != nil {
+	if rep.StudyDeleted, err = db.DeletePurgedStudy(ctx, studyID); err != nil {
 		return rep, fmt.Errorf("purge study %d: %w", studyID, err)
 	}
 	var rows int64
@@ -155,7 +156,7 @@ type Config struct {
 
 // Register returns what adds the purge worker, its queue and its periodic
 // scan to a River client that runs workers (recompute.Config.Register).
-func Register(store *collect.Store, cfg Config, log *slog.Logger) func(*river.Workers, *river.Config) {
+func Register(db *store.Store, cfg Config, log *slog.Logger) func(*river.Workers, *river.Config) {
 	if cfg.ScanEvery <= 0 {
 		cfg.ScanEvery = time.Minute
 	}
@@ -163,8 +164,8 @@ func Register(store *collect.Store, cfg Config, log *slog.Logger) func(*river.Wo
 		cfg.Timeout = 30 * time.Minute
 	}
 	return func(workers *river.Workers, rc *river.Config) {
-		river.AddWorker(workers, &worker{store: store, cfg: cfg, log: log})
-		river.AddWorker(workers, &scanWorker{store: store})
+		river.AddWorker(workers, &worker{db: db, cfg: cfg, log: log})
+		river.AddWorker(workers, &scanWorker{db: db})
 		if rc.Queues == nil {
 			rc.Queues = map[string]river.QueueConfig{}
 		}
@@ -177,16 +178,16 @@ func Register(store *collect.Store, cfg Config, log *slog.Logger) func(*river.Wo
 
 type worker struct {
 	river.WorkerDefaults[Args]
-	store *collect.Store
-	cfg   Config
-	log   *slog.Logger
+	db  *store.Store
+	cfg Config
+	log *slog.Logger
 }
 
 // Timeout bounds one attempt (River cancels its context after it).
 func (w *worker) Timeout(*river.Job[Args]) time.Duration { return w.cfg.Timeout }
 
 func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
-	rep, err := Study(ctx, w.store, job.Args.StudyID, w.cfg.BatchRows)
+	rep, err := Study(ctx, w.db, job.Args.StudyID, w.cfg.BatchRows)
 	if errors.Is(err, ErrNotMarked) {
 		w.log.Error("purge refused", "study", job.Args.StudyID, "err", err)
 		return river.JobCancel(err)
@@ -204,11 +205,11 @@ func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 
 type scanWorker struct {
 	river.WorkerDefaults[ScanArgs]
-	store *collect.Store
+	db *store.Store
 }
 
 func (w *scanWorker) Work(ctx context.Context, job *river.Job[ScanArgs]) error {
-	ids, err := w.store.StudiesToPurge(ctx)
+	ids, err := w.db.StudiesToPurge(ctx)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -218,7 +219,7 @@ func TestPurgeDeletesEveryRow(t *testing.T) {
 	if err := s.MarkStudyDeleted(ctx, doomed.ID); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := purge.Study(ctx, s, doomed.ID, 2) // tiny batches: most tables take several
+	rep, err := purge.Study(ctx, s.Store, doomed.ID, 2) // tiny batches: most tables take several
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,11 +237,11 @@ func TestPurgeDeletesEveryRow(t *testing.T) {
 			t.Errorf("%s: the report says %d rows deleted, the study had %d", table, rep.Tables[table].Rows, n)
 		}
 	}
-	if !rep.StudyDeleted || rep.Batches <= len(collect.PurgeTables())+1 || rep.Longest <= 0 {
+	if !rep.StudyDeleted || rep.Batches <= len(store.PurgeTables())+1 || rep.Longest <= 0 {
 		t.Errorf("report: %+v", rep)
 	}
 	// Again: the study is gone, which is done.
-	if rep, err := purge.Study(ctx, s, doomed.ID, 2); err != nil || rep.StudyDeleted || rep.Batches != 0 {
+	if rep, err := purge.Study(ctx, s.Store, doomed.ID, 2); err != nil || rep.StudyDeleted || rep.Batches != 0 {
 		t.Fatalf("second purge: %+v %v", rep, err)
 	}
 }
@@ -275,11 +276,11 @@ func TestPurgeResumes(t *testing.T) {
 	// A run whose context ends stops with an error and keeps its batches.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := purge.Study(cctx, s, doomed.ID, 3); !errors.Is(err, context.Canceled) {
+	if _, err := purge.Study(cctx, s.Store, doomed.ID, 3); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled purge: %v", err)
 	}
 	// The retry completes.
-	if _, err := purge.Study(ctx, s, doomed.ID, 3); err != nil {
+	if _, err := purge.Study(ctx, s.Store, doomed.ID, 3); err != nil {
 		t.Fatal(err)
 	}
 	if after := rowsOf(t, pool, doomed.ID); total(after) != 0 {
@@ -298,10 +299,10 @@ func TestPurgeRefusesLiveStudy(t *testing.T) {
 	pool, s := newStore(t)
 	live := fill(t, pool, s, "live")[0]
 	before := rowsOf(t, pool, live.ID)
-	if _, err := purge.Study(ctx, s, live.ID, 10); !errors.Is(err, purge.ErrNotMarked) {
+	if _, err := purge.Study(ctx, s.Store, live.ID, 10); !errors.Is(err, purge.ErrNotMarked) {
 		t.Fatalf("purge of a live study: %v", err)
 	}
-	for _, table := range collect.PurgeTables() {
+	for _, table := range store.PurgeTables() {
 		if n, _, err := s.PurgeStudyBatch(ctx, live.ID, table, 10); err != nil || n != 0 {
 			t.Fatalf("a batch of %s of a live study deleted %d rows (%v)", table, n, err)
 		}
@@ -347,7 +348,7 @@ func TestPurgeJobs(t *testing.T) {
 	}
 
 	worker, err := recompute.New(pool, s, recompute.Config{Work: true, ScanEvery: time.Hour,
-		Register: []func(*river.Workers, *river.Config){purge.Register(s, purge.Config{BatchRows: 4, ScanEvery: time.Hour}, log)}}, log)
+		Register: []func(*river.Workers, *river.Config){purge.Register(s.Store, purge.Config{BatchRows: 4, ScanEvery: time.Hour}, log)}}, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
 package study
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // exportBaseColumns are the columns both exports begin with.
 var exportBaseColumns = []string{
@@ -44,4 +47,17 @@ type SnapshotAnswer struct {
 	Design                               string // the question's
 	ResponseMS                           *int
 	AskedAt, AnsweredAt                  time.Time // the question's issue and the answer's time
+}
+
+// SnapshotReader is one study as of one moment, as the store gives it to
+// an export (store.Store.ExportSnapshot): every method reads in the same
+// transaction, so the parts agree with each other whatever is written
+// meanwhile. It is valid only within the function it is given to.
+type SnapshotReader interface {
+	Study() Study
+	Settings() (RecomputeSettings, error)
+	DesignConfig() (json.RawMessage, error) // as stored (studies.design_config)
+	Items(f func(SnapshotItem) error) error
+	Participants(f func(SnapshotParticipant) error) error
+	Answers(f func(SnapshotAnswer) error) error
 }

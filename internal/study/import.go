@@ -1,6 +1,7 @@
 package study
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -81,3 +82,18 @@ func (e *UnknownParticipantError) Error() string {
 
 // Unwrap makes the error a user error for KindOf and AsError.
 func (e *UnknownParticipantError) Unwrap() error { return &Error{Kind: KindInvalid, Msg: e.Error()} }
+
+// ImportWriter stores one imported study in one transaction, as the store
+// gives it to an import (store.Store.ImportStudy): the study first, then
+// its settings, items, participants and answers; nothing is stored unless
+// the whole import succeeds.
+type ImportWriter interface {
+	CreateStudy(in StudyInput) (Study, error)
+	Study() Study
+	SetRecomputeSettings(rs RecomputeSettings) error
+	SetDesignConfig(raw json.RawMessage) error
+	SetArms(arms []Arm) error
+	CopyItems(rows RowSource[ImportItem]) (int, error)
+	CopyParticipants(rows RowSource[ImportParticipant]) (int, error)
+	CopyAnswers(rows RowSource[ImportAnswer]) (int, error)
+}

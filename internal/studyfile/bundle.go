@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/study"
 )
@@ -113,9 +112,9 @@ func fmtTime(t *time.Time) string {
 
 // ExportBundle writes the study's bundle (a zip) to w, read from one
 // snapshot of the store.
-func ExportBundle(ctx context.Context, store *collect.Store, studyID int64, w io.Writer) error {
-	err := store.ExportSnapshot(ctx, studyID, func(sn *collect.Snapshot) error {
-		st := sn.Study
+func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) error {
+	err := db.ExportSnapshot(ctx, studyID, func(sn study.SnapshotReader) error {
+		st := sn.Study()
 		rs, err := sn.Settings()
 		if err != nil {
 			return err
@@ -256,9 +255,9 @@ func writeJSONFile(zw *zip.Writer, name string, v any) error {
 // The bundle is read as streams within lim (bundleReader): every image is
 // checked like an upload and must be what items.csv says, every row is
 // checked, and each CSV must have the rows manifest.json counts. Rows go to
-// the store as they are read, in one transaction (collect.Store.ImportStudy):
+// the store as they are read, in one transaction (store.Store.ImportStudy):
 // a refused bundle stores nothing.
-func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size int64, slug string, lim BundleLimits) (study.Study, Report, error) {
+func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, slug string, lim BundleLimits) (study.Study, Report, error) {
 	fail := func(err error) (study.Study, Report, error) {
 		return study.Study{}, Report{}, fmt.Errorf("import bundle: %w", err)
 	}
@@ -275,7 +274,7 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 	}
 	var st study.Study
 	var rep Report
-	err = store.ImportStudy(ctx, func(imp *collect.ImportTx) error {
+	err = db.ImportStudy(ctx, func(imp study.ImportWriter) error {
 		in := study.StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief, Consent: bs.Consent,
 			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design, HeldoutShare: bs.HeldoutShare}
 		if bs.Platform != nil {
@@ -323,7 +322,7 @@ func ImportBundle(ctx context.Context, store *collect.Store, r io.ReaderAt, size
 			return err
 		}
 		if err := imp.SetArms(bs.Arms); err != nil {
-			if e, ok := collect.AsError(err); ok && e.Kind == study.KindInvalid {
+			if e := (*study.Error)(nil); errors.As(err, &e) && e.Kind == study.KindInvalid {
 				return invalidBundle("study.json: %s", e.Msg)
 			}
 			return err

@@ -64,7 +64,7 @@ func (l BundleLimits) withDefaults() BundleLimits {
 // settings when opened, then each CSV one row at a time, every row checked
 // on its own and every image checked like an upload (media.Check), with
 // type, size and hash taken from the bytes. Its rows are the store's import
-// rows (collect.RowSource). What needs the database (an answer's
+// rows (study.RowSource). What needs the database (an answer's
 // participant, a slug that is taken) is checked by the store.
 type bundleReader struct {
 	files    map[string]*zip.File

@@ -17,7 +17,7 @@ const MaxGoldBytes = 2 << 20
 // anchor,closer,farther (other columns ignored) naming the study's items by
 // label (labels[i] is item i's); size is the file's size in bytes. It
 // refuses a file over MaxGoldBytes, reads as a stream with the limit of
-// collect.MaxGoldTriplets rows, and checks every row: a
+// study.MaxGoldTriplets rows, and checks every row: a
 // file with any bad row (an unknown or ambiguous label, a repeated item,
 // a missing field) is refused whole, its bad rows listed by line.
 func ReadGold(r io.Reader, size int64, labels []string) ([]study.GoldTriplet, error) {

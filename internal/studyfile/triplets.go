@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -45,10 +44,10 @@ const (
 // them: numeric ids in numeric order) and whose answers are the file's
 // rows, one participant per value of the participant column (one
 // participant when there is none). Everything is created in one
-// transaction (collect.Store.ImportStudy), the answers as the file is read.
+// transaction (store.Store.ImportStudy), the answers as the file is read.
 // Such a study can be recomputed and exported but not opened to
 // annotators.
-func ImportTriplets(ctx context.Context, store *collect.Store, in TripletsInput) (study.Study, Report, error) {
+func ImportTriplets(ctx context.Context, db Store, in TripletsInput) (study.Study, Report, error) {
 	fail := func(err error) (study.Study, Report, error) {
 		return study.Study{}, Report{}, fmt.Errorf("import triplets: %w", err)
 	}
@@ -58,7 +57,7 @@ func ImportTriplets(ctx context.Context, store *collect.Store, in TripletsInput)
 	}
 	st := study.Study{}
 	rep := Report{Items: len(sc.ids), Participants: len(sc.groups)}
-	err = store.ImportStudy(ctx, func(imp *collect.ImportTx) error {
+	err = db.ImportStudy(ctx, func(imp study.ImportWriter) error {
 		most := 1
 		for _, g := range sc.groups {
 			most = max(most, g.rows)
@@ -238,7 +237,7 @@ func (tr *tripletRows) Next() bool {
 		}
 		return strings.TrimSpace(row.Record[c])
 	}
-	// Response times outside 0..collect.MaxResponseMS (real logs have negative
+	// Response times outside 0..study.MaxResponseMS (real logs have negative
 	// ones from clock changes) are kept as unknown.
 	if v := field(tr.msCol); v != "" {
 		ms, err := strconv.Atoi(v)

@@ -168,7 +168,7 @@ func TestDeleteStudyInBackground(t *testing.T) {
 	}
 
 	// The purge job's work: every row of the study goes, the others stay.
-	if _, err := purge.Study(ctx, a.store, st.ID, 3); err != nil {
+	if _, err := purge.Study(ctx, a.store.Store, st.ID, 3); err != nil {
 		t.Fatal(err)
 	}
 	for table, n := range a.studyRows(st.ID) {

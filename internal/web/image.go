@@ -15,8 +15,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/media"
+	"github.com/closer-lab/closer/internal/store"
 )
 
 var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -60,7 +60,7 @@ func (s *Server) itemImage(w http.ResponseWriter, r *http.Request) error {
 		if !s.images.fits(rd.Size()) {
 			return s.serveStream(w, r, rd)
 		}
-		im, ok, err = s.images.load(r.Context(), sum, rd.Size(), func(ctx context.Context) (*collect.ImageReader, error) {
+		im, ok, err = s.images.load(r.Context(), sum, rd.Size(), func(ctx context.Context) (*store.ImageReader, error) {
 			return s.store.OpenItemImage(ctx, sum)
 		})
 		if errors.Is(err, errBadStoredImage) {
@@ -95,9 +95,9 @@ func (s *Server) imageHeaders(h http.Header, sum, contentType, ext string) {
 // is sent only if the whole matches the URL: otherwise, or if the database
 // fails half way, the connection is cut, so the client sees a failed
 // response rather than a wrong image.
-func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, rd *collect.ImageReader) error {
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, rd *store.ImageReader) error {
 	sum := chi.URLParam(r, "sha256")
-	buf := make([]byte, min(collect.ImageChunkBytes, rd.Size())) // the request's one chunk
+	buf := make([]byte, min(store.ImageChunkBytes, rd.Size())) // the request's one chunk
 	n, err := io.ReadFull(rd, buf[:min(int64(len(buf)), rd.Size())])
 	if err != nil {
 		return err

@@ -13,8 +13,8 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/closer-lab/closer/internal/cache"
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/media"
+	"github.com/closer-lab/closer/internal/store"
 )
 
 // DefaultImageCacheBytes is the memory the image cache may hold when the
@@ -73,7 +73,7 @@ func (c *imageCache) put(im *cachedImage) { c.held.Add(im.sum, im) }
 // it; concurrent calls for one image share the read. ok is false when the
 // loads in flight already hold the budget: the caller streams instead.
 func (c *imageCache) load(ctx context.Context, sum string, size int64,
-	open func(ctx context.Context) (*collect.ImageReader, error)) (im *cachedImage, ok bool, err error) {
+	open func(ctx context.Context) (*store.ImageReader, error)) (im *cachedImage, ok bool, err error) {
 	v, err, _ := c.loads.Do(sum, func() (any, error) {
 		if im, ok := c.get(sum); ok {
 			return im, nil // a load that ended just before this one began

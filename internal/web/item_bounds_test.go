@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/media/mediatest"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/web"
 )
@@ -55,7 +55,7 @@ func TestUploadBoundsLabels(t *testing.T) {
 // it compressed more than tenfold store nothing.
 func TestUploadBoundsStoredBytes(t *testing.T) {
 	t.Parallel()
-	a := newAppWith(t, web.Config{ItemLimits: collect.ItemLimits{MaxUploadBytes: 2 << 20, MaxStudyBytes: 3 << 20}})
+	a := newAppWith(t, web.Config{ItemLimits: store.ItemLimits{MaxUploadBytes: 2 << 20, MaxStudyBytes: 3 << 20}})
 	st := a.study("cap", 0, 3, study.StatusDraft)
 	c := a.admin()
 	stored := func() int {

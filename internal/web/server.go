@@ -18,6 +18,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/static"
 )
@@ -33,7 +34,7 @@ type Config struct {
 	MaxImageBytes  int64
 	// ItemLimits bound the image bytes one upload stores and a study holds
 	// (zero: no bound; cmd/web sets both).
-	ItemLimits collect.ItemLimits
+	ItemLimits store.ItemLimits
 	// ImageCacheBytes is the memory of verified images kept to serve /img
 	// (0: DefaultImageCacheBytes; negative: none, every image streamed).
 	ImageCacheBytes int64

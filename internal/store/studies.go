@@ -1,4 +1,4 @@
-package collect
+package store
 
 import (
 	"context"
@@ -186,7 +186,7 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in study.StudyInput) 
 				return err
 			}
 		}
-		labels, err := itemLabels(ctx, tx, id)
+		labels, err := ItemLabels(ctx, tx, id)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package collect
+package store
 
 import (
 	"context"
@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/study"
+	"github.com/jackc/pgx/v5"
 )
 
 // Arms (issue 16): a study may run several designs at once, each an arm

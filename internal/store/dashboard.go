@@ -1,14 +1,13 @@
-package collect
+package store
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
+	"github.com/jackc/pgx/v5"
 )
 
 // The dashboard's reads: a study's answers and votes counted in PostgreSQL,

@@ -1,4 +1,4 @@
-package collect
+package store
 
 import (
 	"context"
@@ -8,10 +8,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/study"
+	"github.com/jackc/pgx/v5"
 )
 
 // exportBatch is how many rows one FETCH from the export cursor returns.

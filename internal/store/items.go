@@ -1,4 +1,4 @@
-package collect
+package store
 
 import (
 	"context"
@@ -7,10 +7,9 @@ import (
 	"io"
 	"slices"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/study"
+	"github.com/jackc/pgx/v5"
 )
 
 // lockStudyForItemsSQL locks a study that is not being deleted and reports

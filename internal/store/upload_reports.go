@@ -1,4 +1,4 @@
-package collect
+package store
 
 import (
 	"context"
@@ -7,10 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
+	"github.com/jackc/pgx/v5"
 )
 
 // saveUploadReportSQL stores report $3 as $1 of study $2 and deletes the

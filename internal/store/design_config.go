@@ -1,4 +1,4 @@
-package collect
+package store
 
 import (
 	"context"
@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/closer-lab/closer/internal/study"
+	"github.com/jackc/pgx/v5"
 )
 
 // Querier is what both a pool and a transaction offer.
@@ -17,8 +16,8 @@ type Querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// itemLabels returns a study's item labels by index.
-func itemLabels(ctx context.Context, q Querier, studyID int64) ([]string, error) {
+// ItemLabels returns a study's item labels by index.
+func ItemLabels(ctx context.Context, q Querier, studyID int64) ([]string, error) {
 	rows, err := q.Query(ctx, `SELECT label FROM items WHERE study_id = $1 ORDER BY idx`, studyID)
 	if err != nil {
 		return nil, err

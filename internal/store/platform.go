@@ -1,4 +1,4 @@
-package collect
+package store
 
 // MaxPlatformParamLen bounds one kept link parameter.
 const MaxPlatformParamLen = 200

@@ -1,4 +1,4 @@
-package collect
+package store
 
 import (
 	"context"
@@ -17,16 +17,18 @@ import (
 // valid within the function given to ExportSnapshot, and not safe for
 // concurrent use.
 type Snapshot struct {
-	// Study is the study (read first, so the snapshot starts with it).
-	Study study.Study
+	study study.Study // read first, so the snapshot starts with it
 	ctx   context.Context
 	tx    pgx.Tx
 }
 
+// Study is the study.
+func (sn *Snapshot) Study() study.Study { return sn.study }
+
 // ExportSnapshot calls f with the study with studyID (even one being
 // deleted) as of one moment; its error is KindNotFound when there is no
 // such study.
-func (s *Store) ExportSnapshot(ctx context.Context, studyID int64, f func(sn *Snapshot) error) error {
+func (s *Store) ExportSnapshot(ctx context.Context, studyID int64, f func(sn study.SnapshotReader) error) error {
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		st, err := scanStudy(tx.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1`, studyID))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -35,7 +37,7 @@ func (s *Store) ExportSnapshot(ctx context.Context, studyID int64, f func(sn *Sn
 		if err != nil {
 			return err
 		}
-		return f(&Snapshot{Study: st, ctx: ctx, tx: tx})
+		return f(&Snapshot{study: st, ctx: ctx, tx: tx})
 	})
 	if err != nil {
 		return fmt.Errorf("export snapshot: %w", err)
@@ -46,20 +48,20 @@ func (s *Store) ExportSnapshot(ctx context.Context, studyID int64, f func(sn *Sn
 // Settings are the study's dashboard settings (the defaults if it never
 // set any).
 func (sn *Snapshot) Settings() (study.RecomputeSettings, error) {
-	return recomputeSettings(sn.ctx, sn.tx, sn.Study.ID)
+	return recomputeSettings(sn.ctx, sn.tx, sn.study.ID)
 }
 
 // DesignConfig is the design's settings as stored (studies.design_config).
 func (sn *Snapshot) DesignConfig() (json.RawMessage, error) {
 	var raw json.RawMessage
-	err := sn.tx.QueryRow(sn.ctx, `SELECT design_config FROM studies WHERE id = $1`, sn.Study.ID).Scan(&raw)
+	err := sn.tx.QueryRow(sn.ctx, `SELECT design_config FROM studies WHERE id = $1`, sn.study.ID).Scan(&raw)
 	return raw, err
 }
 
 // Items calls f with each item, by index.
 func (sn *Snapshot) Items(f func(study.SnapshotItem) error) error {
 	rows, err := sn.tx.Query(sn.ctx, `SELECT idx, label, file_name, content_type, sha256, width, height, data
-		FROM items WHERE study_id = $1 ORDER BY idx`, sn.Study.ID)
+		FROM items WHERE study_id = $1 ORDER BY idx`, sn.study.ID)
 	if err != nil {
 		return err
 	}
@@ -72,7 +74,7 @@ func (sn *Snapshot) Items(f func(study.SnapshotItem) error) error {
 // Participants calls f with each participant, in the order they came.
 func (sn *Snapshot) Participants(f func(study.SnapshotParticipant) error) error {
 	rows, err := sn.tx.Query(sn.ctx, `SELECT public_id, coalesce(external_id, ''), coalesce(completion_code, ''),
-		created_at, completed_at, excluded_at, arm FROM participants WHERE study_id = $1 ORDER BY id`, sn.Study.ID)
+		created_at, completed_at, excluded_at, arm FROM participants WHERE study_id = $1 ORDER BY id`, sn.study.ID)
 	if err != nil {
 		return err
 	}
@@ -88,7 +90,7 @@ func (sn *Snapshot) Answers(f func(study.SnapshotAnswer) error) error {
 		SELECT a.question_id, p.public_id, a.anchor, q.left_idx, q.right_idx, a.closer, a.farther, q.design,
 			a.response_ms, q.issued_at, a.answered_at
 		FROM answers a JOIN questions q ON q.id = a.question_id JOIN participants p ON p.id = a.participant_id
-		WHERE a.study_id = $1 ORDER BY a.answered_at, a.question_id`, sn.Study.ID)
+		WHERE a.study_id = $1 ORDER BY a.answered_at, a.question_id`, sn.study.ID)
 	if err != nil {
 		return err
 	}

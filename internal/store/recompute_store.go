@@ -1,4 +1,4 @@
-package collect
+package store
 
 import (
 	"context"
@@ -8,11 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/study"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func checkRecomputeSettings(in study.RecomputeSettings) error {

@@ -1,4 +1,4 @@
-package collect
+package store
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // participants and last their answers. Everything is committed
 // when f returns nil and nothing is stored otherwise; f's error is returned
 // as it is.
-func (s *Store) ImportStudy(ctx context.Context, f func(imp *ImportTx) error) error {
+func (s *Store) ImportStudy(ctx context.Context, f func(imp study.ImportWriter) error) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		return f(&ImportTx{s: s, ctx: ctx, tx: tx})
 	})
@@ -109,7 +109,7 @@ func (imp *ImportTx) SetArms(arms []study.Arm) error {
 	if len(arms) == 0 {
 		return nil
 	}
-	labels, err := itemLabels(imp.ctx, imp.tx, id)
+	labels, err := ItemLabels(imp.ctx, imp.tx, id)
 	if err != nil {
 		return err
 	}
@@ -321,6 +321,8 @@ type copyRows[T any] struct {
 	values func(T) []any
 }
 
-func (c *copyRows[T]) Next() bool             { return c.rows.Next() }
+func (c *copyRows[T]) Next() bool { return c.rows.Next() }
+
 func (c *copyRows[T]) Values() ([]any, error) { return c.values(c.rows.Value()), nil }
-func (c *copyRows[T]) Err() error             { return c.rows.Err() }
+
+func (c *copyRows[T]) Err() error { return c.rows.Err() }

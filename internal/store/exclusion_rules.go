@@ -1,4 +1,4 @@
-package collect
+package store
 
 // ApplyRulesSQL excludes participant $1, when they are not excluded yet and
 // their answers break one of their study's rules, with the reason. It runs
