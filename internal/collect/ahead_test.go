@@ -28,23 +28,23 @@ func TestQuestionHeldAhead(t *testing.T) {
 	}
 	again, err := s.Next(ctx, p.ID)
 	if err != nil || again.Question.ID != pr.Question.ID || again.Ahead == nil || again.Ahead.ID != pr.Ahead.ID ||
-		again.Ahead.Anchor != pr.Ahead.Anchor || again.Ahead.Left != pr.Ahead.Left {
+		again.Ahead.Anchor != pr.Ahead.Anchor || again.Ahead.Options[0] != pr.Ahead.Options[0] {
 		t.Fatalf("asking again: %+v %v; want the same two questions", again, err)
 	}
 	if n := countQuestions(t, pool, st.ID); n != 2 {
 		t.Fatalf("%d questions issued, want 2", n)
 	}
 	// The question ahead cannot be answered before the open one.
-	if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Ahead.ID, Closer: pr.Ahead.Left.Index}); collect.KindOf(err) != study.KindConflict {
+	if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Ahead.ID, Closer: pr.Ahead.Options[0].Index}); collect.KindOf(err) != study.KindConflict {
 		t.Fatalf("answering the question ahead first: %v", err)
 	}
 	for i := 0; i < 5; i++ {
 		want := pr.Ahead
 		var next study.Progress
 		if i%2 == 0 {
-			_, next, err = s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index})
+			_, next, err = s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index})
 		} else {
-			if _, err = s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Right.Index}); err == nil {
+			if _, err = s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[1].Index}); err == nil {
 				next, err = s.Next(ctx, p.ID)
 			}
 		}
@@ -112,7 +112,7 @@ func TestQuestionAheadAcrossAPause(t *testing.T) {
 	if err := s.SetStudyStatus(ctx, st.ID, study.StatusPaused); err != nil {
 		t.Fatal(err)
 	}
-	_, paused, err := s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index})
+	_, paused, err := s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index})
 	if err != nil || paused.Question != nil || paused.Done {
 		t.Fatalf("answer while paused: %+v %v", paused, err)
 	}
@@ -141,8 +141,8 @@ func firstQuestion(t *testing.T, s *collect.Store, studyID int64) (study.Partici
 }
 
 func sameComparison(a, b *study.Question) bool {
-	return a.Anchor.Index == b.Anchor.Index && min(a.Left.Index, a.Right.Index) == min(b.Left.Index, b.Right.Index) &&
-		max(a.Left.Index, a.Right.Index) == max(b.Left.Index, b.Right.Index)
+	return a.Anchor.Index == b.Anchor.Index && min(a.Options[0].Index, a.Options[1].Index) == min(b.Options[0].Index, b.Options[1].Index) &&
+		max(a.Options[0].Index, a.Options[1].Index) == max(b.Options[0].Index, b.Options[1].Index)
 }
 
 func countQuestions(t *testing.T, pool *pgxpool.Pool, studyID int64) int {

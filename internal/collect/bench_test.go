@@ -30,7 +30,7 @@ func BenchmarkNextAnswer(b *testing.B) {
 			b.Fatal(err)
 		}
 		q := pr.Question
-		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Options[0].Index}); err != nil {
 			b.Fatal(err)
 		}
 	})

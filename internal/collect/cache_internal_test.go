@@ -189,7 +189,7 @@ func TestDesignStateRestoredAfterEviction(t *testing.T) {
 		if err != nil || pr.Question == nil {
 			t.Fatalf("next: %+v, %v", pr, err)
 		}
-		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.RecordPending(ctx); err != nil {

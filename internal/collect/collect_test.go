@@ -60,12 +60,12 @@ func TestRandomDesignNeverRepeatsAndCompletes(t *testing.T) {
 			t.Fatalf("asking again gave %v, %v; want the same pending question", again.Question, err)
 		}
 		q := pr.Question
-		c := study.Comparison{Anchor: q.Anchor.Index, Left: q.Left.Index, Right: q.Right.Index}
+		c := study.Comparison{Anchor: q.Anchor.Index, Left: q.Options[0].Index, Right: q.Options[1].Index}
 		if seen[c.Key()] {
 			t.Fatalf("comparison %v asked twice", c.Key())
 		}
 		seen[c.Key()] = true
-		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Options[0].Index}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -88,7 +88,7 @@ func TestAnswerRules(t *testing.T) {
 	}
 	q := pr.Question
 	notOption := 0
-	for notOption == q.Left.Index || notOption == q.Right.Index {
+	for notOption == q.Options[0].Index || notOption == q.Options[1].Index {
 		notOption++
 	}
 	cases := []struct {
@@ -97,9 +97,9 @@ func TestAnswerRules(t *testing.T) {
 		in   study.AnswerInput
 		kind study.Kind
 	}{
-		{"other participant", p2.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}, study.KindForbidden},
+		{"other participant", p2.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Options[0].Index}, study.KindForbidden},
 		{"not an option", p1.ID, study.AnswerInput{QuestionID: q.ID, Closer: notOption}, study.KindInvalid},
-		{"unknown question", p1.ID, study.AnswerInput{QuestionID: "nope", Closer: q.Left.Index}, study.KindNotFound},
+		{"unknown question", p1.ID, study.AnswerInput{QuestionID: "nope", Closer: q.Options[0].Index}, study.KindNotFound},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,19 +113,19 @@ func TestAnswerRules(t *testing.T) {
 	if v.Len() != 0 {
 		t.Fatalf("refused answers left %d votes", v.Len())
 	}
-	created, err := s.Answer(ctx, p1.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Right.Index})
+	created, err := s.Answer(ctx, p1.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Options[1].Index})
 	if err != nil || !created {
 		t.Fatalf("answer: %v %v", created, err)
 	}
-	created, err = s.Answer(ctx, p1.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Right.Index})
+	created, err = s.Answer(ctx, p1.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Options[1].Index})
 	if err != nil || created {
 		t.Fatalf("same answer again: created=%v err=%v; want false, nil", created, err)
 	}
-	if _, err := s.Answer(ctx, p1.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); collect.KindOf(err) != study.KindConflict {
+	if _, err := s.Answer(ctx, p1.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Options[0].Index}); collect.KindOf(err) != study.KindConflict {
 		t.Fatalf("other choice: %v; want conflict", err)
 	}
 	v, _ = s.Votes(ctx, st.ID)
-	if v.Len() != 1 || v.Count(q.Anchor.Index, q.Right.Index, q.Left.Index) != 1 {
+	if v.Len() != 1 || v.Count(q.Anchor.Index, q.Options[1].Index, q.Options[0].Index) != 1 {
 		t.Fatalf("votes after one answer: %d keys", v.Len())
 	}
 	stats, _ := s.StudyStats(ctx, st.ID)
@@ -191,7 +191,7 @@ func TestExportEqualsAnswers(t *testing.T) {
 			break
 		}
 		q := pr.Question
-		closer, farther := q.Left.Index, q.Right.Index
+		closer, farther := q.Options[0].Index, q.Options[1].Index
 		if len(given)%2 == 1 {
 			closer, farther = farther, closer
 		}

@@ -125,7 +125,7 @@ func TestRecordPendingAfterAStop(t *testing.T) {
 		v AS (INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer) VALUES ($2, $4, least($5, $6), greatest($5, $6), 1, 0)),
 		i AS (INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther) VALUES ($2, $3, $4, $5, $6))
 		UPDATE participants SET answered = 1, open_question = NULL WHERE id = $3`,
-		q.ID, st.ID, p.ID, q.Anchor.Index, min(q.Left.Index, q.Right.Index), max(q.Left.Index, q.Right.Index)); err != nil {
+		q.ID, st.ID, p.ID, q.Anchor.Index, min(q.Options[0].Index, q.Options[1].Index), max(q.Options[0].Index, q.Options[1].Index)); err != nil {
 		t.Fatal(err)
 	}
 	taken := func() (n int) {
@@ -174,7 +174,7 @@ func TestPoolCountsLeasesTakenBefore(t *testing.T) {
 	// The first participant answers: the writer rebuilds the pool; the
 	// second comparison is still out on lease, so a third participant gets
 	// a fallback, not that comparison again.
-	if _, err := s.Answer(ctx, ids[0], study.AnswerInput{QuestionID: qs[0].ID, Closer: qs[0].Left.Index}); err != nil {
+	if _, err := s.Answer(ctx, ids[0], study.AnswerInput{QuestionID: qs[0].ID, Closer: qs[0].Options[0].Index}); err != nil {
 		t.Fatal(err)
 	}
 	recorded(t, s)
@@ -224,7 +224,7 @@ func TestItemsAddedAfterQuestions(t *testing.T) {
 			t.Fatalf("next: %+v %v", pr, err)
 		}
 		q := pr.Question
-		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Options[0].Index}); err != nil {
 			t.Fatal(err)
 		}
 		return q
@@ -245,7 +245,7 @@ func TestItemsAddedAfterQuestions(t *testing.T) {
 	seen := false
 	for range 40 {
 		q := answerOne()
-		for _, ref := range []study.ItemRef{q.Anchor, q.Left, q.Right} {
+		for _, ref := range []study.ItemRef{q.Anchor, q.Options[0], q.Options[1]} {
 			it, ok := byIndex[ref.Index]
 			if !ok || it.Label != ref.Label || it.SHA256 != ref.SHA256 {
 				t.Fatalf("question shows item %+v; the study has %+v", ref, it)

@@ -41,7 +41,7 @@ func TestConcurrentNextAndAnswer(t *testing.T) {
 	created := make([]bool, n)
 	for i := range n {
 		wg.Go(func() {
-			created[i], errs[i] = s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index})
+			created[i], errs[i] = s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index})
 		})
 	}
 	wg.Wait()

@@ -217,7 +217,7 @@ func TestActiveDesignInTheStore(t *testing.T) {
 		if asked[pid] == nil {
 			asked[pid] = map[triplet.Key]bool{}
 		}
-		k := triplet.QuestionKey(q.Anchor.Index, q.Left.Index, q.Right.Index)
+		k := triplet.QuestionKey(q.Anchor.Index, q.Options[0].Index, q.Options[1].Index)
 		if asked[pid][k] {
 			t.Fatalf("participant %d asked %v twice", pid, k)
 		}
@@ -384,7 +384,7 @@ func TestActivePoolSurvivesCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := triplet.QuestionKey(pr.Question.Anchor.Index, pr.Question.Left.Index, pr.Question.Right.Index); pr.Question.Design != study.DesignActive || k != qs[0].Key {
+	if k := triplet.QuestionKey(pr.Question.Anchor.Index, pr.Question.Options[0].Index, pr.Question.Options[1].Index); pr.Question.Design != study.DesignActive || k != qs[0].Key {
 		t.Fatalf("a fresh store served %s %v, want the pool's first %v", pr.Question.Design, k, qs[0].Key)
 	}
 	// Store B cached the state before the refresh, and last saw the design

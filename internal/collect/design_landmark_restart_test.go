@@ -35,7 +35,7 @@ func runLandmarkCrowd(t *testing.T, name string, cfg study.DesignConfig, n, m, r
 	for range rounds {
 		for _, q := range r.round(st, m, o) {
 			if q.Design == name { // random fallbacks are not the design's
-				run.asked = append(run.asked, triplet.KeyOf(triplet.Triplet{Anchor: q.Anchor.Index, Closer: q.Left.Index, Farther: q.Right.Index}))
+				run.asked = append(run.asked, triplet.KeyOf(triplet.Triplet{Anchor: q.Anchor.Index, Closer: q.Options[0].Index, Farther: q.Options[1].Index}))
 			}
 		}
 	}

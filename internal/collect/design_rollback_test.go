@@ -27,7 +27,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	// q1's answer waits in the inbox, and a writer records it in a
 	// transaction that then rolls back.
 	if _, err := pool.Exec(ctx, `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther) VALUES ($1, $2, $3, $4, $5)`,
-		st.ID, p1, q1.Anchor.Index, q1.Left.Index, q1.Right.Index); err != nil {
+		st.ID, p1, q1.Anchor.Index, q1.Options[0].Index, q1.Options[1].Index); err != nil {
 		t.Fatal(err)
 	}
 	if err := ds.RecordThenRollBack(ctx, st.ID); err != nil {
@@ -40,7 +40,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	// q2 answered for real through another replica: version 1 in the
 	// database, while the first process's cache also says version 1.
 	other, _ := designStore(pool)
-	if _, err := other.Answer(ctx, p2, study.AnswerInput{QuestionID: q2.ID, Closer: q2.Right.Index}); err != nil {
+	if _, err := other.Answer(ctx, p2, study.AnswerInput{QuestionID: q2.ID, Closer: q2.Options[1].Index}); err != nil {
 		t.Fatal(err)
 	}
 	recorded(t, other)
@@ -53,7 +53,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	}
 	// q1 answered for real through the first process: it must reload, and
 	// both answers count.
-	if _, err := s.Answer(ctx, p1, study.AnswerInput{QuestionID: q1.ID, Closer: q1.Left.Index}); err != nil {
+	if _, err := s.Answer(ctx, p1, study.AnswerInput{QuestionID: q1.ID, Closer: q1.Options[0].Index}); err != nil {
 		t.Fatal(err)
 	}
 	recorded(t, s)
@@ -66,7 +66,7 @@ func TestDesignCacheSurvivesRollback(t *testing.T) {
 	}
 	ld := d.(*landmark.Design)
 	for _, q := range []*study.Question{q1, q2} {
-		i, ok := ld.Index(triplet.Key{Anchor: q.Anchor.Index, J: min(q.Left.Index, q.Right.Index), K: max(q.Left.Index, q.Right.Index)})
+		i, ok := ld.Index(triplet.Key{Anchor: q.Anchor.Index, J: min(q.Options[0].Index, q.Options[1].Index), K: max(q.Options[0].Index, q.Options[1].Index)})
 		if !ok || ld.Count(i) != 1 {
 			t.Fatalf("comparison of question %s: in design %v, count %d; want 1", q.ID, ok, ld.Count(i))
 		}

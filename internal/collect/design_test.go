@@ -59,7 +59,7 @@ func recorded(t *testing.T, s *collect.Store) {
 
 // answerFor is the simulated crowd's answer to q (which option is closer).
 func answerFor(o *triplet.Oracle, q *study.Question) int {
-	a, l, r := q.Anchor.Index, q.Left.Index, q.Right.Index
+	a, l, r := q.Anchor.Index, q.Options[0].Index, q.Options[1].Index
 	return o.Answer(a, min(l, r), max(l, r)).Closer
 }
 
@@ -417,8 +417,8 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 	if qa.Design != study.DesignLandmarkK1 || qb.Design != study.DesignLandmarkK1 || qc.Design != study.DesignFallback {
 		t.Fatalf("designs %s, %s, %s; want two landmark questions then a fallback", qa.Design, qb.Design, qc.Design)
 	}
-	if qa.Anchor.Index < 2 || min(qa.Left.Index, qa.Right.Index) != 0 || max(qa.Left.Index, qa.Right.Index) != 1 {
-		t.Fatalf("question %d; %d, %d is not a k1 question on landmarks 0 and 1", qa.Anchor.Index, qa.Left.Index, qa.Right.Index)
+	if qa.Anchor.Index < 2 || min(qa.Options[0].Index, qa.Options[1].Index) != 0 || max(qa.Options[0].Index, qa.Options[1].Index) != 1 {
+		t.Fatalf("question %d; %d, %d is not a k1 question on landmarks 0 and 1", qa.Anchor.Index, qa.Options[0].Index, qa.Options[1].Index)
 	}
 	// Time passes beyond the TTL for A's lease.
 	if _, err := pool.Exec(ctx, `UPDATE design_leases SET expires_at = now() - interval '1 second' WHERE participant_id = $1`, pa); err != nil {
@@ -432,7 +432,7 @@ func TestExpiredLeaseReturnsToPool(t *testing.T) {
 		p int64
 		q *study.Question
 	}{{pd, qd}, {pa, qa}} {
-		if _, err := s.Answer(ctx, pq.p, study.AnswerInput{QuestionID: pq.q.ID, Closer: pq.q.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, pq.p, study.AnswerInput{QuestionID: pq.q.ID, Closer: pq.q.Options[0].Index}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -550,7 +550,7 @@ func TestFullDesignFallsBackAtOnce(t *testing.T) {
 	if _, qd := next(); qd.Design != study.DesignFallback {
 		t.Fatalf("with the design taken for full: a %s question; want a fallback", qd.Design)
 	}
-	if _, err := s.Answer(ctx, pb, study.AnswerInput{QuestionID: qb.ID, Closer: qb.Left.Index}); err != nil {
+	if _, err := s.Answer(ctx, pb, study.AnswerInput{QuestionID: qb.ID, Closer: qb.Options[0].Index}); err != nil {
 		t.Fatal(err)
 	}
 	recorded(t, s)

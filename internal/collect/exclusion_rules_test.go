@@ -40,9 +40,9 @@ func TestExclusionRulesAtTheEnd(t *testing.T) {
 			if pr.Done {
 				return pr.CompletionCode
 			}
-			c := pr.Question.Right.Index
+			c := pr.Question.Options[1].Index
 			if left[i] {
-				c = pr.Question.Left.Index
+				c = pr.Question.Options[0].Index
 			}
 			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: c, ResponseMS: &ms[i]}); err != nil {
 				t.Fatal(err)
@@ -134,7 +134,7 @@ func TestExclusionRulesOnEarlyCompletion(t *testing.T) {
 			}
 			return
 		}
-		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Right.Index}); err != nil {
+		if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[1].Index}); err != nil {
 			t.Fatal(err)
 		}
 	}

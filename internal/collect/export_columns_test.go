@@ -72,10 +72,10 @@ func TestExportColumnByColumn(t *testing.T) {
 			}
 			q := pr.Question
 			r := exportRow{questionID: q.ID, participant: p.PublicID, externalID: ext,
-				anchor: q.Anchor.Index, left: q.Left.Index, right: q.Right.Index, design: q.Design, askedAt: q.IssuedAt}
-			r.closer, r.farther = q.Left.Index, q.Right.Index
+				anchor: q.Anchor.Index, left: q.Options[0].Index, right: q.Options[1].Index, design: q.Design, askedAt: q.IssuedAt}
+			r.closer, r.farther = q.Options[0].Index, q.Options[1].Index
 			if (k+pi)%2 == 1 {
-				r.closer, r.farther = q.Right.Index, q.Left.Index
+				r.closer, r.farther = q.Options[1].Index, q.Options[0].Index
 			}
 			var ms *int
 			if k != 2 {

@@ -28,7 +28,7 @@ func TestExternalIDResumes(t *testing.T) {
 		if err != nil || pr.Done {
 			t.Fatalf("next: done %v, %v", pr.Done, err)
 		}
-		if _, err := s.Answer(ctx, id, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+		if _, err := s.Answer(ctx, id, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -54,9 +54,9 @@ func TestHeldOutQuestions(t *testing.T) {
 				heldout++
 			}
 			c := answerFor(o, q)
-			f := q.Left.Index
+			f := q.Options[0].Index
 			if c == f {
-				f = q.Right.Index
+				f = q.Options[1].Index
 			}
 			given = append(given, triplet.Triplet{Anchor: q.Anchor.Index, Closer: c, Farther: f})
 			in := study.AnswerInput{QuestionID: q.ID, Closer: c}

@@ -110,7 +110,7 @@ func BenchmarkLargeStudy(b *testing.B) {
 			}
 			b.StopTimer()
 			q := pr.Question
-			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
+			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Options[0].Index}); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()

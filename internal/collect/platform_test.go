@@ -217,7 +217,7 @@ func finishQuestions(t *testing.T, s *collect.Store, id int64) string {
 		if pr.Done {
 			return pr.CompletionCode
 		}
-		if _, err := s.Answer(ctx, id, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Right.Index}); err != nil {
+		if _, err := s.Answer(ctx, id, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[1].Index}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -100,15 +100,15 @@ func TestCatchTrialNeverATriplet(t *testing.T) {
 		if isCatch != (q.Design == study.DesignCatch) {
 			t.Fatalf("question %d is %s", i, q.Design)
 		}
-		closer := q.Left.Index
+		closer := q.Options[0].Index
 		if isCatch {
-			if q.Left.Index != q.Anchor.Index && q.Right.Index != q.Anchor.Index || q.Left.Index == q.Right.Index {
-				t.Fatalf("catch trial %d; %d, %d has no option identical to the anchor", q.Anchor.Index, q.Left.Index, q.Right.Index)
+			if q.Options[0].Index != q.Anchor.Index && q.Options[1].Index != q.Anchor.Index || q.Options[0].Index == q.Options[1].Index {
+				t.Fatalf("catch trial %d; %d, %d has no option identical to the anchor", q.Anchor.Index, q.Options[0].Index, q.Options[1].Index)
 			}
 			catches = append(catches, q.ID)
 			closer = q.Anchor.Index // right the first time
 			if i == 3 {
-				closer = q.Left.Index + q.Right.Index - q.Anchor.Index // wrong the second
+				closer = q.Options[0].Index + q.Options[1].Index - q.Anchor.Index // wrong the second
 			}
 		}
 		if _, pr, err = s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
@@ -174,14 +174,14 @@ func runCatches(t *testing.T, s *collect.Store, studyID int64, ext string, wrong
 	ms := 3000
 	for i := 1; !pr.Done; i++ {
 		q := pr.Question
-		closer := q.Left.Index
+		closer := q.Options[0].Index
 		if i%2 == 0 {
-			closer = q.Right.Index
+			closer = q.Options[1].Index
 		}
 		if q.Design == study.DesignCatch {
 			closer = q.Anchor.Index
 			if slices.Contains(wrong, i) {
-				closer = q.Left.Index + q.Right.Index - q.Anchor.Index
+				closer = q.Options[0].Index + q.Options[1].Index - q.Anchor.Index
 			}
 		}
 		if _, pr, err = s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: closer, ResponseMS: &ms}); err != nil {
@@ -255,24 +255,24 @@ func TestRepeatTrialSwapsSides(t *testing.T) {
 		}
 		for i := 1; !pr.Done; i++ {
 			q := pr.Question
-			closer := q.Left.Index
+			closer := q.Options[0].Index
 			if (i == 3) != (q.Design == study.DesignRepeat) {
 				t.Fatalf("%s: question %d is %s", tc.ext, i, q.Design)
 			}
 			if i == 3 {
 				k := slices.IndexFunc(before, func(b asked) bool {
-					return b.anchor == q.Anchor.Index && b.left == q.Right.Index && b.right == q.Left.Index
+					return b.anchor == q.Anchor.Index && b.left == q.Options[1].Index && b.right == q.Options[0].Index
 				})
 				if k < 0 {
 					t.Fatalf("%s: repeat %d; %d, %d is no earlier question with sides swapped (%v)",
-						tc.ext, q.Anchor.Index, q.Left.Index, q.Right.Index, before)
+						tc.ext, q.Anchor.Index, q.Options[0].Index, q.Options[1].Index, before)
 				}
 				closer = before[k].closer
 				if !tc.same {
-					closer = q.Left.Index + q.Right.Index - closer
+					closer = q.Options[0].Index + q.Options[1].Index - closer
 				}
 			}
-			before = append(before, asked{q.Anchor.Index, q.Left.Index, q.Right.Index, closer})
+			before = append(before, asked{q.Anchor.Index, q.Options[0].Index, q.Options[1].Index, closer})
 			if _, pr, err = s.AnswerNext(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
 				t.Fatal(err)
 			}
@@ -344,7 +344,7 @@ func TestCantDecideReleasesTheComparison(t *testing.T) {
 	if created, err := s.Answer(ctx, pa, study.AnswerInput{QuestionID: qa.ID, Skip: true}); err != nil || created {
 		t.Fatalf("the skip again: created %v, %v", created, err)
 	}
-	if _, err := s.Answer(ctx, pa, study.AnswerInput{QuestionID: qa.ID, Closer: qa.Left.Index}); collect.KindOf(err) != study.KindConflict {
+	if _, err := s.Answer(ctx, pa, study.AnswerInput{QuestionID: qa.ID, Closer: qa.Options[0].Index}); collect.KindOf(err) != study.KindConflict {
 		t.Fatalf("a choice after the skip: %v, want KindConflict", err)
 	}
 	// A's next question took the other comparison; the skipped one is free

@@ -294,8 +294,9 @@ func (s *Store) complete(ctx context.Context, tx pgx.Tx, participantID int64, pr
 
 // question is the Question of comparison c issued as id.
 func (it *studyItems) question(id string, studyID, participantID int64, c study.Comparison, issued time.Time) *study.Question {
-	return &study.Question{ID: id, StudyID: studyID, ParticipantID: participantID,
-		Anchor: it.ref(c.Anchor), Left: it.ref(c.Left), Right: it.ref(c.Right), Design: c.Design, IssuedAt: issued}
+	q := study.NewTriplet(it.ref(c.Anchor), it.ref(c.Left), it.ref(c.Right))
+	q.ID, q.StudyID, q.ParticipantID, q.Design, q.IssuedAt = id, studyID, participantID, c.Design, issued
+	return &q
 }
 
 // issuePlan is the one statement that issues a participant's next question

@@ -43,7 +43,7 @@ func TestQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Answer(ctx, a.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+	if _, err := s.Answer(ctx, a.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index}); err != nil {
 		t.Fatal(err)
 	}
 	b, _, err := s.CreateParticipant(ctx, st.ID, "b", nil)

@@ -43,7 +43,7 @@ func TestListStudiesCounts(t *testing.T) {
 				if err != nil || pr.Done {
 					t.Fatal(pr.Done, err)
 				}
-				if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+				if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index}); err != nil {
 					t.Fatal(err)
 				}
 			}

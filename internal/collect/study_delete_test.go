@@ -26,7 +26,7 @@ func TestMarkedStudyHidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+	if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index}); err != nil {
 		t.Fatal(err)
 	}
 	pr, err = s.Next(ctx, p.ID) // an open question when the study goes
@@ -75,7 +75,7 @@ func TestMarkedStudyHidden(t *testing.T) {
 	if _, err := s.Next(ctx, p.ID); collect.KindOf(err) != study.KindNotOpen {
 		t.Errorf("next: %v", err)
 	}
-	if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); collect.KindOf(err) != study.KindNotOpen {
+	if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index}); collect.KindOf(err) != study.KindNotOpen {
 		t.Errorf("answer: %v", err)
 	}
 	if _, _, err := s.CreateParticipant(ctx, st.ID, "", nil); collect.KindOf(err) != study.KindNotOpen {

@@ -47,7 +47,7 @@ func TestTallyCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 				continue
 			}
 			ms := 700 + 37*i
-			if _, err := store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index, ResponseMS: &ms}); err != nil {
+			if _, err := store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index, ResponseMS: &ms}); err != nil {
 				t.Fatal(err)
 			}
 		}

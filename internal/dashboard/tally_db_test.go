@@ -149,9 +149,9 @@ func TestTallyAdvanceEqualsScratch(t *testing.T) {
 				continue
 			}
 			q := pr.Question
-			closer := q.Left.Index
+			closer := q.Options[0].Index
 			if rng.IntN(2) == 0 {
-				closer = q.Right.Index
+				closer = q.Options[1].Index
 			}
 			var ms *int
 			if rng.IntN(5) > 0 {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // Retry pauses: after a connection failure, a 5xx or a 429 the pause
@@ -62,11 +64,11 @@ func (a *annotator) base() string {
 }
 
 type nextReply struct {
-	QuestionID string `json:"question_id"`
-	Anchor     Item   `json:"anchor"`
-	Left       Item   `json:"left"`
-	Right      Item   `json:"right"`
-	Done       bool   `json:"done"`
+	QuestionID string       `json:"question_id"`
+	Format     study.Format `json:"format"`
+	Anchor     Item         `json:"anchor"`
+	Options    []Item       `json:"options"` // in display order
+	Done       bool         `json:"done"`
 }
 
 func (a *annotator) stopped() bool {
@@ -215,16 +217,19 @@ func (a *annotator) next(token string) (*nextReply, bool) {
 	return &q, true
 }
 
-// choose picks the closer of the two options: the oracle's choice, or a
-// fair coin.
+// choose picks an option: the oracle's choice of the closer option of a
+// triplet, or one drawn uniformly.
 func (a *annotator) choose(q nextReply) (int, error) {
+	if len(q.Options) == 0 {
+		return 0, fmt.Errorf("question %s offers no option", q.QuestionID)
+	}
 	if a.cfg.Oracle != nil {
-		return a.cfg.Oracle.Closer(q.Anchor, q.Left, q.Right)
+		if q.Format != study.FormatTriplet || len(q.Options) != 2 {
+			return 0, fmt.Errorf("question %s: the oracle answers triplets, not %q with %d options", q.QuestionID, q.Format, len(q.Options))
+		}
+		return a.cfg.Oracle.Closer(q.Anchor, q.Options[0], q.Options[1])
 	}
-	if a.rng.IntN(2) == 0 {
-		return q.Left.Index, nil
-	}
-	return q.Right.Index, nil
+	return q.Options[a.rng.IntN(len(q.Options))].Index, nil
 }
 
 // reply is the outcome of the last attempt of a call: status 0 is a

@@ -89,7 +89,7 @@ func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) st
 				t.Fatal(err)
 			}
 			q := pr.Question
-			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Left.Index}); err != nil {
+			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: q.Options[0].Index}); err != nil {
 				t.Fatal(err)
 			}
 		}

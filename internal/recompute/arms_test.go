@@ -67,7 +67,7 @@ func participate(t *testing.T, store *collect.Store, studyID int64, limit int, a
 // oracleAnswer is the answer of an error-free annotator who sees the
 // points x.
 func oracleAnswer(x *mat.Dense, q *study.Question) int {
-	a, l, r := q.Anchor.Index, q.Left.Index, q.Right.Index
+	a, l, r := q.Anchor.Index, q.Options[0].Index, q.Options[1].Index
 	if triplet.SqDist(x, a, l) < triplet.SqDist(x, a, r) {
 		return l
 	}
@@ -98,9 +98,9 @@ func TestArmsComparedOnHeldOutAnswers(t *testing.T) {
 	answer := func(p study.Participant, q *study.Question) int {
 		if p.Arm == 1 && q.Design != study.DesignHeldout {
 			if flips.IntN(2) == 0 {
-				return q.Left.Index
+				return q.Options[0].Index
 			}
-			return q.Right.Index
+			return q.Options[1].Index
 		}
 		return oracleAnswer(x, q)
 	}
@@ -352,7 +352,7 @@ func TestActiveArmPoolRefreshedByTheJob(t *testing.T) {
 		if p.Arm != 0 {
 			continue
 		}
-		k := triplet.Key{Anchor: got[0].Anchor.Index, J: min(got[0].Left.Index, got[0].Right.Index), K: max(got[0].Left.Index, got[0].Right.Index)}
+		k := triplet.Key{Anchor: got[0].Anchor.Index, J: min(got[0].Options[0].Index, got[0].Options[1].Index), K: max(got[0].Options[0].Index, got[0].Options[1].Index)}
 		// Each participant holds a question ahead: the pool's next one.
 		if got[0].Design != study.DesignActive || k != qs[2*answered].Key {
 			t.Fatalf("participant %d of the active arm got %s question %v, want the pool's question %d %v", answered, got[0].Design, k, 2*answered, qs[2*answered].Key)

@@ -6,16 +6,52 @@ import (
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
-// Question is a comparison issued to one participant.
+// Format is the shape of a question: what it shows, by role, and what an
+// answer chooses. Whatever shows, records, exports or simulates a question
+// goes through Format and Question, so that a new format is a new value
+// here and the cases that switch on it (the store's columns, the page,
+// the JSON API, the export, the load generator), not a search for
+// "left_idx".
+type Format string
+
+// FormatTriplet is closer's first format: an anchor and two options shown
+// left and right; the participant chooses the option closer to the
+// anchor (or, where the study allows it, that they cannot decide).
+const FormatTriplet Format = "triplet"
+
+// Question is a question issued to one participant.
 type Question struct {
 	ID            string
 	StudyID       int64
 	ParticipantID int64
-	Anchor        ItemRef
-	Left          ItemRef
-	Right         ItemRef
+	Format        Format
+	Anchor        ItemRef   // the item the options are compared with
+	Options       []ItemRef // the items to choose from, in display order (a triplet: left, right)
 	Design        string
 	IssuedAt      time.Time
+}
+
+// NewTriplet is a triplet question's shape: anchor, then the options left
+// and right in display order.
+func NewTriplet(anchor, left, right ItemRef) Question {
+	return Question{Format: FormatTriplet, Anchor: anchor, Options: []ItemRef{left, right}}
+}
+
+// Items returns every item q shows, the anchor first, then the options in
+// display order (e.g. the images a client loads ahead).
+func (q Question) Items() []ItemRef {
+	return append([]ItemRef{q.Anchor}, q.Options...)
+}
+
+// Offers reports whether the item with index i is one of q's options: a
+// choice an answer may make.
+func (q Question) Offers(i int) bool {
+	for _, o := range q.Options {
+		if o.Index == i {
+			return true
+		}
+	}
+	return false
 }
 
 // Progress is a participant's position in a study: their open question, or

@@ -53,7 +53,7 @@ func TestBundleKeepsArms(t *testing.T) {
 			if pr.Done {
 				break
 			}
-			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index}); err != nil {
 				t.Fatal(err)
 			}
 		}

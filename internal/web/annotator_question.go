@@ -31,12 +31,14 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 	}
 	v := templates.Question{
 		Slug: st.Slug, Title: st.Title, QuestionID: q.ID,
-		Anchor: img(q.Anchor), Left: img(q.Left), Right: img(q.Right),
+		Anchor: img(q.Anchor), Left: img(q.Options[0]), Right: img(q.Options[1]),
 		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS, CantDecide: pr.CantDecide,
 		ParticipantToken: pageToken(r, st),
 	}
 	if a := pr.Ahead; a != nil {
-		v.Ahead = []string{img(a.Anchor).URL, img(a.Left).URL, img(a.Right).URL}
+		for _, it := range a.Items() {
+			v.Ahead = append(v.Ahead, img(it).URL)
+		}
 	}
 	if strings.TrimSpace(st.Instructions) != "" {
 		v.Instructions = s.texts.render(st.Instructions)

@@ -14,12 +14,17 @@ type apiItem struct {
 }
 
 type apiQuestion struct {
-	QuestionID string  `json:"question_id"`
-	Anchor     apiItem `json:"anchor"`
-	Left       apiItem `json:"left"`
-	Right      apiItem `json:"right"`
-	Answered   int     `json:"answered"`
-	Total      int     `json:"total"`
+	QuestionID string `json:"question_id"`
+	// Format is the question's shape (study.Format): "triplet", an
+	// anchor and two options, left and right; Options are the items to
+	// choose from in display order, whatever the format.
+	Format   string    `json:"format"`
+	Anchor   apiItem   `json:"anchor"`
+	Options  []apiItem `json:"options"`
+	Left     apiItem   `json:"left"`
+	Right    apiItem   `json:"right"`
+	Answered int       `json:"answered"`
+	Total    int       `json:"total"`
 	// AheadImages are the image URLs of the next question, already issued:
 	// a client fetches them now, so that question shows at once.
 	AheadImages []string `json:"ahead_images,omitempty"`
@@ -72,12 +77,18 @@ func (s *Server) apiProgress(pr study.Progress) any {
 		return apiItem{Index: it.Index, Label: it.Label, ImageURL: s.imageURL(it.SHA256)}
 	}
 	q := pr.Question
+	options := make([]apiItem, len(q.Options))
+	for i, o := range q.Options {
+		options[i] = item(o)
+	}
 	v := apiQuestion{
-		QuestionID: q.ID, Anchor: item(q.Anchor), Left: item(q.Left), Right: item(q.Right),
+		QuestionID: q.ID, Format: string(q.Format), Anchor: item(q.Anchor), Options: options, Left: item(q.Options[0]), Right: item(q.Options[1]),
 		Answered: pr.Answered, Total: pr.Total, CantDecide: pr.CantDecide,
 	}
 	if a := pr.Ahead; a != nil {
-		v.AheadImages = []string{s.imageURL(a.Anchor.SHA256), s.imageURL(a.Left.SHA256), s.imageURL(a.Right.SHA256)}
+		for _, it := range a.Items() {
+			v.AheadImages = append(v.AheadImages, s.imageURL(it.SHA256))
+		}
 	}
 	return v
 }

@@ -19,15 +19,17 @@ type apiItem struct {
 }
 
 type nextResp struct {
-	QuestionID     string   `json:"question_id"`
-	Anchor         apiItem  `json:"anchor"`
-	Left           apiItem  `json:"left"`
-	Right          apiItem  `json:"right"`
-	Answered       int      `json:"answered"`
-	Total          int      `json:"total"`
-	Done           bool     `json:"done"`
-	CompletionCode string   `json:"completion_code"`
-	AheadImages    []string `json:"ahead_images"`
+	QuestionID     string    `json:"question_id"`
+	Format         string    `json:"format"`
+	Options        []apiItem `json:"options"`
+	Anchor         apiItem   `json:"anchor"`
+	Left           apiItem   `json:"left"`
+	Right          apiItem   `json:"right"`
+	Answered       int       `json:"answered"`
+	Total          int       `json:"total"`
+	Done           bool      `json:"done"`
+	CompletionCode string    `json:"completion_code"`
+	AheadImages    []string  `json:"ahead_images"`
 }
 
 type joinResp struct {
@@ -67,6 +69,10 @@ func TestAPIFlowAndExport(t *testing.T) {
 			}
 			if n.Answered != i || n.Total != 6 || n.Anchor.ImageURL == "" || n.Left.Label == "" {
 				t.Fatalf("next %+v at %d", n, i)
+			}
+			// The format's vocabulary: a triplet's options are left and right.
+			if n.Format != "triplet" || len(n.Options) != 2 || n.Options[0] != n.Left || n.Options[1] != n.Right {
+				t.Fatalf("next at %d: format %q, options %+v; want a triplet whose options are left %+v and right %+v", i, n.Format, n.Options, n.Left, n.Right)
 			}
 			closer, farther := n.Left.Index, n.Right.Index
 			if i%3 == 0 {

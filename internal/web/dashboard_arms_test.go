@@ -35,7 +35,7 @@ func crowdAnswers(t *testing.T, store *collect.Store, studyID int64, k int, x fu
 				break
 			}
 			q := pr.Question
-			if _, err := store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: x(q.Anchor.Index, q.Left.Index, q.Right.Index)}); err != nil {
+			if _, err := store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: x(q.Anchor.Index, q.Options[0].Index, q.Options[1].Index)}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -28,7 +28,7 @@ func answerSome(t *testing.T, store *collect.Store, p study.Participant, n int) 
 		if pr.Done {
 			t.Fatalf("participant %s is done", p.PublicID)
 		}
-		if _, err := store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+		if _, err := store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index}); err != nil {
 			t.Fatal(err)
 		}
 	}

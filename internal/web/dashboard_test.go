@@ -550,9 +550,9 @@ func TestBasisStudy(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := pr.Question
-		closer := q.Left.Index
-		if dist(q.Anchor.Index, q.Right.Index) < dist(q.Anchor.Index, q.Left.Index) {
-			closer = q.Right.Index
+		closer := q.Options[0].Index
+		if dist(q.Anchor.Index, q.Options[1].Index) < dist(q.Anchor.Index, q.Options[0].Index) {
+			closer = q.Options[1].Index
 		}
 		if _, err := a.store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
 			t.Fatal(err)

@@ -69,9 +69,9 @@ func TestDesignScreenshots(t *testing.T) {
 				ps, qs = append(ps, p.ID), append(qs, pr.Question)
 			}
 			for i, q := range qs {
-				closer := q.Left.Index
-				if dist(q.Anchor.Index, q.Right.Index) < dist(q.Anchor.Index, q.Left.Index) {
-					closer = q.Right.Index
+				closer := q.Options[0].Index
+				if dist(q.Anchor.Index, q.Options[1].Index) < dist(q.Anchor.Index, q.Options[0].Index) {
+					closer = q.Options[1].Index
 				}
 				if _, err := a.store.Answer(ctx, ps[i], study.AnswerInput{QuestionID: q.ID, Closer: closer}); err != nil {
 					t.Fatal(err)

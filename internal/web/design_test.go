@@ -117,7 +117,7 @@ func TestDesignSettingsForm(t *testing.T) {
 	if pr.Question.Design != study.DesignLandmarkK2 {
 		t.Fatalf("first question's design %q", pr.Question.Design)
 	}
-	if _, err := a.store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Left.Index}); err != nil {
+	if _, err := a.store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: pr.Question.Options[0].Index}); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.store.RecordPending(ctx); err != nil { // the design records it shortly after

@@ -76,16 +76,16 @@ func TestGoldTripletUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := pr.Question
-	if q.Design != study.DesignCatch || q.Anchor.Index != 2 || min(q.Left.Index, q.Right.Index) != 0 || max(q.Left.Index, q.Right.Index) != 5 {
-		t.Fatalf("first catch trial %s %d; %d, %d; want the gold triplet (2; 0, 5)", q.Design, q.Anchor.Index, q.Left.Index, q.Right.Index)
+	if q.Design != study.DesignCatch || q.Anchor.Index != 2 || min(q.Options[0].Index, q.Options[1].Index) != 0 || max(q.Options[0].Index, q.Options[1].Index) != 5 {
+		t.Fatalf("first catch trial %s %d; %d, %d; want the gold triplet (2; 0, 5)", q.Design, q.Anchor.Index, q.Options[0].Index, q.Options[1].Index)
 	}
 	if _, pr, err = a.store.AnswerNext(context.Background(), p.ID, study.AnswerInput{QuestionID: q.ID, Closer: 0}); err != nil {
 		t.Fatal(err)
 	}
 	// The one gold triplet was asked: the second catch trial shows the top
 	// image as an option.
-	if q2 := pr.Question; q2.Design != study.DesignCatch || (q2.Left.Index != q2.Anchor.Index && q2.Right.Index != q2.Anchor.Index) {
-		t.Errorf("second catch trial %s %d; %d, %d; want the anchor as an option", q2.Design, q2.Anchor.Index, q2.Left.Index, q2.Right.Index)
+	if q2 := pr.Question; q2.Design != study.DesignCatch || (q2.Options[0].Index != q2.Anchor.Index && q2.Options[1].Index != q2.Anchor.Index) {
+		t.Errorf("second catch trial %s %d; %d, %d; want the anchor as an option", q2.Design, q2.Anchor.Index, q2.Options[0].Index, q2.Options[1].Index)
 	}
 	if n := a.count(`SELECT count(*) FROM trial_answers WHERE correct`); n != 1 {
 		t.Errorf("the gold answer with its closer item: %d correct, want 1", n)

@@ -39,9 +39,9 @@ func TestParticipantsCSV(t *testing.T) {
 			if pr.Done {
 				return p
 			}
-			c := pr.Question.Right.Index
+			c := pr.Question.Options[1].Index
 			if left {
-				c = pr.Question.Left.Index
+				c = pr.Question.Options[0].Index
 			}
 			if _, err := a.store.Answer(ctx, p.ID, study.AnswerInput{QuestionID: pr.Question.ID, Closer: c}); err != nil {
 				t.Fatal(err)
