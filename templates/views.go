@@ -11,7 +11,6 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -148,10 +147,10 @@ type StudyPage struct {
 
 // Account is the admin's account page.
 type Account struct {
-	Admin    account.Admin
-	Tokens   []account.APIToken
-	Sessions []account.Session
-	Admins   []account.Admin // every admin, oldest first
+	Admin    study.Admin
+	Tokens   []study.APIToken
+	Sessions []study.Session
+	Admins   []study.Admin // every admin, oldest first
 	NewToken string
 	// AddedAdmin is the e-mail of the admin just added; AdminEmail what was
 	// typed into the add-admin form when it was refused.

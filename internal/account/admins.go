@@ -6,23 +6,12 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/crypto/bcrypt"
 )
-
-// Admin is a researcher's account.
-type Admin struct {
-	ID        int64
-	Email     string
-	CreatedAt time.Time
-}
-
-// MinPasswordLen is the shortest password accepted for an admin.
-const MinPasswordLen = 8
 
 // NormalizeEmail is the form in which admins' e-mails are stored and looked up.
 func NormalizeEmail(email string) string { return strings.TrimSpace(strings.ToLower(email)) }
@@ -32,8 +21,8 @@ func checkAdminInput(email, password string) (string, error) {
 	if _, err := mail.ParseAddress(email); err != nil || email == "" {
 		return "", study.Errorf(study.KindInvalid, "%q is not an e-mail address", email)
 	}
-	if len(password) < MinPasswordLen {
-		return "", study.Errorf(study.KindInvalid, "the password must have at least %d characters", MinPasswordLen)
+	if len(password) < study.MinPasswordLen {
+		return "", study.Errorf(study.KindInvalid, "the password must have at least %d characters", study.MinPasswordLen)
 	}
 	if len(password) > 72 {
 		return "", study.Errorf(study.KindInvalid, "the password must have at most 72 bytes")
@@ -44,48 +33,48 @@ func checkAdminInput(email, password string) (string, error) {
 // CreateAdmin creates an admin with a bcrypt hash of password: an admin
 // adding a colleague from the account page. An e-mail that is taken is a
 // KindConflict error, a bad e-mail or password KindInvalid.
-func (s *Store) CreateAdmin(ctx context.Context, email, password string) (Admin, error) {
-	var a Admin
+func (s *Store) CreateAdmin(ctx context.Context, email, password string) (study.Admin, error) {
+	var a study.Admin
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		a, err = insertAdmin(ctx, tx, email, password, s.passwordCost)
 		return err
 	})
 	if err != nil {
-		return Admin{}, fmt.Errorf("create admin: %w", err)
+		return study.Admin{}, fmt.Errorf("create admin: %w", err)
 	}
 	return a, nil
 }
 
 // insertAdmin checks the e-mail and password and stores the admin.
 // cost is the bcrypt cost of the hash (the store's passwordCost).
-func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string, cost int) (Admin, error) {
+func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string, cost int) (study.Admin, error) {
 	email, err := checkAdminInput(email, password)
 	if err != nil {
-		return Admin{}, err
+		return study.Admin{}, err
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), cost)
 	if err != nil {
-		return Admin{}, err
+		return study.Admin{}, err
 	}
-	a := Admin{Email: email}
+	a := study.Admin{Email: email}
 	err = tx.QueryRow(ctx,
 		`INSERT INTO admins (email, password_hash) VALUES ($1, $2) RETURNING id, created_at`,
 		email, string(hash)).Scan(&a.ID, &a.CreatedAt)
 	if isUnique(err) {
-		return Admin{}, study.Errorf(study.KindConflict, "an admin with e-mail %s exists", email)
+		return study.Admin{}, study.Errorf(study.KindConflict, "an admin with e-mail %s exists", email)
 	}
 	return a, err
 }
 
 // ListAdmins returns every admin, oldest first.
-func (s *Store) ListAdmins(ctx context.Context) ([]Admin, error) {
+func (s *Store) ListAdmins(ctx context.Context) ([]study.Admin, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, email, created_at FROM admins ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list admins: %w", err)
 	}
-	admins, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Admin, error) {
-		var a Admin
+	admins, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.Admin, error) {
+		var a study.Admin
 		err := r.Scan(&a.ID, &a.Email, &a.CreatedAt)
 		return a, err
 	})
@@ -124,15 +113,15 @@ func (s *Store) BootstrapAdmin(ctx context.Context, email, password string) (boo
 }
 
 // FirstAdmin returns the oldest admin.
-func (s *Store) FirstAdmin(ctx context.Context) (Admin, error) {
-	var a Admin
+func (s *Store) FirstAdmin(ctx context.Context) (study.Admin, error) {
+	var a study.Admin
 	err := s.pool.QueryRow(ctx, `SELECT id, email, created_at FROM admins ORDER BY id LIMIT 1`).
 		Scan(&a.ID, &a.Email, &a.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Admin{}, fmt.Errorf("first admin: %w", study.NotFound("admin"))
+		return study.Admin{}, fmt.Errorf("first admin: %w", study.NotFound("admin"))
 	}
 	if err != nil {
-		return Admin{}, fmt.Errorf("first admin: %w", err)
+		return study.Admin{}, fmt.Errorf("first admin: %w", err)
 	}
 	return a, nil
 }
@@ -155,10 +144,10 @@ const maxEmailLen = 254
 // mismatch is a KindUnauthorized error that does not say which part was
 // wrong; an e-mail that cannot be an admin's (too long, NUL, invalid UTF-8)
 // is one too, and costs the same bcrypt comparison as an unknown one.
-func (s *Store) Authenticate(ctx context.Context, email, password string) (Admin, error) {
+func (s *Store) Authenticate(ctx context.Context, email, password string) (study.Admin, error) {
 	email = NormalizeEmail(email)
 	wrong := study.Errorf(study.KindUnauthorized, "wrong e-mail or password")
-	var a Admin
+	var a study.Admin
 	var hash string
 	err := pgx.ErrNoRows
 	if len(email) <= maxEmailLen && utf8.ValidString(email) && !strings.ContainsRune(email, 0) {
@@ -168,13 +157,13 @@ func (s *Store) Authenticate(ctx context.Context, email, password string) (Admin
 	if errors.Is(err, pgx.ErrNoRows) {
 		// The result is always a mismatch; the comparison is there for its time.
 		_ = bcrypt.CompareHashAndPassword(s.dummy(), []byte(password))
-		return Admin{}, fmt.Errorf("authenticate: %w", wrong)
+		return study.Admin{}, fmt.Errorf("authenticate: %w", wrong)
 	}
 	if err != nil {
-		return Admin{}, fmt.Errorf("authenticate: %w", err)
+		return study.Admin{}, fmt.Errorf("authenticate: %w", err)
 	}
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
-		return Admin{}, fmt.Errorf("authenticate: %w", wrong)
+		return study.Admin{}, fmt.Errorf("authenticate: %w", wrong)
 	}
 	return a, nil
 }

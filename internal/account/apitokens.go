@@ -5,40 +5,28 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/closer-lab/closer/internal/secret"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
 )
 
-// APIToken is an admin's bearer token for scripts. The secret itself is
-// shown once, at creation; only its sha256 is stored.
-type APIToken struct {
-	ID         int64
-	AdminID    int64
-	Name       string
-	CreatedAt  time.Time
-	LastUsedAt *time.Time
-	RevokedAt  *time.Time
-}
-
 // CreateAPIToken creates a token for an admin and returns its secret.
-func (s *Store) CreateAPIToken(ctx context.Context, adminID int64, name string) (string, APIToken, error) {
+func (s *Store) CreateAPIToken(ctx context.Context, adminID int64, name string) (string, study.APIToken, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", APIToken{}, fmt.Errorf("create API token: %w", study.Errorf(study.KindInvalid, "give the token a name"))
+		return "", study.APIToken{}, fmt.Errorf("create API token: %w", study.Errorf(study.KindInvalid, "give the token a name"))
 	}
 	if len(name) > 100 {
-		return "", APIToken{}, fmt.Errorf("create API token: %w", study.Errorf(study.KindInvalid, "the name is longer than 100 characters"))
+		return "", study.APIToken{}, fmt.Errorf("create API token: %w", study.Errorf(study.KindInvalid, "the name is longer than 100 characters"))
 	}
 	plain := "closer_" + secret.NewToken()
-	t := APIToken{AdminID: adminID, Name: name}
+	t := study.APIToken{AdminID: adminID, Name: name}
 	err := s.pool.QueryRow(ctx,
 		`INSERT INTO api_tokens (admin_id, name, token_hash) VALUES ($1, $2, $3) RETURNING id, created_at`,
 		adminID, name, secret.Hash(plain)).Scan(&t.ID, &t.CreatedAt)
 	if err != nil {
-		return "", APIToken{}, fmt.Errorf("create API token: %w", err)
+		return "", study.APIToken{}, fmt.Errorf("create API token: %w", err)
 	}
 	return plain, t, nil
 }
@@ -59,15 +47,15 @@ func (s *Store) EnsureAPIToken(ctx context.Context, adminID int64, plain, name s
 }
 
 // ListAPITokens returns an admin's tokens, newest first.
-func (s *Store) ListAPITokens(ctx context.Context, adminID int64) ([]APIToken, error) {
+func (s *Store) ListAPITokens(ctx context.Context, adminID int64) ([]study.APIToken, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, admin_id, name, created_at, last_used_at, revoked_at
 		FROM api_tokens WHERE admin_id = $1 ORDER BY id DESC`, adminID)
 	if err != nil {
 		return nil, fmt.Errorf("list API tokens: %w", err)
 	}
-	ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (APIToken, error) {
-		var t APIToken
+	ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.APIToken, error) {
+		var t study.APIToken
 		err := r.Scan(&t.ID, &t.AdminID, &t.Name, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt)
 		return t, err
 	})
@@ -91,18 +79,18 @@ func (s *Store) RevokeAPIToken(ctx context.Context, adminID, id int64) error {
 }
 
 // APITokenAdmin returns the admin owning an unrevoked token and notes its use.
-func (s *Store) APITokenAdmin(ctx context.Context, plain string) (Admin, error) {
-	var a Admin
+func (s *Store) APITokenAdmin(ctx context.Context, plain string) (study.Admin, error) {
+	var a study.Admin
 	err := s.pool.QueryRow(ctx, `
 		UPDATE api_tokens t SET last_used_at = now()
 		FROM admins a
 		WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND a.id = t.admin_id
 		RETURNING a.id, a.email, a.created_at`, secret.Hash(plain)).Scan(&a.ID, &a.Email, &a.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Admin{}, fmt.Errorf("API token admin: %w", study.Errorf(study.KindUnauthorized, "unknown or revoked API token"))
+		return study.Admin{}, fmt.Errorf("API token admin: %w", study.Errorf(study.KindUnauthorized, "unknown or revoked API token"))
 	}
 	if err != nil {
-		return Admin{}, fmt.Errorf("API token admin: %w", err)
+		return study.Admin{}, fmt.Errorf("API token admin: %w", err)
 	}
 	return a, nil
 }

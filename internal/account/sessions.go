@@ -14,19 +14,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Session is an admin's browser session as the account page lists it. The
-// user agent and address are the browser's at login, kept only as long as
-// the session so that the admin can tell their sessions apart.
-type Session struct {
-	ID         int64
-	CreatedAt  time.Time
-	LastSeenAt time.Time // to the minute
-	ExpiresAt  time.Time
-	UserAgent  string
-	Address    string
-	Current    bool // the session of the request that listed them
-}
-
 // NewSession is what starting a session needs.
 type NewSession struct {
 	AdminID   int64
@@ -91,8 +78,8 @@ func cleanLine(s string, max int) string {
 
 // SessionAdmin returns the admin of an unexpired session and notes that the
 // session was seen (at most once a minute).
-func (s *Store) SessionAdmin(ctx context.Context, token string) (Admin, error) {
-	var a Admin
+func (s *Store) SessionAdmin(ctx context.Context, token string) (study.Admin, error) {
+	var a study.Admin
 	err := s.pool.QueryRow(ctx, `
 		WITH seen AS (
 			UPDATE sessions SET last_seen_at = now()
@@ -102,17 +89,17 @@ func (s *Store) SessionAdmin(ctx context.Context, token string) (Admin, error) {
 		secret.Hash(token), fmt.Sprintf("%d seconds", int64(lastSeenGranularity/time.Second))).
 		Scan(&a.ID, &a.Email, &a.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Admin{}, fmt.Errorf("session admin: %w", study.Errorf(study.KindUnauthorized, "not logged in"))
+		return study.Admin{}, fmt.Errorf("session admin: %w", study.Errorf(study.KindUnauthorized, "not logged in"))
 	}
 	if err != nil {
-		return Admin{}, fmt.Errorf("session admin: %w", err)
+		return study.Admin{}, fmt.Errorf("session admin: %w", err)
 	}
 	return a, nil
 }
 
 // ListSessions returns an admin's unexpired sessions, the most recently
 // seen first; the one whose token is current is marked.
-func (s *Store) ListSessions(ctx context.Context, adminID int64, current string) ([]Session, error) {
+func (s *Store) ListSessions(ctx context.Context, adminID int64, current string) ([]study.Session, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, created_at, last_seen_at, expires_at, user_agent, address, token_hash = $2
 		FROM sessions WHERE admin_id = $1 AND expires_at > now()
@@ -120,8 +107,8 @@ func (s *Store) ListSessions(ctx context.Context, adminID int64, current string)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	ss, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Session, error) {
-		var x Session
+	ss, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.Session, error) {
+		var x study.Session
 		err := r.Scan(&x.ID, &x.CreatedAt, &x.LastSeenAt, &x.ExpiresAt, &x.UserAgent, &x.Address, &x.Current)
 		return x, err
 	})

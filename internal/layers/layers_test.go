@@ -121,3 +121,35 @@ func TestAlgorithmsImportNoStoreOrWeb(t *testing.T) {
 		}
 	}
 }
+
+// The domain vocabulary stands alone (issue 25): study imports no database
+// driver and no HTTP, and the packages that only show, draw or carry a
+// study (the pages, the dashboard's figures, the study files) reach the
+// store through the vocabulary and interfaces, never by importing it. No
+// package is named after a standard library package it would shadow.
+func TestVocabularyStandsAlone(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.Name}} {{join .Imports \" \"}}", "./...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	noStore := map[string]bool{"templates": true, "internal/dashboard": true, "internal/studyfile": true, "internal/study": true}
+	shadowed := map[string]bool{"http": true, "sql": true, "json": true, "errors": true, "context": true, "testing": true}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, name, imps := strings.TrimPrefix(fields[0], module), fields[1], fields[2:]
+		if shadowed[name] {
+			t.Errorf("%s is package %s, which shadows the standard library's", pkg, name)
+		}
+		for _, imp := range imps {
+			if noStore[pkg] && (imp == module+"internal/collect" || imp == module+"internal/store" || imp == module+"internal/account") {
+				t.Errorf("%s imports %s", pkg, imp)
+			}
+			if pkg == "internal/study" && (strings.HasPrefix(imp, "github.com/jackc/") || strings.HasPrefix(imp, "net/http") || strings.HasPrefix(imp, "database/")) {
+				t.Errorf("internal/study imports %s", imp)
+			}
+		}
+	}
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-chi/chi/v5/middleware"
 
-	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/study"
 )
@@ -81,8 +80,8 @@ const sessionCookie = "closer_session"
 type adminKey struct{}
 
 // adminFrom returns the logged-in admin put in the context by requireAdmin.
-func adminFrom(ctx context.Context) account.Admin {
-	a, _ := ctx.Value(adminKey{}).(account.Admin)
+func adminFrom(ctx context.Context) study.Admin {
+	a, _ := ctx.Value(adminKey{}).(study.Admin)
 	return a
 }
 

@@ -1,0 +1,37 @@
+package study
+
+import "time"
+
+// Admin is a researcher's account.
+type Admin struct {
+	ID        int64
+	Email     string
+	CreatedAt time.Time
+}
+
+// MinPasswordLen is the shortest password accepted for an admin.
+const MinPasswordLen = 8
+
+// APIToken is an admin's bearer token for scripts. The secret itself is
+// shown once, at creation; only its sha256 is stored.
+type APIToken struct {
+	ID         int64
+	AdminID    int64
+	Name       string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// Session is an admin's browser session as the account page lists it. The
+// user agent and address are the browser's at login, kept only as long as
+// the session so that the admin can tell their sessions apart.
+type Session struct {
+	ID         int64
+	CreatedAt  time.Time
+	LastSeenAt time.Time // to the minute
+	ExpiresAt  time.Time
+	UserAgent  string
+	Address    string
+	Current    bool // the session of the request that listed them
+}
