@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/closer-lab/closer/internal/cache"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -20,8 +21,7 @@ type TallyCache struct {
 	store TallySource
 	top   int // the contradicted comparisons a tally keeps (NewTally)
 
-	mu      sync.Mutex
-	tallies map[int64]*tallyEntry // by study id
+	tallies *cache.LRU[int64, *tallyEntry] // by study id
 }
 
 // TallySource is what the cache reads a study's answers from (the store).
@@ -33,21 +33,22 @@ type TallySource interface {
 	DashboardAnswersAfter(ctx context.Context, studyID, seq int64) (study.DashboardDelta, error)
 }
 
-// tallyEntry is a study's tally; mu serialises its updates and readers.
+// tallyEntry is a study's tally. An entry evicted while in use is
+// harmless: its holder keeps the pointer, and the next use counts afresh.
 type tallyEntry struct {
-	mu        sync.Mutex
+	mu        sync.Mutex // guards structure and tally: serialises the study's updates and readers
 	structure string
 	tally     *Tally
 }
 
-// cachedTallies bounds the studies kept: the map is cleared when it is
-// full (a 100,000-answer study's tally is a few MB).
+// cachedTallies bounds the studies kept, the least recently used going
+// first (a 100,000-answer study's tally is a few MB).
 const cachedTallies = 64
 
 // NewTallyCache returns an empty cache of tallies read from store, each
 // keeping the top most contradicted comparisons.
 func NewTallyCache(store TallySource, top int) *TallyCache {
-	return &TallyCache{store: store, top: top, tallies: map[int64]*tallyEntry{}}
+	return &TallyCache{store: store, top: top, tallies: cache.New[int64, *tallyEntry](cachedTallies)}
 }
 
 // With calls fn with the study's tally, current as of this call: advanced
@@ -56,16 +57,7 @@ func NewTallyCache(store TallySource, top int) *TallyCache {
 // study.DashboardVersion's Structure) changed or when the advance finds
 // the counted answers changed. fn must not keep t.
 func (c *TallyCache) With(ctx context.Context, studyID int64, structure string, fn func(t *Tally) error) error {
-	c.mu.Lock()
-	e, ok := c.tallies[studyID]
-	if !ok {
-		if len(c.tallies) >= cachedTallies {
-			clear(c.tallies)
-		}
-		e = &tallyEntry{}
-		c.tallies[studyID] = e
-	}
-	c.mu.Unlock()
+	e, _ := c.tallies.GetOrAdd(studyID, func() *tallyEntry { return &tallyEntry{} })
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	fresh := e.tally == nil || e.structure != structure

@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -112,5 +113,57 @@ func TestTallyCacheAdvancesAndExclusionInvalidates(t *testing.T) {
 	}
 	if fourth, _, _ := current(); fourth == third {
 		t.Fatal("including again kept the tally; want a new count")
+	}
+}
+
+// countingSource is the real store, counting the tallies it counts from
+// scratch per study.
+type countingSource struct {
+	dashboard.TallySource
+	counted map[int64]int
+}
+
+func (c *countingSource) DashboardCounts(ctx context.Context, studyID int64, top int) (study.DashboardCounts, error) {
+	c.counted[studyID]++
+	return c.TallySource.DashboardCounts(ctx, studyID, top)
+}
+
+// The cache keeps the studies used last: past its bound the least recently
+// used study's tally goes, not every tally at once (before issue 25 the
+// map was cleared when full, so the 65th study cost every other study its
+// tally).
+func TestTallyCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	store := collect.New(pool)
+	src := &countingSource{TallySource: store, counted: map[int64]int{}}
+	c := dashboard.NewTallyCache(src, topContra)
+	var ids []int64
+	for i := range 65 { // cachedTallies + 1
+		st, err := store.CreateStudy(ctx, study.StudyInput{Slug: fmt.Sprintf("s%d", i), Title: "S", QuestionsPerParticipant: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, st.ID)
+	}
+	use := func(id int64) {
+		t.Helper()
+		if _, err := c.Stats(ctx, id, "structure"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range ids[:64] {
+		use(id)
+	}
+	use(ids[0])  // the first study is now the most recently used
+	use(ids[64]) // the 65th pushes out the least recently used: the second
+	use(ids[0])
+	use(ids[1])
+	if n := src.counted[ids[0]]; n != 1 {
+		t.Errorf("the study used last was counted %d times, want 1 (kept)", n)
+	}
+	if n := src.counted[ids[1]]; n != 2 {
+		t.Errorf("the least recently used study was counted %d times, want 2 (evicted, then counted again)", n)
 	}
 }
