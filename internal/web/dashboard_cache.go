@@ -3,6 +3,7 @@ package web
 import (
 	"sync"
 
+	"github.com/closer-lab/closer/internal/cache"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/recompute"
@@ -13,10 +14,10 @@ import (
 // from them (a finished run never changes), and the studies' tallies of
 // their answers (dashboard.TallyCache). Each replica has its own.
 type dashCache struct {
-	mu      sync.Mutex
-	results map[int64]*runEntry // by run id
-	order   []int64             // results, oldest first
+	results *cache.LRU[int64, *runEntry] // by run id
 	tallies *dashboard.TallyCache
+
+	mu sync.Mutex // guards every runEntry's plots
 }
 
 // runEntry is a decoded run result and its plots (SVG), by item count.
@@ -25,18 +26,15 @@ type runEntry struct {
 	plots map[string]string
 }
 
-const cachedRuns = 8 // decoded results kept
+const cachedRuns = 8 // decoded results kept, the least recently used going first
 
 func newDashCache(store *collect.Store) *dashCache {
-	return &dashCache{results: map[int64]*runEntry{}, tallies: dashboard.NewTallyCache(store, dashboardTopContra)}
+	return &dashCache{results: cache.New[int64, *runEntry](cachedRuns), tallies: dashboard.NewTallyCache(store, dashboardTopContra)}
 }
 
 // run returns the decoded result of the run, decoding blob on a miss.
 func (c *dashCache) run(runID int64, load func() ([]byte, error)) (*runEntry, error) {
-	c.mu.Lock()
-	e, ok := c.results[runID]
-	c.mu.Unlock()
-	if ok {
+	if e, ok := c.results.Get(runID); ok {
 		return e, nil
 	}
 	blob, err := load()
@@ -47,18 +45,9 @@ func (c *dashCache) run(runID int64, load func() ([]byte, error)) (*runEntry, er
 	if err != nil {
 		return nil, err
 	}
-	e = &runEntry{res: res, plots: map[string]string{}}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old, ok := c.results[runID]; ok {
-		return old, nil
-	}
-	c.results[runID] = e
-	c.order = append(c.order, runID)
-	if len(c.order) > cachedRuns {
-		delete(c.results, c.order[0])
-		c.order = c.order[1:]
-	}
+	// Two loads decoding the same run at once keep the first's entry, so
+	// the plots drawn for it are not lost.
+	e, _ := c.results.GetOrAdd(runID, func() *runEntry { return &runEntry{res: res, plots: map[string]string{}} })
 	return e, nil
 }
 
