@@ -1,7 +1,7 @@
 # closer: the two commands are `make run` and `make test`.
 GO ?= go
 
-.PHONY: run test fuzz generate lint golangci-lint bench-smoke build clean-data $(GOLANGCI_LINT)
+.PHONY: run test test-race test-plain-bench fuzz generate lint golangci-lint bench-smoke build clean-data $(GOLANGCI_LINT)
 
 ## run: the app with its demo study, on $DATABASE_URL or a private PostgreSQL under .data/
 run:
@@ -22,11 +22,25 @@ GOLANGCI_LINT := $(GOBIN)/golangci-lint
 ## test: everything CI runs (formatting, vet, golangci-lint, generated code
 ## up to date, all tests, the store and HTTP packages with -race, every
 ## benchmark once, every fuzz target briefly)
+#
+# The race run goes side by side with the plain run and then the benchmark
+# smoke run (make -j2; each one's output is printed whole when it ends,
+# --output-sync): on 2 cores the race run alone leaves a core idle while
+# its tests wait on Chromium, PostgreSQL and the pages' timers. The smoke
+# run follows the plain run, whose test binaries it reuses. The fuzz
+# targets run last, alone: each fuzzes with every core for FUZZTIME.
 test: lint check-generate
-	$(GO) test -race -timeout 30m $(RACE_PKGS)
-	$(GO) test -timeout 30m $$($(GO) list ./... | grep -v -e /internal/collect -e /internal/studyfile -e /internal/web)
-	$(MAKE) bench-smoke
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-race test-plain-bench
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+
+# test-race: the race run of make test.
+test-race:
+	$(GO) test -race -timeout 30m $(RACE_PKGS)
+
+# test-plain-bench: every other package's tests, then bench-smoke.
+test-plain-bench:
+	$(GO) test -timeout 30m $$($(GO) list ./... | grep -v -e /internal/collect -e /internal/studyfile -e /internal/web)
+	$(MAKE) --no-print-directory bench-smoke
 
 ## bench-smoke: every benchmark once (-benchtime 1x), so none can rot;
 ## -short shrinks the fixtures of the few that take minutes to build

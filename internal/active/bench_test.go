@@ -57,26 +57,32 @@ func BenchmarkScore10000(b *testing.B) {
 // 1,000-item 2-D study after its warm-up (1,000 heads × 5, the best of
 // 1,000 pairs each: a million candidates). Target: under 2 s.
 func BenchmarkRefresh1000(b *testing.B) {
-	x, answers := benchStudy(b, 1000, 2)
+	n, pool := 1000, 5000
+	if testing.Short() {
+		// make bench-smoke (-short -benchtime 1x): the same code on 200
+		// items; at full size its four refreshes took ~15 s of the run.
+		n, pool = 200, 1000
+	}
+	x, answers := benchStudy(b, n, 2)
 	for _, workers := range []int{1, 2} {
 		b.Run(map[int]string{1: "one-core", 2: "two-cores"}[workers], func(b *testing.B) {
 			cpu := threadCPU(b)
 			for b.Loop() {
-				d, err := New(1000, Config{Seed: 1, Pool: 5000, Score: ScoreConfig{Rule: InfoGain, Workers: workers}})
+				d, err := New(n, Config{Seed: 1, Pool: pool, Score: ScoreConfig{Rule: InfoGain, Workers: workers}})
 				if err != nil {
 					b.Fatal(err)
 				}
 				if err := d.Refresh(x, answers); err != nil {
 					b.Fatal(err)
 				}
-				if len(d.pool) != 5000 {
+				if len(d.pool) != pool {
 					b.Fatalf("pool of %d", len(d.pool))
 				}
 			}
 			if workers == 1 {
 				cpu.report(b)
 			}
-			d, _ := New(1000, Config{Seed: 1, Pool: 5000, Score: ScoreConfig{Rule: InfoGain, Workers: workers}})
+			d, _ := New(n, Config{Seed: 1, Pool: pool, Score: ScoreConfig{Rule: InfoGain, Workers: workers}})
 			if err := d.Refresh(x, answers); err != nil {
 				b.Fatal(err)
 			}

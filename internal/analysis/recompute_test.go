@@ -150,12 +150,18 @@ func TestRecomputeStrangeFruit(t *testing.T) {
 // BenchmarkRecompute1000x100k is the target: 1,000 items and
 // 100,000 answers within 30 s.
 func BenchmarkRecompute1000x100k(b *testing.B) {
+	n, m := 1000, 100000
+	if testing.Short() {
+		// make bench-smoke (-short -benchtime 1x): the same code on 200
+		// items and 10,000 answers; one run at full size took ~28 s.
+		n, m = 200, 10000
+	}
 	rng := triplet.NewRand(1)
-	x, _ := triplet.GaussianMixture(rng, 1000, 5, 4, 6)
-	ts := triplet.RandomTriplets(rng, triplet.NewOracle(x, 0.1, 2), 100000)
+	x, _ := triplet.GaussianMixture(rng, n, 5, 4, 6)
+	ts := triplet.RandomTriplets(rng, triplet.NewOracle(x, 0.1, 2), m)
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := Recompute(context.Background(), Input{N: 1000, Triplets: ts}, Settings{Seed: 1}, nil)
+		res, err := Recompute(context.Background(), Input{N: n, Triplets: ts}, Settings{Seed: 1}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -115,13 +115,14 @@ func speedMethods() []Method {
 //
 //	go test ./internal/embed -run '^$' -bench Loss
 func BenchmarkLoss(b *testing.B) {
-	ts := perfProblem(1000, 330000)
+	n, m := benchSize()
+	ts := perfProblem(n, m)
 	tr := flatten(ts)
-	x := randomStart(1000, 2, 1, 1)
+	x := randomStart(n, 2, 1, 1)
 	g := make([]float64, len(x))
 	for _, meth := range []Method{TSTE, STE, GNMDS, CKL, SOE} {
 		f, lambda := chunkFor(Options{Method: meth, Dim: 2}.withDefaults())
-		ev := newEvaluator(1000, 2, tr, f, lambda, 0)
+		ev := newEvaluator(n, 2, tr, f, lambda, 0)
 		ev.workers = 2
 		b.Run(string(meth), func(b *testing.B) {
 			for b.Loop() {
@@ -135,16 +136,28 @@ func BenchmarkLoss(b *testing.B) {
 //
 //	go test ./internal/embed -run '^$' -bench Fit -benchtime 3x
 func BenchmarkFit(b *testing.B) {
-	ts := perfProblem(1000, 330000)
+	n, m := benchSize()
+	ts := perfProblem(n, m)
 	for _, meth := range []Method{TSTE, STE, GNMDS, CKL, SOE} {
 		b.Run(string(meth), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Fit(context.Background(), 1000, ts, Options{Params: oneStart(meth), Dim: 2, Seed: 1}); err != nil {
+				if _, err := Fit(context.Background(), n, ts, Options{Params: oneStart(meth), Dim: 2, Seed: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+}
+
+// benchSize is the benchmarks' problem: the speed setting (1000 points,
+// 330,000 triplets), or under -short (make bench-smoke, -benchtime 1x) the
+// same code on 200 points and 20,000 triplets: one run of BenchmarkFit's
+// five fits at full size takes ~34 s.
+func benchSize() (n, m int) {
+	if testing.Short() {
+		return 200, 20000
+	}
+	return 1000, 330000
 }
 
 // oneStart returns meth's default parameters with a single start, so SOE's

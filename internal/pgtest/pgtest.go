@@ -51,6 +51,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -76,6 +77,7 @@ const templateRecipe = "1"
 const (
 	templatePrefix = "closer_tpl_"
 	buildPrefix    = "closer_tplbuild_"
+	testPrefix     = "closer_test_"
 	commentPrefix  = "closer pgtest, built "
 	// staleTemplate is how old another migration set's template must be
 	// before a build drops it.
@@ -83,6 +85,9 @@ const (
 	// staleBuild is how old an unfinished build must be before a build
 	// drops it (a build takes seconds).
 	staleBuild = time.Hour
+	// staleTest is how old a test database must be before a sweep drops it
+	// (longer than make test's 30 min test timeout).
+	staleTest = time.Hour
 )
 
 // NewDB creates a fresh database with closer's migrations applied (a copy
@@ -155,15 +160,22 @@ func connect(t testing.TB, ctx context.Context, admin string) *pgx.Conn {
 	return conn
 }
 
-// create makes a database named closer_test_<random>, a copy of template
-// (the server's default, template1, when template is empty), registers its
-// drop at the end of the test and returns its URL.
+// create makes a database named closer_test_<unix seconds>_<random>, a
+// copy of template (the server's default, template1, when template is
+// empty), registers its drop at the end of the test and returns its URL.
+//
+// The drop runs in the background: DROP DATABASE waits for a checkpoint
+// (PostgreSQL 15 forces one to forget the database's files), a second or
+// more while other tests write, and a test that waited for it held its
+// parallel slot all that time. A drop the test binary exits before is left
+// to the next binary's sweep (dropStaleTests), which the creation time in
+// the name makes possible.
 func create(t testing.TB, ctx context.Context, conn *pgx.Conn, admin, template string) (string, error) {
 	u, err := url.Parse(admin)
 	if err != nil {
 		return "", fmt.Errorf("TEST_DATABASE_URL: %w", err)
 	}
-	name := "closer_test_" + randomHex()
+	name := testName(time.Now())
 	stmt := "CREATE DATABASE " + name
 	if template != "" {
 		stmt += " TEMPLATE " + template
@@ -171,21 +183,80 @@ func create(t testing.TB, ctx context.Context, conn *pgx.Conn, admin, template s
 	if _, err := conn.Exec(ctx, stmt); err != nil {
 		return "", err
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, admin)
-		if err != nil {
-			t.Errorf("pgtest: drop %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("pgtest: drop %s: %v", name, err)
-		}
-	})
+	t.Cleanup(func() { go dropInBackground(admin, name) })
 	u.Path = "/" + name
 	return u.String(), nil
+}
+
+// testName names a test database: closer_test_, its creation time in Unix
+// seconds (what dropStaleTests reads) and a random suffix.
+func testName(created time.Time) string {
+	return fmt.Sprintf("%s%d_%s", testPrefix, created.Unix(), randomHex())
+}
+
+// dropSlots bounds the background drops in flight (each holds a server
+// connection while it waits for its checkpoint; drops waiting together
+// share one).
+var dropSlots = make(chan struct{}, 8)
+
+// dropInBackground drops a test database after its test has ended, ending
+// any session the test left open. It cannot fail the test (that has ended);
+// what it leaves behind, dropStaleTests drops later.
+func dropInBackground(admin, name string) {
+	dropSlots <- struct{}{}
+	defer func() { <-dropSlots }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: drop %s: %v (left for a later sweep)\n", name, err)
+		return
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: drop %s: %v (left for a later sweep)\n", name, err)
+	}
+}
+
+// sweepStaleTests runs dropStaleTests on a connection of its own.
+func sweepStaleTests(admin string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return // best effort; the next binary sweeps
+	}
+	defer c.Close(ctx)
+	dropStaleTests(ctx, c, testPrefix, func(string, ...any) {})
+}
+
+// dropStaleTests drops, best effort, the test databases (named prefix<unix
+// seconds>_...) created more than staleTest ago: those whose background
+// drop the test binary exited before. Without FORCE, so a database still
+// in use is left alone.
+func dropStaleTests(ctx context.Context, conn *pgx.Conn, prefix string, logf func(format string, args ...any)) {
+	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, prefix)
+	if err != nil {
+		logf("pgtest: list stale test databases: %v", err)
+		return
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		logf("pgtest: list stale test databases: %v", err)
+		return
+	}
+	for _, name := range names {
+		stamp, _, ok := strings.Cut(strings.TrimPrefix(name, prefix), "_")
+		secs, err := strconv.ParseInt(stamp, 10, 64)
+		if !ok || err != nil || time.Since(time.Unix(secs, 0)) <= staleTest {
+			continue // not ours, or recent
+		}
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name); err != nil {
+			logf("pgtest: drop stale %s: %v", name, err)
+			continue
+		}
+		logf("pgtest: dropped stale test database %s", name)
+	}
 }
 
 func randomHex() string {
@@ -219,6 +290,9 @@ func (c *templateCache) get(ctx context.Context, t testing.TB, admin string, con
 		return "", err
 	}
 	c.names[admin] = name
+	// Once per binary and server, beside the tests: its drops wait for
+	// checkpoints, and what it finds is no test's business.
+	go sweepStaleTests(admin)
 	return name, nil
 }
 

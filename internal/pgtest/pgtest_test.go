@@ -2,7 +2,9 @@ package pgtest
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -388,5 +390,70 @@ func TestNewDBTemplateVanished(t *testing.T) {
 	templates.mu.Unlock()
 	if got != want {
 		t.Errorf("cache holds %s after the retry, want %s", got, want)
+	}
+}
+
+// A test's database is dropped after the test ends (in the background),
+// sessions the test left open included.
+func TestNewDBDroppedAfterTest(t *testing.T) {
+	t.Parallel()
+	conn := adminConn(t)
+	var name string
+	t.Run("uses a database", func(t *testing.T) { //nolint:paralleltest // the parent checks after it ends
+		pool, dbURL := NewDB(t)
+		if err := pool.QueryRow(context.Background(), "SELECT current_database()").Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		connect(t, context.Background(), dbURL) // a session the test never closes
+	})
+	if name == "" || !strings.HasPrefix(name, testPrefix) {
+		t.Fatalf("database %q, want a %s name", name, testPrefix)
+	}
+	for deadline := time.Now().Add(time.Minute); databaseExists(t, conn, name); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still exists a minute after its test ended", name)
+		}
+	}
+}
+
+// The sweep drops test databases older than staleTest that nobody uses,
+// and leaves recent ones, used ones and names that carry no time.
+func TestDropStaleTests(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := adminConn(t)
+	// A prefix of this test's own, so that no other binary's sweep drops
+	// what this test expects kept.
+	prefix := "closer_tsttest_" + randomHex()[:12] + "_"
+	mk := func(name string) string {
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if _, err := conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+				t.Log(err)
+			}
+		})
+		return name
+	}
+	stamp := func(age time.Duration) string { return fmt.Sprint(time.Now().Add(-age).Unix()) }
+	old := mk(prefix + stamp(staleTest+time.Minute) + "_a")
+	oldInUse := mk(prefix + stamp(staleTest+time.Minute) + "_b")
+	recent := mk(prefix + stamp(staleTest-time.Minute) + "_c")
+	noTime := mk(prefix + "x_d")
+	u, err := url.Parse(adminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + oldInUse
+	user := connect(t, ctx, u.String())
+	defer user.Close(ctx)
+
+	dropStaleTests(ctx, conn, prefix, t.Logf)
+
+	for name, want := range map[string]bool{old: false, oldInUse: true, recent: true, noTime: true} {
+		if got := databaseExists(t, conn, name); got != want {
+			t.Errorf("%s: exists %v, want %v", name, got, want)
+		}
 	}
 }
