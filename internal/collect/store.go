@@ -69,12 +69,6 @@ func (s *Store) registerDesign(ds *DesignScheduler) {
 	s.Store.AllowDesign(ds.name)
 }
 
-// knownDesign reports whether studies may use design.
-func (s *Store) knownDesign(design string) bool {
-	_, ok := s.designs[design]
-	return ok || design == study.DesignRandom
-}
-
 // KindOf returns the kind of a user-facing error in err's chain (see
 // AsError), or 0.
 func KindOf(err error) study.Kind {
@@ -242,12 +236,6 @@ func (s *Store) inTxFrom(ctx context.Context, sql string, args []any, scan func(
 		return err
 	}
 	return tx.Commit(ctx)
-}
-
-// isUnique reports whether err is a unique violation.
-func isUnique(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == "23505"
 }
 
 // completionAlphabet avoids characters easily misread (0/O, 1/I/L).
