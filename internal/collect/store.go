@@ -1,8 +1,11 @@
-// Package collect is closer's store: studies, items, participants, questions,
-// answers and votes in PostgreSQL through pgx, plus the researchers'
-// accounts. It owns the SQL and nothing else; it issues questions by
-// dispatching on the study's design (see Scheduler) and records every answer,
-// its vote count and the question's state change in one transaction.
+// Package collect is closer's collection engine: it admits participants
+// (join, tokens, the identity cache), issues their questions by
+// dispatching on their arm's design (random, or a stateful design with its
+// pool and leases), and records every answer, its vote count and the
+// question's state change in one transaction, handing design answers to
+// the arm's inbox writer after the commit. The SQL of the entities is
+// internal/store's, which the engine embeds; the vocabulary is
+// internal/study's.
 package collect
 
 import (
