@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -38,14 +37,11 @@ const activePoolsDueSQL = `
 // the study's last recompute started. The recompute's periodic scan
 // enqueues them beside DueStudies, so a busy active arm is refreshed as
 // its pool empties, not only every min_new_answers answers.
-func (s *Store) ActivePoolsDue(ctx context.Context) ([]int64, error) {
+func (s *Store) ActivePoolsDue(ctx context.Context) (_ []int64, err error) {
+	defer wrap(&err, "store.ActivePoolsDue()")
 	rows, err := s.pool.Query(ctx, activePoolsDueSQL)
 	if err != nil {
-		return nil, fmt.Errorf("active pools due: %w", err)
+		return nil, err
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("active pools due: %w", err)
-	}
-	return ids, nil
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }

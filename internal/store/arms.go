@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/closer-lab/closer/internal/design"
@@ -38,14 +37,15 @@ func (s *Store) checkArmDesigns(arms []study.Arm) error {
 }
 
 // StudyArms returns the arms study studyID runs (ArmsOf).
-func (s *Store) StudyArms(ctx context.Context, studyID int64) ([]study.Arm, error) {
+func (s *Store) StudyArms(ctx context.Context, studyID int64) (_ []study.Arm, err error) {
+	defer wrap(&err, "store.StudyArms(%d)", studyID)
 	st, err := s.StudyByID(ctx, studyID)
 	if err != nil {
-		return nil, fmt.Errorf("study arms: %w", err)
+		return nil, err
 	}
 	cfg, err := s.DesignConfigOf(ctx, studyID)
 	if err != nil {
-		return nil, fmt.Errorf("study arms: %w", err)
+		return nil, err
 	}
 	return study.ArmsOf(st, cfg), nil
 }

@@ -83,9 +83,10 @@ var readOnlySnapshot = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: p
 // DashboardCounts counts all the study's answers and votes from scratch
 // (one scan of each, in one snapshot), with the top most contradicted
 // comparisons.
-func (s *Store) DashboardCounts(ctx context.Context, studyID int64, top int) (study.DashboardCounts, error) {
+func (s *Store) DashboardCounts(ctx context.Context, studyID int64, top int) (_ study.DashboardCounts, err error) {
+	defer wrap(&err, "store.DashboardCounts(%d, %d)", studyID, top)
 	c := study.DashboardCounts{Seconds: map[int64]int{}, ResponseBins: map[int64]int{}, People: map[int64]int{}}
-	err := pgx.BeginTxFunc(ctx, s.pool, readOnlySnapshot, func(tx pgx.Tx) error {
+	err = pgx.BeginTxFunc(ctx, s.pool, readOnlySnapshot, func(tx pgx.Tx) error {
 		var secB, secC, rtB, rtC, pB, pC []int64
 		err := tx.QueryRow(ctx, tallyAnswersSQL, studyID, responseBinCap).
 			Scan(&c.Seq, &c.Answers, &c.First, &c.Last, &secB, &secC, &rtB, &rtC, &pB, &pC)
@@ -118,7 +119,7 @@ func (s *Store) DashboardCounts(ctx context.Context, studyID int64, top int) (st
 		return tx.QueryRow(ctx, tallyParticipantsSQL, studyID).Scan(&c.Participants, &c.Completed)
 	})
 	if err != nil {
-		return study.DashboardCounts{}, fmt.Errorf("dashboard counts: %w", err)
+		return study.DashboardCounts{}, err
 	}
 	return c, nil
 }
@@ -126,9 +127,10 @@ func (s *Store) DashboardCounts(ctx context.Context, studyID int64, top int) (st
 // DashboardAnswersAfter reads the study's answers after the watermark seq
 // through the (study_id, seq) index, the current votes of the comparisons
 // they answer, and the checks of DashboardDelta, in one snapshot.
-func (s *Store) DashboardAnswersAfter(ctx context.Context, studyID, seq int64) (study.DashboardDelta, error) {
+func (s *Store) DashboardAnswersAfter(ctx context.Context, studyID, seq int64) (_ study.DashboardDelta, err error) {
+	defer wrap(&err, "store.DashboardAnswersAfter(%d, %d)", studyID, seq)
 	var d study.DashboardDelta
-	err := pgx.BeginTxFunc(ctx, s.pool, readOnlySnapshot, func(tx pgx.Tx) error {
+	err = pgx.BeginTxFunc(ctx, s.pool, readOnlySnapshot, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, tallyCheckSQL, studyID, seq).Scan(&d.Counted, &d.Participants, &d.Completed)
 		if err != nil {
 			return err
@@ -166,7 +168,7 @@ func (s *Store) DashboardAnswersAfter(ctx context.Context, studyID, seq int64) (
 		return err
 	})
 	if err != nil {
-		return study.DashboardDelta{}, fmt.Errorf("dashboard answers after %d: %w", seq, err)
+		return study.DashboardDelta{}, err
 	}
 	return d, nil
 }
@@ -174,33 +176,31 @@ func (s *Store) DashboardAnswersAfter(ctx context.Context, studyID, seq int64) (
 // DashboardParticipants returns the study's participants with the given
 // ids, in no particular order (ids of other studies or of no participant
 // are left out).
-func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []int64) ([]study.DashboardParticipant, error) {
+func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []int64) (_ []study.DashboardParticipant, err error) {
+	defer wrap(&err, "store.DashboardParticipants(%d, %d ids)", studyID, len(ids))
 	rows, err := s.pool.Query(ctx, tallyPeopleSQL, studyID, ids)
 	if err != nil {
-		return nil, fmt.Errorf("dashboard participants: %w", err)
+		return nil, err
 	}
-	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.DashboardParticipant, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.DashboardParticipant, error) {
 		var p study.DashboardParticipant
 		err := r.Scan(&p.ID, &p.PublicID, &p.ExternalID, &p.ExcludedAt, &p.CreatedAt,
 			&p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame)
 		return p, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("dashboard participants: %w", err)
-	}
-	return ps, nil
 }
 
 // DashboardVersion returns the study's fingerprint. Answers are only ever
 // added (with answered_at = now() of their transaction) and deleted with
 // their study, so an unchanged last-answer time means unchanged answers.
-func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (study.DashboardVersion, error) {
+func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (_ study.DashboardVersion, err error) {
+	defer wrap(&err, "store.DashboardVersion(%d)", studyID)
 	v := study.DashboardVersion{RecentWindow: 10 * time.Minute}
 	var last *time.Time
 	var people, exclSum int64
-	err := s.pool.QueryRow(ctx, dashboardVersionSQL, studyID).Scan(&last, &v.Recent, &people, &v.Excluded, &exclSum)
+	err = s.pool.QueryRow(ctx, dashboardVersionSQL, studyID).Scan(&last, &v.Recent, &people, &v.Excluded, &exclSum)
 	if err != nil {
-		return v, fmt.Errorf("dashboard version: %w", err)
+		return v, err
 	}
 	lastS := ""
 	if last != nil {
@@ -214,11 +214,12 @@ func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (study.Dash
 // CantDecideCount counts the study's "can't decide" answers (skips, kept
 // in trial_answers apart from the answers), read through trial_answers'
 // study index. Only the dashboard page asks for it, not its status poll.
-func (s *Store) CantDecideCount(ctx context.Context, studyID int64) (int, error) {
+func (s *Store) CantDecideCount(ctx context.Context, studyID int64) (_ int, err error) {
+	defer wrap(&err, "store.CantDecideCount(%d)", studyID)
 	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM trial_answers WHERE study_id = $1 AND closer IS NULL`, studyID).Scan(&n)
+	err = s.pool.QueryRow(ctx, `SELECT count(*) FROM trial_answers WHERE study_id = $1 AND closer IS NULL`, studyID).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("can't decide count: %w", err)
+		return 0, err
 	}
 	return n, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
@@ -26,18 +25,19 @@ func ItemLabels(ctx context.Context, q Querier, studyID int64) ([]string, error)
 }
 
 // DesignConfigOf returns a study's design settings.
-func (s *Store) DesignConfigOf(ctx context.Context, studyID int64) (study.DesignConfig, error) {
+func (s *Store) DesignConfigOf(ctx context.Context, studyID int64) (_ study.DesignConfig, err error) {
+	defer wrap(&err, "store.DesignConfigOf(%d)", studyID)
 	var raw []byte
-	err := s.pool.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, studyID).Scan(&raw)
+	err = s.pool.QueryRow(ctx, `SELECT design_config FROM studies WHERE id = $1`, studyID).Scan(&raw)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return study.DesignConfig{}, fmt.Errorf("design config: %w", study.NotFound("study"))
+		return study.DesignConfig{}, study.NotFound("study")
 	}
 	if err != nil {
-		return study.DesignConfig{}, fmt.Errorf("design config: %w", err)
+		return study.DesignConfig{}, err
 	}
 	var c study.DesignConfig
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return study.DesignConfig{}, fmt.Errorf("design config: %w", err)
+		return study.DesignConfig{}, err
 	}
 	return c, nil
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/closer-lab/closer/internal/study"
 )
@@ -16,13 +15,14 @@ const setExcludedSQL = `
 // SetExcluded excludes a participant of the study (or includes them again).
 // Their answers are kept; recompute runs leave them out, and so do exports
 // unless asked to include them.
-func (s *Store) SetExcluded(ctx context.Context, studyID int64, publicID string, excluded bool) error {
+func (s *Store) SetExcluded(ctx context.Context, studyID int64, publicID string, excluded bool) (err error) {
+	defer wrap(&err, "store.SetExcluded(%d, %q, %t)", studyID, publicID, excluded)
 	tag, err := s.pool.Exec(ctx, setExcludedSQL, studyID, publicID, excluded)
 	if err != nil {
-		return fmt.Errorf("set excluded: %w", err)
+		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("set excluded: %w", study.NotFound("participant"))
+		return study.NotFound("participant")
 	}
 	return nil
 }
@@ -42,10 +42,11 @@ const excludedWithAnswersSQL = `
 // ExcludedWithAnswers returns the ExclusionSum of the study's participants
 // who are excluded now and have answers: those whose answers a recompute
 // run now would leave out as excluded.
-func (s *Store) ExcludedWithAnswers(ctx context.Context, studyID int64) (study.ExclusionSum, error) {
+func (s *Store) ExcludedWithAnswers(ctx context.Context, studyID int64) (_ study.ExclusionSum, err error) {
+	defer wrap(&err, "store.ExcludedWithAnswers(%d)", studyID)
 	var e study.ExclusionSum
 	if err := s.pool.QueryRow(ctx, excludedWithAnswersSQL, studyID).Scan(&e.Participants, &e.Checksum); err != nil {
-		return study.ExclusionSum{}, fmt.Errorf("excluded with answers: %w", err)
+		return study.ExclusionSum{}, err
 	}
 	return e, nil
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -62,13 +61,15 @@ const (
 // The answers of excluded participants are left out unless includeExcluded.
 // Only triplets are exported: catch and repeat trials and skipped questions
 // are in ExportAllAnswersCSV.
-func (s *Store) ExportCSVWith(ctx context.Context, studyID int64, w io.Writer, includeExcluded bool) error {
+func (s *Store) ExportCSVWith(ctx context.Context, studyID int64, w io.Writer, includeExcluded bool) (err error) {
+	defer wrap(&err, "store.ExportCSVWith(%d, %t)", studyID, includeExcluded)
 	return s.exportCSV(ctx, studyID, w, includeExcluded, false)
 }
 
 // ExportAllAnswersCSV is ExportCSVWith with every answer: the triplets, the
 // catch and repeat trials, and the skipped questions (AllAnswersColumns).
-func (s *Store) ExportAllAnswersCSV(ctx context.Context, studyID int64, w io.Writer, includeExcluded bool) error {
+func (s *Store) ExportAllAnswersCSV(ctx context.Context, studyID int64, w io.Writer, includeExcluded bool) (err error) {
+	defer wrap(&err, "store.ExportAllAnswersCSV(%d, %t)", studyID, includeExcluded)
 	return s.exportCSV(ctx, studyID, w, includeExcluded, true)
 }
 
@@ -79,7 +80,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 	if all {
 		query, columns, cursor = exportAllAnswersSQL, study.AllAnswersColumns, "export_all"
 	}
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
+	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		var slug string
 		var st study.Study
 		err := tx.QueryRow(ctx, `SELECT slug, design, arms FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).
@@ -181,8 +182,4 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 			}
 		}
 	})
-	if err != nil {
-		return fmt.Errorf("export csv: %w", err)
-	}
-	return nil
 }

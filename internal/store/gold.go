@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
@@ -12,15 +11,16 @@ import (
 // SetGoldTriplets replaces the study's gold triplets with gold (none
 // clears them), in one transaction. Their items are kept by id, so that a
 // renumbering of the items does not change them.
-func (s *Store) SetGoldTriplets(ctx context.Context, studyID int64, gold []study.GoldTriplet) error {
+func (s *Store) SetGoldTriplets(ctx context.Context, studyID int64, gold []study.GoldTriplet) (err error) {
+	defer wrap(&err, "store.SetGoldTriplets(%d, %d triplets)", studyID, len(gold))
 	if len(gold) > study.MaxGoldTriplets {
-		return fmt.Errorf("set gold triplets: %w", study.Errorf(study.KindInvalid, "more than %d gold triplets (the limit)", study.MaxGoldTriplets))
+		return study.Errorf(study.KindInvalid, "more than %d gold triplets (the limit)", study.MaxGoldTriplets)
 	}
 	lines, a, c, f := make([]int32, len(gold)), make([]int32, len(gold)), make([]int32, len(gold)), make([]int32, len(gold))
 	for i, g := range gold {
 		lines[i], a[i], c[i], f[i] = int32(g.Line), int32(g.Anchor), int32(g.Closer), int32(g.Farther)
 	}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
 		var id int64
 		err := tx.QueryRow(ctx, `SELECT id FROM studies WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, studyID).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -47,17 +47,14 @@ func (s *Store) SetGoldTriplets(ctx context.Context, studyID int64, gold []study
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("set gold triplets: %w", err)
-	}
-	return nil
 }
 
 // GoldTripletCount returns how many gold triplets the study has.
-func (s *Store) GoldTripletCount(ctx context.Context, studyID int64) (int, error) {
+func (s *Store) GoldTripletCount(ctx context.Context, studyID int64) (_ int, err error) {
+	defer wrap(&err, "store.GoldTripletCount(%d)", studyID)
 	var n int
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM gold_triplets WHERE study_id = $1`, studyID).Scan(&n); err != nil {
-		return 0, fmt.Errorf("gold triplet count: %w", err)
+		return 0, err
 	}
 	return n, nil
 }

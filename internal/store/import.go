@@ -22,11 +22,31 @@ import (
 // items, the arms (SetArms, which checks them against the items), the
 // participants and last their answers. Everything is committed
 // when f returns nil and nothing is stored otherwise; f's error is returned
-// as it is.
+// as it is (the ImportTx's methods name themselves in theirs), those of the
+// transaction itself wrapped.
 func (s *Store) ImportStudy(ctx context.Context, f func(imp study.ImportWriter) error) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		return f(&ImportTx{s: s, ctx: ctx, tx: tx})
+	var ferr error
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		ferr = f(&ImportTx{s: s, ctx: ctx, tx: tx})
+		return ferr
 	})
+	if err != ferr {
+		wrap(&err, "store.ImportStudy()")
+	}
+	return err
+}
+
+// The methods of an ImportTx return their refusals of a step out of order
+// ("import: ...") and the reader's own error (a RowSource's Err) as they
+// are, and wrap the others.
+
+// wrapCopy is wrap for a copy from a RowSource whose Err is readErr: the
+// reader's own error comes back as it is, for the caller to tell it from
+// the database's.
+func wrapCopy(errp *error, readErr func() error, format string, args ...any) {
+	if *errp != nil && *errp != readErr() {
+		wrap(errp, format, args...)
+	}
 }
 
 // ImportTx is the transaction of one ImportStudy. Its methods are not safe
@@ -42,13 +62,14 @@ type ImportTx struct {
 // CreateStudy checks in like CreateStudy does (not its design settings;
 // the arms come later, SetArms) and creates the study; a taken slug is a
 // KindConflict error.
-func (imp *ImportTx) CreateStudy(in study.StudyInput) (study.Study, error) {
+func (imp *ImportTx) CreateStudy(in study.StudyInput) (_ study.Study, err error) {
 	if imp.study.ID != 0 {
 		return study.Study{}, errors.New("import: the study is created once")
 	}
 	if len(in.Arms) > 0 {
 		return study.Study{}, errors.New("import: give the arms to SetArms, once the items are in")
 	}
+	defer wrap(&err, "store.ImportTx.CreateStudy(%q)", in.Slug)
 	if err := imp.s.check(&in); err != nil {
 		return study.Study{}, err
 	}
@@ -72,11 +93,12 @@ func (imp *ImportTx) studyID() (int64, error) {
 }
 
 // SetRecomputeSettings checks and stores the study's dashboard settings.
-func (imp *ImportTx) SetRecomputeSettings(rs study.RecomputeSettings) error {
+func (imp *ImportTx) SetRecomputeSettings(rs study.RecomputeSettings) (err error) {
 	id, err := imp.studyID()
 	if err != nil {
 		return err
 	}
+	defer wrap(&err, "store.ImportTx.SetRecomputeSettings()")
 	if err := checkRecomputeSettings(rs); err != nil {
 		return err
 	}
@@ -86,11 +108,12 @@ func (imp *ImportTx) SetRecomputeSettings(rs study.RecomputeSettings) error {
 // SetDesignConfig stores the design's settings as they are: raw is the
 // JSON of a DesignConfig, which the caller checked (unknown fields are
 // kept).
-func (imp *ImportTx) SetDesignConfig(raw json.RawMessage) error {
+func (imp *ImportTx) SetDesignConfig(raw json.RawMessage) (err error) {
 	id, err := imp.studyID()
 	if err != nil {
 		return err
 	}
+	defer wrap(&err, "store.ImportTx.SetDesignConfig()")
 	_, err = imp.tx.Exec(imp.ctx, `UPDATE studies SET design_config = $2, version = version + 1 WHERE id = $1`, id, raw)
 	return err
 }
@@ -98,7 +121,7 @@ func (imp *ImportTx) SetDesignConfig(raw json.RawMessage) error {
 // SetArms checks the study's arms against its items (CopyItems first) as
 // a study's arms are checked, and stores them: the study's design and
 // design settings become the first arm's. Nil or empty: no arms.
-func (imp *ImportTx) SetArms(arms []study.Arm) error {
+func (imp *ImportTx) SetArms(arms []study.Arm) (err error) {
 	id, err := imp.studyID()
 	if err != nil {
 		return err
@@ -106,6 +129,7 @@ func (imp *ImportTx) SetArms(arms []study.Arm) error {
 	if imp.participants {
 		return errors.New("import: set the arms before the participants")
 	}
+	defer wrap(&err, "store.ImportTx.SetArms(%d arms)", len(arms))
 	if len(arms) == 0 {
 		return nil
 	}
@@ -133,11 +157,12 @@ func (imp *ImportTx) SetArms(arms []study.Arm) error {
 // CopyItems stores the study's items as rows gives them and returns how
 // many. An index or image (sha256) that repeats an earlier one is a
 // *RepeatedRowError.
-func (imp *ImportTx) CopyItems(rows study.RowSource[study.ImportItem]) (int, error) {
+func (imp *ImportTx) CopyItems(rows study.RowSource[study.ImportItem]) (_ int, err error) {
 	id, err := imp.studyID()
 	if err != nil {
 		return 0, err
 	}
+	defer wrapCopy(&err, rows.Err, "store.ImportTx.CopyItems()")
 	n, err := imp.tx.CopyFrom(imp.ctx, pgx.Identifier{"items"},
 		[]string{"study_id", "idx", "label", "file_name", "content_type", "sha256", "width", "height", "data"},
 		copySource(rows, func(it study.ImportItem) []any {
@@ -156,7 +181,7 @@ func (imp *ImportTx) CopyItems(rows study.RowSource[study.ImportItem]) (int, err
 // gives them, and returns how many, and counts them per arm. A key that
 // repeats an earlier one is a *RepeatedRowError; an arm the study does not
 // have is a KindInvalid error.
-func (imp *ImportTx) CopyParticipants(rows study.RowSource[study.ImportParticipant]) (int, error) {
+func (imp *ImportTx) CopyParticipants(rows study.RowSource[study.ImportParticipant]) (_ int, err error) {
 	id, err := imp.studyID()
 	if err != nil {
 		return 0, err
@@ -164,6 +189,7 @@ func (imp *ImportTx) CopyParticipants(rows study.RowSource[study.ImportParticipa
 	if imp.participants {
 		return 0, errors.New("import: participants are copied once")
 	}
+	defer wrapCopy(&err, rows.Err, "store.ImportTx.CopyParticipants()")
 	// The key column is named bundle_id: PostgreSQL's detail of a repeated
 	// key names it, and that detail is shown to the user.
 	if _, err := imp.tx.Exec(imp.ctx, `CREATE TEMP TABLE import_keys (
@@ -228,7 +254,7 @@ func (imp *ImportTx) CopyParticipants(rows study.RowSource[study.ImportParticipa
 // answer's participant must be a key CopyParticipants stored (else an
 // *UnknownParticipantError); a comparison one participant answered twice is
 // a *RepeatedRowError.
-func (imp *ImportTx) CopyAnswers(rows study.RowSource[study.ImportAnswer]) (int, error) {
+func (imp *ImportTx) CopyAnswers(rows study.RowSource[study.ImportAnswer]) (_ int, err error) {
 	studyID, err := imp.studyID()
 	if err != nil {
 		return 0, err
@@ -236,6 +262,7 @@ func (imp *ImportTx) CopyAnswers(rows study.RowSource[study.ImportAnswer]) (int,
 	if !imp.participants {
 		return 0, errors.New("import: copy the participants before their answers")
 	}
+	defer wrapCopy(&err, rows.Err, "store.ImportTx.CopyAnswers()")
 	ctx, tx := imp.ctx, imp.tx
 	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE import_answers (
 			line int NOT NULL, qid text NOT NULL, participant text NOT NULL,

@@ -39,19 +39,26 @@ const itemsStoredSQL = `SELECT coalesce(sum(octet_length(data)), 0) FROM items W
 // study are rejected as duplicates. While the study has issued no question,
 // all its items are renumbered in natural file-name order; after that, new
 // items are appended (indices of answered items never change).
-func (s *Store) AddItems(ctx context.Context, studyID int64, imgs []media.Image) ([]study.Item, []media.Rejection, error) {
-	return s.AddItemsWithin(ctx, studyID, imgs, ItemLimits{})
+func (s *Store) AddItems(ctx context.Context, studyID int64, imgs []media.Image) (_ []study.Item, _ []media.Rejection, err error) {
+	defer wrap(&err, "store.AddItems(%d, %d images)", studyID, len(imgs))
+	return s.addItems(ctx, studyID, imgs, ItemLimits{})
 }
 
 // AddItemsWithin is AddItems within lim: in natural file-name order, the
 // images that would take the upload or the study past its bound are
 // rejected with the reason, and the others stored.
-func (s *Store) AddItemsWithin(ctx context.Context, studyID int64, imgs []media.Image, lim ItemLimits) ([]study.Item, []media.Rejection, error) {
+func (s *Store) AddItemsWithin(ctx context.Context, studyID int64, imgs []media.Image, lim ItemLimits) (_ []study.Item, _ []media.Rejection, err error) {
+	defer wrap(&err, "store.AddItemsWithin(%d, %d images)", studyID, len(imgs))
+	return s.addItems(ctx, studyID, imgs, lim)
+}
+
+// addItems is AddItemsWithin, its errors not wrapped.
+func (s *Store) addItems(ctx context.Context, studyID int64, imgs []media.Image, lim ItemLimits) ([]study.Item, []media.Rejection, error) {
 	for _, im := range imgs {
 		// media.Check refuses these; a caller that built an Image by
 		// other means stores nothing.
 		if err := media.CheckFileName(im.Name); err != nil {
-			return nil, nil, fmt.Errorf("add items: %w", study.Errorf(study.KindInvalid, "%s: %v", media.ShortName(im.Name), err))
+			return nil, nil, study.Errorf(study.KindInvalid, "%s: %v", media.ShortName(im.Name), err)
 		}
 	}
 	var added []study.Item
@@ -182,25 +189,22 @@ func (s *Store) AddItemsWithin(ctx context.Context, studyID int64, imgs []media.
 		return err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("add items: %w", err)
+		return nil, nil, err
 	}
 	slices.SortFunc(added, func(a, b study.Item) int { return a.Index - b.Index })
 	return added, rejected, nil
 }
 
 // ListItems returns a study's items in index order (without their bytes).
-func (s *Store) ListItems(ctx context.Context, studyID int64) ([]study.Item, error) {
+func (s *Store) ListItems(ctx context.Context, studyID int64) (_ []study.Item, err error) {
+	defer wrap(&err, "store.ListItems(%d)", studyID)
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, study_id, idx, label, file_name, content_type, sha256, width, height
 		FROM items WHERE study_id = $1 ORDER BY idx`, studyID)
 	if err != nil {
-		return nil, fmt.Errorf("list items: %w", err)
+		return nil, err
 	}
-	items, err := pgx.CollectRows(rows, scanItem)
-	if err != nil {
-		return nil, fmt.Errorf("list items: %w", err)
-	}
-	return items, nil
+	return pgx.CollectRows(rows, scanItem)
 }
 
 // scanItem reads an item row of ListItems and ExampleItems.
@@ -212,18 +216,15 @@ func scanItem(r pgx.CollectableRow) (study.Item, error) {
 
 // ExampleItems returns a study's first n items in index order (without
 // their bytes): an example question shown before anyone takes part.
-func (s *Store) ExampleItems(ctx context.Context, studyID int64, n int) ([]study.Item, error) {
+func (s *Store) ExampleItems(ctx context.Context, studyID int64, n int) (_ []study.Item, err error) {
+	defer wrap(&err, "store.ExampleItems(%d, %d)", studyID, n)
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, study_id, idx, label, file_name, content_type, sha256, width, height
 		FROM items WHERE study_id = $1 ORDER BY idx LIMIT $2`, studyID, n)
 	if err != nil {
-		return nil, fmt.Errorf("example items: %w", err)
+		return nil, err
 	}
-	items, err := pgx.CollectRows(rows, scanItem)
-	if err != nil {
-		return nil, fmt.Errorf("example items: %w", err)
-	}
-	return items, nil
+	return pgx.CollectRows(rows, scanItem)
 }
 
 // itemImageSQL reads an image by its sha256 (by name so that
@@ -233,12 +234,13 @@ const itemImageSQL = `SELECT content_type, data FROM items WHERE sha256 = $1 LIM
 // ItemImage returns the bytes and content type of an image by its sha256
 // (images are content-addressed: equal hashes are equal bytes).
 func (s *Store) ItemImage(ctx context.Context, sum string) (contentType string, data []byte, err error) {
+	defer wrap(&err, "store.ItemImage(%q)", sum)
 	err = s.pool.QueryRow(ctx, itemImageSQL, sum).Scan(&contentType, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil, fmt.Errorf("item image: %w", study.NotFound("image"))
+		return "", nil, study.NotFound("image")
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("item image: %w", err)
+		return "", nil, err
 	}
 	return contentType, data, nil
 }
@@ -272,14 +274,15 @@ type ImageReader struct {
 
 // OpenItemImage finds the image with sha256 sum (KindNotFound if no item
 // has it) and returns a reader of its bytes.
-func (s *Store) OpenItemImage(ctx context.Context, sum string) (*ImageReader, error) {
+func (s *Store) OpenItemImage(ctx context.Context, sum string) (_ *ImageReader, err error) {
+	defer wrap(&err, "store.OpenItemImage(%q)", sum)
 	var size *int64
-	err := s.pool.QueryRow(ctx, itemImageSizeSQL, sum).Scan(&size)
+	err = s.pool.QueryRow(ctx, itemImageSizeSQL, sum).Scan(&size)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && size == nil {
-		return nil, fmt.Errorf("open item image: %w", study.NotFound("image"))
+		return nil, study.NotFound("image")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open item image: %w", err)
+		return nil, err
 	}
 	return &ImageReader{s: s, ctx: ctx, sum: sum, size: *size}, nil
 }
@@ -288,7 +291,8 @@ func (s *Store) OpenItemImage(ctx context.Context, sum string) (*ImageReader, er
 func (r *ImageReader) Size() int64 { return r.size }
 
 // Read reads the next min(len(p), ImageChunkBytes) bytes (or what is left)
-// with one query. A row gone or shorter than its size is an error.
+// with one query. A row gone or shorter than its size is an error; the end
+// is io.EOF itself, not wrapped (io.Reader's contract).
 func (r *ImageReader) Read(p []byte) (int, error) {
 	if r.off >= r.size {
 		return 0, io.EOF
@@ -306,7 +310,8 @@ func (r *ImageReader) Read(p []byte) (int, error) {
 		err = fmt.Errorf("%d bytes where %d were expected", dst.n, n)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("read item image %s at %d: %w", r.sum, r.off, err)
+		wrap(&err, "store.ImageReader.Read(%d bytes of %s at %d)", n, r.sum, r.off)
+		return 0, err
 	}
 	r.off += int64(n)
 	return n, nil

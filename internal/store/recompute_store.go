@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -33,7 +32,8 @@ func checkRecomputeSettings(in study.RecomputeSettings) error {
 
 // RecomputeSettings returns the study's dashboard settings (the defaults if
 // it never set any).
-func (s *Store) RecomputeSettings(ctx context.Context, studyID int64) (study.RecomputeSettings, error) {
+func (s *Store) RecomputeSettings(ctx context.Context, studyID int64) (_ study.RecomputeSettings, err error) {
+	defer wrap(&err, "store.RecomputeSettings(%d)", studyID)
 	return recomputeSettings(ctx, s.pool, studyID)
 }
 
@@ -50,22 +50,20 @@ func recomputeSettings(ctx context.Context, q Querier, studyID int64) (study.Rec
 		return rs, nil
 	}
 	if err != nil {
-		return study.RecomputeSettings{}, fmt.Errorf("recompute settings: %w", err)
+		return study.RecomputeSettings{}, err
 	}
 	rs.MaxAge = time.Duration(ageS) * time.Second
 	return rs, nil
 }
 
 // SetRecomputeSettings stores the study's dashboard settings.
-func (s *Store) SetRecomputeSettings(ctx context.Context, studyID int64, in study.RecomputeSettings) error {
+func (s *Store) SetRecomputeSettings(ctx context.Context, studyID int64, in study.RecomputeSettings) (err error) {
+	defer wrap(&err, "store.SetRecomputeSettings(%d)", studyID)
 	in.Method = strings.ToLower(strings.TrimSpace(in.Method))
 	if err := checkRecomputeSettings(in); err != nil {
-		return fmt.Errorf("set recompute settings: %w", err)
+		return err
 	}
-	if err := setRecomputeSettings(ctx, s.pool, studyID, in); err != nil {
-		return fmt.Errorf("set recompute settings: %w", err)
-	}
-	return nil
+	return setRecomputeSettings(ctx, s.pool, studyID, in)
 }
 
 func setRecomputeSettings(ctx context.Context, db interface {
@@ -106,10 +104,11 @@ func scanRun(row pgx.Row) (study.Run, error) {
 // StartRun records that a run of the study began (status running) with the
 // number of answers and items it uses and its settings (any JSON value). A
 // study being deleted is KindNotFound.
-func (s *Store) StartRun(ctx context.Context, studyID, jobID int64, answers, items int, settings any) (int64, error) {
+func (s *Store) StartRun(ctx context.Context, studyID, jobID int64, answers, items int, settings any) (_ int64, err error) {
+	defer wrap(&err, "store.StartRun(%d, %d, %d, %d)", studyID, jobID, answers, items)
 	js, err := json.Marshal(settings)
 	if err != nil {
-		return 0, fmt.Errorf("start run: %w", err)
+		return 0, err
 	}
 	var id int64
 	err = s.pool.QueryRow(ctx, `
@@ -118,53 +117,52 @@ func (s *Store) StartRun(ctx context.Context, studyID, jobID int64, answers, ite
 		WHERE EXISTS (SELECT FROM studies WHERE id = $1 AND deleted_at IS NULL)
 		RETURNING id`, studyID, jobID, answers, items, js).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("start run: %w", study.NotFound("study"))
+		return 0, study.NotFound("study")
 	}
 	if err != nil {
-		return 0, fmt.Errorf("start run: %w", err)
+		return 0, err
 	}
 	return id, nil
 }
 
 // SetRunStage records the stage a running run is in (its progress).
-func (s *Store) SetRunStage(ctx context.Context, runID int64, stage string) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE recompute_runs SET stage = $2 WHERE id = $1 AND status = 'running'`, runID, stage); err != nil {
-		return fmt.Errorf("set run stage: %w", err)
-	}
-	return nil
+func (s *Store) SetRunStage(ctx context.Context, runID int64, stage string) (err error) {
+	defer wrap(&err, "store.SetRunStage(%d, %q)", runID, stage)
+	_, err = s.pool.Exec(ctx, `UPDATE recompute_runs SET stage = $2 WHERE id = $1 AND status = 'running'`, runID, stage)
+	return err
 }
 
 // FinishRun records how a run ended.
-func (s *Store) FinishRun(ctx context.Context, runID int64, o study.RunOutcome) error {
-	_, err := s.pool.Exec(ctx, `
+func (s *Store) FinishRun(ctx context.Context, runID int64, o study.RunOutcome) (err error) {
+	defer wrap(&err, "store.FinishRun(%d, %q)", runID, o.Status)
+	_, err = s.pool.Exec(ctx, `
 		UPDATE recompute_runs SET status = $2, finished_at = now(), duration_ms = $3,
 			train_error = $4, heldout_error = $5, error = $6, result = $7, stage = ''
 		WHERE id = $1`, runID, o.Status, o.Duration.Milliseconds(), o.TrainError, o.HeldoutError, o.Error, o.Result)
-	if err != nil {
-		return fmt.Errorf("finish run: %w", err)
-	}
-	return nil
+	return err
 }
 
 // LatestRun returns the study's most recent run of any status, or nil.
-func (s *Store) LatestRun(ctx context.Context, studyID int64) (*study.Run, error) {
+func (s *Store) LatestRun(ctx context.Context, studyID int64) (_ *study.Run, err error) {
+	defer wrap(&err, "store.LatestRun(%d)", studyID)
 	r, err := scanRun(s.pool.QueryRow(ctx, `SELECT `+runCols+` FROM recompute_runs WHERE study_id = $1 ORDER BY id DESC LIMIT 1`, studyID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("latest run: %w", err)
+		return nil, err
 	}
 	return &r, nil
 }
 
 // LatestResult returns the study's most recent finished (done) run and its
 // encoded results, or nil.
-func (s *Store) LatestResult(ctx context.Context, studyID int64) (*study.Run, []byte, error) {
+func (s *Store) LatestResult(ctx context.Context, studyID int64) (_ *study.Run, _ []byte, err error) {
+	defer wrap(&err, "store.LatestResult(%d)", studyID)
 	var blob []byte
 	var r study.Run
 	var ms int64
-	err := s.pool.QueryRow(ctx, `SELECT `+runCols+`, result FROM recompute_runs
+	err = s.pool.QueryRow(ctx, `SELECT `+runCols+`, result FROM recompute_runs
 		WHERE study_id = $1 AND status = 'done' ORDER BY id DESC LIMIT 1`, studyID).
 		Scan(&r.ID, &r.StudyID, &r.JobID, &r.Status, &r.Stage, &r.StartedAt, &r.FinishedAt, &ms,
 			&r.Answers, &r.Items, &r.Settings, &r.TrainError, &r.HeldoutError, &r.Error, &blob)
@@ -172,7 +170,7 @@ func (s *Store) LatestResult(ctx context.Context, studyID int64) (*study.Run, []
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("latest result: %w", err)
+		return nil, nil, err
 	}
 	r.Duration = time.Duration(ms) * time.Millisecond
 	return &r, blob, nil
@@ -180,16 +178,13 @@ func (s *Store) LatestResult(ctx context.Context, studyID int64) (*study.Run, []
 
 // Runs returns the study's runs in order (without their results), for the
 // learning curve.
-func (s *Store) Runs(ctx context.Context, studyID int64) ([]study.Run, error) {
+func (s *Store) Runs(ctx context.Context, studyID int64) (_ []study.Run, err error) {
+	defer wrap(&err, "store.Runs(%d)", studyID)
 	rows, err := s.pool.Query(ctx, `SELECT `+runCols+` FROM recompute_runs WHERE study_id = $1 ORDER BY id`, studyID)
 	if err != nil {
-		return nil, fmt.Errorf("runs: %w", err)
+		return nil, err
 	}
-	runs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.Run, error) { return scanRun(r) })
-	if err != nil {
-		return nil, fmt.Errorf("runs: %w", err)
-	}
-	return runs, nil
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.Run, error) { return scanRun(r) })
 }
 
 // The SQL of DueStudies and RunAnswers, by name so that TestHotQueryPlans
@@ -225,25 +220,23 @@ const (
 // DueStudies returns the open studies whose recompute is due at now: at
 // least min_new_answers answers since the last run started, or any new
 // answer and max_age since it (any answer at all when it never ran).
-func (s *Store) DueStudies(ctx context.Context) ([]int64, error) {
+func (s *Store) DueStudies(ctx context.Context) (_ []int64, err error) {
+	defer wrap(&err, "store.DueStudies()")
 	d := study.DefaultRecomputeSettings()
 	rows, err := s.pool.Query(ctx, dueStudiesSQL, d.MinNewAnswers, int(d.MaxAge/time.Second))
 	if err != nil {
-		return nil, fmt.Errorf("due studies: %w", err)
+		return nil, err
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("due studies: %w", err)
-	}
-	return ids, nil
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }
 
 // RunAnswers returns the study's answers in answer order; those of excluded
 // participants only when includeExcluded.
-func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded bool) ([]study.RunAnswer, error) {
+func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded bool) (_ []study.RunAnswer, err error) {
+	defer wrap(&err, "store.RunAnswers(%d, %t)", studyID, includeExcluded)
 	rows, err := s.pool.Query(ctx, runAnswersSQL, studyID, includeExcluded)
 	if err != nil {
-		return nil, fmt.Errorf("run answers: %w", err)
+		return nil, err
 	}
 	var out []study.RunAnswer
 	var a study.RunAnswer
@@ -253,34 +246,36 @@ func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded b
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("run answers: %w", err)
+		return nil, err
 	}
 	return out, nil
 }
 
 // LatestDoneRun returns the study's most recent finished (done) run
 // without its results, or nil.
-func (s *Store) LatestDoneRun(ctx context.Context, studyID int64) (*study.Run, error) {
+func (s *Store) LatestDoneRun(ctx context.Context, studyID int64) (_ *study.Run, err error) {
+	defer wrap(&err, "store.LatestDoneRun(%d)", studyID)
 	r, err := scanRun(s.pool.QueryRow(ctx, `SELECT `+runCols+` FROM recompute_runs
 		WHERE study_id = $1 AND status = 'done' ORDER BY id DESC LIMIT 1`, studyID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("latest done run: %w", err)
+		return nil, err
 	}
 	return &r, nil
 }
 
 // RunResult returns a run's encoded results (nil if it has none).
-func (s *Store) RunResult(ctx context.Context, runID int64) ([]byte, error) {
+func (s *Store) RunResult(ctx context.Context, runID int64) (_ []byte, err error) {
+	defer wrap(&err, "store.RunResult(%d)", runID)
 	var blob []byte
-	err := s.pool.QueryRow(ctx, `SELECT result FROM recompute_runs WHERE id = $1`, runID).Scan(&blob)
+	err = s.pool.QueryRow(ctx, `SELECT result FROM recompute_runs WHERE id = $1`, runID).Scan(&blob)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("run result: %w", study.NotFound("run"))
+		return nil, study.NotFound("run")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("run result: %w", err)
+		return nil, err
 	}
 	return blob, nil
 }

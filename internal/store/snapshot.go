@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
@@ -28,8 +27,9 @@ func (sn *Snapshot) Study() study.Study { return sn.study }
 // ExportSnapshot calls f with the study with studyID (even one being
 // deleted) as of one moment; its error is KindNotFound when there is no
 // such study.
-func (s *Store) ExportSnapshot(ctx context.Context, studyID int64, f func(sn study.SnapshotReader) error) error {
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
+func (s *Store) ExportSnapshot(ctx context.Context, studyID int64, f func(sn study.SnapshotReader) error) (err error) {
+	defer wrap(&err, "store.ExportSnapshot(%d)", studyID)
+	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		st, err := scanStudy(tx.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1`, studyID))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return study.NotFound("study")
@@ -39,27 +39,26 @@ func (s *Store) ExportSnapshot(ctx context.Context, studyID int64, f func(sn stu
 		}
 		return f(&Snapshot{study: st, ctx: ctx, tx: tx})
 	})
-	if err != nil {
-		return fmt.Errorf("export snapshot: %w", err)
-	}
-	return nil
 }
 
 // Settings are the study's dashboard settings (the defaults if it never
 // set any).
-func (sn *Snapshot) Settings() (study.RecomputeSettings, error) {
+func (sn *Snapshot) Settings() (_ study.RecomputeSettings, err error) {
+	defer wrap(&err, "store.Snapshot.Settings()")
 	return recomputeSettings(sn.ctx, sn.tx, sn.study.ID)
 }
 
 // DesignConfig is the design's settings as stored (studies.design_config).
-func (sn *Snapshot) DesignConfig() (json.RawMessage, error) {
+func (sn *Snapshot) DesignConfig() (_ json.RawMessage, err error) {
+	defer wrap(&err, "store.Snapshot.DesignConfig()")
 	var raw json.RawMessage
-	err := sn.tx.QueryRow(sn.ctx, `SELECT design_config FROM studies WHERE id = $1`, sn.study.ID).Scan(&raw)
+	err = sn.tx.QueryRow(sn.ctx, `SELECT design_config FROM studies WHERE id = $1`, sn.study.ID).Scan(&raw)
 	return raw, err
 }
 
 // Items calls f with each item, by index.
-func (sn *Snapshot) Items(f func(study.SnapshotItem) error) error {
+func (sn *Snapshot) Items(f func(study.SnapshotItem) error) (err error) {
+	defer wrap(&err, "store.Snapshot.Items()")
 	rows, err := sn.tx.Query(sn.ctx, `SELECT idx, label, file_name, content_type, sha256, width, height, data
 		FROM items WHERE study_id = $1 ORDER BY idx`, sn.study.ID)
 	if err != nil {
@@ -72,7 +71,8 @@ func (sn *Snapshot) Items(f func(study.SnapshotItem) error) error {
 }
 
 // Participants calls f with each participant, in the order they came.
-func (sn *Snapshot) Participants(f func(study.SnapshotParticipant) error) error {
+func (sn *Snapshot) Participants(f func(study.SnapshotParticipant) error) (err error) {
+	defer wrap(&err, "store.Snapshot.Participants()")
 	rows, err := sn.tx.Query(sn.ctx, `SELECT public_id, coalesce(external_id, ''), coalesce(completion_code, ''),
 		created_at, completed_at, excluded_at, arm FROM participants WHERE study_id = $1 ORDER BY id`, sn.study.ID)
 	if err != nil {
@@ -85,7 +85,8 @@ func (sn *Snapshot) Participants(f func(study.SnapshotParticipant) error) error 
 }
 
 // Answers calls f with each answer, by answer time (then question id).
-func (sn *Snapshot) Answers(f func(study.SnapshotAnswer) error) error {
+func (sn *Snapshot) Answers(f func(study.SnapshotAnswer) error) (err error) {
+	defer wrap(&err, "store.Snapshot.Answers()")
 	rows, err := sn.tx.Query(sn.ctx, `
 		SELECT a.question_id, p.public_id, a.anchor, q.left_idx, q.right_idx, a.closer, a.farther, q.design,
 			a.response_ms, q.issued_at, a.answered_at

@@ -9,6 +9,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/closer-lab/closer/internal/study"
@@ -52,6 +53,20 @@ func (s *Store) Designs() []string {
 // inTx runs f in a transaction, committing when it returns nil.
 func (s *Store) inTx(ctx context.Context, f func(pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.pool, f)
+}
+
+// wrap prefixes a non-nil *errp with the operation that failed, as the
+// methods defer it (pkgsite's derrors.Wrap): format and args name the
+// method as it was called, with the arguments that say what it worked on
+// (bare, %q for text): "store.StudyBySlug(\"pilot\"): study not found".
+// The methods of an import, a snapshot or an image reader name their type
+// (store.Snapshot.Items()). %w keeps what callers look for in the chain:
+// a *study.Error (whose Msg, what users see, is unchanged), pgx.ErrNoRows,
+// the context's errors.
+func wrap(errp *error, format string, args ...any) {
+	if *errp != nil {
+		*errp = fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *errp)
+	}
 }
 
 // isUnique reports whether err is a unique violation (SQLSTATE 23505).

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -96,15 +95,16 @@ func scanStudy(row pgx.Row, more ...any) (study.Study, error) {
 }
 
 // CreateStudy creates a study.
-func (s *Store) CreateStudy(ctx context.Context, in study.StudyInput) (study.Study, error) {
+func (s *Store) CreateStudy(ctx context.Context, in study.StudyInput) (_ study.Study, err error) {
+	defer wrap(&err, "store.CreateStudy(%q)", in.Slug)
 	if err := s.check(&in); err != nil {
-		return study.Study{}, fmt.Errorf("create study: %w", err)
+		return study.Study{}, err
 	}
 	if err := study.CheckDesignConfig(&in, nil); err != nil {
-		return study.Study{}, fmt.Errorf("create study: %w", err)
+		return study.Study{}, err
 	}
 	var st study.Study
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		st, err = scanStudy(tx.QueryRow(ctx, `
 			INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform, consent,
@@ -122,7 +122,7 @@ func (s *Store) CreateStudy(ctx context.Context, in study.StudyInput) (study.Stu
 		return assignArms(ctx, tx, st.ID, in.Arms)
 	})
 	if err != nil {
-		return study.Study{}, fmt.Errorf("create study: %w", err)
+		return study.Study{}, err
 	}
 	return st, nil
 }
@@ -168,12 +168,13 @@ const questionsIssuedSQL = `SELECT (SELECT min(issued_at) FROM questions WHERE s
 // arms and the held-out share cannot change once questions were issued;
 // before, a change of arms assigns the participants who joined already
 // again (assignArms).
-func (s *Store) UpdateStudy(ctx context.Context, id int64, in study.StudyInput) (study.Study, error) {
+func (s *Store) UpdateStudy(ctx context.Context, id int64, in study.StudyInput) (_ study.Study, err error) {
+	defer wrap(&err, "store.UpdateStudy(%d)", id)
 	if err := s.check(&in); err != nil {
-		return study.Study{}, fmt.Errorf("update study: %w", err)
+		return study.Study{}, err
 	}
 	var st study.Study
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		old, err := scanStudy(tx.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return study.NotFound("study")
@@ -234,7 +235,7 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in study.StudyInput) 
 		return err
 	})
 	if err != nil {
-		return study.Study{}, fmt.Errorf("update study: %w", err)
+		return study.Study{}, err
 	}
 	return st, nil
 }
@@ -250,11 +251,12 @@ func excludeList(ids []int64) []int64 {
 // SetStudyStatus changes only the study's status (open, paused, closed or
 // draft); opening checks, as UpdateStudy does, that every item has an
 // image.
-func (s *Store) SetStudyStatus(ctx context.Context, id int64, status string) error {
+func (s *Store) SetStudyStatus(ctx context.Context, id int64, status string) (err error) {
+	defer wrap(&err, "store.SetStudyStatus(%d, %q)", id, status)
 	if !slices.Contains(study.Statuses, status) {
-		return fmt.Errorf("set study status: %w", study.Errorf(study.KindInvalid, "unknown status %q (draft, open, paused or closed)", status))
+		return study.Errorf(study.KindInvalid, "unknown status %q (draft, open, paused or closed)", status)
 	}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
 		var found bool
 		if err := tx.QueryRow(ctx, `SELECT true FROM studies WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id).Scan(&found); errors.Is(err, pgx.ErrNoRows) {
 			return study.NotFound("study")
@@ -269,20 +271,17 @@ func (s *Store) SetStudyStatus(ctx context.Context, id int64, status string) err
 		_, err := tx.Exec(ctx, `UPDATE studies SET version = version + 1, status = $2, updated_at = now() WHERE id = $1`, id, status)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("set study status: %w", err)
-	}
-	return nil
 }
 
 // StudyBySlug returns the study with slug (never one being deleted).
-func (s *Store) StudyBySlug(ctx context.Context, slug string) (study.Study, error) {
+func (s *Store) StudyBySlug(ctx context.Context, slug string) (_ study.Study, err error) {
+	defer wrap(&err, "store.StudyBySlug(%q)", slug)
 	st, err := scanStudy(s.pool.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE slug = $1 AND deleted_at IS NULL`, slug))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return study.Study{}, fmt.Errorf("study by slug: %w", study.NotFound("study"))
+		return study.Study{}, study.NotFound("study")
 	}
 	if err != nil {
-		return study.Study{}, fmt.Errorf("study by slug: %w", err)
+		return study.Study{}, err
 	}
 	return st, nil
 }
@@ -302,28 +301,26 @@ const listStudiesSQL = `
 
 // ListStudies returns all studies with their counts of items, participants
 // and answers, newest first (not those being deleted).
-func (s *Store) ListStudies(ctx context.Context) ([]study.StudySummary, error) {
+func (s *Store) ListStudies(ctx context.Context) (_ []study.StudySummary, err error) {
+	defer wrap(&err, "store.ListStudies()")
 	rows, err := s.pool.Query(ctx, listStudiesSQL)
 	if err != nil {
-		return nil, fmt.Errorf("list studies: %w", err)
+		return nil, err
 	}
-	sts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.StudySummary, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.StudySummary, error) {
 		x := study.StudySummary{}
 		var err error
 		x.Study, err = scanStudy(r, &x.Items, &x.Participants, &x.Answers)
 		return x, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list studies: %w", err)
-	}
-	return sts, nil
 }
 
 // CountStudies returns the number of studies (not those being deleted).
-func (s *Store) CountStudies(ctx context.Context) (int, error) {
+func (s *Store) CountStudies(ctx context.Context) (_ int, err error) {
+	defer wrap(&err, "store.CountStudies()")
 	var n int
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM studies WHERE deleted_at IS NULL`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count studies: %w", err)
+		return 0, err
 	}
 	return n, nil
 }
@@ -342,13 +339,14 @@ const studyStatsSQL = `
 		(SELECT count(*) FROM votes WHERE study_id = $1 AND j_closer > 0 AND k_closer > 0)`
 
 // StudyStats returns the study's counts.
-func (s *Store) StudyStats(ctx context.Context, studyID int64) (study.Stats, error) {
+func (s *Store) StudyStats(ctx context.Context, studyID int64) (_ study.Stats, err error) {
+	defer wrap(&err, "store.StudyStats(%d)", studyID)
 	st := study.Stats{RateWindow: 10 * time.Minute}
 	var recent int
-	err := s.pool.QueryRow(ctx, studyStatsSQL, studyID).
+	err = s.pool.QueryRow(ctx, studyStatsSQL, studyID).
 		Scan(&st.Items, &st.Participants, &st.Completed, &st.Answers, &recent, &st.LastAnswer, &st.Comparisons, &st.Contradictions)
 	if err != nil {
-		return study.Stats{}, fmt.Errorf("study stats: %w", err)
+		return study.Stats{}, err
 	}
 	st.AnswersPerMinute = float64(recent) / st.RateWindow.Minutes()
 	return st, nil

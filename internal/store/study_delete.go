@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/closer-lab/closer/internal/study"
@@ -42,8 +41,9 @@ const markLockTimeout = "5s"
 // purge deletes its rows later. A study already marked or unknown is
 // KindNotFound; a study that stays locked by an upload for markLockTimeout
 // is KindConflict.
-func (s *Store) MarkStudyDeleted(ctx context.Context, id int64) error {
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+func (s *Store) MarkStudyDeleted(ctx context.Context, id int64) (err error) {
+	defer wrap(&err, "store.MarkStudyDeleted(%d)", id)
+	return s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '`+markLockTimeout+`'`); err != nil {
 			return err
 		}
@@ -60,48 +60,43 @@ func (s *Store) MarkStudyDeleted(ctx context.Context, id int64) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("mark study deleted: %w", err)
-	}
-	return nil
 }
 
 // StudyByID returns the study with id (never one being deleted).
-func (s *Store) StudyByID(ctx context.Context, id int64) (study.Study, error) {
+func (s *Store) StudyByID(ctx context.Context, id int64) (_ study.Study, err error) {
+	defer wrap(&err, "store.StudyByID(%d)", id)
 	st, err := scanStudy(s.pool.QueryRow(ctx, `SELECT `+studyCols+` FROM studies WHERE id = $1 AND deleted_at IS NULL`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return study.Study{}, fmt.Errorf("study by id: %w", study.NotFound("study"))
+		return study.Study{}, study.NotFound("study")
 	}
 	if err != nil {
-		return study.Study{}, fmt.Errorf("study by id: %w", err)
+		return study.Study{}, err
 	}
 	return st, nil
 }
 
 // StudiesToPurge returns the studies marked deleted whose rows are not all
 // deleted yet, the oldest mark first.
-func (s *Store) StudiesToPurge(ctx context.Context) ([]int64, error) {
+func (s *Store) StudiesToPurge(ctx context.Context) (_ []int64, err error) {
+	defer wrap(&err, "store.StudiesToPurge()")
 	rows, err := s.pool.Query(ctx, `SELECT id FROM studies WHERE deleted_at IS NOT NULL ORDER BY deleted_at, id`)
 	if err != nil {
-		return nil, fmt.Errorf("studies to purge: %w", err)
+		return nil, err
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("studies to purge: %w", err)
-	}
-	return ids, nil
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }
 
 // StudyMarkedDeleted reports whether the study is marked deleted; a study
 // that does not exist (any more) is KindNotFound.
-func (s *Store) StudyMarkedDeleted(ctx context.Context, id int64) (bool, error) {
+func (s *Store) StudyMarkedDeleted(ctx context.Context, id int64) (_ bool, err error) {
+	defer wrap(&err, "store.StudyMarkedDeleted(%d)", id)
 	var marked bool
-	err := s.pool.QueryRow(ctx, `SELECT deleted_at IS NOT NULL FROM studies WHERE id = $1`, id).Scan(&marked)
+	err = s.pool.QueryRow(ctx, `SELECT deleted_at IS NOT NULL FROM studies WHERE id = $1`, id).Scan(&marked)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return false, fmt.Errorf("study marked deleted: %w", study.NotFound("study"))
+		return false, study.NotFound("study")
 	}
 	if err != nil {
-		return false, fmt.Errorf("study marked deleted: %w", err)
+		return false, err
 	}
 	return marked, nil
 }
@@ -180,14 +175,15 @@ func purgeBatchSQL(t purgeTable) string {
 // whether the table has none of the study's rows left. It deletes nothing
 // of a study not marked deleted.
 func (s *Store) PurgeStudyBatch(ctx context.Context, studyID int64, table string, batch int) (deleted int64, empty bool, err error) {
+	defer wrap(&err, "store.PurgeStudyBatch(%d, %q, %d)", studyID, table, batch)
 	i := slices.IndexFunc(purgeTables, func(t purgeTable) bool { return t.name == table })
 	if i < 0 {
-		return 0, false, fmt.Errorf("purge study batch: unknown table %q", table)
+		return 0, false, errors.New("unknown table")
 	}
 	limit := max(1, batch/purgeTables[i].per)
 	tag, err := s.pool.Exec(ctx, purgeBatchSQL(purgeTables[i]), studyID, limit)
 	if err != nil {
-		return 0, false, fmt.Errorf("purge study batch (%s): %w", table, err)
+		return 0, false, err
 	}
 	return tag.RowsAffected(), tag.RowsAffected() < int64(limit), nil
 }
@@ -196,10 +192,11 @@ func (s *Store) PurgeStudyBatch(ctx context.Context, studyID int64, table string
 // PurgeStudyBatch emptied every table of its rows (rows that arrived since,
 // from a request that began before the mark, go by the cascade). It
 // reports whether there was such a row.
-func (s *Store) DeletePurgedStudy(ctx context.Context, studyID int64) (bool, error) {
+func (s *Store) DeletePurgedStudy(ctx context.Context, studyID int64) (_ bool, err error) {
+	defer wrap(&err, "store.DeletePurgedStudy(%d)", studyID)
 	tag, err := s.pool.Exec(ctx, `DELETE FROM studies WHERE id = $1 AND deleted_at IS NOT NULL`, studyID)
 	if err != nil {
-		return false, fmt.Errorf("delete purged study: %w", err)
+		return false, err
 	}
 	return tag.RowsAffected() > 0, nil
 }

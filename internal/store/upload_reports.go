@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -22,7 +21,8 @@ const saveUploadReportSQL = `
 
 // SaveUploadReport keeps an upload's report for the page the upload
 // redirects to and returns its id.
-func (s *Store) SaveUploadReport(ctx context.Context, studyID int64, rep study.UploadReport) (string, error) {
+func (s *Store) SaveUploadReport(ctx context.Context, studyID int64, rep study.UploadReport) (_ string, err error) {
+	defer wrap(&err, "store.SaveUploadReport(%d)", studyID)
 	id := secret.NewID()
 	rep.Rejected = slices.Clone(rep.Rejected)
 	for i, r := range rep.Rejected {
@@ -30,21 +30,22 @@ func (s *Store) SaveUploadReport(ctx context.Context, studyID int64, rep study.U
 	}
 	rep.Refused, rep.GoldRefused = storableText(rep.Refused), storableText(rep.GoldRefused)
 	if _, err := s.pool.Exec(ctx, saveUploadReportSQL, id, studyID, rep); err != nil {
-		return "", fmt.Errorf("save upload report: %w", err)
+		return "", err
 	}
 	return id, nil
 }
 
 // UploadReportByID returns the study's upload report id; an unknown or
 // expired one (or another study's) is KindNotFound.
-func (s *Store) UploadReportByID(ctx context.Context, studyID int64, id string) (study.UploadReport, error) {
+func (s *Store) UploadReportByID(ctx context.Context, studyID int64, id string) (_ study.UploadReport, err error) {
+	defer wrap(&err, "store.UploadReportByID(%d, %q)", studyID, id)
 	var rep study.UploadReport
-	err := s.pool.QueryRow(ctx, `SELECT report FROM upload_reports WHERE id = $1 AND study_id = $2`, id, studyID).Scan(&rep)
+	err = s.pool.QueryRow(ctx, `SELECT report FROM upload_reports WHERE id = $1 AND study_id = $2`, id, studyID).Scan(&rep)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return study.UploadReport{}, fmt.Errorf("upload report: %w", study.NotFound("upload report"))
+		return study.UploadReport{}, study.NotFound("upload report")
 	}
 	if err != nil {
-		return study.UploadReport{}, fmt.Errorf("upload report: %w", err)
+		return study.UploadReport{}, err
 	}
 	return rep, nil
 }
