@@ -205,6 +205,9 @@ func TestStartSweepsPendingAnswers(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	if err := next.Start(ctx); err == nil {
+		t.Error("a store started twice")
+	}
 	if err := next.Close(ctx); err != nil {
 		t.Fatal(err)
 	}

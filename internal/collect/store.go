@@ -55,9 +55,10 @@ const DefaultPendingEvery = 10 * time.Second
 // pending sweep): each runs under its context and is counted in wg, so
 // that Close can stop them and wait for them before the pool closes.
 type background struct {
-	mu      sync.Mutex // guards ctx, cancel and closing, and orders wg.Add before Close's wg.Wait
+	mu      sync.Mutex // guards ctx, cancel, started and closing, and orders wg.Add before Close's wg.Wait
 	ctx     context.Context
 	cancel  context.CancelFunc
+	started bool // Start ran
 	closing bool
 	stop    chan struct{} // closed by Close
 	wg      sync.WaitGroup
@@ -120,14 +121,15 @@ func New(pool *pgxpool.Pool, opts ...Option) *Store {
 // which answers start as they come (with or without Start: a store that
 // is not started records its answers all the same, and RecordPending
 // sweeps on demand). Cancelling ctx cancels them; Close stops them and
-// waits for them. Start is meant to be called once, after RegisterDesigns.
+// waits for them. Start may be called once, after RegisterDesigns.
 func (s *Store) Start(ctx context.Context) error {
 	b := s.background
 	b.mu.Lock()
-	if b.closing {
+	if b.closing || b.started {
 		b.mu.Unlock()
-		return errors.New("store.Start: the store is closed")
+		return errors.New("store.Start: the store was started or closed before")
 	}
+	b.started = true
 	// The writers started before now (none in a server) keep the context
 	// they began with, which Close cancels too.
 	stopEarlier := b.cancel
