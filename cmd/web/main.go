@@ -167,8 +167,21 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 
 	// Answers a design has not recorded (a replica stopped between an
 	// answer's commit and its recording, or its writer failed) are recorded
-	// now and then checked for every little while.
-	go recordPending(ctx, collector, log)
+	// now and then checked for every little while, by the store's own
+	// goroutines with its designs' writers. Not ctx: the writers go on
+	// serving the answers of the requests the server finishes below; Close
+	// (deferred after the server's shutdown, before the pool's) stops them.
+	collector.OnPendingError = func(err error) { log.Warn("recording pending design answers", "err", err) }
+	if err := collector.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := collector.Close(cctx); err != nil {
+			log.Warn("stopping the designs' writers", "err", err)
+		}
+	}()
 
 	hcfg := web.Config{BaseURL: cfg.BaseURL, Jobs: jobs, Purges: purge.NewEnqueuer(jobs), TrustedProxies: cfg.TrustedProxies,
 		MaxDBRequests: maxDBRequests, QueueWait: cfg.DBQueueWait, AcquireTimeout: cfg.DBAcquireTimeout, RequestLog: cfg.RequestLog,
@@ -268,27 +281,6 @@ func bootstrap(ctx context.Context, cfg config, accounts *account.Store, log *sl
 		}
 	}
 	return nil
-}
-
-// pendingEvery is how often a web replica looks for answers the designs
-// have not recorded.
-const pendingEvery = 10 * time.Second
-
-// recordPending records the designs' pending answers at once and then
-// every pendingEvery, until ctx ends.
-func recordPending(ctx context.Context, collector *collect.Store, log *slog.Logger) {
-	t := time.NewTicker(pendingEvery)
-	defer t.Stop()
-	for {
-		if err := collector.RecordPending(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("recording pending design answers", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
 
 // poolConfig is the app's pool for databaseURL: pool_max_conns in the URL

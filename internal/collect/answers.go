@@ -109,222 +109,40 @@ func (s *Store) AnswerNext(ctx context.Context, participantID int64, in study.An
 	return created, pr, nil
 }
 
+// answer is Answer, and AnswerNext when next is set, in the steps of one
+// transaction (answering): lock the question's participant and read the
+// question (the transaction's first batch, lockAnswerSQL), check the
+// answer, queue its writes with the participant's count, send them in one
+// batch with the next question's issue, commit, and hand the answer to its
+// design.
 func (s *Store) answer(ctx context.Context, participantID int64, in study.AnswerInput, next bool) (created bool, pr study.Progress, err error) {
 	if in.ResponseMS != nil && (*in.ResponseMS < 0 || *in.ResponseMS > study.MaxResponseMS) {
 		return false, pr, study.Errorf(study.KindInvalid, "response_ms must be between 0 and %d", study.MaxResponseMS)
 	}
-	var record *DesignScheduler // the design to record the answer in, after the commit
-	var (
-		owner               int64
-		anchor, left, right int
-		qDesign             string
-		expected            *int
-		st                  studyState
-		quality             []byte
-		open                bool
-		answered            int
-		hasRules            bool // the study has exclusion rules
-		ahead               heldQuestion
-	)
-	scan := func(r pgx.Row) error {
-		err := r.Scan(append([]any{&owner, &anchor, &left, &right, &qDesign, &expected,
-			&st.ID, &st.Slug, &st.Status, &st.Design, &st.Arm, &st.HeldoutShare,
-			&st.PerParticipant, &st.Version, &quality, &st.IdleMinutes, &hasRules, &open, &answered}, ahead.targets()...)...)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return study.NotFound("question")
-		}
-		if err != nil {
+	a := &answering{participantID: participantID, in: in, next: next}
+	err = s.inTxFrom(ctx, lockAnswerSQL, []any{in.QuestionID}, a.scan, func(tx pgx.Tx) error {
+		a.locked = true
+		a.created, a.pr, a.code, a.record, a.releasesSlot = false, study.Progress{}, nil, nil, false
+		if err := a.check(); err != nil {
 			return err
 		}
-		return st.scanQuality(quality)
-	}
-	var studyID int64
-	var releasesSlot bool // a skip of a design question: its comparison goes back to the design
-	err = s.inTxFrom(ctx, lockAnswerSQL, []any{in.QuestionID}, scan, func(tx pgx.Tx) error {
-		created, pr, record, releasesSlot = false, study.Progress{}, nil, false
-		studyID = st.ID
-		if owner != participantID {
-			return study.Errorf(study.KindForbidden, "this question was issued to another participant")
+		if !a.open {
+			return s.answerAgain(ctx, tx, a)
 		}
-		if in.Skip && !st.Quality.CantDecide {
-			return study.Errorf(study.KindInvalid, "this study does not offer \"can't decide\"")
-		}
-		if !in.Skip && in.Closer != left && in.Closer != right {
-			return study.Errorf(study.KindInvalid, "closer must be one of the two options, %d or %d", left, right)
-		}
-		if in.Skip {
-			in.Closer = left // the key below is the comparison's either way
-		}
-		farther := right
-		if in.Closer == right {
-			farther = left
-		}
-		if !open {
-			// Every question is held until it is answered: this one was.
-			var prev *int
-			err := tx.QueryRow(ctx, previousAnswerSQL, in.QuestionID).Scan(&prev)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return study.Errorf(study.KindConflict, "this question is no longer open")
-			}
-			if err != nil {
-				return err
-			}
-			switch {
-			case prev == nil && !in.Skip:
-				return study.Errorf(study.KindConflict, "this question was already answered with \"can't decide\"")
-			case prev != nil && in.Skip:
-				return study.Errorf(study.KindConflict, "this question was already answered with %d", *prev)
-			case prev != nil && *prev != in.Closer:
-				return study.Errorf(study.KindConflict, "this question was already answered with %d", *prev)
-			}
-			if next { // the same answer again: where the participant is now
-				pr, err = s.nextAgain(ctx, tx, participantID)
-				if KindOf(err) == study.KindNotOpen {
-					pr, err = study.Progress{Answered: answered, Total: st.PerParticipant, Status: st.Status}, nil
-				}
-				return err
-			}
-			return nil
-		}
-		if st.Status == study.StatusClosed {
+		if a.st.Status == study.StatusClosed {
 			return study.Errorf(study.KindNotOpen, "the study is closed")
 		}
-		t := triplet.Triplet{Anchor: anchor, Closer: in.Closer, Farther: farther}
-		k := triplet.KeyOf(t)
-		jc, kc := 0, 0
-		if in.Closer == k.J {
-			jc = 1
-		} else {
-			kc = 1
+		a.route(s.designs)
+		if err := s.writeAndIssueNext(ctx, tx, a); err != nil {
+			return err
 		}
-		ds, stateful := s.designs[st.Design]
-		designQuestion := stateful && qDesign == st.Design
-		releasesSlot = in.Skip && designQuestion
-		trial := qDesign == study.DesignCatch || qDesign == study.DesignRepeat
-		heldout := qDesign == study.DesignHeldout // a triplet, but no vote
-		if designQuestion && !in.Skip {
-			record = ds
+		if a.code != nil {
+			a.pr.Done, a.pr.CompletionCode = true, *a.code
 		}
-		pre := &batchPart{
-			queue: func(b *pgx.Batch, _ string) {
-				if trial || in.Skip {
-					var closer, correct any // NULL: skipped, or not a trial
-					if !in.Skip {
-						closer = in.Closer
-						if expected != nil {
-							correct = in.Closer == *expected
-						}
-					}
-					b.Queue(insertTrialAnswerSQL, in.QuestionID, st.ID, participantID, closer, correct, in.ResponseMS)
-					if in.Skip && designQuestion {
-						b.Queue(releaseSkippedSQL, st.ID, participantID, k.Anchor, k.J, k.K)
-					}
-					return
-				}
-				b.Queue(insertAnswerSQL, in.QuestionID, st.ID, participantID, anchor, in.Closer, farther, in.ResponseMS)
-				if !heldout {
-					b.Queue(addVoteSQL, st.ID, k.Anchor, k.J, k.K, jc, kc)
-				}
-				if record != nil {
-					b.Queue(inboxSQL, st.ID, participantID, t.Anchor, t.Closer, t.Farther, st.Arm)
-				}
-			},
-			read: func(br pgx.BatchResults) error {
-				n := 2
-				switch {
-				case trial || in.Skip:
-					n = 1
-					if in.Skip && designQuestion {
-						n = 2
-					}
-				case heldout:
-					n = 1
-				case record != nil:
-					n = 3
-				}
-				for range n {
-					if _, err := br.Exec(); err != nil {
-						return err
-					}
-				}
-				return nil
-			},
-		}
-		var code *string
-		// The last answer completes the participant: the study's exclusion
-		// rules, if it has any, are checked first, so that their code says
-		// whether they were excluded.
-		finishing := answered+1 >= st.PerParticipant
-		checkRules := finishing && hasRules
-		post := &batchPart{
-			queue: func(b *pgx.Batch, nextID string) {
-				var hold any // NULL: no next question yet
-				if nextID != "" {
-					hold = nextID
-				}
-				if checkRules {
-					b.Queue(store.ApplyRulesSQL, participantID)
-				}
-				b.Queue(answeredSQL, participantID, hold, st.PerParticipant, newCompletionCode())
-			},
-			read: func(br pgx.BatchResults) error {
-				if checkRules {
-					if _, err := br.Exec(); err != nil {
-						return err
-					}
-				}
-				return br.QueryRow().Scan(&pr.Answered, &code)
-			},
-		}
-		pr.Total, pr.Status, pr.CantDecide = st.PerParticipant, st.Status, st.Quality.CantDecide
-		if !next || answered+1 >= st.PerParticipant || st.Status != study.StatusOpen {
-			// answeredSQL makes the question held ahead, if any, the open one.
-			if err := sendParts(ctx, tx, pre, post); err != nil {
-				return err
-			}
-		} else if ahead.id != nil {
-			// The question held ahead is next; the one after it is issued
-			// in the same batch, unless there is none to ask.
-			items, err := s.items.get(ctx, tx, st.ID, st.Version)
-			if err != nil {
-				return err
-			}
-			if pr.Question, err = ahead.question(ctx, tx, items, st.ID, participantID); err != nil {
-				return err
-			}
-			if answered+2 >= st.PerParticipant || !s.asksAhead(st) {
-				err = sendParts(ctx, tx, pre, post)
-			} else if pr.Ahead, err = s.issue(ctx, tx, st, participantID, answered+2, items, pre, post, holdAhead); errors.Is(err, ErrExhausted) {
-				pr.Ahead, err = nil, nil
-			}
-			if err != nil {
-				return err
-			}
-		} else {
-			items, err := s.items.get(ctx, tx, st.ID, st.Version)
-			if err != nil {
-				return err
-			}
-			pr.Question, err = s.issue(ctx, tx, st, participantID, answered+1, items, pre, post, holdOpen)
-			if errors.Is(err, ErrExhausted) {
-				pr.Question = nil
-				if err := s.complete(ctx, tx, participantID, &pr); err != nil {
-					return err
-				}
-				code = &pr.CompletionCode
-			} else if err != nil {
-				return err
-			} else if err := s.issueAhead(ctx, tx, st, participantID, answered+2, items, nil, &pr); err != nil {
-				return err
-			}
-		}
-		if code != nil {
-			pr.Done, pr.CompletionCode = true, *code
-		}
-		created = true
+		a.created = true
 		return nil
 	})
-	if KindOf(err) == study.KindNotFound && studyID == 0 {
+	if KindOf(err) == study.KindNotFound && !a.locked {
 		// No such question: perhaps the participant is gone with it.
 		var exists bool
 		if qerr := s.pool.QueryRow(ctx, participantExistsSQL, participantID).Scan(&exists); qerr == nil && !exists {
@@ -334,37 +152,250 @@ func (s *Store) answer(ctx context.Context, participantID int64, in study.Answer
 	if err != nil {
 		return false, study.Progress{}, err
 	}
-	key := armKey{studyID, st.Arm}
-	if releasesSlot && created {
-		s.designs[st.Design].clearFull(key) // a skipped design question gave its slot back
-	}
-	if record != nil {
-		// The answer is durable; the design records it in a transaction of
-		// its own, one writer per arm at a time (design_scheduler.go).
-		if record.kind.async {
-			record.recordSoon(key)
-		} else {
-			record.recordPending(ctx, key)
-		}
-	}
-	return created, pr, nil
+	s.handOff(ctx, a)
+	return a.created, a.pr, nil
 }
 
-// sendParts sends pre's and post's statements in one batch and reads them.
-func sendParts(ctx context.Context, tx pgx.Tx, parts ...*batchPart) error {
-	b := &pgx.Batch{}
-	for _, p := range parts {
-		p.queue(b, "")
+// answering is one answer's transaction: what its steps read, decide and
+// return.
+type answering struct {
+	participantID int64
+	in            study.AnswerInput
+	next          bool // AnswerNext: the next question is issued in the answer's batch
+
+	// The question and its participant, as lockAnswerSQL read them.
+	owner               int64
+	anchor, left, right int
+	qDesign             string
+	expected            *int
+	st                  studyState
+	quality             []byte
+	open                bool // the participant holds the question: it is unanswered
+	answered            int
+	hasRules            bool // the study has exclusion rules
+	ahead               heldQuestion
+	locked              bool // the question exists: the transaction read it
+
+	// What check and route made of the answer.
+	t              triplet.Triplet
+	designQuestion bool             // a question of the participant's arm's stateful design
+	record         *DesignScheduler // the design to record the answer in, after the commit
+	releasesSlot   bool             // a skip of a design question: its comparison goes back to the design
+
+	// The transaction's results.
+	created bool
+	pr      study.Progress
+	code    *string // the participant's completion code, when answeredSQL or complete gave one
+}
+
+// scan reads lockAnswerSQL's row: the question, its study and participant.
+func (a *answering) scan(r pgx.Row) error {
+	st := &a.st
+	err := r.Scan(append([]any{&a.owner, &a.anchor, &a.left, &a.right, &a.qDesign, &a.expected,
+		&st.ID, &st.Slug, &st.Status, &st.Design, &st.Arm, &st.HeldoutShare,
+		&st.PerParticipant, &st.Version, &a.quality, &st.IdleMinutes, &a.hasRules, &a.open, &a.answered}, a.ahead.targets()...)...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return study.NotFound("question")
 	}
-	br := tx.SendBatch(ctx, b)
-	var err error
-	for _, p := range parts {
-		if err = p.read(br); err != nil {
-			break
-		}
+	if err != nil {
+		return err
 	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
+	return st.scanQuality(a.quality)
+}
+
+// check checks that the question was issued to the participant and that
+// the answer is one the study takes, and reads it as a triplet (a skip as
+// one whose closer is the left option: the comparison's key is the same).
+func (a *answering) check() error {
+	if a.owner != a.participantID {
+		return study.Errorf(study.KindForbidden, "this question was issued to another participant")
+	}
+	if a.in.Skip && !a.st.Quality.CantDecide {
+		return study.Errorf(study.KindInvalid, "this study does not offer \"can't decide\"")
+	}
+	if !a.in.Skip && a.in.Closer != a.left && a.in.Closer != a.right {
+		return study.Errorf(study.KindInvalid, "closer must be one of the two options, %d or %d", a.left, a.right)
+	}
+	if a.in.Skip {
+		a.in.Closer = a.left
+	}
+	farther := a.right
+	if a.in.Closer == a.right {
+		farther = a.left
+	}
+	a.t = triplet.Triplet{Anchor: a.anchor, Closer: a.in.Closer, Farther: farther}
+	return nil
+}
+
+// answerAgain answers a question answered before: the same answer again
+// stores nothing (and AnswerNext returns where the participant is now),
+// another one is a conflict.
+func (s *Store) answerAgain(ctx context.Context, tx pgx.Tx, a *answering) error {
+	// Every question is held until it is answered: this one was.
+	var prev *int
+	err := tx.QueryRow(ctx, previousAnswerSQL, a.in.QuestionID).Scan(&prev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return study.Errorf(study.KindConflict, "this question is no longer open")
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case prev == nil && !a.in.Skip:
+		return study.Errorf(study.KindConflict, "this question was already answered with \"can't decide\"")
+	case prev != nil && a.in.Skip:
+		return study.Errorf(study.KindConflict, "this question was already answered with %d", *prev)
+	case prev != nil && *prev != a.in.Closer:
+		return study.Errorf(study.KindConflict, "this question was already answered with %d", *prev)
+	}
+	if !a.next {
+		return nil
+	}
+	a.pr, err = s.nextAgain(ctx, tx, a.participantID)
+	if KindOf(err) == study.KindNotOpen {
+		a.pr, err = study.Progress{Answered: a.answered, Total: a.st.PerParticipant, Status: a.st.Status}, nil
 	}
 	return err
+}
+
+// route decides where an open question's answer goes besides the answers:
+// to the design of the participant's arm (record, after the commit) when
+// the question was the design's and not skipped; a skipped design
+// question gives its comparison back to the design.
+func (a *answering) route(designs map[string]*DesignScheduler) {
+	ds, stateful := designs[a.st.Design]
+	a.designQuestion = stateful && a.qDesign == a.st.Design
+	a.releasesSlot = a.in.Skip && a.designQuestion
+	if a.designQuestion && !a.in.Skip {
+		a.record = ds
+	}
+}
+
+// queueWrites queues the answer's writes (a batchStep): a trial's answer
+// or a skip (with the skipped design question's comparison released), or
+// the triplet with its vote (none for a held-out question) and, for a
+// design question, its row in the design's inbox. Their results are
+// command tags no step reads: the batch fails on their errors.
+func (a *answering) queueWrites(b *pgx.Batch, _ string) {
+	st, in := a.st, a.in
+	if a.qDesign == study.DesignCatch || a.qDesign == study.DesignRepeat || in.Skip {
+		var closer, correct any // NULL: skipped, or not a trial
+		if !in.Skip {
+			closer = in.Closer
+			if a.expected != nil {
+				correct = in.Closer == *a.expected
+			}
+		}
+		b.Queue(insertTrialAnswerSQL, in.QuestionID, st.ID, a.participantID, closer, correct, in.ResponseMS)
+		if a.releasesSlot {
+			k := triplet.KeyOf(a.t)
+			b.Queue(releaseSkippedSQL, st.ID, a.participantID, k.Anchor, k.J, k.K)
+		}
+		return
+	}
+	t := a.t
+	b.Queue(insertAnswerSQL, in.QuestionID, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, in.ResponseMS)
+	if a.qDesign != study.DesignHeldout { // a held-out question's triplet casts no vote
+		k := triplet.KeyOf(t)
+		jc, kc := 0, 1
+		if t.Closer == k.J {
+			jc, kc = 1, 0
+		}
+		b.Queue(addVoteSQL, st.ID, k.Anchor, k.J, k.K, jc, kc)
+	}
+	if a.record != nil {
+		b.Queue(inboxSQL, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, st.Arm)
+	}
+}
+
+// queueAnswered queues the answer's count on the participant (a
+// batchStep), who then holds nextID, the next question, if it was issued;
+// with their last answer, after the study's exclusion rules if it has any
+// (their code says whether they were excluded), it completes them. Its
+// callback reads their count and code.
+func (a *answering) queueAnswered(b *pgx.Batch, nextID string) {
+	var hold any // NULL: no next question yet
+	if nextID != "" {
+		hold = nextID
+	}
+	if a.answered+1 >= a.st.PerParticipant && a.hasRules {
+		b.Queue(store.ApplyRulesSQL, a.participantID)
+	}
+	b.Queue(answeredSQL, a.participantID, hold, a.st.PerParticipant, newCompletionCode()).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&a.pr.Answered, &a.code)
+	})
+}
+
+// writeAndIssueNext sends the answer's writes and count in one batch: with
+// AnswerNext, in the batch that issues the question after the next one
+// (the participant held it ahead) or the next one (then the one after it
+// is issued ahead), so that an answer and its next question cost one
+// round trip; on their own otherwise (answeredSQL makes the question held
+// ahead, if any, the open one).
+func (s *Store) writeAndIssueNext(ctx context.Context, tx pgx.Tx, a *answering) error {
+	st := a.st
+	a.pr.Total, a.pr.Status, a.pr.CantDecide = st.PerParticipant, st.Status, st.Quality.CantDecide
+	if !a.next || a.answered+1 >= st.PerParticipant || st.Status != study.StatusOpen {
+		return sendSteps(ctx, tx, a.queueWrites, a.queueAnswered)
+	}
+	items, err := s.items.get(ctx, tx, st.ID, st.Version)
+	if err != nil {
+		return err
+	}
+	if a.ahead.id != nil {
+		// The question held ahead is next; the one after it is issued in
+		// the same batch, unless there is none to ask.
+		if a.pr.Question, err = a.ahead.question(ctx, tx, items, st.ID, a.participantID); err != nil {
+			return err
+		}
+		if a.answered+2 >= st.PerParticipant || !s.asksAhead(st) {
+			return sendSteps(ctx, tx, a.queueWrites, a.queueAnswered)
+		}
+		a.pr.Ahead, err = s.issue(ctx, tx, st, a.participantID, a.answered+2, items, a.queueWrites, a.queueAnswered, holdAhead)
+		if errors.Is(err, ErrExhausted) {
+			a.pr.Ahead, err = nil, nil
+		}
+		return err
+	}
+	a.pr.Question, err = s.issue(ctx, tx, st, a.participantID, a.answered+1, items, a.queueWrites, a.queueAnswered, holdOpen)
+	if errors.Is(err, ErrExhausted) {
+		a.pr.Question = nil
+		if err := s.complete(ctx, tx, a.participantID, &a.pr); err != nil {
+			return err
+		}
+		a.code = &a.pr.CompletionCode
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.issueAhead(ctx, tx, st, a.participantID, a.answered+2, items, nil, &a.pr)
+}
+
+// handOff runs after the commit: the answer is durable, and its design
+// records it in a transaction of its own, one writer per arm at a time
+// (design_scheduler.go); a skipped design question gave its slot back.
+func (s *Store) handOff(ctx context.Context, a *answering) {
+	key := armKey{a.st.ID, a.st.Arm}
+	if a.releasesSlot && a.created {
+		s.designs[a.st.Design].clearFull(key)
+	}
+	if a.record == nil {
+		return
+	}
+	if a.record.kind.async {
+		a.record.recordSoon(key)
+	} else {
+		a.record.recordPending(ctx, key)
+	}
+}
+
+// sendSteps sends the steps' statements in one batch, their callbacks
+// reading the results.
+func sendSteps(ctx context.Context, tx pgx.Tx, steps ...batchStep) error {
+	b := &pgx.Batch{}
+	for _, step := range steps {
+		step(b, "")
+	}
+	return tx.SendBatch(ctx, b).Close()
 }

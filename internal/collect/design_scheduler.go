@@ -100,6 +100,9 @@ type DesignScheduler struct {
 	// (design_state.go), the least recently written out first past
 	// maxCachedArms; it has its own lock.
 	cache *cache.LRU[armKey, *cachedState]
+	// background runs the writers (the store's, set by registerDesign):
+	// Store.Close stops them.
+	background *background
 }
 
 // armKey names one arm of one study: the design state it keeps.
@@ -116,7 +119,8 @@ func keyOf(st studyState) armKey { return armKey{st.ID, st.Arm} }
 func NewDesignScheduler(name string) (*DesignScheduler, error) {
 	ds := &DesignScheduler{LeaseTTL: DefaultLeaseTTL, SnapshotEvery: DefaultSnapshotEvery, FullFor: DefaultFullFor, name: name,
 		cache: cache.New[armKey, *cachedState](maxCachedArms), started: map[armKey]bool{}, bands: map[armKey]int32{}, writers: map[armKey]*writer{},
-		levels: map[armKey]*capLevel{}, full: map[armKey]time.Time{}, warming: map[armKey]bool{}, analyzed: map[armKey]bool{}}
+		levels: map[armKey]*capLevel{}, full: map[armKey]time.Time{}, warming: map[armKey]bool{}, analyzed: map[armKey]bool{},
+		background: newBackground()}
 	switch name {
 	case study.DesignLandmarkK1, study.DesignLandmarkK2:
 		ds.kind, ds.PoolWindow = landmarkKind, DefaultPoolWindow
@@ -687,6 +691,10 @@ func (ds *DesignScheduler) recordSoon(key armKey) {
 	ds.askPass(context.Background(), key, false)
 }
 
+// askPass asks for a writer pass of the arm, starting its writer if none
+// runs, and with wait waits for it (or for ctx to end). Once the store is
+// closing no writer starts: the answers stay in the inbox for the next
+// process, and askPass returns at once.
 func (ds *DesignScheduler) askPass(ctx context.Context, key armKey, wait bool) {
 	ds.mu.Lock()
 	w, ok := ds.writers[key]
@@ -699,8 +707,11 @@ func (ds *DesignScheduler) askPass(ctx context.Context, key armKey, wait bool) {
 	w.asked++
 	mine := w.asked
 	if !w.running {
+		if !ds.background.goRun(func(ctx context.Context) { ds.runWriter(ctx, key, w) }) {
+			w.mu.Unlock()
+			return
+		}
 		w.running = true
-		go ds.runWriter(key, w)
 	}
 	for wait && w.done < mine {
 		wake := w.wake
@@ -723,26 +734,38 @@ const gatherDelay = 20 * time.Millisecond
 // inboxBatch bounds the answers one writer transaction records.
 const inboxBatch = 1000
 
-// runWriter runs writer passes while any is asked for.
-func (ds *DesignScheduler) runWriter(key armKey, w *writer) {
+// runWriter runs writer passes while any is asked for, under the store's
+// background context (ctx): not a request's, for a pass serves every
+// waiting answer. Once the store is closing it begins no transaction, and
+// tells every request still waiting that its pass is over (their answers
+// stay in the inbox).
+func (ds *DesignScheduler) runWriter(ctx context.Context, key armKey, w *writer) {
 	for {
 		w.mu.Lock()
-		if w.done >= w.asked {
+		if w.done >= w.asked || ds.background.stopping() {
 			w.running = false
+			if w.done < w.asked {
+				w.done = w.asked
+				close(w.wake)
+				w.wake = make(chan struct{})
+			}
 			w.mu.Unlock()
 			return
 		}
 		w.mu.Unlock()
 		if ds.kind.async {
-			time.Sleep(gatherDelay)
+			select {
+			case <-time.After(gatherDelay):
+			case <-ds.background.stop:
+				continue // the loop's head sees the store closing
+			}
 		}
 		w.mu.Lock()
 		target := w.asked
 		w.mu.Unlock()
-		// Not the request's context: the pass serves every waiting answer.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		for {
-			n, err := ds.recordInbox(ctx, key)
+		passCtx, cancel := context.WithTimeout(ctx, time.Minute)
+		for !ds.background.stopping() {
+			n, err := ds.recordInbox(passCtx, key)
 			if err != nil {
 				ds.stats.failures.Add(1)
 				if ds.OnError != nil {

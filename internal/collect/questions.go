@@ -376,39 +376,37 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	return &issuePlan{id: id, random: c, key: key, labeller: labeller, sql: sql, args: args}
 }
 
-// read reads the plan's result from the batch: the comparison and when it
-// was issued, or ok = false when the draw was refused or the claim found
-// nothing.
-func (p *issuePlan) read(br pgx.BatchResults) (c study.Comparison, issued time.Time, ok bool, err error) {
+// read reads the plan's row: the comparison and when it was issued, or ok
+// = false when the draw was refused or the claim found nothing.
+func (p *issuePlan) read(row pgx.Row) (c study.Comparison, issued time.Time, ok bool, err error) {
 	if p.claim != nil {
-		return p.design.read(*p.claim, p.key, br.QueryRow())
+		return p.design.read(*p.claim, p.key, row)
 	}
 	if p.trial != "" {
 		// A trial that found nothing to ask (no answer to repeat, a catch
 		// trial the participant had) leaves the number to an ordinary
 		// question (issueSlow).
 		c = study.Comparison{Design: p.trial}
-		err = br.QueryRow().Scan(&c.Anchor, &c.Left, &c.Right, &issued)
+		err = row.Scan(&c.Anchor, &c.Left, &c.Right, &issued)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return study.Comparison{}, time.Time{}, false, nil
 		}
 		return c, issued, err == nil, err
 	}
 	c = p.random
-	err = scanFallback(br.QueryRow(), p.labeller, p.key, &issued, &c.Design)
+	err = scanFallback(row, p.labeller, p.key, &issued, &c.Design)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.Comparison{}, time.Time{}, false, nil
 	}
 	return c, issued, err == nil, err
 }
 
-// batchPart is statements a caller sends in the batch that issues a
-// question: queue adds them (nextID is the id the likely path gives the new
-// question, "" if there is none), read reads their results in order.
-type batchPart struct {
-	queue func(b *pgx.Batch, nextID string)
-	read  func(br pgx.BatchResults) error
-}
+// batchStep queues statements a caller sends in the batch that issues a
+// question, each with the callback that reads its result (QueuedQuery's
+// Exec, QueryRow): nextID is the id the likely path gives the new
+// question, "" if there is none. The batch reads the results in the order
+// they were queued, and stops at the first error.
+type batchStep func(b *pgx.Batch, nextID string)
 
 // issue issues the participant's question number `answered` (counting from
 // 0) in tx (their row locked) and makes them hold it in slot. pre's
@@ -417,7 +415,7 @@ type batchPart struct {
 // (slot.sql() otherwise). It returns ErrExhausted when nothing is left to
 // ask them.
 func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participantID int64, answered int, items *studyItems,
-	pre, post *batchPart, slot holdSlot) (*study.Question, error) {
+	pre, post batchStep, slot holdSlot) (*study.Question, error) {
 	n := len(items.refs)
 	if n < 3 {
 		return nil, study.Errorf(study.KindNotOpen, "the study has fewer than three items")
@@ -427,50 +425,28 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 	if plan != nil {
 		nextID = plan.id
 	}
-	b := &pgx.Batch{}
-	if pre != nil {
-		pre.queue(b, nextID)
-	}
-	if plan != nil {
-		b.Queue(plan.sql, plan.args...)
-	}
-	if post != nil {
-		post.queue(b, nextID)
-	} else if plan != nil {
-		b.Queue(slot.sql(), participantID, plan.id)
-	}
 	var (
 		c      study.Comparison
 		issued time.Time
 		ok     bool
 	)
+	b := &pgx.Batch{}
+	if pre != nil {
+		pre(b, nextID)
+	}
+	if plan != nil {
+		b.Queue(plan.sql, plan.args...).QueryRow(func(row pgx.Row) (err error) {
+			c, issued, ok, err = plan.read(row)
+			return err
+		})
+	}
+	if post != nil {
+		post(b, nextID)
+	} else if plan != nil {
+		b.Queue(slot.sql(), participantID, plan.id)
+	}
 	if b.Len() > 0 {
-		br := tx.SendBatch(ctx, b)
-		err := func() error {
-			if pre != nil {
-				if err := pre.read(br); err != nil {
-					return err
-				}
-			}
-			if plan != nil {
-				var err error
-				if c, issued, ok, err = plan.read(br); err != nil {
-					return err
-				}
-			}
-			if post != nil {
-				return post.read(br)
-			}
-			if plan != nil {
-				_, err := br.Exec()
-				return err
-			}
-			return nil
-		}()
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return nil, err
 		}
 	}

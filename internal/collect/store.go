@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/closer-lab/closer/internal/store"
@@ -40,6 +42,65 @@ type Store struct {
 	items      itemsCache
 	identities identityCache
 	probe      probeState // the health check's write probe (health.go)
+	background *background
+	// PendingEvery is how often the sweep Start runs records the answers
+	// the designs left in their inboxes (RecordPending); OnPendingError
+	// is told when a sweep fails (nil ignores it).
+	PendingEvery   time.Duration
+	OnPendingError func(error)
+}
+
+// DefaultPendingEvery is how often a started store looks for answers the
+// designs have not recorded.
+const DefaultPendingEvery = 10 * time.Second
+
+// background owns the goroutines a Store runs (the designs' writers, the
+// pending sweep): each runs under its context and is counted in wg, so
+// that Close can stop them and wait for them before the pool closes.
+type background struct {
+	mu      sync.Mutex // guards ctx, cancel, started and closing, and orders wg.Add before Close's wg.Wait
+	ctx     context.Context
+	cancel  context.CancelFunc
+	started bool // Start ran
+	closing bool
+	stop    chan struct{} // closed by Close
+	wg      sync.WaitGroup
+	running atomic.Int64 // goroutines running now (tests read it)
+}
+
+func newBackground() *background {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &background{ctx: ctx, cancel: cancel, stop: make(chan struct{})}
+}
+
+// goRun runs f in a goroutine under the background's context; false: the
+// store is closing, and f does not run.
+func (b *background) goRun(f func(ctx context.Context)) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closing {
+		return false
+	}
+	b.wg.Add(1)
+	b.running.Add(1)
+	ctx := b.ctx
+	go func() {
+		defer b.wg.Done()
+		defer b.running.Add(-1)
+		f(ctx)
+	}()
+	return true
+}
+
+// stopping reports whether Close was called: a goroutine finishes the
+// transaction it is in and begins no other.
+func (b *background) stopping() bool {
+	select {
+	case <-b.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // Option is a setting of a Store, given to New.
@@ -49,11 +110,90 @@ type Option func(*Store)
 // the stateful ones.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
 	s := &Store{Store: store.New(pool), pool: pool, designs: map[string]*DesignScheduler{}, probe: probeState{turn: make(chan struct{}, 1)},
-		items: newItemsCache(), identities: newIdentityCache()}
+		items: newItemsCache(), identities: newIdentityCache(), background: newBackground(), PendingEvery: DefaultPendingEvery}
 	for _, o := range opts {
 		o(s)
 	}
 	return s
+}
+
+// Start runs the store's background work under ctx: the sweep that
+// records the answers the designs left in their inboxes (a process that
+// stopped between an answer's commit and its recording, a writer that
+// failed) at once and then every PendingEvery, and the designs' writers,
+// which answers start as they come (with or without Start: a store that
+// is not started records its answers all the same, and RecordPending
+// sweeps on demand). Cancelling ctx cancels them; Close stops them and
+// waits for them. Start may be called once, after RegisterDesigns.
+func (s *Store) Start(ctx context.Context) error {
+	b := s.background
+	b.mu.Lock()
+	if b.closing || b.started {
+		b.mu.Unlock()
+		return errors.New("store.Start: the store was started or closed before")
+	}
+	b.started = true
+	// The writers started before now (none in a server) keep the context
+	// they began with, which Close cancels too.
+	stopEarlier := b.cancel
+	b.ctx, b.cancel = context.WithCancel(ctx)
+	cancel := b.cancel
+	b.cancel = func() { cancel(); stopEarlier() }
+	b.mu.Unlock()
+	every := s.PendingEvery
+	if every <= 0 {
+		every = DefaultPendingEvery
+	}
+	b.goRun(func(ctx context.Context) {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			if err := s.RecordPending(ctx); err != nil && ctx.Err() == nil && s.OnPendingError != nil {
+				s.OnPendingError(err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-b.stop:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	return nil
+}
+
+// Close stops the store's background work and waits for it, so that no
+// goroutine of the store uses the pool after it returns: no writer pass
+// begins after Close is called, and the passes in flight finish their
+// transaction, until ctx ends; then they are cancelled (their transaction
+// rolls back). Either way an answer is recorded in its design once: the
+// answers a pass did not commit stay in the inbox for the next process
+// (RecordPending). Close returns ctx's error when it had to cancel.
+func (s *Store) Close(ctx context.Context) error {
+	b := s.background
+	b.mu.Lock()
+	if !b.closing {
+		b.closing = true
+		close(b.stop)
+	}
+	b.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		b.wg.Wait()
+		close(done)
+	}()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("store.Close: cancelled the passes in flight: %w", ctx.Err())
+	}
+	b.mu.Lock()
+	b.cancel()
+	b.mu.Unlock()
+	<-done
+	return err
 }
 
 // Ping checks that the database answers on one of the pool's connections.
@@ -68,6 +208,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // name. It is meant to be called at start-up, before the store is used.
 func (s *Store) registerDesign(ds *DesignScheduler) {
 	ds.db = s.pool
+	ds.background = s.background
 	s.designs[ds.name] = ds
 	s.Store.AllowDesign(ds.name)
 }
