@@ -68,7 +68,20 @@ type nextReply struct {
 	Format     study.Format `json:"format"`
 	Anchor     Item         `json:"anchor"`
 	Options    []Item       `json:"options"` // in display order
-	Done       bool         `json:"done"`
+	// Left and Right are a triplet's options as servers before the
+	// format vocabulary sent them (no format, no options), so that a
+	// before/after benchmark can drive an older build.
+	Left  *Item `json:"left"`
+	Right *Item `json:"right"`
+	Done  bool  `json:"done"`
+}
+
+// options returns q's options, from left and right for an older server.
+func (q *nextReply) options() (study.Format, []Item) {
+	if len(q.Options) == 0 && q.Format == "" && q.Left != nil && q.Right != nil {
+		return study.FormatTriplet, []Item{*q.Left, *q.Right}
+	}
+	return q.Format, q.Options
 }
 
 func (a *annotator) stopped() bool {
@@ -220,16 +233,17 @@ func (a *annotator) next(token string) (*nextReply, bool) {
 // choose picks an option: the oracle's choice of the closer option of a
 // triplet, or one drawn uniformly.
 func (a *annotator) choose(q nextReply) (int, error) {
-	if len(q.Options) == 0 {
+	format, options := q.options()
+	if len(options) == 0 {
 		return 0, fmt.Errorf("question %s offers no option", q.QuestionID)
 	}
 	if a.cfg.Oracle != nil {
-		if q.Format != study.FormatTriplet || len(q.Options) != 2 {
-			return 0, fmt.Errorf("question %s: the oracle answers triplets, not %q with %d options", q.QuestionID, q.Format, len(q.Options))
+		if format != study.FormatTriplet || len(options) != 2 {
+			return 0, fmt.Errorf("question %s: the oracle answers triplets, not %q with %d options", q.QuestionID, format, len(options))
 		}
-		return a.cfg.Oracle.Closer(q.Anchor, q.Options[0], q.Options[1])
+		return a.cfg.Oracle.Closer(q.Anchor, options[0], options[1])
 	}
-	return q.Options[a.rng.IntN(len(q.Options))].Index, nil
+	return options[a.rng.IntN(len(options))].Index, nil
 }
 
 // reply is the outcome of the last attempt of a call: status 0 is a
