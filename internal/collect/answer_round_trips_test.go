@@ -66,12 +66,7 @@ func TestAnswerRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `
-		INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
-		SELECT $1::bigint, g, 'item' || g, 'item' || g || '.png', 'image/png', md5($1::bigint::text || '-' || g), 1, 1, '\x00'
-		FROM generate_series(0, 11) g`, skips.ID); err != nil {
-		t.Fatal(err)
-	}
+	collect.InsertLabelItems(t, pool, skips.ID, 12)
 
 	var r roundTrips
 	s := tracedStore(t, pool, &r)

@@ -54,12 +54,7 @@ func TestItemsCacheServesNoStaleVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `
-		INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
-		SELECT $1::bigint, g, 'item' || g, 'item' || g || '.png', 'image/png', md5($1::bigint::text || '-' || g), 1, 1, '\x00'
-		FROM generate_series(0, 3) g`, st.ID); err != nil {
-		t.Fatal(err)
-	}
+	InsertLabelItems(t, pool, st.ID, 4)
 	c := newItemsCache()
 	v5, err := c.get(ctx, pool, st.ID, 5)
 	if err != nil {
@@ -173,12 +168,7 @@ func TestDesignStateRestoredAfterEviction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `
-		INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
-		SELECT $1::bigint, g, 'item' || g, 'item' || g || '.png', 'image/png', md5($1::bigint::text || '-' || g), 1, 1, '\x00'
-		FROM generate_series(0, 7) g`, st.ID); err != nil {
-		t.Fatal(err)
-	}
+	InsertLabelItems(t, pool, st.ID, 8)
 	answer := func() {
 		t.Helper()
 		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)

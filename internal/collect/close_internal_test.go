@@ -26,12 +26,7 @@ func closeStudy(t *testing.T, pool *pgxpool.Pool, slug string) (*Store, study.St
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `
-		INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
-		SELECT $1::bigint, g, 'item' || g, 'item' || g || '.png', 'image/png', md5($1::bigint::text || '-' || g), 1, 1, '\x00'
-		FROM generate_series(0, 5) g`, st.ID); err != nil {
-		t.Fatal(err)
-	}
+	InsertLabelItems(t, pool, st.ID, 6)
 	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -38,12 +38,7 @@ func designStudy(t testing.TB, s *collect.Store, slug, design string, cfg study.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := collect.PoolOf(s).Exec(ctx, `
-		INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
-		SELECT $1::bigint, g, 'item' || g, 'item' || g || '.png', 'image/png', md5($1::bigint::text || '-' || g), 1, 1, '\x00'
-		FROM generate_series(0, $2 - 1) g`, st.ID, n); err != nil {
-		t.Fatal(err)
-	}
+	collect.InsertLabelItems(t, collect.PoolOf(s), st.ID, n)
 	return st
 }
 

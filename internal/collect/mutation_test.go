@@ -116,12 +116,7 @@ func TestBasisDefaultRepeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `
-		INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
-		SELECT $1::bigint, g, 'item' || g, 'item' || g || '.png', 'image/png', md5($1::bigint::text || '-' || g), 1, 1, '\x00'
-		FROM generate_series(0, 7) g`, st.ID); err != nil {
-		t.Fatal(err)
-	}
+	collect.InsertLabelItems(t, pool, st.ID, 8)
 	p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
 	if err != nil {
 		t.Fatal(err)
