@@ -10,6 +10,8 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -41,8 +43,16 @@ func Coordinates() [][2]float64 {
 }
 
 // Items returns the demo images as PNG files named disk-01.png ..
-// disk-40.png, in item order.
-func Items() []media.Image {
+// disk-40.png, in item order. They are drawn and checked once per process
+// (tests ask for them hundreds of times, and under -race drawing them
+// took a noticeable share of the run); each call returns a new slice
+// whose images share their bytes, which nobody may change.
+func Items() []media.Image { return slices.Clone(items()) }
+
+var items = sync.OnceValue(drawItems)
+
+// drawItems draws and checks the demo images.
+func drawItems() []media.Image {
 	coords := Coordinates()
 	items := make([]media.Image, len(coords))
 	for i, c := range coords {
