@@ -12,10 +12,6 @@ import (
 	"github.com/closer-lab/closer/internal/study"
 )
 
-// maxUploadFiles bounds the files of one upload, zip entries included, so
-// the list of what was accepted and refused stays small.
-const maxUploadFiles = media.MaxZipEntries
-
 // uploadItems adds images to a study: any number of image files and zip
 // archives in the "files" field (POST /admin/studies/{slug}/items). Bad
 // files are listed with their reason; the good ones are kept. The upload is
@@ -44,9 +40,9 @@ func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 		got, rej, n := s.checkUpload(name, sec, s.expandLimit()-expanded)
 		expanded += n
 		imgs, rejected = append(imgs, got...), append(rejected, rej...)
-		if len(imgs)+len(rejected) > maxUploadFiles {
+		if len(imgs)+len(rejected) > s.cfg.MaxUploadFiles {
 			return &httpError{status: http.StatusUnprocessableEntity,
-				msg: fmt.Sprintf("the upload holds more than %d files (zip entries included); nothing was added: split it", maxUploadFiles)}
+				msg: fmt.Sprintf("the upload holds more than %d files (zip entries included); nothing was added: split it", s.cfg.MaxUploadFiles)}
 		}
 		return nil
 	})
@@ -125,7 +121,7 @@ func (s *Server) checkUpload(name string, sec *io.SectionReader, expandLimit int
 	n, _ := sec.ReadAt(head, 0)
 	if media.IsZip(head[:n]) {
 		return media.ReadZip(name, sec, size, media.ZipLimits{
-			MaxImageBytes: s.cfg.MaxImageBytes, MaxEntries: media.MaxZipEntries, MaxExpanded: max(expandLimit, 1)})
+			MaxImageBytes: s.cfg.MaxImageBytes, MaxEntries: s.cfg.MaxUploadFiles, MaxExpanded: max(expandLimit, 1)})
 	}
 	if size > s.cfg.MaxImageBytes {
 		return nil, []media.Rejection{{Name: name, Reason: media.TooLarge(size, s.cfg.MaxImageBytes)}}, 0
@@ -238,9 +234,9 @@ func (s *Server) readParts(w http.ResponseWriter, r *http.Request, sp *spool, fi
 		return nil, badRequest("unreadable upload: " + err.Error())
 	}
 	for parts := 0; ; parts++ {
-		if parts > maxUploadFiles {
+		if parts > s.cfg.MaxUploadFiles {
 			return nil, &httpError{status: http.StatusUnprocessableEntity,
-				msg: fmt.Sprintf("the upload has more than %d parts; nothing was added: split it", maxUploadFiles)}
+				msg: fmt.Sprintf("the upload has more than %d parts; nothing was added: split it", s.cfg.MaxUploadFiles)}
 		}
 		p, err := mr.NextPart()
 		if err == io.EOF {

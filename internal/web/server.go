@@ -18,6 +18,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/static"
@@ -32,6 +33,11 @@ type Config struct {
 	// MaxUploadBytes bounds one upload request; MaxImageBytes one image.
 	MaxUploadBytes int64
 	MaxImageBytes  int64
+	// MaxUploadFiles bounds the parts of one upload request and the files
+	// it holds, zip entries included, so that the list of what was
+	// accepted and refused stays small (0: media.MaxZipEntries, which also
+	// bounds one zip; a smaller value bounds a zip too).
+	MaxUploadFiles int
 	// ItemLimits bound the image bytes one upload stores and a study holds
 	// (zero: no bound; cmd/web sets both).
 	ItemLimits store.ItemLimits
@@ -120,6 +126,9 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 	}
 	if cfg.MaxImageBytes <= 0 {
 		cfg.MaxImageBytes = 10 << 20
+	}
+	if cfg.MaxUploadFiles <= 0 || cfg.MaxUploadFiles > media.MaxZipEntries {
+		cfg.MaxUploadFiles = media.MaxZipEntries
 	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 7 * 24 * time.Hour

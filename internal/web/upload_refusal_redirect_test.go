@@ -96,7 +96,9 @@ func checkRefusals(t *testing.T, a *app, admin *http.Client, to *regexp.Regexp, 
 // reload of it never sends the files again; no item is stored.
 func TestUploadRefusalsRedirect(t *testing.T) {
 	t.Parallel()
-	a := newAppWith(t, web.Config{MaxUploadBytes: 8 << 20, MaxImageBytes: 1 << 20})
+	// 200 files an upload (the default is 20,000): the parts and entries
+	// over it are few enough to be quick under -race.
+	a := newAppWith(t, web.Config{MaxUploadBytes: 8 << 20, MaxImageBytes: 1 << 20, MaxUploadFiles: 200})
 	st := a.study("up", 0, 3, "draft")
 	admin := a.admin()
 	post := func(parts ...part) func() response {
@@ -109,11 +111,11 @@ func TestUploadRefusalsRedirect(t *testing.T) {
 	}
 	png := string(mediatest.SmallPNG(1))
 	var emptyInputs, twoZips []part
-	for range 20001 {
+	for range 201 {
 		emptyInputs = append(emptyInputs, fileP("files", "", ""))
 	}
 	var entries [][2]string
-	for i := range 10001 {
+	for i := range 101 {
 		entries = append(entries, [2]string{fmt.Sprintf("e%d.png", i), "x"})
 	}
 	zip := string(mediatest.Zip(entries...))
@@ -129,9 +131,9 @@ func TestUploadRefusalsRedirect(t *testing.T) {
 			{"not multipart", func() response {
 				return a.do(admin, "POST", "/admin/studies/up/items", url.Values{"files": {"x"}}, nil)
 			}, "unreadable upload (multipart/form-data expected)"},
-			{"too many parts", post(emptyInputs...), "the upload has more than 20000 parts; nothing was added: split it"},
+			{"too many parts", post(emptyInputs...), "the upload has more than 200 parts; nothing was added: split it"},
 			{"too many files", post(twoZips...),
-				"the upload holds more than 20000 files (zip entries included); nothing was added: split it"},
+				"the upload holds more than 200 files (zip entries included); nothing was added: split it"},
 			{"over-long field", post(textP("note", strings.Repeat("x", 64<<10+1)), fileP("files", "ok.png", png)),
 				"the field &#34;note&#34; is longer than 64.0 KiB"},
 			{"a file name the store cannot keep", post(fileP("files", "ok.png", png), fileP("files", "a\xffb.png", string(mediatest.SmallPNG(2)))),
