@@ -60,13 +60,17 @@ func TestAnswerRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	pool, _ := pgtest.NewDB(t)
 	setup := collect.New(pool)
-	random := designStudy(t, setup, "trips-random", study.DesignRandom, study.DesignConfig{}, 12, 40)
+	// 300 items: a random question is a blind draw that a repeat sends to
+	// the slow path (more queries); among 13.4 million comparisons the 18
+	// draws below repeat with a chance below 1e-5 (with 12 items, 660
+	// comparisons, it happened in a make test run).
+	random := designStudy(t, setup, "trips-random", study.DesignRandom, study.DesignConfig{}, 300, 40)
 	skips, err := setup.CreateStudy(ctx, study.StudyInput{Slug: "trips-skips", Title: "trips-skips", QuestionsPerParticipant: 40,
 		Status: study.StatusOpen, Quality: study.QualityControl{CantDecide: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	collect.InsertLabelItems(t, pool, skips.ID, 12)
+	collect.InsertLabelItems(t, pool, skips.ID, 300)
 
 	var r roundTrips
 	s := tracedStore(t, pool, &r)

@@ -57,6 +57,21 @@ func pollJS(expr string) chromedp.Action[chromedp.Void] {
 	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(20*time.Second))
 }
 
+// pollAcrossLoads polls expr until it is true or timeout has passed, while
+// the page may be loading another: a load ends a poll in flight ("Cannot
+// find context with specified id": the old page's JavaScript context is
+// gone), and then it polls again on the new page.
+func pollAcrossLoads(ctx context.Context, expr string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(10*time.Second)))
+		if err == nil || time.Until(deadline) <= 0 {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // TestBrowserNewUser does in headless Chromium what a new researcher does:
 // log in, create a study, upload a zip, open the study, answer all its
 // questions by clicking, and download the CSV. It runs when CLOSER_BROWSER=1

@@ -59,8 +59,7 @@ func TestBrowserDashboardLive(t *testing.T) {
 	}
 	// Submitting navigates; the next page is the dashboard again (?msg=queued).
 	_ = chromedp.Do(bctx, chromedp.Click(`#recompute button.primary`, chromedp.NodeVisible))
-	time.Sleep(time.Second)
-	if err := chromedp.Do(bctx, pollJS(`document.getElementById("run-state").textContent.includes("queued")`)); err != nil {
+	if err := pollAcrossLoads(bctx, `document.getElementById("run-state").textContent.includes("queued")`, 60*time.Second); err != nil {
 		t.Fatalf("the queued recompute is not shown: %v", err)
 	}
 	// A worker replica starts and runs the queued job.
@@ -73,18 +72,10 @@ func TestBrowserDashboardLive(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = worker.Stop(context.Background()) })
 	// dashboard.js polls every 5 s and reloads once the run is done.
-	// (The reload interrupts a poll in flight; poll again.)
-	for deadline := time.Now().Add(90 * time.Second); ; {
-		// (data-zoom: dashboard.js has put its handlers on the plot; the
-		// plot itself is parsed before the script runs.)
-		err = chromedp.Do(bctx, chromedp.Poll[chromedp.Void](`document.querySelector("#embedding svg[data-zoom=on]") !== null`,
-			chromedp.WithPollingTimeout(10*time.Second)))
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the page did not show the run's plots: %v", err)
-		}
+	// (data-zoom: dashboard.js has put its handlers on the plot; the
+	// plot itself is parsed before the script runs.)
+	if err := pollAcrossLoads(bctx, `document.querySelector("#embedding svg[data-zoom=on]") !== null`, 90*time.Second); err != nil {
+		t.Fatalf("the page did not show the run's plots: %v", err)
 	}
 	before, err := chromedp.Run(bctx, chromedp.Evaluate[float64](`document.querySelector("#embedding svg").viewBox.baseVal.width`))
 	if err != nil {

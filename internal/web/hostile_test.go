@@ -165,7 +165,10 @@ func hostileImage(t *testing.T, a *app) (string, int) {
 // image, for longer than many TransferWindows.
 func TestHostileUnreadResponsesHoldNoSlot(t *testing.T) {
 	t.Parallel()
-	window := 300 * time.Millisecond
+	// A window of 1 s: the slow reader below must not be starved of the
+	// CPU for a whole window, which 300 ms did not allow under -race on a
+	// busy machine (it was cut off after 4.5 of 12 MiB).
+	window := time.Second
 	a, h, _ := hostileApp(t, web.Config{TransferWindow: window, TransferMinBytes: 16 << 10})
 	sum, size := hostileImage(t, a)
 	sw := openSwarm(t, 8, func() (net.Conn, error) { return h.UnreadResponse("/img/" + sum) })
@@ -175,7 +178,7 @@ func TestHostileUnreadResponsesHoldNoSlot(t *testing.T) {
 		t.Fatalf("an unread image: %d of %d bytes came, server closed: %v; want it cut off", n, size, closed)
 	}
 
-	// 64 KiB every 25 ms: the whole image takes about 5 s, many windows.
+	// 64 KiB every 25 ms: the whole image takes about 5 s, five windows.
 	res, err := http.Get(a.srv.URL + "/img/" + sum)
 	if err != nil {
 		t.Fatal(err)
