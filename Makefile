@@ -1,7 +1,7 @@
 # closer: the two commands are `make run` and `make test`.
 GO ?= go
 
-.PHONY: run test test-race test-plain-bench fuzz generate lint golangci-lint bench-smoke build clean-data $(GOLANGCI_LINT)
+.PHONY: run test test-race test-plain test-bench-fuzz fuzz generate lint golangci-lint bench-smoke build clean-data $(GOLANGCI_LINT)
 
 ## run: the app with its demo study, on $DATABASE_URL or a private PostgreSQL under .data/
 run:
@@ -23,29 +23,37 @@ GOLANGCI_LINT := $(GOBIN)/golangci-lint
 ## up to date, all tests, the store and HTTP packages with -race, every
 ## benchmark once, every fuzz target briefly)
 #
-# The race run goes side by side with the plain run and then the benchmark
-# smoke run (make -j2; each one's output is printed whole when it ends,
-# --output-sync): on 2 cores the race run alone leaves a core idle while
-# its tests wait on Chromium, PostgreSQL and the pages' timers. The smoke
-# run follows the plain run, whose test binaries it reuses. The fuzz
-# targets run last, alone: each fuzzes with every core for FUZZTIME.
+# Three runs go side by side (make -j3; each one's output is printed whole
+# when it ends, --output-sync): the race run; the plain run with the
+# browser tests; the benchmark smoke run and then the fuzz targets. On 2
+# cores each waits on PostgreSQL, Chromium or timers part of its time,
+# which the others fill; the fuzz targets fuzz for FUZZTIME each whatever
+# the CPU they get.
 test: lint check-generate
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-race test-plain-bench
-	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-race test-plain test-bench-fuzz
 
-# test-race: the race run of make test.
+# test-race: the race run of make test. Four tests of a package at a time
+# rather than two (GOMAXPROCS): many of them wait on PostgreSQL or timers
+# rather than use the CPU. The browser tests (TestBrowser*, CLOSER_BROWSER=1)
+# run in the plain run instead: under -race they took half of the race
+# run's time, most of it Chromium's, and the server code they drive is
+# raced by the package's other tests.
 test-race:
-	$(GO) test -race -timeout 30m $(RACE_PKGS)
+	$(GO) test -race -parallel 4 -skip '^TestBrowser' -timeout 30m $(RACE_PKGS)
 
-# test-plain-bench: every other package's tests, then bench-smoke.
-test-plain-bench:
+# test-plain: every other package's tests, and internal/web's browser tests.
+test-plain:
 	$(GO) test -timeout 30m $$($(GO) list ./... | grep -v -e /internal/collect -e /internal/studyfile -e /internal/web)
-	$(MAKE) --no-print-directory bench-smoke
+	$(GO) test -run '^TestBrowser' -timeout 30m ./internal/web/
+
+# test-bench-fuzz: bench-smoke, then the fuzz targets.
+test-bench-fuzz: bench-smoke
+	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 
 ## bench-smoke: every benchmark once (-benchtime 1x), so none can rot;
 ## -short shrinks the fixtures of the few that take minutes to build
 bench-smoke:
-	$(GO) test -short -run '^$$' -bench . -benchtime 1x -timeout 30m ./...
+	$(GO) test -short -run '^$$' -bench . -benchtime 1x -timeout 30m $$(grep -rl --include='*_test.go' '^func Benchmark' . | xargs -n1 dirname | sort -u)
 
 ## fuzz: every fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=5m)
 fuzz:

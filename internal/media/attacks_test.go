@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/color"
 	"image/gif"
@@ -169,6 +170,22 @@ func TestReadZipLimits(t *testing.T) {
 	_, rej, _ = ReadZip("many.zip", bytes.NewReader(many), int64(len(many)), ZipLimits{MaxEntries: 10})
 	if len(rej) != 1 || rej[0] != (Rejection{"many.zip", "the zip lists too many files (the limit is 10 files)"}) {
 		t.Fatalf("%v", rej)
+	}
+}
+
+// TestReadZipDefaultEntryLimit: with no MaxEntries the limit is
+// MaxZipEntries (20,000), which the web's uploads use by default; 20,001
+// entries are refused whole (the web's own tests set a smaller limit).
+func TestReadZipDefaultEntryLimit(t *testing.T) {
+	t.Parallel()
+	entries := make([][2]string, MaxZipEntries+1)
+	for i := range entries {
+		entries[i] = [2]string{fmt.Sprintf("e%d.png", i), ""}
+	}
+	z := mediatest.Zip(entries...)
+	_, rej, _ := ReadZip("many.zip", bytes.NewReader(z), int64(len(z)), ZipLimits{})
+	if len(rej) != 1 || rej[0] != (Rejection{"many.zip", "the zip lists too many files (20,001 files, the limit is 20,000 files)"}) {
+		t.Fatalf("%.300v", rej)
 	}
 }
 
