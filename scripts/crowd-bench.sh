@@ -14,6 +14,8 @@
 #   scripts/crowd-bench.sh                                  # 1,500 annotators, exp:2s, ramp 15 s, 45 s each
 #   scripts/crowd-bench.sh --designs landmark-k1 --profile  # one study, with a CPU profile
 #   scripts/crowd-bench.sh --web-bin /tmp/web-before        # another build of the server, for a before/after
+#   scripts/crowd-bench.sh --fsync-probe                    # also the disk's own fsync latency during each run
+#   scripts/crowd-bench.sh --db-setting synchronous_commit=off  # a diagnosis: commits that do not wait for the disk
 #
 # It runs a private PostgreSQL cluster of its own (.data/crowd, port 54349,
 # fsync on), apart from scripts/load-bench.sh's, so that both may run.
@@ -23,7 +25,8 @@ root="$PWD"
 
 concurrency=1500 think=exp:2s ramp=15s duration=45s
 designs="landmark-k1 active random"
-out="" profile=0 web_bin=""
+out="" profile=0 web_bin="" fsync_probe=0
+db_settings=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--concurrency) concurrency="$2"; shift 2 ;;
@@ -34,6 +37,8 @@ while [ $# -gt 0 ]; do
 	--out) out="$2"; shift 2 ;;
 	--profile) profile=1; shift ;;
 	--web-bin) web_bin="$2"; shift 2 ;;
+	--fsync-probe) fsync_probe=1; shift ;;
+	--db-setting) db_settings+=("$2"); shift 2 ;; # name=value, set on the app's database (ALTER DATABASE)
 	*) echo "crowd-bench: unknown flag $1" >&2; exit 2 ;;
 	esac
 done
@@ -50,10 +55,14 @@ dburl="postgres://postgres@127.0.0.1:$port/closer_crowd?sslmode=disable"
 # --- binaries
 go build -o bin/web ./cmd/web
 go build -o bin/closer ./cmd/closer
+go build -o bin/fsyncprobe ./scripts/fsyncprobe
 web="${web_bin:-bin/web}"
 
 psqlc -d postgres -c "DROP DATABASE IF EXISTS closer_crowd WITH (FORCE)" -c "CREATE DATABASE closer_crowd"
 psqlc -d closer_crowd -c "CREATE EXTENSION pg_stat_statements"
+for kv in "${db_settings[@]}"; do
+	psqlc -d postgres -c "ALTER DATABASE closer_crowd SET ${kv%%=*} = '${kv#*=}'"
+done
 
 # --- the server (ROLE=all: the recompute worker that scores the active
 # design's pool runs in the same process, as on a single-machine install)
@@ -112,6 +121,11 @@ for d in $designs; do
 	bin/closer load --base "http://$addr" --study "crowd-$d" --concurrency "$concurrency" --think "$think" \
 		--ramp "$ramp" --duration "$duration" --admin-token "$token" --json >"$out/$d.json" 2>"$out/$d.err" &
 	loadpid=$!
+	probepid=""
+	if [ "$fsync_probe" = 1 ]; then
+		bin/fsyncprobe -dir "$root/.data/crowd" -duration "$duration" >"$out/$d-fsync.txt" 2>&1 &
+		probepid=$!
+	fi
 	if [ "$profile" = 1 ] && [ "$d" = landmark-k1 ]; then
 		(sleep "${ramp%s}"; curl -fsS -o "$out/$d-cpu.pprof" "http://$debug/debug/pprof/profile?seconds=20" || true) &
 	fi
@@ -125,6 +139,7 @@ for d in $designs; do
 	done
 	loadrc=0
 	wait "$loadpid" || loadrc=$?
+	[ -n "$probepid" ] && wait "$probepid"
 	t1="$(date +%s.%N)"
 	web_cpu=$(($(ticks "$webpid") - web_before))
 	pg_cpu=0
@@ -144,6 +159,8 @@ for d in $designs; do
 		answers="$(jq -r '.answers' "$out/$d.json")"
 		[ "$answers" -gt 0 ] && echo "CPU per answer: web $(echo "scale=3; 1000 * $web_cpu / $hz / $answers" | bc) ms, PostgreSQL $(echo "scale=3; 1000 * $pg_cpu / $hz / $answers" | bc) ms, closer load $(echo "scale=3; 1000 * $load_ticks / $hz / $answers" | bc) ms"
 		echo "machine load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+		[ "$fsync_probe" = 1 ] && cat "$out/$d-fsync.txt"
+		[ ${#db_settings[@]} -gt 0 ] && echo "database settings: ${db_settings[*]}"
 		echo "  wait events sampled (top 6):"
 		cut -f2,3 "$out/$d-waits.tsv" | sort | uniq -c | sort -rn | head -6 | sed 's/^/    /'
 		echo "load exit status: $loadrc"
