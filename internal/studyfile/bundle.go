@@ -119,10 +119,10 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 		if err != nil {
 			return err
 		}
-		zw := zip.NewWriter(w)
+		zw := &bundleWriter{Writer: zip.NewWriter(w), modified: time.Now()}
 		counts := map[string]int{}
 		writeCSV := func(name string, header []string, rows func(cw *csvsafe.Writer) (int, error)) error {
-			f, err := zw.Create(name)
+			f, err := zw.create(name, zip.Deflate)
 			if err != nil {
 				return err
 			}
@@ -183,7 +183,7 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 			return err
 		}
 		for _, im := range imgs {
-			f, err := zw.CreateHeader(&zip.FileHeader{Name: im.name, Method: zip.Store, Modified: time.Now()})
+			f, err := zw.create(im.name, zip.Store) // images are compressed already
 			if err != nil {
 				return err
 			}
@@ -235,8 +235,20 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 	return nil
 }
 
-func writeJSONFile(zw *zip.Writer, name string, v any) error {
-	f, err := zw.Create(name)
+// bundleWriter writes a bundle's entries, each dated the time of the export
+// (zip.Writer.Create leaves the date zero, which unzip tools show as
+// 1980-00-00, an invalid date).
+type bundleWriter struct {
+	*zip.Writer
+	modified time.Time
+}
+
+func (zw *bundleWriter) create(name string, method uint16) (io.Writer, error) {
+	return zw.CreateHeader(&zip.FileHeader{Name: name, Method: method, Modified: zw.modified})
+}
+
+func writeJSONFile(zw *bundleWriter, name string, v any) error {
+	f, err := zw.create(name, zip.Deflate)
 	if err != nil {
 		return err
 	}
