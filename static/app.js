@@ -16,9 +16,11 @@
 //
 // The option buttons take a click only once the question's three images are
 // decoded and on screen and the study's minimum viewing time
-// (data-min-view-ms on the form) has passed since; a click disables them
-// until the next question is shown. response_ms counts from the moment the
-// images were shown.
+// (data-min-view-ms on the form) has passed since; until then they are
+// marked aria-disabled (not disabled, which would swallow the click
+// without a sign) and a click or key says to look a moment longer. A click
+// disables them until the next question is shown. response_ms counts from
+// the moment the images were shown.
 (function () {
   "use strict";
   var shownAt = performance.now();
@@ -31,7 +33,33 @@
   function setButtons(form, enabled) {
     var bs = form.querySelectorAll("button[name=closer]");
     for (var i = 0; i < bs.length; i++) bs[i].disabled = !enabled;
-    form.classList.toggle("waiting", !enabled);
+  }
+
+  // setWaiting marks the buttons as not taking an answer yet (the images
+  // are loading or the minimum viewing time runs), or no longer.
+  function setWaiting(form, waiting) {
+    var bs = form.querySelectorAll("button[name=closer]");
+    for (var i = 0; i < bs.length; i++) {
+      if (waiting) bs[i].setAttribute("aria-disabled", "true");
+      else bs[i].removeAttribute("aria-disabled");
+    }
+    form.classList.toggle("waiting", waiting);
+    var note = form.querySelector(".too-soon");
+    if (note && !waiting) note.hidden = true;
+  }
+
+  // tooSoon answers a click or key while the buttons wait: a line under
+  // the options, read out by screen readers (role=status).
+  function tooSoon(form) {
+    var note = form.querySelector(".too-soon");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "too-soon";
+      note.setAttribute("role", "status");
+      note.textContent = "Please look at the images a moment longer; the answer buttons work in a moment.";
+      form.appendChild(note);
+    }
+    note.hidden = false;
   }
 
   // arm holds the question's buttons until its images are shown and the
@@ -40,7 +68,8 @@
     var form = currentForm();
     if (!form) return;
     ready = false;
-    setButtons(form, false);
+    setButtons(form, true);
+    setWaiting(form, true);
     var minView = parseInt(form.getAttribute("data-min-view-ms") || "0", 10) || 0;
     var main = document.querySelector("main");
     preload(main).then(function () {
@@ -52,7 +81,7 @@
           setTimeout(function () {
             if (currentForm() !== form) return;
             ready = true;
-            setButtons(form, true);
+            setWaiting(form, false);
           }, minView);
         });
       });
@@ -92,7 +121,11 @@
   }
 
   function answer(form, button) {
-    if (busy || !ready || !button) return;
+    if (busy || !button) return;
+    if (!ready) {
+      tooSoon(form);
+      return;
+    }
     busy = true;
     ready = false;
     form.classList.add("sending");
