@@ -66,6 +66,9 @@ type Landing struct {
 	ExternalID   string
 	Params       []Param // the platform's link parameters, carried to the start
 	Resume       bool    // the browser already has a participant in progress
+	// Back, for a participant who comes back with their platform id, is
+	// how far they got.
+	Back *study.Returning
 	// Consent, when the study asks for it and the browser has no
 	// participant yet, is the text to agree to before starting.
 	Consent templ.Component

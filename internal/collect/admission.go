@@ -2,8 +2,11 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/closer-lab/closer/internal/study"
 )
@@ -69,4 +72,32 @@ func (s *Store) CanJoin(ctx context.Context, st study.Study, externalID string, 
 		}
 	}
 	return nil
+}
+
+// returningSQL reads how far the participant of study $1 known by the
+// external id $2 got.
+const returningSQL = `
+	SELECT p.answered, s.questions_per_participant, coalesce(p.completion_code, '')
+	FROM participants p JOIN studies s ON s.id = p.study_id
+	WHERE p.study_id = $1 AND p.external_key = $2`
+
+// Returning reports how far the participant of study studyID who joined
+// with externalID got, issuing nothing, so that one who comes back (from
+// another browser, or after closing the page) is shown where they are
+// rather than the first page again; ok is false when the id never joined
+// the study.
+func (s *Store) Returning(ctx context.Context, studyID int64, externalID string) (back study.Returning, ok bool, err error) {
+	externalID = strings.TrimSpace(externalID)
+	if externalID == "" || len(externalID) > study.MaxExternalIDLen {
+		return study.Returning{}, false, nil
+	}
+	err = s.pool.QueryRow(ctx, returningSQL, studyID, externalID).Scan(&back.Answered, &back.Total, &back.CompletionCode)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return study.Returning{}, false, nil
+	}
+	if err != nil {
+		return study.Returning{}, false, fmt.Errorf("returning(%d, %q): %w", studyID, externalID, err)
+	}
+	back.Done = back.CompletionCode != ""
+	return back, true, nil
 }

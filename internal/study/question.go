@@ -75,6 +75,15 @@ type Progress struct {
 	CantDecide bool
 }
 
+// Returning is where a participant who comes back to a study stands:
+// the answers they gave of Total, and Done with their completion code once
+// they finished.
+type Returning struct {
+	Answered, Total int
+	Done            bool
+	CompletionCode  string
+}
+
 // Comparison is a question before it is issued: which of Left and Right is
 // closer to Anchor. Left and Right are in display order.
 type Comparison struct {

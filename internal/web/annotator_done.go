@@ -32,7 +32,15 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request) error {
 		}
 		return s.render(w, r, http.StatusOK, templates.DonePage(v))
 	}
-	v.ReturnURL = st.Platform.ReturnLink(pr.CompletionCode, p.ExternalID)
+	return s.renderDone(w, r, st, pr.CompletionCode, pr.Answered, p.ExternalID)
+}
+
+// renderDone shows the debrief, the completion code and the way back to
+// the platform (not MTurk's, whose assignment done submits) of a
+// participant who finished.
+func (s *Server) renderDone(w http.ResponseWriter, r *http.Request, st study.Study, code string, answered int, externalID string) error {
+	v := templates.Done{Study: st, Debrief: s.texts.render(st.Debrief), CompletionCode: code, Answered: answered}
+	v.ReturnURL = st.Platform.ReturnLink(code, externalID)
 	if v.ReturnURL != "" {
 		v.ReturnTo = "the study's site"
 		if st.Platform.Kind == study.PlatformProlific {

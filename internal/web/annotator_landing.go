@@ -33,6 +33,23 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 	}
 	ext := externalID(r, st.Platform)
 	resume := ok && (ext == "" || ext == p.ExternalID)
+	var back *study.Returning
+	if !resume && ext != "" && st.Platform.Kind != study.PlatformMTurk {
+		// Someone who joined with this platform id before, in another
+		// browser or before their cookie was lost, is shown where they
+		// are, never the first page and its consent again (MTurk's
+		// workers resume by their assignment, at the start).
+		b, known, err := s.store.Returning(r.Context(), st.ID, ext)
+		if err != nil {
+			return err
+		}
+		if known && b.Done {
+			return s.renderDone(w, r, st, b.CompletionCode, b.Answered, ext)
+		}
+		if known {
+			resume, back = true, &b
+		}
+	}
 	var params []templates.Param
 	kept := map[string]string{}
 	for _, k := range st.Platform.KeptParams() {
@@ -59,7 +76,7 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	v := templates.Landing{Study: st, Instructions: s.texts.render(st.Instructions), ExternalID: ext, Params: params, Resume: resume}
+	v := templates.Landing{Study: st, Instructions: s.texts.render(st.Instructions), ExternalID: ext, Params: params, Resume: resume, Back: back}
 	if st.Consent != "" && !resume {
 		v.Consent = s.texts.render(st.Consent)
 	}

@@ -46,7 +46,15 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 			return s.render(w, r, http.StatusBadRequest, templates.NoticePage(missingIDNotice(st)))
 		}
 		if st.Consent != "" && r.PostForm.Get("consent") != "yes" {
-			return badRequest("this study starts only after you agree to its consent text on the study's first page")
+			// One who joined with this id before agreed then (the landing
+			// page does not ask them again).
+			_, known, err := s.store.Returning(r.Context(), st.ID, ext)
+			if err != nil {
+				return err
+			}
+			if !known {
+				return badRequest("this study starts only after you agree to its consent text on the study's first page")
+			}
 		}
 		if err := s.limitJoins(w, r); err != nil {
 			return err

@@ -81,11 +81,14 @@ func TestBrowserRecruitedParticipant(t *testing.T) {
 		t.Fatalf("the platform was reached with %q", got)
 	}
 
-	// The same id in a second browser: the same participant, done.
+	// The same id in a second browser: the same participant, done, shown
+	// their code at once, never the consent again (issue 26).
 	b2 := newBrowser(t, 1000, 900)
-	if err := chromedp.Do(b2, chromedp.Navigate(link), chromedp.WaitVisible(`section.consent`),
-		chromedp.Click(`form.start button[type=submit]`, chromedp.NodeVisible), chromedp.WaitVisible(`#completion-code`)); err != nil {
+	if err := chromedp.Do(b2, chromedp.Navigate(link), chromedp.WaitVisible(`#completion-code`)); err != nil {
 		t.Fatal(err)
+	}
+	if consent, err := chromedp.Run(b2, chromedp.Evaluate[bool](`document.querySelector("section.consent, #decline") !== null`)); err != nil || consent {
+		t.Fatalf("the finished participant's second browser shows the consent (%v, %v)", consent, err)
 	}
 	if again, err := chromedp.Run(b2, chromedp.Text(`#completion-code`)); err != nil || again != "PANEL-OK" {
 		t.Fatalf("second browser's code %q, %v", again, err)

@@ -79,11 +79,14 @@ func TestBrowserProlificParticipant(t *testing.T) {
 		t.Fatalf("Prolific's completion URL was reached with %q", got)
 	}
 
+	// The same PROLIFIC_PID in a second browser: their code at once, no
+	// consent or start again (issue 26).
 	b2 := newBrowser(t, 1000, 900, standIn...)
-	if err := chromedp.Do(b2, chromedp.Navigate(link),
-		chromedp.Click(`form.start button[type=submit]`, chromedp.NodeVisible),
-		chromedp.WaitVisible(`#completion-code`)); err != nil {
+	if err := chromedp.Do(b2, chromedp.Navigate(link), chromedp.WaitVisible(`#completion-code`)); err != nil {
 		t.Fatal(err)
+	}
+	if start, err := chromedp.Run(b2, chromedp.Evaluate[bool](`document.querySelector("form.start, section.consent") !== null`)); err != nil || start {
+		t.Fatalf("the finished participant's second browser shows the first page (%v, %v)", start, err)
 	}
 	if again, err := chromedp.Run(b2, chromedp.Text(`#completion-code`)); err != nil || again != "C1A2B3C4" {
 		t.Fatalf("second browser's code %q, %v", again, err)
