@@ -325,7 +325,7 @@ type issuePlan struct {
 // then the participant's arm's design.
 func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *issuePlan {
 	id := secret.NewID()
-	switch st.Quality.TrialAt(participantID, answered+1) {
+	switch st.Quality.TrialAt(participantID, answered+1, st.PerParticipant) {
 	case study.DesignCatch:
 		a, x, swap := study.CatchItems(participantID, answered+1, n)
 		return &issuePlan{id: id, trial: study.DesignCatch, sql: insertCatchSQL,

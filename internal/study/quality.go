@@ -3,6 +3,7 @@ package study
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,8 +52,9 @@ const MaxTrialPercent = 50
 // QualityControl are a study's quality-control settings (studies.quality).
 // A trial is placed at a question number (1 is a participant's first
 // question) either at the numbers listed (CatchAt, RepeatAt) or, when none
-// are listed, at random with the given percentage, drawn from the
-// participant's id and the number: the same participant always gets the
+// are listed, as exactly that percentage of the questions per participant
+// (rounded) at numbers drawn from the participant's id: the same
+// participant always gets the
 // same trial at the same number. A catch trial wins where both fall on one
 // number; a repeat trial where the participant has answered nothing to
 // repeat yet becomes an ordinary question. Trials and "can't decide"
@@ -148,24 +150,49 @@ func trialSeed(participantID int64, position int, salt string) uint64 {
 	return h.Sum64()
 }
 
-// trialAt returns the trial the participant gets as their question number
-// position (1-based): DesignCatch, DesignRepeat or "" (an ordinary
-// question).
-func (q QualityControl) TrialAt(participantID int64, position int) string {
-	at := func(percent int, list []int, salt string) bool {
-		if len(list) > 0 {
-			_, found := slices.BinarySearch(list, position)
-			return found
-		}
-		return percent > 0 && trialSeed(participantID, position, salt)%100 < uint64(percent)
-	}
-	switch {
-	case at(q.CatchPercent, q.CatchAt, "catch"):
+// TrialAt returns the trial the participant gets as their question number
+// position (1-based) of total: DesignCatch, DesignRepeat or "" (an
+// ordinary question). A share places exactly round(percent · total / 100)
+// trials of its kind (5 % of 60 questions: 3, for every participant), at
+// numbers drawn for the participant (sharePositions); listed numbers are
+// used as they are.
+func (q QualityControl) TrialAt(participantID int64, position, total int) string {
+	catch := sharePositions(q.CatchPercent, q.CatchAt, participantID, total, "catch", nil)
+	if slices.Contains(catch, position) {
 		return DesignCatch
-	case at(q.RepeatPercent, q.RepeatAt, "repeat"):
+	}
+	if slices.Contains(sharePositions(q.RepeatPercent, q.RepeatAt, participantID, total, "repeat", catch), position) {
 		return DesignRepeat
 	}
 	return ""
+}
+
+// sharePositions returns the question numbers of a kind of trial: list
+// when it is set, else round(percent · total / 100) numbers of 1..total
+// drawn without replacement, seeded by the participant and salt (so the
+// same on every replica and after a reload), leaving out the numbers in
+// taken (a catch trial's) and, for repeats, number 1 (nothing to repeat
+// yet), so that the count is exact.
+func sharePositions(percent int, list []int, participantID int64, total int, salt string, taken []int) []int {
+	if len(list) > 0 {
+		return list
+	}
+	if percent <= 0 || total <= 0 {
+		return nil
+	}
+	free := make([]int, 0, total)
+	for pos := 1; pos <= total; pos++ {
+		if !slices.Contains(taken, pos) && (salt != "repeat" || pos > 1) {
+			free = append(free, pos)
+		}
+	}
+	k := min((percent*total+50)/100, len(free))
+	rng := rand.New(rand.NewPCG(trialSeed(participantID, 0, salt), 0))
+	for i := range k { // a partial Fisher–Yates shuffle
+		j := i + rng.IntN(len(free)-i)
+		free[i], free[j] = free[j], free[i]
+	}
+	return free[:k]
 }
 
 // catchItems are the items of the participant's anchor-identical catch
