@@ -190,7 +190,31 @@
     form.addEventListener("submit", function () { clearTimeout(timer); });
   }
 
+  // Copy buttons (the study page's recruitment links): data-copy names the
+  // field whose text goes to the clipboard; the button says it worked.
+  function copyButtons() {
+    var bs = document.querySelectorAll("button[data-copy]");
+    for (var i = 0; i < bs.length; i++) {
+      bs[i].addEventListener("click", function (e) {
+        var b = e.currentTarget;
+        var field = document.getElementById(b.getAttribute("data-copy"));
+        if (!field) return;
+        field.select();
+        var done = function () {
+          b.textContent = "Copied";
+          setTimeout(function () { b.textContent = "Copy"; }, 2000);
+        };
+        if (navigator.clipboard && navigator.clipboard.writeText) {
+          navigator.clipboard.writeText(field.value).then(done, function () { b.textContent = "Press Ctrl+C"; });
+        } else {
+          b.textContent = "Press Ctrl+C";
+        }
+      });
+    }
+  }
+
   function start() {
+    copyButtons();
     arm();
     showChosen("design", "data-designs");
     showChosen("platform", "data-platforms");

@@ -137,7 +137,9 @@ type StudyPage struct {
 	Participants []study.ParticipantRow
 	Items        []Image
 	PublicURL    string
-	Upload       *study.UploadReport // the upload that redirected here
+	// Recruit are the texts to paste into the study's platform.
+	Recruit []study.RecruitLink
+	Upload  *study.UploadReport // the upload that redirected here
 	// Message says what the researcher's last action did ("Changes saved.").
 	Message string
 	// Designs are the design's settings and progress, with arms every

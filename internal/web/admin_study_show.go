@@ -26,6 +26,7 @@ func (s *Server) studyPage(r *http.Request, st study.Study) (templates.StudyPage
 		return templates.StudyPage{}, err
 	}
 	v := templates.StudyPage{Study: st, Stats: stats, Participants: ps, PublicURL: s.publicURL("/s/" + st.Slug)}
+	v.Recruit = st.Platform.RecruitLinks(v.PublicURL)
 	if v.Designs, err = s.store.DesignStatuses(r.Context(), st); err != nil {
 		return templates.StudyPage{}, err
 	}
