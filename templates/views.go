@@ -72,6 +72,9 @@ type Landing struct {
 	// Consent, when the study asks for it and the browser has no
 	// participant yet, is the text to agree to before starting.
 	Consent templ.Component
+	// ConsentTitled: the consent text begins with a heading of its own,
+	// so the page adds none (two headings in a row read as a mistake).
+	ConsentTitled bool
 }
 
 // Param is one named value carried in a form.

@@ -3,11 +3,16 @@ package web
 import (
 	"errors"
 	"net/http"
+	"regexp"
+	"strings"
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
+
+// markdownHeadingRE matches a text that begins with a Markdown ATX heading.
+var markdownHeadingRE = regexp.MustCompile(`^#{1,6}(\s|$)`)
 
 // landing shows a study's instructions and the Start button (GET /s/{slug}).
 func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
@@ -79,6 +84,7 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 	v := templates.Landing{Study: st, Instructions: s.texts.render(st.Instructions), ExternalID: ext, Params: params, Resume: resume, Back: back}
 	if st.Consent != "" && !resume {
 		v.Consent = s.texts.render(st.Consent)
+		v.ConsentTitled = markdownHeadingRE.MatchString(strings.TrimSpace(st.Consent))
 	}
 	return s.render(w, r, http.StatusOK, templates.LandingPage(v))
 }

@@ -88,3 +88,30 @@ func TestReturningParticipantNeverAskedConsentAgain(t *testing.T) {
 		t.Errorf("%d participants, want 2", n)
 	}
 }
+
+// A consent text that begins with its own heading gets no second one from
+// the page (issue 26: "Consent" over the researcher's "# Consent form");
+// one without gets the page's.
+func TestConsentHeadingNotDoubled(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	for _, c := range []struct {
+		slug, consent string
+		pageHeading   bool
+	}{{"titled", "## Information and consent\n\nI agree.", false}, {"plain", "I agree.", true}, {"tag", "#1 rule: I agree.", true}} {
+		st := a.study(c.slug, 5, 2, "open")
+		in := study.StudyInput{Slug: c.slug, Title: c.slug, QuestionsPerParticipant: 2, Status: "open", Consent: c.consent}
+		if _, err := a.store.UpdateStudy(context.Background(), st.ID, in); err != nil {
+			t.Fatal(err)
+		}
+		page := a.do(a.client(), "GET", "/s/"+c.slug, nil, nil).body
+		i := strings.Index(page, `<section class="consent"`)
+		if i < 0 {
+			t.Fatalf("%s: no consent section:\n%s", c.slug, page)
+		}
+		section := page[i : i+strings.Index(page[i:], "</section>")]
+		if got := strings.Contains(section, `id="consent-title"`); got != c.pageHeading || strings.Count(section, "<h2") != 1 && c.slug == "titled" {
+			t.Errorf("%s: page's heading %v, want %v:\n%s", c.slug, got, c.pageHeading, section)
+		}
+	}
+}
