@@ -180,9 +180,16 @@ func sharePositions(percent int, list []int, participantID int64, total int, sal
 	if percent <= 0 || total <= 0 {
 		return nil
 	}
+	skip := make([]bool, total+2) // by question number: taken, or 1 for a repeat
+	for _, pos := range taken {
+		if pos >= 1 && pos <= total {
+			skip[pos] = true
+		}
+	}
+	skip[1] = skip[1] || salt == "repeat"
 	free := make([]int, 0, total)
 	for pos := 1; pos <= total; pos++ {
-		if !slices.Contains(taken, pos) && (salt != "repeat" || pos > 1) {
+		if !skip[pos] {
 			free = append(free, pos)
 		}
 	}

@@ -20,13 +20,14 @@ type RecruitLink struct {
 // study in: a question fits 900.
 const MTurkFrameHeight = 900
 
-// ProlificPlaceholders are the link parameters Prolific fills in for each
-// participant, written as Prolific wants them in the study URL.
-const ProlificPlaceholders = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+// ProlificURLParams are the link parameters Prolific fills in for each
+// participant, written as Prolific's study URL takes them ({{%NAME%}} is
+// Prolific's syntax for the value it substitutes).
+const ProlificURLParams = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 
 // RecruitLinks returns what to paste into the study's platform, built on
 // the study's public link: on Prolific the study URL with Prolific's
-// placeholders and the completion code to enter there; on MTurk the
+// URL parameters and the completion code to enter there; on MTurk the
 // ExternalQuestion of the HIT; on a generic platform the link with the
 // platform's id parameter; without a platform the link itself.
 func (p Platform) RecruitLinks(publicURL string) []RecruitLink {
@@ -39,7 +40,7 @@ func (p Platform) RecruitLinks(publicURL string) []RecruitLink {
 	switch p.Kind {
 	case PlatformProlific:
 		links := []RecruitLink{{ID: "prolific-url", Name: "Study URL", Where: "Prolific → your study → Study link (\"I'll use URL parameters\")",
-			Text: join(ProlificPlaceholders)}}
+			Text: join(ProlificURLParams)}}
 		if p.CompletionCode != "" {
 			links = append(links, RecruitLink{ID: "prolific-code", Name: "Completion code",
 				Where: "Prolific → your study → Completion paths (closer sends participants to " + p.ReturnLink(p.CompletionCode, "") + ")",

@@ -2,8 +2,8 @@ package study
 
 import "testing"
 
-// The texts to paste into each platform, whole (Prolific's placeholders as
-// Prolific documents them; MTurk's ExternalQuestion schema with the URL
+// The texts to paste into each platform, whole (Prolific's URL parameters
+// as Prolific documents them; MTurk's ExternalQuestion schema with the URL
 // XML-escaped).
 func TestRecruitLinks(t *testing.T) {
 	t.Parallel()

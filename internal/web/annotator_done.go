@@ -20,8 +20,8 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, participantPath(st, pageToken(r, st), "/q"), http.StatusSeeOther)
 		return nil
 	}
-	v := templates.Done{Study: st, Debrief: s.texts.render(st.Debrief), CompletionCode: pr.CompletionCode, Answered: pr.Answered}
 	if st.Platform.Kind == study.PlatformMTurk {
+		v := templates.Done{Study: st, Debrief: s.texts.render(st.Debrief), CompletionCode: pr.CompletionCode, Answered: pr.Answered}
 		params, err := s.store.ParticipantPlatformParams(r.Context(), p.ID)
 		if err != nil {
 			return err

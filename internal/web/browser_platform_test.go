@@ -99,8 +99,14 @@ func TestBrowserRecruitedParticipant(t *testing.T) {
 
 	// Declining stores nothing.
 	b3 := newBrowser(t, 1000, 900)
-	if err := chromedp.Do(b3, chromedp.Navigate(a.srv.URL+"/s/panel?pid=w-43"), chromedp.WaitVisible(`#decline`),
-		chromedp.Click(`#decline`), chromedp.WaitVisible(`main.notice`)); err != nil {
+	if err := chromedp.Do(b3, chromedp.Navigate(a.srv.URL+"/s/panel?pid=w-43"), chromedp.WaitVisible(`#decline`)); err != nil {
+		t.Fatal(err)
+	}
+	// The consent's text sits in its frame, not in a second box (issue 26).
+	if inner, err := chromedp.Run(b3, chromedp.Evaluate[string](`getComputedStyle(document.querySelector("section.consent .prose")).borderTopWidth`)); err != nil || inner != "0px" {
+		t.Errorf("the consent text's own border: %q, %v; want none inside the consent's frame", inner, err)
+	}
+	if err := chromedp.Do(b3, chromedp.Click(`#decline`), chromedp.WaitVisible(`main.notice`)); err != nil {
 		t.Fatal(err)
 	}
 	if title, err := chromedp.Run(b3, chromedp.Text(`main.notice h1`)); err != nil || title != "You chose not to take part" {

@@ -18,9 +18,9 @@ import (
 )
 
 // The study page lists what to paste into the study's platform (issue 26:
-// the Prolific URL and MTurk's XML were only help text with
-// placeholders): on Prolific the study URL with Prolific's placeholders
-// and the completion code, each in a field with a copy button; and a QR
+// the Prolific URL and MTurk's XML were only help text with made-up
+// values): on Prolific the study URL with Prolific's URL parameters and
+// the completion code, each in a field with a copy button; and a QR
 // code of the study link that decodes to it.
 func TestStudyPageRecruitmentLinks(t *testing.T) {
 	t.Parallel()
