@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs every Go fuzz target of the repository for a short time each
-# (FUZZTIME, default 10s): the committed seed corpora under testdata/fuzz/
+# Runs every Go fuzz target of the repository briefly (FUZZTIME, default
+# 10s: a time, or a count of executions such as 2000x, which make test
+# uses because a busy machine can overrun a time before the cached corpus
+# is replayed): the committed seed corpora under testdata/fuzz/
 # run first, then new inputs are generated. A failing input is written to
 # the package's testdata/fuzz/<target>/ by go test; commit it with the fix.
 set -euo pipefail
