@@ -154,7 +154,7 @@ for d in $designs; do
 	{
 		echo "== $d: $concurrency annotators, think $think, ramp $ramp, $duration"
 		jq -r '"closer load: \(.answers) answers, \(.answers_per_s | floor) answers/s; participants \(.participants); check ok: \(.check.ok), lost \(.check.lost), duplicated \(.check.duplicated)"' "$out/$d.json"
-		jq -r '.endpoints | to_entries[] | "  \(.key): p50 \(.value.p50_ms) ms, p99 \(.value.p99_ms) ms, max \(.value.max_ms // "-") ms, errors \(.value.errors)"' "$out/$d.json"
+		jq -r '.endpoints | to_entries[] | "  \(.key): p50 \(.value.p50_ms) ms, p99 \(.value.p99_ms) ms, max \(.value.max_ms // "-") ms, errors \(.value.errors); after the ramp p50 \(.value.steady_p50_ms // "-") ms, p99 \(.value.steady_p99_ms // "-") ms of \(.value.steady_ok // 0)"' "$out/$d.json"
 		echo "CPU share of the $wall s (2 cores = 200%): web $(echo "scale=1; 100 * $web_cpu / $hz / $wall" | bc)%, PostgreSQL (app's backends) $(echo "scale=1; 100 * $pg_cpu / $hz / $wall" | bc)%, closer load $(echo "scale=1; 100 * $load_ticks / $hz / $wall" | bc)%"
 		answers="$(jq -r '.answers' "$out/$d.json")"
 		[ "$answers" -gt 0 ] && echo "CPU per answer: web $(echo "scale=3; 1000 * $web_cpu / $hz / $answers" | bc) ms, PostgreSQL $(echo "scale=3; 1000 * $pg_cpu / $hz / $answers" | bc) ms, closer load $(echo "scale=3; 1000 * $load_ticks / $hz / $answers" | bc) ms"

@@ -40,7 +40,9 @@ growing pause; every attempt is counted.
 
 It prints the acknowledged answers per second, the p50/p95/p99 latency of
 the successful requests per endpoint (participants, next, answer) and the
-errors by status ("transport" for a connection failure or timeout). With an
+errors by status ("transport" for a connection failure or timeout); with
+--ramp, also the same percentiles over the requests sent after the ramp,
+once every annotator has arrived. With an
 admin API token (--admin-token, or $CLOSER_ADMIN_TOKEN) it then downloads
 the study's triplets.csv and checks that every acknowledged answer (201, or
 200 for a repeat) is there exactly once with the closer sent; answers whose
@@ -119,7 +121,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	} else {
-		writeLoadText(stdout, res)
+		writeLoadText(stdout, res, cfg.Ramp)
 	}
 	if runErr != nil {
 		return runErr
@@ -140,7 +142,7 @@ func statusKey(status int) string {
 	return strconv.Itoa(status)
 }
 
-func writeLoadText(w io.Writer, res *loadgen.Result) {
+func writeLoadText(w io.Writer, res *loadgen.Result, ramp time.Duration) {
 	fmt.Fprintf(w, "%.2f s: %d answers acknowledged, %.1f answers/s; %d participants (%d completed)\n\n",
 		res.Elapsed.Seconds(), res.Answers, res.AnswersPerSecond(), res.Participants, res.Completed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -157,6 +159,17 @@ func writeLoadText(w io.Writer, res *loadgen.Result) {
 		}
 	}
 	tw.Flush()
+	if ramp > 0 {
+		fmt.Fprintf(w, "\nafter the ramp (requests sent from %s on):\n", ramp)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "endpoint    \tok\tp50 ms\tp95 ms\tp99 ms\tmax ms\t")
+		for _, ep := range loadgen.Endpoints {
+			st := res.Endpoints[ep]
+			fmt.Fprintf(tw, "%-12s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t\n", ep, st.SteadyOK(),
+				ms(st.SteadyPercentile(50)), ms(st.SteadyPercentile(95)), ms(st.SteadyPercentile(99)), ms(st.SteadyPercentile(100)))
+		}
+		tw.Flush()
+	}
 	if len(errs) == 0 {
 		fmt.Fprintln(w, "\nerrors: none")
 	} else {
@@ -213,6 +226,10 @@ type endpointJSON struct {
 	P99MS    float64        `json:"p99_ms"`
 	MaxMS    float64        `json:"max_ms"`
 	Errors   map[string]int `json:"errors"`
+	// The same over the requests sent after the ramp (with --ramp only).
+	SteadyOK    int     `json:"steady_ok,omitempty"`
+	SteadyP50MS float64 `json:"steady_p50_ms,omitempty"`
+	SteadyP99MS float64 `json:"steady_p99_ms,omitempty"`
 }
 
 type checkJSON struct {
@@ -250,6 +267,11 @@ func writeLoadJSON(w io.Writer, cfg loadgen.Config, res *loadgen.Result, runErr 
 			Requests: st.Requests(), OK: st.OK(),
 			P50MS: ms(st.Percentile(50)), P95MS: ms(st.Percentile(95)), P99MS: ms(st.Percentile(99)), MaxMS: ms(st.Percentile(100)),
 			Errors: e,
+		}
+		if cfg.Ramp > 0 {
+			j := out.Endpoints[string(ep)]
+			j.SteadyOK, j.SteadyP50MS, j.SteadyP99MS = st.SteadyOK(), ms(st.SteadyPercentile(50)), ms(st.SteadyPercentile(99))
+			out.Endpoints[string(ep)] = j
 		}
 	}
 	if c := res.Check; c != nil {

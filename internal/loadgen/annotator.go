@@ -50,6 +50,9 @@ type annotator struct {
 	completed    int
 	sent         []sentAnswer
 	calls        int // requests sent, for the turn of the replicas
+	// steadyFrom is the end of the run's ramp: requests sent from then on
+	// also count in the stats' steady-state latencies.
+	steadyFrom time.Time
 }
 
 // base returns the server URL of the annotator's next request.
@@ -341,6 +344,9 @@ func (a *annotator) attempt(ep Endpoint, method, path, token string, body []byte
 	st.Status[r.status]++
 	if r.status/100 == 2 {
 		st.latencies = append(st.latencies, lat)
+		if !start.Before(a.steadyFrom) {
+			st.steady = append(st.steady, lat)
+		}
 	}
 	if a.cfg.OnEvent != nil {
 		a.cfg.OnEvent(Event{At: now, Endpoint: ep, Status: r.status, Latency: lat})

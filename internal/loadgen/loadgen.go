@@ -187,10 +187,12 @@ func (r *Result) ServerErrors() int {
 
 // EndpointStats are one endpoint's requests: every attempt, retries
 // included, by status (0 is a transport error), and the latency of the
-// successful (2xx) ones.
+// successful (2xx) ones, over the whole run and over its steady state
+// (the requests sent after the ramp, when every annotator has arrived).
 type EndpointStats struct {
 	Status    map[int]int
 	latencies []time.Duration // 2xx only
+	steady    []time.Duration // 2xx sent after Config.Ramp
 }
 
 func newEndpointStats() *EndpointStats { return &EndpointStats{Status: map[int]int{}} }
@@ -221,12 +223,28 @@ func (s *EndpointStats) Errors() map[int]int {
 // Percentile returns the p-th percentile (0 < p ≤ 100, nearest rank) of
 // the successful requests' latency, or 0 without any.
 func (s *EndpointStats) Percentile(p float64) time.Duration {
-	n := len(s.latencies)
+	return percentile(s.latencies, p)
+}
+
+// percentile is the p-th percentile (nearest rank) of sorted, 0 if empty.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	n := len(sorted)
 	if n == 0 {
 		return 0
 	}
 	i := int(math.Ceil(p/100*float64(n))) - 1
-	return s.latencies[max(0, min(i, n-1))]
+	return sorted[max(0, min(i, n-1))]
+}
+
+// SteadyOK is the number of 2xx responses to requests sent after the ramp.
+func (s *EndpointStats) SteadyOK() int { return len(s.steady) }
+
+// SteadyPercentile is Percentile over the requests sent after the ramp
+// (all of them without a ramp): a crowd's arrival, when annotators join
+// and ask for their first question on top of the others' answers, is
+// apart from the load it then keeps up.
+func (s *EndpointStats) SteadyPercentile(p float64) time.Duration {
+	return percentile(s.steady, p)
 }
 
 func (s *EndpointStats) merge(o *EndpointStats) {
@@ -234,6 +252,7 @@ func (s *EndpointStats) merge(o *EndpointStats) {
 		s.Status[status] += c
 	}
 	s.latencies = append(s.latencies, o.latencies...)
+	s.steady = append(s.steady, o.steady...)
 }
 
 // answerState is what became of one answer the annotators sent.
@@ -316,8 +335,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for i := range annotators {
 		a := &annotator{
 			cfg: &cfg, ctx: ctx, stop: stop, halt: halt, acked: &acked,
-			rng:   triplet.NewRand(cfg.Seed + uint64(i)),
-			stats: map[Endpoint]*EndpointStats{},
+			rng:        triplet.NewRand(cfg.Seed + uint64(i)),
+			stats:      map[Endpoint]*EndpointStats{},
+			steadyFrom: start.Add(cfg.Ramp),
 		}
 		for _, ep := range Endpoints {
 			a.stats[ep] = newEndpointStats()
@@ -349,6 +369,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	for _, st := range res.Endpoints {
 		slices.Sort(st.latencies)
+		slices.Sort(st.steady)
 	}
 	for _, s := range sent {
 		if s.state == acknowledged {

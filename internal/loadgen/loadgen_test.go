@@ -177,3 +177,51 @@ func TestRampSpreadsArrivals(t *testing.T) {
 		t.Error("a ramp as long as the run was accepted")
 	}
 }
+
+// The steady-state latencies are those of the requests sent after the
+// ramp: with a ramp they are a part of all, without one all of them.
+func TestSteadyStateAfterRamp(t *testing.T) {
+	t.Parallel()
+	for _, ramp := range []time.Duration{0, 300 * time.Millisecond} {
+		var mu sync.Mutex
+		var sentAfter, joins int
+		start := time.Now()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/participants") {
+				mu.Lock()
+				joins++
+				if time.Since(start) >= ramp {
+					sentAfter++
+				}
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond) // so that the annotators join a few times each
+				w.WriteHeader(http.StatusCreated)
+				fmt.Fprint(w, `{"token":"t"}`)
+				return
+			}
+			fmt.Fprint(w, `{"done":true}`) // every participant is done at once and joins again
+		}))
+		res, err := Run(context.Background(), Config{BaseURL: srv.URL, Study: "s", Concurrency: 3, Duration: 600 * time.Millisecond,
+			Ramp: ramp, Timeout: 5 * time.Second})
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := res.Endpoints[Participants]
+		t.Logf("ramp %v: %d joins, %d counted after the ramp", ramp, st.OK(), st.SteadyOK())
+		if st.OK() != joins {
+			t.Fatalf("ramp %v: %d joins counted, the server saw %d", ramp, st.OK(), joins)
+		}
+		switch {
+		case ramp == 0 && st.SteadyOK() != st.OK():
+			t.Errorf("without a ramp %d of %d joins are steady, want all", st.SteadyOK(), st.OK())
+		case ramp > 0 && (st.SteadyOK() == 0 || st.SteadyOK() >= st.OK()):
+			t.Errorf("ramp %v: %d of %d joins steady, want some but not all", ramp, st.SteadyOK(), st.OK())
+		case ramp > 0 && st.SteadyOK() > sentAfter:
+			t.Errorf("ramp %v: %d joins steady, but only %d reached the server after the ramp", ramp, st.SteadyOK(), sentAfter)
+		}
+		if st.SteadyOK() > 0 && st.SteadyPercentile(100) > st.Percentile(100) {
+			t.Errorf("steady max %v above the run's max %v", st.SteadyPercentile(100), st.Percentile(100))
+		}
+	}
+}
