@@ -104,6 +104,9 @@ func TestDashboardAnswerCountsMatchStudyPage(t *testing.T) {
 	if !strings.Contains(dash.body, "Answered<br><small>all questions</small>") {
 		t.Error("the dashboard's answer column does not say what it counts")
 	}
+	if !strings.Contains(show.body, `catch and repeat trials and &quot;can't decide&quot;, as on the dashboard">Answered</th>`) {
+		t.Error("the study page's answer column does not say what it counts")
+	}
 	for _, p := range []struct {
 		j       joinResp
 		want    int
