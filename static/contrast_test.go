@@ -88,6 +88,37 @@ func TestArmCurveColoursContrast(t *testing.T) {
 	}
 }
 
+// The question page's progress bar: its fill against its track, and its
+// edge against the page and a card, at least 3:1 (WCAG 2.1 success
+// criterion 1.4.11, non-text contrast), so that the bar and how far it has
+// filled can be seen.
+func TestProgressBarContrast(t *testing.T) {
+	t.Parallel()
+	css, err := FS.ReadFile("style.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{}
+	for _, m := range regexp.MustCompile(`(--[a-z-]+):\s*(#[0-9a-fA-F]{6})`).FindAllStringSubmatch(string(css), -1) {
+		vars[m[1]] = m[2]
+	}
+	for _, rule := range []string{"background: var(--progress-track)", "border: 1px solid var(--muted)",
+		"::-webkit-progress-value { background: var(--accent)", "::-moz-progress-bar { background: var(--accent)"} {
+		if !strings.Contains(string(css), rule) {
+			t.Fatalf("style.css's progress bar no longer has %q: update this test", rule)
+		}
+	}
+	for _, p := range []struct{ what, fg, bg string }{
+		{"the fill on the track", "--accent", "--progress-track"},
+		{"the edge on the page", "--muted", "--bg"},
+		{"the edge on a card", "--muted", "--card"},
+	} {
+		if r := contrast(t, vars[p.fg], vars[p.bg]); r < 3 {
+			t.Errorf("%s: %s on %s has contrast %.2f:1, below 3:1", p.what, p.fg, p.bg, r)
+		}
+	}
+}
+
 // contrast is WCAG 2.1's contrast ratio (L1 + 0.05) / (L2 + 0.05) of two
 // #rgb or #rrggbb colours.
 func contrast(t *testing.T, a, b string) float64 {

@@ -115,6 +115,10 @@ type QualityRow struct {
 	// counts "can't decide".
 	Catch, Consistent string
 	Skipped           int
+	// Arm is the participant's arm's name ("–" in a study without arms),
+	// Code their completion code ("" until they finish) and Reason why
+	// they are excluded ("" when they are not).
+	Arm, Code, Reason string
 }
 
 // GalleryRow is an item with its nearest neighbours.
@@ -214,4 +218,29 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return itoa(n) + " " + many
+}
+
+// SectionLink is one entry of the dashboard's table of contents: the id of
+// a section (or of a plot, Sub) and its name.
+type SectionLink struct {
+	ID, Title string
+	Sub       bool
+}
+
+// DashboardSections lists the dashboard's sections in page order, each
+// plot among them, for the table of contents.
+func DashboardSections(v DashboardPage) []SectionLink {
+	out := []SectionLink{{ID: "overview", Title: "Overview"}, {ID: "recompute", Title: "Recompute"}}
+	if v.Arms != nil {
+		out = append(out, SectionLink{ID: "designs", Title: "Designs compared"})
+	}
+	if len(v.Plots) > 0 {
+		out = append(out, SectionLink{ID: "plots", Title: "Plots:"})
+		for _, p := range v.Plots {
+			out = append(out, SectionLink{ID: p.ID, Title: p.Title, Sub: true})
+		}
+	}
+	return append(out, SectionLink{ID: "participants", Title: "Participants"}, SectionLink{ID: "neighbours", Title: "Neighbours"},
+		SectionLink{ID: "contradicted", Title: "Contradicted"}, SectionLink{ID: "exports", Title: "Exports"},
+		SectionLink{ID: "settings", Title: "Settings"})
 }

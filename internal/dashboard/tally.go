@@ -164,10 +164,12 @@ func (t *Tally) ParticipantsByAnswers() []ParticipantCount {
 	return all
 }
 
-// WithCounts returns rows (collect.Store.DashboardParticipants, in any
-// order) in the order of page (a part of ParticipantsByAnswers) with their
-// answer counts; participants without a row are left out.
-func WithCounts(page []ParticipantCount, rows []study.DashboardParticipant) []study.DashboardParticipant {
+// InPageOrder returns rows (store.Store.DashboardParticipants, in any
+// order) in the order of page (a part of ParticipantsByAnswers); the rows
+// keep their own answer counts (every answered question, as on the study
+// page, where page counts triplets only). Participants without a row are
+// left out.
+func InPageOrder(page []ParticipantCount, rows []study.DashboardParticipant) []study.DashboardParticipant {
 	byID := make(map[int64]study.DashboardParticipant, len(rows))
 	for _, r := range rows {
 		byID[r.ID] = r
@@ -175,7 +177,6 @@ func WithCounts(page []ParticipantCount, rows []study.DashboardParticipant) []st
 	out := make([]study.DashboardParticipant, 0, len(page))
 	for _, c := range page {
 		if r, ok := byID[c.ID]; ok {
-			r.Answers = c.Answers
 			out = append(out, r)
 		}
 	}

@@ -43,13 +43,16 @@ func figuresEqual(t *testing.T, what string, gotS, wantS study.Stats, got, want 
 }
 
 // participantsBySQL is the dashboard's participants table counted in SQL,
-// independently of the tally: those with answers, most answers first (then
-// by id), at most limit after offset, and how many there are.
+// independently of the tally: those with answers, most triplet answers
+// first (then by id), at most limit after offset, and how many there are.
+// A row's count is every question answered (triplets and trial answers).
 func participantsBySQL(t *testing.T, pool *pgxpool.Pool, studyID int64, limit, offset int) ([]study.DashboardParticipant, int) {
 	t.Helper()
 	ctx := context.Background()
 	rows, err := pool.Query(ctx, `
-		SELECT p.id, p.public_id, coalesce(p.external_id, ''), c.n, p.excluded_at, p.created_at
+		SELECT p.id, p.public_id, coalesce(p.external_id, ''),
+			c.n + (SELECT count(*) FROM trial_answers x WHERE x.participant_id = p.id),
+			p.arm, coalesce(p.completion_code, ''), p.excluded_at, coalesce(p.excluded_reason, ''), p.created_at
 		FROM participants p
 		JOIN (SELECT participant_id, count(*) AS n FROM answers WHERE study_id = $1 GROUP BY participant_id) c
 			ON c.participant_id = p.id
@@ -60,7 +63,7 @@ func participantsBySQL(t *testing.T, pool *pgxpool.Pool, studyID int64, limit, o
 	}
 	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.DashboardParticipant, error) {
 		var p study.DashboardParticipant
-		err := r.Scan(&p.ID, &p.PublicID, &p.ExternalID, &p.Answers, &p.ExcludedAt, &p.CreatedAt)
+		err := r.Scan(&p.ID, &p.PublicID, &p.ExternalID, &p.Answers, &p.Arm, &p.Code, &p.ExcludedAt, &p.ExcludedReason, &p.CreatedAt)
 		return p, err
 	})
 	if err != nil {
@@ -87,7 +90,7 @@ func participantsPage(t *testing.T, s *collect.Store, studyID int64, tally *dash
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dashboard.WithCounts(page, rows), len(all)
+	return dashboard.InPageOrder(page, rows), len(all)
 }
 
 // load counts the study from scratch, keeping the top 4 contradicted.

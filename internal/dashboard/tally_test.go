@@ -176,14 +176,15 @@ func TestParticipantsByAnswers(t *testing.T) {
 
 }
 
-func TestWithCounts(t *testing.T) {
+func TestInPageOrder(t *testing.T) {
 	t.Parallel()
-	// The rows in the page's order with its counts; ids without a row
-	// (4) and rows not on the page (77) left out.
-	rows := []study.DashboardParticipant{{ID: 9, PublicID: "nine"}, {ID: 3, PublicID: "three"}, {ID: 77, PublicID: "other"}}
-	got := dashboard.WithCounts([]dashboard.ParticipantCount{{3, 2}, {4, 2}, {9, 2}}, rows)
-	want := []study.DashboardParticipant{{ID: 3, PublicID: "three", Answers: 2}, {ID: 9, PublicID: "nine", Answers: 2}}
+	// The rows in the page's order with their own counts (not the page's
+	// triplet counts); ids without a row (4) and rows not on the page (77)
+	// left out.
+	rows := []study.DashboardParticipant{{ID: 9, PublicID: "nine", Answers: 4}, {ID: 3, PublicID: "three", Answers: 3}, {ID: 77, PublicID: "other"}}
+	got := dashboard.InPageOrder([]dashboard.ParticipantCount{{3, 2}, {4, 2}, {9, 2}}, rows)
+	want := []study.DashboardParticipant{{ID: 3, PublicID: "three", Answers: 3}, {ID: 9, PublicID: "nine", Answers: 4}}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("WithCounts: %+v, want %+v", got, want)
+		t.Errorf("InPageOrder: %+v, want %+v", got, want)
 	}
 }

@@ -70,8 +70,15 @@ const (
 		SELECT v.anchor, v.j, v.k, v.j_closer, v.k_closer
 		FROM unnest($2::int[], $3::int[], $4::int[]) AS u(a, j, k)
 		JOIN votes v ON v.study_id = $1 AND v.anchor = u.a AND v.j = u.j AND v.k = u.k`
+	// tallyPeopleSQL reads the participants of one page of the table. Their
+	// answers are counted as the study page counts them (collect's
+	// listParticipantsSQL): the rows of answers (triplets, held-out ones
+	// too) plus those of trial_answers (catch, repeat, "can't decide"), each
+	// by its participant index.
 	tallyPeopleSQL = `
 		SELECT p.id, p.public_id, coalesce(p.external_id, ''), p.excluded_at, p.created_at,
+			(SELECT count(*) FROM answers a WHERE a.participant_id = p.id)::int + t.n,
+			p.arm, coalesce(p.completion_code, ''), coalesce(p.excluded_reason, ''),
 			t.skipped, t.catches, t.caught, t.repeats, t.same
 		FROM participants p CROSS JOIN LATERAL ` + TrialFiguresSQL + ` t
 		WHERE p.study_id = $1 AND p.id = ANY($2)`
@@ -175,7 +182,7 @@ func (s *Store) DashboardAnswersAfter(ctx context.Context, studyID, seq int64) (
 
 // DashboardParticipants returns the study's participants with the given
 // ids, in no particular order (ids of other studies or of no participant
-// are left out).
+// are left out), with their answers counted as the study page counts them.
 func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []int64) (_ []study.DashboardParticipant, err error) {
 	defer wrap(&err, "store.DashboardParticipants(%d, %d ids)", studyID, len(ids))
 	rows, err := s.pool.Query(ctx, tallyPeopleSQL, studyID, ids)
@@ -185,7 +192,7 @@ func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.DashboardParticipant, error) {
 		var p study.DashboardParticipant
 		err := r.Scan(&p.ID, &p.PublicID, &p.ExternalID, &p.ExcludedAt, &p.CreatedAt,
-			&p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame)
+			&p.Answers, &p.Arm, &p.Code, &p.ExcludedReason, &p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame)
 		return p, err
 	})
 }

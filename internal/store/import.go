@@ -81,6 +81,19 @@ func (imp *ImportTx) CreateStudy(in study.StudyInput) (_ study.Study, err error)
 	return st, nil
 }
 
+// SlugTaken reports whether a study has the slug, in the import's
+// transaction (a study created since is still a KindConflict error of
+// CreateStudy).
+func (imp *ImportTx) SlugTaken(slug string) (_ bool, err error) {
+	defer wrap(&err, "store.ImportTx.SlugTaken(%q)", slug)
+	var taken bool
+	err = imp.tx.QueryRow(imp.ctx, slugTakenSQL, slug).Scan(&taken)
+	return taken, err
+}
+
+// slugTakenSQL: a study with the slug $1, by the slug's unique index.
+const slugTakenSQL = `SELECT EXISTS (SELECT 1 FROM studies WHERE slug = $1)`
+
 // Study is the study as created and given its arms so far.
 func (imp *ImportTx) Study() study.Study { return imp.study }
 

@@ -64,9 +64,17 @@ type DashboardParticipant struct {
 	ID         int64
 	PublicID   string
 	ExternalID string
-	Answers    int // left 0 by DashboardParticipants: the caller's count
+	// Answers counts every question the participant answered: triplets
+	// (held-out ones too), catch and repeat trials and "can't decide",
+	// as the study page's participants table does (ParticipantRow.Answered).
+	Answers    int
+	Arm        int    // their arm (0 in a study without arms)
+	Code       string // their completion code ("" until they finish)
 	ExcludedAt *time.Time
-	CreatedAt  time.Time
+	// ExcludedReason is the rule that excluded them ("" when a researcher
+	// did, or when they are not excluded).
+	ExcludedReason string
+	CreatedAt      time.Time
 	TrialFigures
 }
 

@@ -88,6 +88,8 @@ func (e *UnknownParticipantError) Unwrap() error { return &Error{Kind: KindInval
 // its settings, items, participants and answers; nothing is stored unless
 // the whole import succeeds.
 type ImportWriter interface {
+	// SlugTaken reports whether a study (of any status) has the slug.
+	SlugTaken(slug string) (bool, error)
 	CreateStudy(in StudyInput) (Study, error)
 	Study() Study
 	SetRecomputeSettings(rs RecomputeSettings) error

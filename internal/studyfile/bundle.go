@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/study"
@@ -257,8 +258,25 @@ func writeJSONFile(zw *bundleWriter, name string, v any) error {
 	return enc.Encode(v)
 }
 
+// BundleNames are what the researcher calls a study imported from a
+// bundle; an empty field takes the bundle's own (see ImportBundle).
+type BundleNames struct {
+	Slug, Title string
+}
+
+// copySuffix marks the title of an imported study whose own slug was
+// taken (a copy of a study that is already here, most likely).
+const copySuffix = " (copy)"
+
+// maxCopies bounds the slugs tried for a copy: slug-copy, slug-copy-2, …
+const maxCopies = 100
+
 // ImportBundle creates a new study in store from a bundle (r holds size
-// bytes). slug, when not empty, replaces the bundle's slug. Participants
+// bytes) with the slug and title of names. An empty slug keeps the
+// bundle's, or, when a study here has it, takes the first free one of
+// slug-copy, slug-copy-2, … (a slug given and taken is refused). An empty
+// title keeps the bundle's, with " (copy)" when the slug was changed so.
+// Participants
 // and questions get new ids (ids are unique across the database); items,
 // answers, response times and times are restored as they were. An open
 // study is restored as paused, so it collects nothing until the researcher
@@ -269,7 +287,7 @@ func writeJSONFile(zw *bundleWriter, name string, v any) error {
 // checked, and each CSV must have the rows manifest.json counts. Rows go to
 // the store as they are read, in one transaction (store.Store.ImportStudy):
 // a refused bundle stores nothing.
-func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, slug string, lim BundleLimits) (study.Study, Report, error) {
+func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, names BundleNames, lim BundleLimits) (study.Study, Report, error) {
 	fail := func(err error) (study.Study, Report, error) {
 		return study.Study{}, Report{}, fmt.Errorf("import bundle: %w", err)
 	}
@@ -278,7 +296,8 @@ func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, slug
 		return fail(err)
 	}
 	bs := br.study
-	if slug = strings.TrimSpace(slug); slug != "" {
+	slug, title := strings.TrimSpace(names.Slug), strings.TrimSpace(names.Title)
+	if slug != "" {
 		bs.Slug = slug
 	}
 	if bs.Status == study.StatusOpen {
@@ -287,7 +306,19 @@ func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, slug
 	var st study.Study
 	var rep Report
 	err = db.ImportStudy(ctx, func(imp study.ImportWriter) error {
-		in := study.StudyInput{Slug: bs.Slug, Title: bs.Title, Instructions: bs.Instructions, Debrief: bs.Debrief, Consent: bs.Consent,
+		copied := false
+		if slug == "" {
+			if bs.Slug, copied, err = freeSlug(imp, bs.Slug); err != nil {
+				return err
+			}
+		}
+		if title == "" {
+			title = bs.Title
+			if copied {
+				title = truncate(title, maxTitleBytes-len(copySuffix)) + copySuffix
+			}
+		}
+		in := study.StudyInput{Slug: bs.Slug, Title: title, Instructions: bs.Instructions, Debrief: bs.Debrief, Consent: bs.Consent,
 			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design, HeldoutShare: bs.HeldoutShare}
 		if bs.Platform != nil {
 			in.Platform = *bs.Platform
@@ -384,4 +415,42 @@ func answersErr(file string, err error) error {
 		return invalid("%s repeats a comparison for one participant", file)
 	}
 	return err
+}
+
+// maxTitleBytes is the store's bound on a study's title.
+const maxTitleBytes = 200
+
+// freeSlug returns slug when no study has it, else the first free one of
+// slug-copy, slug-copy-2, … (copied set), each within the slug's 64
+// characters.
+func freeSlug(imp study.ImportWriter, slug string) (_ string, copied bool, err error) {
+	taken, err := imp.SlugTaken(slug)
+	if err != nil || !taken {
+		return slug, false, err
+	}
+	for i := 1; i <= maxCopies; i++ {
+		suffix := "-copy"
+		if i > 1 {
+			suffix += "-" + strconv.Itoa(i)
+		}
+		next := strings.TrimRight(truncate(slug, maxSlugBytes-len(suffix)), "-") + suffix
+		if taken, err = imp.SlugTaken(next); err != nil || !taken {
+			return next, true, err
+		}
+	}
+	return "", false, study.Errorf(study.KindConflict, "the URL slug %q and its first %d copies are taken; give the study a slug of its own", slug, maxCopies)
+}
+
+// maxSlugBytes is the store's bound on a study's slug.
+const maxSlugBytes = 64
+
+// truncate cuts s to at most n bytes, at a character boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

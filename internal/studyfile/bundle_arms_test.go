@@ -65,7 +65,7 @@ func TestBundleKeepsArms(t *testing.T) {
 	if err := ExportBundle(ctx, s, st.ID, &out); err != nil {
 		t.Fatal(err)
 	}
-	again, rep, err := ImportBundle(ctx, s, bytes.NewReader(out.Bytes()), int64(out.Len()), "again", BundleLimits{})
+	again, rep, err := ImportBundle(ctx, s, bytes.NewReader(out.Bytes()), int64(out.Len()), BundleNames{Slug: "again"}, BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

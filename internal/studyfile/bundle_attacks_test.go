@@ -204,7 +204,7 @@ func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
 			p := validParts()
 			c.parts(&p)
 			data := p.zip(t)
-			_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", BundleLimits{})
+			_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), BundleNames{Slug: ""}, BundleLimits{})
 			if collect.KindOf(err) != study.KindInvalid || !strings.Contains(err.Error(), c.reason) {
 				t.Errorf("got %v, want a 422 with %q", err, c.reason)
 			}
@@ -219,7 +219,7 @@ func TestImportBundleRefusesAndStoresNothing(t *testing.T) {
 	}
 	// The unspoiled bundle imports, with its images' types from the bytes.
 	data := validParts().zip(t)
-	st, rep, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", BundleLimits{})
+	st, rep, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), BundleNames{Slug: ""}, BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestImportBundleLimits(t *testing.T) {
 			p := validParts()
 			c.parts(&p)
 			data := p.zip(t)
-			_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "", c.lim)
+			_, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), BundleNames{Slug: ""}, c.lim)
 			if collect.KindOf(err) != study.KindInvalid || !strings.Contains(err.Error(), c.reason) {
 				t.Errorf("%+v: got %v, want %q", c.lim, err, c.reason)
 			}

@@ -20,7 +20,7 @@ func TestBundleEntriesDatedAtExport(t *testing.T) {
 	s := collect.New(pool)
 	ctx := context.Background()
 	data := validParts().zip(t)
-	st, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "dated", BundleLimits{})
+	st, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), BundleNames{Slug: "dated"}, BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestBundleNeutralisesFormulasAndRoundTrips(t *testing.T) {
 	p.items = strings.Replace(p.items, "0,a,a.png", "0,'=1+1,a.png", 1)
 	p.participants = strings.Replace(p.participants, "p1,x-1,", "p1,\"'=HYPERLINK(\"\"http://evil.example\"\")\",", 1)
 	data := p.zip(t)
-	st, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "formulas", BundleLimits{})
+	st, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), BundleNames{Slug: "formulas"}, BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestBundleNeutralisesFormulasAndRoundTrips(t *testing.T) {
 	if quoted != 2 {
 		t.Errorf("%d quoted cells in the export, want 2 (the label and the external id)", quoted)
 	}
-	again, _, err := ImportBundle(ctx, s, bytes.NewReader(out.Bytes()), int64(out.Len()), "formulas-again", BundleLimits{})
+	again, _, err := ImportBundle(ctx, s, bytes.NewReader(out.Bytes()), int64(out.Len()), BundleNames{Slug: "formulas-again"}, BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestBundleNeutralisesFormulasAndRoundTrips(t *testing.T) {
 	v1 := validParts()
 	v1.items = strings.Replace(v1.items, "0,a,a.png", "0,'=1+1,a.png", 1)
 	data = v1.zip(t)
-	old, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "version-one", BundleLimits{})
+	old, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), BundleNames{Slug: "version-one"}, BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

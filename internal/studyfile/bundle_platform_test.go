@@ -19,7 +19,7 @@ func TestBundleKeepsPlatform(t *testing.T) {
 	s := collect.New(pool)
 	ctx := context.Background()
 	data := validParts().zip(t)
-	st, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "plain", BundleLimits{})
+	st, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), BundleNames{Slug: "plain"}, BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestBundleKeepsPlatform(t *testing.T) {
 	if err := ExportBundle(ctx, s, st.ID, &out); err != nil {
 		t.Fatal(err)
 	}
-	again, _, err := ImportBundle(ctx, s, bytes.NewReader(out.Bytes()), int64(out.Len()), "again", BundleLimits{})
+	again, _, err := ImportBundle(ctx, s, bytes.NewReader(out.Bytes()), int64(out.Len()), BundleNames{Slug: "again"}, BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestBundleKeepsQualitySettings(t *testing.T) {
 	s := collect.New(pool)
 	ctx := context.Background()
 	data := validParts().zip(t)
-	st, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), "plain", BundleLimits{})
+	st, _, err := ImportBundle(ctx, s, bytes.NewReader(data), int64(len(data)), BundleNames{Slug: "plain"}, BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestBundleKeepsQualitySettings(t *testing.T) {
 	if err := ExportBundle(ctx, s, st.ID, &out); err != nil {
 		t.Fatal(err)
 	}
-	again, _, err := ImportBundle(ctx, s, bytes.NewReader(out.Bytes()), int64(out.Len()), "again", BundleLimits{})
+	again, _, err := ImportBundle(ctx, s, bytes.NewReader(out.Bytes()), int64(out.Len()), BundleNames{Slug: "again"}, BundleLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,7 +143,7 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashb
 		}
 	}
 	v.Plots = s.dashboardPlots(v.Figures, views, run, runs)
-	v.Participants = qualityRows(people, res)
+	v.Participants = qualityRows(st, people, res)
 	v.FastMS = recompute.FastThreshold(st)
 	if res != nil {
 		v.FastMS = res.FastThresholdMS()
@@ -171,7 +171,7 @@ func (s *Server) participantRows(ctx context.Context, studyID int64, page []dash
 	if err != nil {
 		return nil, err
 	}
-	return dashboard.WithCounts(page, rows), nil
+	return dashboard.InPageOrder(page, rows), nil
 }
 
 func itemViews(items []study.Item) []templates.ItemView {
@@ -187,7 +187,7 @@ func itemViews(items []study.Item) []templates.ItemView {
 
 // qualityRows are the participants with their quality figures from the
 // run's results (res may be nil).
-func qualityRows(people []study.DashboardParticipant, res *recompute.Result) []templates.QualityRow {
+func qualityRows(st study.Study, people []study.DashboardParticipant, res *recompute.Result) []templates.QualityRow {
 	var quality map[string]recompute.Participant
 	if res != nil {
 		quality = make(map[string]recompute.Participant, len(res.Participants))
@@ -199,7 +199,11 @@ func qualityRows(people []study.DashboardParticipant, res *recompute.Result) []t
 	for _, p := range people {
 		row := templates.QualityRow{PublicID: p.PublicID, ExternalID: p.ExternalID, Answers: p.Answers, Excluded: p.ExcludedAt != nil,
 			Median: "–", Fast: "–", Self: "–", Majority: "–", Agreement: "–", Left: "–",
-			Catch: pct(p.CatchAccuracy()), Consistent: pct(p.Consistency()), Skipped: p.Skipped}
+			Catch: pct(p.CatchAccuracy()), Consistent: pct(p.Consistency()), Skipped: p.Skipped,
+			Arm: participantArm(st, p.Arm), Code: p.Code}
+		if row.Excluded {
+			row.Reason = exclusionReason(p.ExcludedReason)
+		}
 		if q, ok := quality[p.PublicID]; ok {
 			if q.MedianResponseMS != nil {
 				row.Median = msText(*q.MedianResponseMS)
@@ -238,4 +242,21 @@ func contradictionRows(cs []study.VoteCount, views []templates.ItemView) []templ
 		}
 	}
 	return rows
+}
+
+// participantArm is the name of a participant's arm, "–" in a study without arms.
+func participantArm(st study.Study, arm int) string {
+	if arm < 0 || arm >= len(st.Arms) {
+		return "–"
+	}
+	return st.Arms[arm].Name
+}
+
+// exclusionReason says why a participant is excluded: the rule's own words,
+// or that a researcher excluded them.
+func exclusionReason(rule string) string {
+	if rule == "" {
+		return "excluded by a researcher"
+	}
+	return "excluded automatically: " + rule
 }

@@ -59,7 +59,9 @@ func (s *Server) importFailed(w http.ResponseWriter, r *http.Request, err error)
 	return s.render(w, r, status, templates.ImportShowPage(templates.ImportPage{Error: msg}))
 }
 
-// importBundle creates a study from a bundle (POST /admin/import/bundle).
+// importBundle creates a study from a bundle (POST /admin/import/bundle)
+// with the form's title and slug (empty: the bundle's; see
+// studyfile.ImportBundle for a slug that is taken).
 // The bundle is spooled to a temporary file and read from there: its CSVs
 // as streams, its images one at a time, each checked like an upload.
 func (s *Server) importBundle(w http.ResponseWriter, r *http.Request) error {
@@ -68,7 +70,8 @@ func (s *Server) importBundle(w http.ResponseWriter, r *http.Request) error {
 		return s.importFailed(w, r, err)
 	}
 	defer up.Close()
-	st, _, err := studyfile.ImportBundle(r.Context(), s.store, up.file, up.file.Size(), up.fields["slug"],
+	st, _, err := studyfile.ImportBundle(r.Context(), s.store, up.file, up.file.Size(),
+		studyfile.BundleNames{Slug: up.fields["slug"], Title: up.fields["title"]},
 		studyfile.BundleLimits{MaxImageBytes: s.cfg.MaxImageBytes, MaxImagesBytes: s.cfg.ItemLimits.MaxStudyBytes})
 	if err != nil {
 		return s.importFailed(w, r, named(up.name, err))

@@ -116,8 +116,8 @@ func TestQualitySettingsOnTheForm(t *testing.T) {
 		t.Errorf("participants.csv: %v", people)
 	}
 	dash := a.do(admin, "GET", "/admin/studies/qc/dashboard", nil, nil)
-	if !strings.Contains(dash.body, "Catch trials right") ||
-		!regexp.MustCompile(`<td>–</td><td>100%</td><td>–</td><td>1</td>`).MatchString(dash.body) {
+	if !strings.Contains(dash.body, "Catch right") ||
+		!regexp.MustCompile(`<td class="num">–</td><td class="num">100%</td><td class="num">–</td><td class="num">1</td>`).MatchString(dash.body) {
 		t.Errorf("the dashboard's participants table lacks the catch accuracy and the skip:\n%s", dash.body)
 	}
 }
