@@ -44,6 +44,9 @@ type Question struct {
 	ParticipantToken string
 	// CantDecide shows the third button, "can't decide" (closer=skip).
 	CantDecide bool
+	// Preview: the participant is the researcher's preview session; the
+	// page says so (PreviewBanner).
+	Preview bool
 }
 
 // MTurkPreview is an MTurk study's page while a worker previews the HIT:
@@ -95,6 +98,9 @@ type Done struct {
 	// assignment AssignmentID with the completion code.
 	MTurkSubmitURL string
 	AssignmentID   string
+	// Preview: a researcher's preview session ended; the page says so and
+	// leads back to the study's page (no platform, no submission).
+	Preview bool
 }
 
 // Notice is a friendly page with a title and a message (paused or closed
@@ -151,6 +157,8 @@ type StudyPage struct {
 	Error   string
 	// GoldTriplets counts the researcher's gold triplets (catch trials).
 	GoldTriplets int
+	// Previews counts the study's preview sessions (the delete button's).
+	Previews int
 }
 
 // Account is the admin's account page.

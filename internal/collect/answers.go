@@ -24,7 +24,7 @@ const (
 			s.id, s.slug, s.status, coalesce(s.arms -> p.arm ->> 'design', s.design), p.arm, s.heldout_share,
 			s.questions_per_participant, s.version, s.quality, s.idle_minutes, s.exclusion <> '{}',
 			p.open_question IS NOT DISTINCT FROM q.id, p.answered,
-			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at
+			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at, p.preview
 		FROM questions q JOIN participants p ON p.id = q.participant_id JOIN studies s ON s.id = q.study_id
 		LEFT JOIN questions a ON a.id = p.ahead_question
 		WHERE q.id = $1 FOR UPDATE OF p`
@@ -129,7 +129,7 @@ func (s *Store) answer(ctx context.Context, participantID int64, in study.Answer
 		if !a.open {
 			return s.answerAgain(ctx, tx, a)
 		}
-		if a.st.Status == study.StatusClosed {
+		if a.st.Status == study.StatusClosed && !a.st.Preview {
 			return study.Errorf(study.KindNotOpen, "the study is closed")
 		}
 		a.route(s.designs)
@@ -193,13 +193,14 @@ func (a *answering) scan(r pgx.Row) error {
 	st := &a.st
 	err := r.Scan(append([]any{&a.owner, &a.anchor, &a.left, &a.right, &a.qDesign, &a.expected,
 		&st.ID, &st.Slug, &st.Status, &st.Design, &st.Arm, &st.HeldoutShare,
-		&st.PerParticipant, &st.Version, &a.quality, &st.IdleMinutes, &a.hasRules, &a.open, &a.answered}, a.ahead.targets()...)...)
+		&st.PerParticipant, &st.Version, &a.quality, &st.IdleMinutes, &a.hasRules, &a.open, &a.answered}, append(a.ahead.targets(), &st.Preview)...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.NotFound("question")
 	}
 	if err != nil {
 		return err
 	}
+	st.forPreview()
 	return st.scanQuality(a.quality)
 }
 
@@ -295,7 +296,7 @@ func (a *answering) queueWrites(b *pgx.Batch, _ string) {
 	}
 	t := a.t
 	b.Queue(insertAnswerSQL, in.QuestionID, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, in.ResponseMS)
-	if a.qDesign != study.DesignHeldout { // a held-out question's triplet casts no vote
+	if a.qDesign != study.DesignHeldout && !st.Preview { // a held-out question's or a preview's triplet casts no vote
 		k := triplet.KeyOf(t)
 		jc, kc := 0, 1
 		if t.Closer == k.J {
@@ -335,7 +336,7 @@ func (a *answering) queueAnswered(b *pgx.Batch, nextID string) {
 func (s *Store) writeAndIssueNext(ctx context.Context, tx pgx.Tx, a *answering) error {
 	st := a.st
 	a.pr.Total, a.pr.Status, a.pr.CantDecide = st.PerParticipant, st.Status, st.Quality.CantDecide
-	if !a.next || a.answered+1 >= st.PerParticipant || st.Status != study.StatusOpen {
+	if !a.next || a.answered+1 >= st.PerParticipant || !st.takesAnswers() {
 		return sendSteps(ctx, tx, a.queueWrites, a.queueAnswered)
 	}
 	items, err := s.items.get(ctx, tx, st.ID, st.Version)

@@ -73,9 +73,9 @@ const (
 	// takingPartSQL counts study $1's participants who completed or are in
 	// progress: active within the last $2 minutes (0: ever); with $3 (a
 	// study on a recruiting platform) only those who answered at least
-	// once (takingPartAnswered).
+	// once (takingPartAnswered). A preview session takes no place.
 	takingPartSQL = `
-		SELECT count(*) FROM participants WHERE study_id = $1
+		SELECT count(*) FROM participants WHERE study_id = $1 AND NOT preview
 			AND (NOT $3 OR answered > 0 OR completed_at IS NOT NULL)
 			AND (completed_at IS NOT NULL OR $2 = 0
 				OR coalesce(last_active_at, created_at) > now() - make_interval(mins => $2))`
@@ -270,10 +270,10 @@ const (
 	// participantByTokenSQL: the participant's first token is on its row,
 	// tokens given on resuming are in participant_tokens.
 	participantByTokenSQL = `
-		SELECT id, public_id, study_id, external_id, completion_code, created_at, completed_at, arm
+		SELECT id, public_id, study_id, external_id, completion_code, created_at, completed_at, arm, preview
 		FROM participants WHERE token_hash = $1
 		UNION ALL
-		SELECT p.id, p.public_id, p.study_id, p.external_id, p.completion_code, p.created_at, p.completed_at, p.arm
+		SELECT p.id, p.public_id, p.study_id, p.external_id, p.completion_code, p.created_at, p.completed_at, p.arm, p.preview
 		FROM participant_tokens t JOIN participants p ON p.id = t.participant_id WHERE t.token_hash = $1
 		LIMIT 1`
 	// listParticipantsSQL: the newest $2 participants of study $1 with
@@ -282,7 +282,7 @@ const (
 		SELECT p.id, p.public_id, p.study_id, coalesce(p.external_id, ''), coalesce(p.completion_code, ''),
 			p.created_at, p.completed_at, count(a.question_id) + t.n, greatest(max(a.answered_at), t.last),
 			p.platform_params, p.excluded_at IS NOT NULL, coalesce(p.excluded_reason, ''),
-			t.skipped, t.catches, t.caught, t.repeats, t.same, p.arm
+			t.skipped, t.catches, t.caught, t.repeats, t.same, p.arm, p.preview
 		FROM participants p LEFT JOIN answers a ON a.participant_id = p.id
 		CROSS JOIN LATERAL ` + store.TrialFiguresSQL + ` t
 		WHERE p.study_id = $1
@@ -297,7 +297,7 @@ func (s *Store) participantByToken(ctx context.Context, token string) (study.Par
 	var p study.Participant
 	var ext, code *string
 	err := s.pool.QueryRow(ctx, participantByTokenSQL, secret.Hash(token)).
-		Scan(&p.ID, &p.PublicID, &p.StudyID, &ext, &code, &p.CreatedAt, &p.CompletedAt, &p.Arm)
+		Scan(&p.ID, &p.PublicID, &p.StudyID, &ext, &code, &p.CreatedAt, &p.CompletedAt, &p.Arm, &p.Preview)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.Participant{}, fmt.Errorf("participant by token: %w", study.Errorf(study.KindUnauthorized, "unknown participant token"))
 	}
@@ -314,7 +314,8 @@ func (s *Store) participantByToken(ctx context.Context, token string) (study.Par
 }
 
 // AuthenticateParticipant returns who holds this secret token: the
-// participant's identity (ID, PublicID, StudyID, ExternalID, CreatedAt),
+// participant's identity (ID, PublicID, StudyID, ExternalID, CreatedAt,
+// Preview),
 // which never changes, without their progress (CompletionCode and
 // CompletedAt are empty; Next has them). Every question and answer asks
 // it, so a process keeps the identities it found (identityCache): after
@@ -388,7 +389,7 @@ func (s *Store) ListParticipants(ctx context.Context, studyID int64, limit int) 
 		var p study.ParticipantRow
 		err := r.Scan(&p.ID, &p.PublicID, &p.StudyID, &p.ExternalID, &p.CompletionCode,
 			&p.CreatedAt, &p.CompletedAt, &p.Answered, &p.LastAnswer, &p.PlatformParams, &p.Excluded, &p.ExcludedReason,
-			&p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame, &p.Arm)
+			&p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame, &p.Arm, &p.Preview)
 		return p, err
 	})
 	if err != nil {

@@ -295,8 +295,12 @@ func hotQueries(fx planFixture) []planCase {
 		{"itemsStored/live", storeSQL["itemsStored"], []any{live}},
 		// Exports and recompute.
 		{"itemLabels/live", storeSQL["itemLabels"], []any{live}},
-		{"exportAnswers/live", storeSQL["exportAnswers"], []any{live, false}},
-		{"exportAnswers/live/excluded", storeSQL["exportAnswers"], []any{live, true}},
+		{"exportAnswers/live", storeSQL["exportAnswers"], []any{live, false, false}},
+		{"exportAnswers/live/excluded", storeSQL["exportAnswers"], []any{live, true, false}},
+		{"exportAnswers/live/previews", storeSQL["exportAnswers"], []any{live, false, true}},
+		// Preview sessions: the study page's count and its delete button.
+		{"countPreviews/live", storeSQL["countPreviews"], []any{live}},
+		{"deletePreviews/live", storeSQL["deletePreviews"], []any{live}},
 		{"runAnswers/live", storeSQL["runAnswers"], []any{live, false}},
 		{"dueStudies", storeSQL["dueStudies"], []any{200, 600}},
 		// Dashboard.

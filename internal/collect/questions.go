@@ -29,6 +29,25 @@ type studyState struct {
 	Version        int64 // studies.version: the items in memory are current at it
 	Quality        study.QualityControl
 	IdleMinutes    int // a participant this long without an answer is idle (0: never)
+	// Preview: the participant is a researcher's preview session (issue
+	// 26), asked whatever the study's status.
+	Preview bool
+}
+
+// forPreview makes st what a preview session is asked from: random
+// questions (and the study's catch and repeat trials), never a design's
+// or a held-out one, so that a preview changes no design's state or pool
+// and its answers, which cast no vote, reach no fit.
+func (st *studyState) forPreview() {
+	if st.Preview {
+		st.Design, st.HeldoutShare = study.DesignRandom, 0
+	}
+}
+
+// takesAnswers reports whether the participant may be asked and answer
+// now: the study is open, or they preview it.
+func (st studyState) takesAnswers() bool {
+	return st.Status == study.StatusOpen || st.Preview
 }
 
 // heldOut reports whether question number pos (from 0) of the participant
@@ -55,7 +74,7 @@ const (
 		SELECT s.id, s.slug, s.status, coalesce(s.arms -> p.arm ->> 'design', s.design), p.arm, s.heldout_share,
 			s.questions_per_participant, s.version, s.quality, s.idle_minutes,
 			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at,
-			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at
+			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at, p.preview
 		FROM participants p JOIN studies s ON s.id = p.study_id
 		LEFT JOIN questions q ON q.id = p.open_question
 		LEFT JOIN questions a ON a.id = p.ahead_question
@@ -193,7 +212,7 @@ func (l *lockedParticipant) scan(r pgx.Row, pr *study.Progress) error {
 	dst := append([]any{&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.Arm, &l.st.HeldoutShare,
 		&l.st.PerParticipant, &l.st.Version, &quality, &l.st.IdleMinutes,
 		&pr.Answered, &l.code}, l.open.targets()...)
-	err := r.Scan(append(dst, l.ahead.targets()...)...)
+	err := r.Scan(append(append(dst, l.ahead.targets()...), &l.st.Preview)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.NotFound("participant")
 	}
@@ -201,6 +220,7 @@ func (l *lockedParticipant) scan(r pgx.Row, pr *study.Progress) error {
 	if err != nil {
 		return err
 	}
+	l.st.forPreview()
 	err = l.st.scanQuality(quality)
 	pr.CantDecide = l.st.Quality.CantDecide
 	return err
@@ -213,7 +233,7 @@ func (s *Store) next(ctx context.Context, tx pgx.Tx, participantID int64, l *loc
 		pr.Done, pr.CompletionCode = true, *l.code
 		return nil
 	}
-	if st.Status != study.StatusOpen {
+	if !st.takesAnswers() {
 		return study.Errorf(study.KindNotOpen, "the study is %s", st.Status)
 	}
 	items, err := s.items.get(ctx, tx, st.ID, st.Version)

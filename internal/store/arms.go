@@ -129,7 +129,7 @@ func countArms(ctx context.Context, tx pgx.Tx, studyID int64, n int) error {
 		INSERT INTO arm_counts (study_id, counts)
 		SELECT $1, array_agg(coalesce(c.n, 0)::int ORDER BY a)
 		FROM generate_series(0, $2 - 1) a
-		LEFT JOIN (SELECT arm, count(*) AS n FROM participants WHERE study_id = $1 GROUP BY arm) c ON c.arm = a
+		LEFT JOIN (SELECT arm, count(*) AS n FROM participants WHERE study_id = $1 AND NOT preview GROUP BY arm) c ON c.arm = a
 		ON CONFLICT (study_id) DO UPDATE SET counts = excluded.counts`, studyID, n)
 	return err
 }
@@ -146,7 +146,7 @@ func assignArms(ctx context.Context, tx pgx.Tx, studyID int64, arms []study.Arm)
 		_, err := tx.Exec(ctx, `UPDATE participants SET arm = 0 WHERE study_id = $1 AND arm <> 0`, studyID)
 		return err
 	}
-	rows, err := tx.Query(ctx, `SELECT id FROM participants WHERE study_id = $1 ORDER BY id`, studyID)
+	rows, err := tx.Query(ctx, `SELECT id FROM participants WHERE study_id = $1 AND NOT preview ORDER BY id`, studyID)
 	if err != nil {
 		return err
 	}

@@ -19,19 +19,27 @@ import (
 // responseBinCap caps the response-time bins (a day).
 const responseBinCap = 24 * 60 * 60 * 1000 / study.ResponseBinMS
 
+// NotPreviewSQL is the condition that leaves a preview participant's
+// rows (issue 26) out of a read of study $1's answers, questions or
+// trials: their participant_id is none of the study's previews, read
+// through participants_preview (a researcher's few tries; usually none).
+const NotPreviewSQL = `participant_id <> ALL (ARRAY(SELECT id FROM participants WHERE study_id = $1 AND preview))`
+
 // The SQL of the dashboard, by name so that TestHotQueryPlans explains
-// these very strings on a large study.
+// these very strings on a large study. Preview participants and their
+// answers are left out of every count (NotPreviewSQL; their questions
+// cast no vote).
 const (
 	dashboardVersionSQL = `
-		SELECT (SELECT max(answered_at) FROM answers WHERE study_id = $1),
-			(SELECT count(*) FROM answers WHERE study_id = $1 AND answered_at > now() - interval '10 minutes'),
+		SELECT (SELECT max(answered_at) FROM answers WHERE study_id = $1 AND ` + NotPreviewSQL + `),
+			(SELECT count(*) FROM answers WHERE study_id = $1 AND answered_at > now() - interval '10 minutes' AND ` + NotPreviewSQL + `),
 			count(*), count(*) FILTER (WHERE excluded_at IS NOT NULL), coalesce(sum(id) FILTER (WHERE excluded_at IS NOT NULL), 0)
-		FROM participants WHERE study_id = $1`
+		FROM participants WHERE study_id = $1 AND NOT preview`
 	// tallyAnswersSQL counts all the study's answers: the watermark, the
 	// count and span, and per second, response-time bin and participant.
 	tallyAnswersSQL = `
 		WITH a AS MATERIALIZED (
-			SELECT seq, participant_id, answered_at, response_ms FROM answers WHERE study_id = $1
+			SELECT seq, participant_id, answered_at, response_ms FROM answers WHERE study_id = $1 AND ` + NotPreviewSQL + `
 		)
 		SELECT s.mx, s.n, s.lo, s.hi, tt.b, tt.c, rr.b, rr.c, pp.b, pp.c
 		FROM (SELECT coalesce(max(seq), 0) AS mx, count(*) AS n, min(answered_at) AS lo, max(answered_at) AS hi FROM a) s,
@@ -52,20 +60,20 @@ const (
 		ORDER BY least(j_closer, k_closer) DESC, j_closer + k_closer DESC, anchor, j, k
 		LIMIT $2)`
 	tallyParticipantsSQL = `
-		SELECT count(*), count(*) FILTER (WHERE completed_at IS NOT NULL) FROM participants WHERE study_id = $1`
+		SELECT count(*), count(*) FILTER (WHERE completed_at IS NOT NULL) FROM participants WHERE study_id = $1 AND NOT preview`
 	// tallyCheckSQL counts the answers up to the watermark $2 and the
 	// participants.
 	tallyCheckSQL = `
-		SELECT (SELECT count(*) FROM answers WHERE study_id = $1 AND seq <= $2),
+		SELECT (SELECT count(*) FROM answers WHERE study_id = $1 AND seq <= $2 AND ` + NotPreviewSQL + `),
 			count(*), count(*) FILTER (WHERE completed_at IS NOT NULL)
-		FROM participants WHERE study_id = $1`
+		FROM participants WHERE study_id = $1 AND NOT preview`
 	// tallyNewAnswersSQL reads the answers after the watermark $2, their
 	// response times in the bins of tallyAnswersSQL (NULL without a time:
 	// least ignores NULLs).
 	tallyNewAnswersSQL = `
 		SELECT seq, participant_id, anchor, closer, farther,
 			CASE WHEN response_ms IS NOT NULL THEN least(response_ms / 10, $3)::bigint END, answered_at
-		FROM answers WHERE study_id = $1 AND seq > $2`
+		FROM answers WHERE study_id = $1 AND seq > $2 AND ` + NotPreviewSQL
 	tallyTouchedVotesSQL = `
 		SELECT v.anchor, v.j, v.k, v.j_closer, v.k_closer
 		FROM unnest($2::int[], $3::int[], $4::int[]) AS u(a, j, k)
@@ -199,7 +207,8 @@ func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []
 
 // DashboardVersion returns the study's fingerprint. Answers are only ever
 // added (with answered_at = now() of their transaction) and deleted with
-// their study, so an unchanged last-answer time means unchanged answers.
+// their study (or with their preview participant, whose answers no count
+// includes), so an unchanged last-answer time means unchanged answers.
 func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (_ study.DashboardVersion, err error) {
 	defer wrap(&err, "store.DashboardVersion(%d)", studyID)
 	v := study.DashboardVersion{RecentWindow: 10 * time.Minute}
@@ -224,7 +233,7 @@ func (s *Store) DashboardVersion(ctx context.Context, studyID int64) (_ study.Da
 func (s *Store) CantDecideCount(ctx context.Context, studyID int64) (_ int, err error) {
 	defer wrap(&err, "store.CantDecideCount(%d)", studyID)
 	var n int
-	err = s.pool.QueryRow(ctx, `SELECT count(*) FROM trial_answers WHERE study_id = $1 AND closer IS NULL`, studyID).Scan(&n)
+	err = s.pool.QueryRow(ctx, `SELECT count(*) FROM trial_answers WHERE study_id = $1 AND closer IS NULL AND `+NotPreviewSQL, studyID).Scan(&n)
 	if err != nil {
 		return 0, err
 	}

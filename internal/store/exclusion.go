@@ -36,7 +36,7 @@ func (s *Store) SetExcluded(ctx context.Context, studyID int64, publicID string,
 const excludedWithAnswersSQL = `
 	SELECT count(*), coalesce(sum(('x' || left(md5(p.id::text), 15))::bit(60)::bigint) % 1152921504606846976, 0)::bigint
 	FROM participants p
-	WHERE p.study_id = $1 AND p.excluded_at IS NOT NULL
+	WHERE p.study_id = $1 AND p.excluded_at IS NOT NULL AND NOT p.preview
 		AND EXISTS (SELECT FROM answers a WHERE a.participant_id = p.id AND a.study_id = $1)`
 
 // ExcludedWithAnswers returns the ExclusionSum of the study's participants

@@ -20,33 +20,35 @@ const exportBatch = 5000
 const (
 	itemLabelsSQL = `SELECT idx, label FROM items WHERE study_id = $1`
 	// exportAnswersSQL is the export cursor's query: the answers of study
-	// $1 in answer order, those of excluded participants only when $2.
+	// $1 in answer order, those of excluded participants only when $2,
+	// those of preview participants only when $3.
 	exportAnswersSQL = `
 		SELECT a.question_id, p.public_id, coalesce(p.external_id, ''), a.anchor, a.closer, a.farther,
-			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm
+			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm, p.preview
 		FROM answers a
 		JOIN questions q ON q.id = a.question_id
 		JOIN participants p ON p.id = a.participant_id
-		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
+		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL) AND ($3 OR NOT p.preview)
 		ORDER BY a.answered_at, a.question_id`
 	// exportAllAnswersSQL is the all-answers export's query: the triplets
 	// and trial_answers (catch and repeat trials, skips) of study $1 in
-	// answer order, those of excluded participants only when $2.
+	// answer order, those of excluded participants only when $2, those of
+	// preview participants only when $3.
 	exportAllAnswersSQL = `
 		SELECT a.question_id, p.public_id, coalesce(p.external_id, ''), a.anchor, a.closer, a.farther,
-			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm, false, NULL::boolean
+			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm, p.preview, false, NULL::boolean
 		FROM answers a
 		JOIN questions q ON q.id = a.question_id
 		JOIN participants p ON p.id = a.participant_id
-		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
+		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL) AND ($3 OR NOT p.preview)
 		UNION ALL
 		SELECT t.question_id, p.public_id, coalesce(p.external_id, ''), q.anchor, t.closer,
 			CASE WHEN t.closer = q.left_idx THEN q.right_idx WHEN t.closer = q.right_idx THEN q.left_idx END,
-			q.left_idx, q.right_idx, q.design, t.response_ms, q.issued_at, t.answered_at, p.arm, t.closer IS NULL, t.correct
+			q.left_idx, q.right_idx, q.design, t.response_ms, q.issued_at, t.answered_at, p.arm, p.preview, t.closer IS NULL, t.correct
 		FROM trial_answers t
 		JOIN questions q ON q.id = t.question_id
 		JOIN participants p ON p.id = t.participant_id
-		WHERE t.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
+		WHERE t.study_id = $1 AND ($2 OR p.excluded_at IS NULL) AND ($3 OR NOT p.preview)
 		ORDER BY 12, 1`
 )
 
@@ -58,27 +60,39 @@ const (
 // UTC; response_ms and external_id are empty when unknown. Cells a
 // spreadsheet would run as formulas (labels and external ids are anyone's
 // text) get a leading single quote (package csvsafe).
-// The answers of excluded participants are left out unless includeExcluded.
-// Only triplets are exported: catch and repeat trials and skipped questions
-// are in ExportAllAnswersCSV.
+// The answers of excluded participants are left out unless includeExcluded,
+// those of preview sessions always (ExportAnswersCSV includes them on
+// request). Only triplets are exported: catch and repeat trials and
+// skipped questions are in ExportAllAnswersCSV.
 func (s *Store) ExportCSVWith(ctx context.Context, studyID int64, w io.Writer, includeExcluded bool) (err error) {
 	defer wrap(&err, "store.ExportCSVWith(%d, %t)", studyID, includeExcluded)
-	return s.exportCSV(ctx, studyID, w, includeExcluded, false)
+	return s.exportCSV(ctx, studyID, w, study.ExportOptions{Excluded: includeExcluded})
 }
 
 // ExportAllAnswersCSV is ExportCSVWith with every answer: the triplets, the
 // catch and repeat trials, and the skipped questions (AllAnswersColumns).
 func (s *Store) ExportAllAnswersCSV(ctx context.Context, studyID int64, w io.Writer, includeExcluded bool) (err error) {
 	defer wrap(&err, "store.ExportAllAnswersCSV(%d, %t)", studyID, includeExcluded)
-	return s.exportCSV(ctx, studyID, w, includeExcluded, true)
+	return s.exportCSV(ctx, studyID, w, study.ExportOptions{Excluded: includeExcluded, All: true})
 }
 
-func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, includeExcluded, all bool) error {
+// ExportAnswersCSV is ExportCSVWith (ExportAllAnswersCSV with o.All) with
+// the rows o asks for: with o.Previews the answers of preview sessions
+// too, and a last column, preview, saying which rows are theirs.
+func (s *Store) ExportAnswersCSV(ctx context.Context, studyID int64, w io.Writer, o study.ExportOptions) (err error) {
+	defer wrap(&err, "store.ExportAnswersCSV(%d, %+v)", studyID, o)
+	return s.exportCSV(ctx, studyID, w, o)
+}
+
+func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, o study.ExportOptions) error {
 	// Each export has a cursor name of its own: pgx caches FETCH's
 	// description by its text, and the two return different columns.
 	query, columns, cursor := exportAnswersSQL, study.ExportColumns, "export"
-	if all {
+	if o.All {
 		query, columns, cursor = exportAllAnswersSQL, study.AllAnswersColumns, "export_all"
+	}
+	if o.Previews {
+		columns = append(columns[:len(columns):len(columns)], study.PreviewColumn)
 	}
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		var slug string
@@ -107,7 +121,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DECLARE `+cursor+` NO SCROLL CURSOR FOR `+query, studyID, includeExcluded); err != nil {
+		if _, err := tx.Exec(ctx, `DECLARE `+cursor+` NO SCROLL CURSOR FOR `+query, studyID, o.Excluded, o.Previews); err != nil {
 			return err
 		}
 		cw := csvsafe.NewWriter(w)
@@ -119,7 +133,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 			anchor, left, right   int
 			arm                   int
 			closer, farther, ms   *int
-			skipped               bool
+			skipped, preview      bool
 			correct               *bool
 			asked, answered       time.Time
 		)
@@ -146,8 +160,8 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 			for rows.Next() {
 				n++
 				dest := []any{&qid, &pid, &ext, &anchor, &closer, &farther,
-					&left, &right, &design, &ms, &asked, &answered, &arm}
-				if all {
+					&left, &right, &design, &ms, &asked, &answered, &arm, &preview}
+				if o.All {
 					dest = append(dest, &skipped, &correct)
 				}
 				if err := rows.Scan(dest...); err != nil {
@@ -157,7 +171,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 				rec = append(rec[:0], slug, qid, pid, ext, itoa(anchor), opt(closer), opt(farther),
 					labels[anchor], label(closer), label(farther), itoa(left), itoa(right), design, opt(ms),
 					asked.UTC().Format(time.RFC3339Nano), answered.UTC().Format(time.RFC3339Nano), study.ExportKind(design))
-				if all {
+				if o.All {
 					correctText := ""
 					if correct != nil {
 						correctText = strconv.FormatBool(*correct)
@@ -165,6 +179,9 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, inclu
 					rec = append(rec, strconv.FormatBool(skipped), correctText)
 				}
 				rec = append(rec, study.ArmName(st, arm))
+				if o.Previews {
+					rec = append(rec, strconv.FormatBool(preview))
+				}
 				if err := cw.Write(rec); err != nil {
 					rows.Close()
 					return err

@@ -15,7 +15,9 @@ import (
 // lockStudyForItemsSQL locks a study that is not being deleted and reports
 // whether it issued any question (min(), not EXISTS: see
 // questionsIssuedSQL). An upload that found the study before it was
-// marked deleted finds no row here and stores nothing.
+// marked deleted finds no row here and stores nothing. Unlike
+// questionsIssuedSQL it counts preview sessions' questions: renumbering
+// the items would make their stored answers name other items.
 const lockStudyForItemsSQL = `
 	SELECT (SELECT min(issued_at) FROM questions WHERE study_id = s.id) IS NOT NULL
 	FROM studies s WHERE s.id = $1 AND s.deleted_at IS NULL FOR UPDATE`

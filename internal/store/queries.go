@@ -5,7 +5,9 @@ package store
 // explains these very strings on a large study alongside the engine's.
 func Queries() map[string]string {
 	return map[string]string{
+		"countPreviews":       countPreviewsSQL,
 		"dashboardVersion":    dashboardVersionSQL,
+		"deletePreviews":      deletePreviewsSQL,
 		"dueStudies":          dueStudiesSQL,
 		"excludedWithAnswers": excludedWithAnswersSQL,
 		"exportAnswers":       exportAnswersSQL,

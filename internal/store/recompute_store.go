@@ -200,7 +200,8 @@ const (
 		LEFT JOIN LATERAL (SELECT r.started_at FROM recompute_runs r WHERE r.study_id = s.id
 			ORDER BY r.id DESC LIMIT 1) last ON true
 		CROSS JOIN LATERAL (SELECT count(*) AS n FROM answers a WHERE a.study_id = s.id
-			AND a.answered_at > coalesce(last.started_at, '-infinity')) fresh
+			AND a.answered_at > coalesce(last.started_at, '-infinity')
+			AND a.participant_id <> ALL (ARRAY(SELECT id FROM participants WHERE study_id = s.id AND preview))) fresh
 		WHERE s.status = 'open' AND s.deleted_at IS NULL AND fresh.n > 0
 			AND (last.started_at IS NULL
 				OR fresh.n >= coalesce(rs.min_new_answers, $1)
@@ -213,7 +214,7 @@ const (
 			a.anchor, a.closer, a.farther, coalesce(a.response_ms, -1), a.answered_at,
 			a.closer = q.left_idx, q.design, p.arm
 		FROM answers a JOIN participants p ON p.id = a.participant_id JOIN questions q ON q.id = a.question_id
-		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL)
+		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL) AND NOT p.preview
 		ORDER BY a.answered_at, a.question_id`
 )
 

@@ -70,11 +70,12 @@ func (sn *Snapshot) Items(f func(study.SnapshotItem) error) (err error) {
 	return err
 }
 
-// Participants calls f with each participant, in the order they came.
+// Participants calls f with each participant, in the order they came;
+// preview sessions (issue 26) are no part of a bundle.
 func (sn *Snapshot) Participants(f func(study.SnapshotParticipant) error) (err error) {
 	defer wrap(&err, "store.Snapshot.Participants()")
 	rows, err := sn.tx.Query(sn.ctx, `SELECT public_id, coalesce(external_id, ''), coalesce(completion_code, ''),
-		created_at, completed_at, excluded_at, arm FROM participants WHERE study_id = $1 ORDER BY id`, sn.study.ID)
+		created_at, completed_at, excluded_at, arm FROM participants WHERE study_id = $1 AND NOT preview ORDER BY id`, sn.study.ID)
 	if err != nil {
 		return err
 	}
@@ -84,14 +85,15 @@ func (sn *Snapshot) Participants(f func(study.SnapshotParticipant) error) (err e
 	return err
 }
 
-// Answers calls f with each answer, by answer time (then question id).
+// Answers calls f with each answer, by answer time (then question id),
+// but for those of preview sessions.
 func (sn *Snapshot) Answers(f func(study.SnapshotAnswer) error) (err error) {
 	defer wrap(&err, "store.Snapshot.Answers()")
 	rows, err := sn.tx.Query(sn.ctx, `
 		SELECT a.question_id, p.public_id, a.anchor, q.left_idx, q.right_idx, a.closer, a.farther, q.design,
 			a.response_ms, q.issued_at, a.answered_at
 		FROM answers a JOIN questions q ON q.id = a.question_id JOIN participants p ON p.id = a.participant_id
-		WHERE a.study_id = $1 ORDER BY a.answered_at, a.question_id`, sn.study.ID)
+		WHERE a.study_id = $1 AND NOT p.preview ORDER BY a.answered_at, a.question_id`, sn.study.ID)
 	if err != nil {
 		return err
 	}

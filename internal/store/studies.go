@@ -162,7 +162,11 @@ func checkOpenable(ctx context.Context, tx pgx.Tx, studyID int64) error {
 // that stops at the first row found whenever the planner cannot tell how
 // many rows match (the generic plan of a cached statement, a correlated
 // subquery), and for a study without questions that reads the whole table.
-const questionsIssuedSQL = `SELECT (SELECT min(issued_at) FROM questions WHERE study_id = $1) IS NOT NULL`
+// A preview participant's questions freeze nothing (issue 26): the walk
+// along questions_study skips them, and they are few (a researcher's
+// tries; participants_preview lists their askers).
+const questionsIssuedSQL = `SELECT (SELECT min(issued_at) FROM questions WHERE study_id = $1
+	AND participant_id <> ALL (ARRAY(SELECT id FROM participants WHERE study_id = $1 AND preview))) IS NOT NULL`
 
 // UpdateStudy changes the study with id. The design, its settings, the
 // arms and the held-out share cannot change once questions were issued;
@@ -289,13 +293,17 @@ func (s *Store) StudyBySlug(ctx context.Context, slug string) (_ study.Study, er
 // listStudiesSQL reads every study with its counts in one query: each
 // table is counted once, grouped by study (TestHotQueryPlans checks that no
 // table is read once per study, as a subquery per study would), rather
-// than through a StudyStats per study.
+// than through a StudyStats per study. Preview sessions and their answers
+// are not counted: their answers (few, found from participants_preview)
+// are taken off each study's count.
 const listStudiesSQL = `
-	SELECT ` + studyCols + `, coalesce(i.n, 0), coalesce(p.n, 0), coalesce(a.n, 0)
+	SELECT ` + studyCols + `, coalesce(i.n, 0), coalesce(p.n, 0), coalesce(a.n, 0) - coalesce(pa.n, 0)
 	FROM studies s
 	LEFT JOIN (SELECT study_id, count(*) AS n FROM items GROUP BY study_id) i ON i.study_id = s.id
-	LEFT JOIN (SELECT study_id, count(*) AS n FROM participants GROUP BY study_id) p ON p.study_id = s.id
+	LEFT JOIN (SELECT study_id, count(*) AS n FROM participants WHERE NOT preview GROUP BY study_id) p ON p.study_id = s.id
 	LEFT JOIN (SELECT study_id, count(*) AS n FROM answers GROUP BY study_id) a ON a.study_id = s.id
+	LEFT JOIN (SELECT pp.study_id, count(*) AS n FROM participants pp JOIN answers x ON x.participant_id = pp.id
+		WHERE pp.preview GROUP BY pp.study_id) pa ON pa.study_id = s.id
 	WHERE s.deleted_at IS NULL
 	ORDER BY s.id DESC`
 
@@ -326,15 +334,17 @@ func (s *Store) CountStudies(ctx context.Context) (_ int, err error) {
 }
 
 // studyStatsSQL reads the counts of Stats (by name so that
-// TestHotQueryPlans explains this very string on a large study).
+// TestHotQueryPlans explains this very string on a large study); preview
+// participants and their answers are not counted (their questions cast no
+// vote).
 const studyStatsSQL = `
 	SELECT
 		(SELECT count(*) FROM items WHERE study_id = $1),
-		(SELECT count(*) FROM participants WHERE study_id = $1),
-		(SELECT count(*) FROM participants WHERE study_id = $1 AND completed_at IS NOT NULL),
-		(SELECT count(*) FROM answers WHERE study_id = $1),
-		(SELECT count(*) FROM answers WHERE study_id = $1 AND answered_at > now() - interval '10 minutes'),
-		(SELECT max(answered_at) FROM answers WHERE study_id = $1),
+		(SELECT count(*) FROM participants WHERE study_id = $1 AND NOT preview),
+		(SELECT count(*) FROM participants WHERE study_id = $1 AND completed_at IS NOT NULL AND NOT preview),
+		(SELECT count(*) FROM answers WHERE study_id = $1 AND ` + NotPreviewSQL + `),
+		(SELECT count(*) FROM answers WHERE study_id = $1 AND answered_at > now() - interval '10 minutes' AND ` + NotPreviewSQL + `),
+		(SELECT max(answered_at) FROM answers WHERE study_id = $1 AND ` + NotPreviewSQL + `),
 		(SELECT count(*) FROM votes WHERE study_id = $1),
 		(SELECT count(*) FROM votes WHERE study_id = $1 AND j_closer > 0 AND k_closer > 0)`
 

@@ -27,6 +27,20 @@ var ExportColumns = append(append([]string{}, exportBaseColumns...), "arm")
 // repeat), whether the expected option was chosen, then the arm.
 var AllAnswersColumns = append(append([]string{}, exportBaseColumns...), "skipped", "correct", "arm")
 
+// PreviewColumn is the last column of an export that includes preview
+// sessions (ExportOptions.Previews): "true" on a preview's row.
+const PreviewColumn = "preview"
+
+// ExportOptions choose the rows of an answers export.
+type ExportOptions struct {
+	Excluded bool // the answers of excluded participants too
+	// Previews: the answers of researchers' preview sessions too, with
+	// PreviewColumn saying which rows are theirs (issue 26); left out by
+	// default, as from every result.
+	Previews bool
+	All      bool // every answer (AllAnswersColumns), not only triplets
+}
+
 // SnapshotItem is an item with its image: the row ImportStudy takes back.
 type SnapshotItem = ImportItem
 

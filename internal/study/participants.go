@@ -18,6 +18,11 @@ type Participant struct {
 	// Resumed is set by CreateParticipant when the external id had joined
 	// the study before: the participant is that earlier one.
 	Resumed bool
+	// Preview marks a researcher's preview session (issue 26): it uses no
+	// quota place, freezes nothing, is asked random questions that cast no
+	// vote and reach no design, and is left out of results and exports
+	// unless they ask for previews.
+	Preview bool
 }
 
 // MaxExternalIDLen bounds the external id kept with a participant.

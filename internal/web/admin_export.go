@@ -17,18 +17,21 @@ func (s *Server) exportCSV(w http.ResponseWriter, r *http.Request) error {
 }
 
 // streamCSV writes the export as the response, row by row as PostgreSQL
-// returns them (the routes carry no timeout).
+// returns them (the routes carry no timeout). Excluded participants'
+// answers only on request (?include_excluded=1), and so are preview
+// sessions' (?previews=1, with a last column, preview, marking them).
 func (s *Server) streamCSV(w http.ResponseWriter, r *http.Request, st study.Study) error {
-	includeExcluded := r.URL.Query().Get("include_excluded") == "1"
+	q := r.URL.Query()
+	o := study.ExportOptions{Excluded: q.Get("include_excluded") == "1", Previews: q.Get("previews") == "1",
+		// Catch and repeat trials and skipped questions only on request
+		// (?all_answers=1): triplets.csv holds triplets.
+		All: q.Get("all_answers") == "1"}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	// Catch and repeat trials and skipped questions only on request
-	// (?all_answers=1): triplets.csv holds triplets.
-	if r.URL.Query().Get("all_answers") == "1" {
-		w.Header().Set("Content-Disposition", `attachment; filename="`+st.Slug+`-all-answers.csv"`)
-		return s.store.ExportAllAnswersCSV(r.Context(), st.ID, w, includeExcluded)
+	name := st.Slug + "-triplets.csv"
+	if o.All {
+		name = st.Slug + "-all-answers.csv"
 	}
-	w.Header().Set("Content-Disposition", `attachment; filename="`+st.Slug+`-triplets.csv"`)
-	// Excluded participants' answers only on request (?include_excluded=1).
-	return s.store.ExportCSVWith(r.Context(), st.ID, w, includeExcluded)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	return s.store.ExportAnswersCSV(r.Context(), st.ID, w, o)
 }

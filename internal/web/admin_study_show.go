@@ -33,6 +33,9 @@ func (s *Server) studyPage(r *http.Request, st study.Study) (templates.StudyPage
 	if v.GoldTriplets, err = s.store.GoldTripletCount(r.Context(), st.ID); err != nil {
 		return templates.StudyPage{}, err
 	}
+	if v.Previews, err = s.store.CountPreviews(r.Context(), st.ID); err != nil {
+		return templates.StudyPage{}, err
+	}
 	for _, it := range items {
 		v.Items = append(v.Items, templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256})
 	}
@@ -42,11 +45,12 @@ func (s *Server) studyPage(r *http.Request, st study.Study) (templates.StudyPage
 // studyMessages are the study page's notes after an action, by the msg
 // parameter the action redirects with.
 var studyMessages = map[string]string{
-	"saved":  "Changes saved.",
-	"open":   "The study is open: participants can start and answer.",
-	"paused": "The study is paused: participants see a notice and keep their progress until you open it again.",
-	"closed": "The study is closed: it takes no more answers.",
-	"gold":   "Gold triplets stored: catch trials ask them first.",
+	"saved":            "Changes saved.",
+	"open":             "The study is open: participants can start and answer.",
+	"paused":           "The study is paused: participants see a notice and keep their progress until you open it again.",
+	"closed":           "The study is closed: it takes no more answers.",
+	"gold":             "Gold triplets stored: catch trials ask them first.",
+	"previews-deleted": "The previews and their answers are deleted.",
 }
 
 // showStudy is a study's page for the researcher (GET /admin/studies/{slug}),

@@ -68,7 +68,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 	}
 	if pr.Question != nil {
 		w.Header().Set("Content-Location", participantPath(st, pageToken(r, st), "/q"))
-		return s.renderQuestion(w, r, st, pr)
+		return s.renderQuestion(w, r, st, pr, p.Preview)
 	}
 	http.Redirect(w, r, participantPath(st, pageToken(r, st), "/q"), http.StatusSeeOther)
 	return nil

@@ -20,6 +20,11 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, participantPath(st, pageToken(r, st), "/q"), http.StatusSeeOther)
 		return nil
 	}
+	if p.Preview {
+		// A preview goes back to the study's page, never to the platform.
+		return s.render(w, r, http.StatusOK, templates.DonePage(templates.Done{Study: st, Debrief: s.texts.render(st.Debrief),
+			CompletionCode: pr.CompletionCode, Answered: pr.Answered, Preview: true}))
+	}
 	if st.Platform.Kind == study.PlatformMTurk {
 		v := templates.Done{Study: st, Debrief: s.texts.render(st.Debrief), CompletionCode: pr.CompletionCode, Answered: pr.Answered}
 		params, err := s.store.ParticipantPlatformParams(r.Context(), p.ID)

@@ -11,7 +11,7 @@ import (
 // question shows the participant's open question, issuing one if needed
 // (GET /s/{slug}/q).
 func (s *Server) question(w http.ResponseWriter, r *http.Request) error {
-	st, _, pr, ok, err := s.annotatorProgress(w, r)
+	st, p, pr, ok, err := s.annotatorProgress(w, r)
 	if !ok || err != nil {
 		return err
 	}
@@ -19,12 +19,13 @@ func (s *Server) question(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, participantPath(st, pageToken(r, st), "/done"), http.StatusSeeOther)
 		return nil
 	}
-	return s.renderQuestion(w, r, st, pr)
+	return s.renderQuestion(w, r, st, pr, p.Preview)
 }
 
 // renderQuestion shows the participant's open question pr.Question (on
-// MTurk with the page's participant token in the form).
-func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study.Study, pr study.Progress) error {
+// MTurk with the page's participant token in the form); a preview
+// session's page says it is one.
+func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study.Study, pr study.Progress, preview bool) error {
 	q := pr.Question
 	img := func(it study.ItemRef) templates.Image {
 		return templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256}
@@ -33,7 +34,7 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 		Slug: st.Slug, Title: st.Title, QuestionID: q.ID,
 		Anchor: img(q.Anchor), Left: img(q.Options[0]), Right: img(q.Options[1]),
 		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS, CantDecide: pr.CantDecide,
-		ParticipantToken: pageToken(r, st),
+		ParticipantToken: pageToken(r, st), Preview: preview,
 	}
 	if a := pr.Ahead; a != nil {
 		for _, it := range a.Items() {

@@ -17,7 +17,9 @@ import (
 // last recompute); then the platform's link parameters kept with the
 // participant (collect.ProlificParams, then MTurk's assignment and HIT),
 // empty where the platform has none; then the participant's arm (its name;
-// a study without arms: its design).
+// a study without arms: its design). With ?previews=1 the researchers'
+// preview sessions are listed too, and a last column, preview, marks them
+// (study.PreviewColumn); by default they are left out.
 var ParticipantsColumns = append(append([]string{"participant", "external_id", "answers", "started_at", "completed_at", "completion_code",
 	"excluded", "excluded_reason", "median_response_ms", "fast_share", "left_share", "self_contradiction", "majority_disagreement",
 	"embedding_agreement", "catch_trials", "catch_accuracy", "repeat_trials", "self_consistency", "skipped",
@@ -29,12 +31,14 @@ var participantParamColumns = []string{"STUDY_ID", "SESSION_ID", "assignmentId",
 
 // participantsCSV lists every participant of the study, oldest first, with
 // the quality figures of the last recompute (empty without one, or for a
-// participant who answered since) (GET /admin/studies/{slug}/participants.csv).
+// participant who answered since) (GET /admin/studies/{slug}/participants.csv);
+// preview sessions only with ?previews=1.
 func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.studyFromURL(r)
 	if err != nil {
 		return err
 	}
+	previews := r.URL.Query().Get("previews") == "1"
 	ps, err := s.store.ListParticipants(r.Context(), st.ID, math.MaxInt32)
 	if err != nil {
 		return err
@@ -54,7 +58,11 @@ func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
 		fastMS = strconv.Itoa(res.FastThresholdMS())
 	}
 	cw := csvResponse(w, st.Slug+"-participants.csv")
-	cw.Write(ParticipantsColumns)
+	columns := ParticipantsColumns
+	if previews {
+		columns = append(columns[:len(columns):len(columns)], study.PreviewColumn)
+	}
+	cw.Write(columns)
 	opt := func(x *float64) string {
 		if x == nil {
 			return ""
@@ -69,6 +77,9 @@ func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
 	}
 	for i := len(ps) - 1; i >= 0; i-- { // ListParticipants gives the newest first
 		p := ps[i]
+		if p.Preview && !previews {
+			continue
+		}
 		q, ok := quality[p.PublicID]
 		under := ""
 		if ok && q.FastShare != nil {
@@ -83,6 +94,9 @@ func (s *Server) participantsCSV(w http.ResponseWriter, r *http.Request) error {
 			row = append(row, p.PlatformParams[k])
 		}
 		row = append(row, study.ArmName(st, p.Arm))
+		if previews {
+			row = append(row, strconv.FormatBool(p.Preview))
+		}
 		cw.Write(row)
 	}
 	cw.Flush()

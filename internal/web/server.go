@@ -203,6 +203,8 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 			r.With(timeout).Post("/admin/studies/{slug}", s.handle(s.updateStudy))
 			r.With(timeout).Post("/admin/studies/{slug}/delete", s.handle(s.deleteStudy))
 			r.With(timeout).Post("/admin/studies/{slug}/status", s.handle(s.setStudyStatus))
+			r.With(timeout).Post("/admin/studies/{slug}/preview", s.handle(s.startPreview))
+			r.With(timeout).Post("/admin/studies/{slug}/previews/delete", s.handle(s.deletePreviews))
 			r.With(uploadTimeout).Post("/admin/studies/{slug}/items", s.handle(s.uploadItems))
 			r.With(uploadTimeout).Post("/admin/studies/{slug}/gold", s.handle(s.uploadGold))
 			r.Get("/admin/studies/{slug}/triplets.csv", s.handle(s.exportCSV)) // streamed: no timeout
