@@ -11,6 +11,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -44,6 +45,8 @@ type Question struct {
 	ParticipantToken string
 	// CantDecide shows the third button, "can't decide" (closer=skip).
 	CantDecide bool
+	// L are the study's texts (its language and overrides).
+	L i18n.Texts
 }
 
 // MTurkPreview is an MTurk study's page while a worker previews the HIT:
@@ -54,6 +57,7 @@ type MTurkPreview struct {
 	// Example is the study's first three items as a question, nil when
 	// the study has fewer.
 	Example *ExampleQuestion
+	L       i18n.Texts
 }
 
 // ExampleQuestion is a question shown only as an example.
@@ -75,6 +79,7 @@ type Landing struct {
 	// ConsentTitled: the consent text begins with a heading of its own,
 	// so the page adds none (two headings in a row read as a mistake).
 	ConsentTitled bool
+	L             i18n.Texts
 }
 
 // Param is one named value carried in a form.
@@ -95,6 +100,7 @@ type Done struct {
 	// assignment AssignmentID with the completion code.
 	MTurkSubmitURL string
 	AssignmentID   string
+	L              i18n.Texts
 }
 
 // Notice is a friendly page with a title and a message (paused or closed
@@ -105,6 +111,9 @@ type Notice struct {
 	Status   int
 	LinkURL  string
 	LinkText string
+	// Lang and Dir are the page's language and writing direction (a
+	// participant page in its study's language); empty: English.
+	Lang, Dir string
 }
 
 // StudyForm is the create/edit form of a study.
@@ -214,13 +223,29 @@ func paramsText(m map[string]string) string {
 // capped at 60 s, 2.9 s; 3 s errs on the long side.
 const secondsPerQuestion = 3
 
-// estimate says how long n questions take, rounded up to whole minutes.
-func estimate(n int) string {
-	min := (n*secondsPerQuestion + 59) / 60
-	if min <= 1 {
-		return "about a minute"
+// studySize says how many questions a study asks and how long they take,
+// rounded up to whole minutes, in the study's language.
+func studySize(l i18n.Texts, n int) string {
+	duration := l.T(i18n.AboutAMinute)
+	if min := (n*secondsPerQuestion + 59) / 60; min > 1 {
+		duration = l.T(i18n.AboutMinutes, min)
 	}
-	return "about " + itoa(min) + " minutes"
+	return l.T(i18n.StudySize, l.T(i18n.QuestionCount, n), duration)
+}
+
+// noticeLang and noticeDir are a notice page's <html lang> and dir.
+func noticeLang(n Notice) string {
+	if n.Lang == "" {
+		return i18n.Default
+	}
+	return n.Lang
+}
+
+func noticeDir(n Notice) string {
+	if n.Dir == "" {
+		return "ltr"
+	}
+	return n.Dir
 }
 
 // statusActions are the status changes the study page offers from status,
