@@ -44,7 +44,7 @@ type Study struct {
 	Language      string
 	TextOverrides map[string]string
 	CreatedAt     time.Time
-	UpdatedAt    time.Time
+	UpdatedAt     time.Time
 }
 
 // StudyInput is what a researcher sets on a study.

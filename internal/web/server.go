@@ -110,8 +110,8 @@ type Server struct {
 	secure   bool
 	dash     *dashCache // the dashboard's caches (dashboard_cache.go)
 	texts    markdownCache
-	joins    joinLimiter // participants created per client address
-	images   *imageCache // verified images served by /img (image_cache.go)
+	joins    joinLimiter   // participants created per client address
+	images   *imageCache   // verified images served by /img (image_cache.go)
 	lang     *i18n.Catalog // the participant pages' texts (language.go)
 
 	slots chan struct{} // one per request using the database (shed.go)
