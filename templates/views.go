@@ -136,7 +136,10 @@ type StudyForm struct {
 	// share no longer change.
 	Arms, HeldoutPct string
 	Frozen           bool
-	Designs          []string
+	// TextOverrides is the text_overrides field: the study's overrides
+	// of participant texts as "key = text" lines, stored or as typed.
+	TextOverrides string
+	Designs       []string
 	Statuses         []string
 	Error            string
 }
@@ -176,6 +179,12 @@ type Account struct {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// languages are the languages the study form offers; textKeys the keys
+// a study may override, with their English texts.
+func languages() []i18n.Language { return i18n.Languages() }
+
+func textKeys() []i18n.KeyInfo { return i18n.Keys() }
 
 func when(t *time.Time) string {
 	if t == nil {
