@@ -140,8 +140,8 @@ type StudyForm struct {
 	// of participant texts as "key = text" lines, stored or as typed.
 	TextOverrides string
 	Designs       []string
-	Statuses         []string
-	Error            string
+	Statuses      []string
+	Error         string
 }
 
 // StudyPage is the researcher's page of one study.

@@ -12,8 +12,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/closer-lab/closer/internal/collect"
-	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/study"
 )
