@@ -113,7 +113,8 @@ func New() (*Catalog, error) {
 	return &Catalog{cat: b}, nil
 }
 
-// Texts are one study's texts: its language and its overrides.
+// Texts are one study's texts: its language and its overrides. The zero
+// Texts are English without overrides.
 type Texts struct {
 	lang      Language
 	printer   *message.Printer
@@ -152,7 +153,7 @@ func (tx Texts) Dir() string {
 // override when it has one, else the catalog's in the study's language.
 func (tx Texts) T(k Key, args ...any) string {
 	if tx.printer == nil {
-		panic("i18n: Texts used without a catalog (Catalog.Texts)")
+		return plainEnglish(k, args)
 	}
 	if o, ok := tx.overrides[string(k)]; ok {
 		names := defs[k].args
@@ -165,6 +166,20 @@ func (tx Texts) T(k Key, args ...any) string {
 		})
 	}
 	return tx.printer.Sprintf(string(k), args...)
+}
+
+// plainEnglish is k's English text with args, formatted without the
+// catalog: the zero Texts' (a page built without its study's texts shows
+// English, as the pages did before languages, rather than failing).
+func plainEnglish(k Key, args []any) string {
+	m := english[k]
+	text := m.other
+	if d := defs[k]; d.count > 0 && d.count <= len(args) {
+		if n, ok := args[d.count-1].(int); ok && n == 1 && m.forms["one"] != "" {
+			text = m.forms["one"]
+		}
+	}
+	return fmt.Sprintf(text, args...)
 }
 
 // placeholderRE is a placeholder of an override: {name}.

@@ -224,3 +224,22 @@ func TestKeysListEnglish(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroTextsAreEnglish: the zero Texts (a page built without its
+// study's) speak the catalog's English.
+func TestZeroTextsAreEnglish(t *testing.T) {
+	t.Parallel()
+	en := newCatalog(t).Texts("en", nil)
+	var zero Texts
+	for _, c := range []struct {
+		k    Key
+		args []any
+	}{{StartButton, nil}, {DoneAnswered, []any{1}}, {DoneAnswered, []any{7}}, {Progress, []any{3, 9}}, {AnchorAlt, []any{"a cat"}}} {
+		if got, want := zero.T(c.k, c.args...), en.T(c.k, c.args...); got != want {
+			t.Errorf("%q %v: zero Texts %q, catalog %q", c.k, c.args, got, want)
+		}
+	}
+	if zero.Lang() != "en" || zero.Dir() != "ltr" {
+		t.Errorf("zero Texts: %s %s", zero.Lang(), zero.Dir())
+	}
+}
