@@ -82,4 +82,5 @@ var german = map[Key]msg{
 	MTurkBadID:     t("Im MTurk-Link fehlt %[1]s oder ist keine MTurk-ID (1 bis 64 Buchstaben, Ziffern, Binde- oder Unterstriche); bitte öffnen Sie den HIT erneut über MTurk."),
 	MTurkIsPreview: t("Dies ist eine Vorschau des HITs: Nehmen Sie den HIT auf MTurk an, um zu beginnen."),
 	MTurkSubmitTo:  t("Der Parameter turkSubmitTo des MTurk-Links muss %[1]s sein."),
+	TooManyJoins:   p("one", "Gerade sind zu viele Teilnehmende aus Ihrem Netzwerk beigetreten; bitte versuchen Sie es in %[1]d Sekunde erneut.", "other", "Gerade sind zu viele Teilnehmende aus Ihrem Netzwerk beigetreten; bitte versuchen Sie es in %[1]d Sekunden erneut."),
 }

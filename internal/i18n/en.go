@@ -82,4 +82,5 @@ var english = map[Key]msg{
 	MTurkBadID:     t("the MTurk link's %[1]s is missing or not an MTurk id (1 to 64 letters, digits, dashes or underscores); please open the HIT from MTurk again"),
 	MTurkIsPreview: t("this is a preview of the HIT: accept the HIT on MTurk to start"),
 	MTurkSubmitTo:  t("the MTurk link's turkSubmitTo must be %[1]s"),
+	TooManyJoins:   p("one", "too many participants joined from your network just now; please try again in %[1]d second", "other", "too many participants joined from your network just now; please try again in %[1]d seconds"),
 }

@@ -82,4 +82,5 @@ var spanish = map[Key]msg{
 	MTurkBadID:     t("En el enlace de MTurk falta %[1]s o no es un identificador de MTurk (de 1 a 64 letras, cifras, guiones o guiones bajos); abra el HIT de nuevo desde MTurk."),
 	MTurkIsPreview: t("Esta es una vista previa del HIT: acepte el HIT en MTurk para empezar."),
 	MTurkSubmitTo:  t("El parámetro turkSubmitTo del enlace de MTurk debe ser %[1]s."),
+	TooManyJoins:   p("one", "Acaban de unirse demasiados participantes desde su red; inténtelo de nuevo dentro de %[1]d segundo.", "other", "Acaban de unirse demasiados participantes desde su red; inténtelo de nuevo dentro de %[1]d segundos."),
 }

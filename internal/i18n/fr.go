@@ -82,4 +82,5 @@ var french = map[Key]msg{
 	MTurkBadID:     t("Le paramètre %[1]s du lien MTurk manque ou n’est pas un identifiant MTurk (1 à 64 lettres, chiffres, tirets ou traits de soulignement) ; veuillez rouvrir le HIT depuis MTurk."),
 	MTurkIsPreview: t("Ceci est un aperçu du HIT : acceptez le HIT sur MTurk pour commencer."),
 	MTurkSubmitTo:  t("Le paramètre turkSubmitTo du lien MTurk doit être %[1]s."),
+	TooManyJoins:   p("one", "Trop de participants de votre réseau viennent de rejoindre l’étude ; veuillez réessayer dans %[1]d seconde.", "other", "Trop de participants de votre réseau viennent de rejoindre l’étude ; veuillez réessayer dans %[1]d secondes."),
 }

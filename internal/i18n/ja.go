@@ -82,4 +82,5 @@ var japanese = map[Key]msg{
 	MTurkBadID:     t("MTurk のリンクの %[1]s がないか、MTurk の ID ではありません（1～64 文字の英字、数字、ハイフン、アンダースコア）。MTurk から HIT をもう一度開いてください。"),
 	MTurkIsPreview: t("これは HIT のプレビューです。開始するには MTurk で HIT を引き受けてください。"),
 	MTurkSubmitTo:  t("MTurk のリンクの turkSubmitTo は %[1]s でなければなりません。"),
+	TooManyJoins:   t("お使いのネットワークから短時間に多くの参加者が参加しました。%[1]d 秒後にもう一度お試しください。"),
 }

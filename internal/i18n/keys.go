@@ -91,6 +91,7 @@ const (
 	MTurkBadID     Key = "error.mturk_bad_id"
 	MTurkIsPreview Key = "error.mturk_preview"
 	MTurkSubmitTo  Key = "error.mturk_submit_to"
+	TooManyJoins   Key = "error.too_many_joins"
 )
 
 // def is what a key takes: the names of its arguments, in order (a
@@ -129,4 +130,5 @@ var defs = map[Key]def{
 	TookPartTitle: {}, TookPart: {}, TookPartProl: {}, TookPartMTurk: {},
 	ErrorTitle: {}, ErrorGeneric: {}, ErrorServer: {}, ErrorBusy: {}, NeedConsent: {},
 	MTurkBadID: {args: []string{"field"}}, MTurkIsPreview: {}, MTurkSubmitTo: {args: []string{"origins"}},
+	TooManyJoins: {args: []string{"seconds"}, count: 1},
 }

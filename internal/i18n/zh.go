@@ -83,4 +83,5 @@ var chinese = map[Key]msg{
 	MTurkBadID:     t("MTurk 链接中的 %[1]s 缺失或不是有效的 MTurk ID（1 到 64 个字母、数字、连字符或下划线）；请从 MTurk 重新打开此 HIT。"),
 	MTurkIsPreview: t("这是此 HIT 的预览：请在 MTurk 上接受此 HIT 后开始。"),
 	MTurkSubmitTo:  t("MTurk 链接的 turkSubmitTo 必须是 %[1]s。"),
+	TooManyJoins:   t("刚才从您的网络加入的参与者过多；请在 %[1]d 秒后重试。"),
 }

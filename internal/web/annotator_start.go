@@ -55,7 +55,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			if !known {
-				return s.refuse(i18n.NeedConsent)
+				return s.refuse(http.StatusBadRequest, i18n.NeedConsent)
 			}
 		}
 		if err := s.limitJoins(w, r); err != nil {

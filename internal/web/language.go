@@ -62,9 +62,9 @@ type refusal struct {
 
 func (e *refusal) Error() string { return e.en }
 
-// refuse returns the refusal (400) of key with args.
-func (s *Server) refuse(key i18n.Key, args ...any) error {
-	return &refusal{status: http.StatusBadRequest, key: key, args: args, en: s.lang.Texts(i18n.Default, nil).T(key, args...)}
+// refuse returns the refusal of key with args, with status.
+func (s *Server) refuse(status int, key i18n.Key, args ...any) error {
+	return &refusal{status: status, key: key, args: args, en: s.lang.Texts(i18n.Default, nil).T(key, args...)}
 }
 
 // translatedError is the notice of an error on a participant page whose

@@ -55,14 +55,14 @@ func isMTurkPreview(assignmentID string) bool {
 func (s *Server) checkMTurkAssignment(workerID, assignmentID, hitID, turkSubmitTo string) error {
 	for _, f := range []struct{ name, value string }{{"workerId", workerID}, {"assignmentId", assignmentID}, {"hitId", hitID}} {
 		if !mturkIDRE.MatchString(f.value) {
-			return s.refuse(i18n.MTurkBadID, f.name)
+			return s.refuse(http.StatusBadRequest, i18n.MTurkBadID, f.name)
 		}
 	}
 	if assignmentID == study.MTurkPreviewAssignment {
-		return s.refuse(i18n.MTurkIsPreview)
+		return s.refuse(http.StatusBadRequest, i18n.MTurkIsPreview)
 	}
 	if _, ok := s.mturkSubmitURL(turkSubmitTo); !ok {
-		return s.refuse(i18n.MTurkSubmitTo, strings.Join(study.MTurkSubmitOrigins, " or "))
+		return s.refuse(http.StatusBadRequest, i18n.MTurkSubmitTo, strings.Join(study.MTurkSubmitOrigins, " or "))
 	}
 	return nil
 }
