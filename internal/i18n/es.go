@@ -49,7 +49,7 @@ var spanish = map[Key]msg{
 	DoneMTurkSend: t("Enviar el HIT"),
 	DoneReturn:    t("En unos segundos volverá a %[1]s con este código."),
 	DoneBack:      t("Volver a %[1]s"),
-	StudySite:     t("el sitio del estudio"),
+	StudySite:     t("la página del estudio"),
 
 	PreviewTitle:   t("Vista previa."),
 	PreviewNote:    t("Acepte el HIT para empezar; esta página no guarda nada."),
