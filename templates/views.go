@@ -180,6 +180,14 @@ type Account struct {
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
+// elementText is s as an element's content: &, < and > escaped, quotes
+// left as written (they need no escaping outside attributes), so that a
+// text such as "Can't decide" reads in the page's source as the literal
+// it replaced did.
+func elementText(s string) templ.Component { return templ.Raw(elementEscaper.Replace(s)) }
+
+var elementEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
 // languages are the languages the study form offers; textKeys the keys
 // a study may override, with their English texts.
 func languages() []i18n.Language { return i18n.Languages() }

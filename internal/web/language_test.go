@@ -128,13 +128,15 @@ func TestGermanStudyPages(t *testing.T) {
 }
 
 // An English study (the default) keeps the pages' English and an
-// override replaces one text there too.
+// override replaces one text there too, escaped.
 func TestEnglishStudyOverride(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	st := a.study("en-over", 5, 3, "open")
 	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: st.Status, Design: st.Design,
-		TextOverrides: map[string]string{"landing.start": "Begin the study", "done.answered": "{n} comparisons made."}}
+		Quality:       study.QualityControl{CantDecide: true},
+		TextOverrides: map[string]string{"landing.start": "Begin the study", "done.answered": "{n} comparisons made.",
+			"question.cant_decide": `Not <b>sure</b> & "unsure"`}}
 	if _, err := a.store.UpdateStudy(context.Background(), st.ID, in); err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +147,10 @@ func TestEnglishStudyOverride(t *testing.T) {
 	}
 	if res := a.do(c, "POST", "/s/en-over/start", url.Values{}, nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("start: %d", res.StatusCode)
+	}
+	// A researcher's text is escaped like any other.
+	if q := a.do(c, "GET", "/s/en-over/q", nil, nil); !strings.Contains(q.body, `data-key="3">Not &lt;b&gt;sure&lt;/b&gt; &amp; "unsure" <span`) {
+		t.Fatalf("question page:\n%s", q.body)
 	}
 	if done := a.finishByForm(c, "en-over"); !strings.Contains(done.body, "<p>3 comparisons made.</p>") || !strings.Contains(done.body, "Thank you!") {
 		t.Fatalf("done:\n%s", done.body)
