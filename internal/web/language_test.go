@@ -134,7 +134,7 @@ func TestEnglishStudyOverride(t *testing.T) {
 	a := newApp(t)
 	st := a.study("en-over", 5, 3, "open")
 	in := study.StudyInput{Slug: st.Slug, Title: st.Title, QuestionsPerParticipant: 3, Status: st.Status, Design: st.Design,
-		Quality:       study.QualityControl{CantDecide: true},
+		Quality: study.QualityControl{CantDecide: true},
 		TextOverrides: map[string]string{"landing.start": "Begin the study", "done.answered": "{n} comparisons made.",
 			"question.cant_decide": `Not <b>sure</b> & "unsure"`}}
 	if _, err := a.store.UpdateStudy(context.Background(), st.ID, in); err != nil {
