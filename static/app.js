@@ -56,7 +56,8 @@
       note = document.createElement("p");
       note.className = "too-soon";
       note.setAttribute("role", "status");
-      note.textContent = "Please look at the images a moment longer; the answer buttons work in a moment.";
+      // The page gives the text in the study's language (data-too-soon).
+      note.textContent = form.getAttribute("data-too-soon") || "Please look at the images a moment longer; the answer buttons work in a moment.";
       form.appendChild(note);
     }
     note.hidden = false;

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -47,6 +48,8 @@ type Question struct {
 	// Preview: the participant is the researcher's preview session; the
 	// page says so (PreviewBanner).
 	Preview bool
+	// L are the study's texts (its language and overrides).
+	L i18n.Texts
 }
 
 // MTurkPreview is an MTurk study's page while a worker previews the HIT:
@@ -57,6 +60,7 @@ type MTurkPreview struct {
 	// Example is the study's first three items as a question, nil when
 	// the study has fewer.
 	Example *ExampleQuestion
+	L       i18n.Texts
 }
 
 // ExampleQuestion is a question shown only as an example.
@@ -78,6 +82,7 @@ type Landing struct {
 	// ConsentTitled: the consent text begins with a heading of its own,
 	// so the page adds none (two headings in a row read as a mistake).
 	ConsentTitled bool
+	L             i18n.Texts
 }
 
 // Param is one named value carried in a form.
@@ -101,6 +106,7 @@ type Done struct {
 	// Preview: a researcher's preview session ended; the page says so and
 	// leads back to the study's page (no platform, no submission).
 	Preview bool
+	L       i18n.Texts
 }
 
 // Notice is a friendly page with a title and a message (paused or closed
@@ -111,6 +117,9 @@ type Notice struct {
 	Status   int
 	LinkURL  string
 	LinkText string
+	// Lang and Dir are the page's language and writing direction (a
+	// participant page in its study's language); empty: English.
+	Lang, Dir string
 }
 
 // StudyForm is the create/edit form of a study.
@@ -133,9 +142,12 @@ type StudyForm struct {
 	// share no longer change.
 	Arms, HeldoutPct string
 	Frozen           bool
-	Designs          []string
-	Statuses         []string
-	Error            string
+	// TextOverrides is the text_overrides field: the study's overrides
+	// of participant texts as "key = text" lines, stored or as typed.
+	TextOverrides string
+	Designs       []string
+	Statuses      []string
+	Error         string
 }
 
 // StudyPage is the researcher's page of one study.
@@ -175,6 +187,20 @@ type Account struct {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// elementText is s as an element's content: &, < and > escaped, quotes
+// left as written (they need no escaping outside attributes), so that a
+// text such as "Can't decide" reads in the page's source as the literal
+// it replaced did.
+func elementText(s string) templ.Component { return templ.Raw(elementEscaper.Replace(s)) }
+
+var elementEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// languages are the languages the study form offers; textKeys the keys
+// a study may override, with their English texts.
+func languages() []i18n.Language { return i18n.Languages() }
+
+func textKeys() []i18n.KeyInfo { return i18n.Keys() }
 
 func when(t *time.Time) string {
 	if t == nil {
@@ -222,13 +248,29 @@ func paramsText(m map[string]string) string {
 // capped at 60 s, 2.9 s; 3 s errs on the long side.
 const secondsPerQuestion = 3
 
-// estimate says how long n questions take, rounded up to whole minutes.
-func estimate(n int) string {
-	min := (n*secondsPerQuestion + 59) / 60
-	if min <= 1 {
-		return "about a minute"
+// studySize says how many questions a study asks and how long they take,
+// rounded up to whole minutes, in the study's language.
+func studySize(l i18n.Texts, n int) string {
+	duration := l.T(i18n.AboutAMinute)
+	if min := (n*secondsPerQuestion + 59) / 60; min > 1 {
+		duration = l.T(i18n.AboutMinutes, min)
 	}
-	return "about " + itoa(min) + " minutes"
+	return l.T(i18n.StudySize, l.T(i18n.QuestionCount, n), duration)
+}
+
+// noticeLang and noticeDir are a notice page's <html lang> and dir.
+func noticeLang(n Notice) string {
+	if n.Lang == "" {
+		return i18n.Default
+	}
+	return n.Lang
+}
+
+func noticeDir(n Notice) string {
+	if n.Dir == "" {
+		return "ltr"
+	}
+	return n.Dir
 }
 
 // statusActions are the status changes the study page offers from status,

@@ -38,8 +38,13 @@ type Study struct {
 	// HeldoutShare is the share of every participant's questions held out
 	// (DesignHeldout): random comparisons no design and no vote sees.
 	HeldoutShare float64
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Language is the tag of the language the participant pages speak
+	// (internal/i18n's catalog; "en" by default), TextOverrides the
+	// researcher's own texts for single catalog keys, in any language.
+	Language      string
+	TextOverrides map[string]string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // StudyInput is what a researcher sets on a study.
@@ -65,6 +70,10 @@ type StudyInput struct {
 	Arms []Arm
 	// HeldoutShare is the share of questions held out (0 to 0.5).
 	HeldoutShare float64
+	// Language and TextOverrides: the participant pages' language and
+	// the researcher's texts for single keys (CheckLanguage).
+	Language      string
+	TextOverrides map[string]string
 }
 
 // Quota limits how many take part in a study: once MaxParticipants (0: no

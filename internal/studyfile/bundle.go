@@ -89,8 +89,12 @@ type BundleStudy struct {
 	MinViewMS       int                   `json:"min_view_ms,omitempty"`
 	Exclusion       *study.ExclusionRules `json:"exclusion,omitempty"`
 	// Quality is the quality control's settings (absent: none).
-	Quality   *study.QualityControl `json:"quality,omitempty"`
-	Recompute BundleSettings        `json:"recompute"`
+	Quality *study.QualityControl `json:"quality,omitempty"`
+	// Language is the participant pages' language (absent: English),
+	// TextOverrides the researcher's texts for single keys (absent: none).
+	Language      string            `json:"language,omitempty"`
+	TextOverrides map[string]string `json:"text_overrides,omitempty"`
+	Recompute     BundleSettings    `json:"recompute"`
 }
 
 // BundleSettings are the dashboard settings in study.json.
@@ -141,7 +145,7 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 		}
 		bs := BundleStudy{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 			QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design,
-			Arms: st.Arms, HeldoutShare: st.HeldoutShare,
+			Arms: st.Arms, HeldoutShare: st.HeldoutShare, Language: st.Language, TextOverrides: st.TextOverrides,
 			Recompute: BundleSettings{rs.MinNewAnswers, int(rs.MaxAge / time.Second), rs.Method, rs.Dim, rs.Clusters}}
 		if bs.DesignConfig, err = sn.DesignConfig(); err != nil {
 			return err
@@ -319,7 +323,8 @@ func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, name
 			}
 		}
 		in := study.StudyInput{Slug: bs.Slug, Title: title, Instructions: bs.Instructions, Debrief: bs.Debrief, Consent: bs.Consent,
-			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design, HeldoutShare: bs.HeldoutShare}
+			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design, HeldoutShare: bs.HeldoutShare,
+			Language: bs.Language, TextOverrides: bs.TextOverrides}
 		if bs.Platform != nil {
 			in.Platform = *bs.Platform
 		}

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
@@ -15,7 +16,8 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	in := study.StudyInput{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 		QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design, Platform: st.Platform,
-		Quota: st.Quota, MinViewMS: st.MinViewMS, Exclusion: st.Exclusion, Quality: st.Quality}
+		Quota: st.Quota, MinViewMS: st.MinViewMS, Exclusion: st.Exclusion, Quality: st.Quality,
+		Language: st.Language, TextOverrides: st.TextOverrides}
 	if in.DesignConfig, err = s.store.DesignConfigOf(r.Context(), st.ID); err != nil {
 		return err
 	}
@@ -39,8 +41,10 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, picks, excluded,
-		trialFormOf(st.Quality), armsText(st.Arms), heldoutText(st.HeldoutShare), frozen, "")))
+	v := s.studyForm(false, "/admin/studies/"+st.Slug, in, picks, excluded,
+		trialFormOf(st.Quality), armsText(st.Arms), heldoutText(st.HeldoutShare), frozen, "")
+	v.TextOverrides = i18n.FormatOverrides(st.TextOverrides)
+	return s.render(w, r, http.StatusOK, templates.StudyFormPage(v))
 }
 
 // updateStudy saves the study's form (POST /admin/studies/{slug}).
@@ -56,7 +60,10 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 	var updated study.Study
 	var af armsForm
 	excluded := r.PostForm.Get("exclude_studies")
-	err = t.err
+	overrides, err := readLanguage(r.PostForm, &in, &st)
+	if err == nil {
+		err = t.err
+	}
 	if err == nil {
 		in.DesignConfig, err = s.designConfig(r.Context(), st.ID, in.Design, d)
 	}
@@ -84,8 +91,9 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 		if ferr != nil {
 			return ferr
 		}
-		return s.render(w, r, http.StatusUnprocessableEntity,
-			templates.StudyFormPage(s.studyForm(false, "/admin/studies/"+st.Slug, in, d.picks, excluded, t, d.arms, d.heldout, frozen, userMessage(err))))
+		v := s.studyForm(false, "/admin/studies/"+st.Slug, in, d.picks, excluded, t, d.arms, d.heldout, frozen, userMessage(err))
+		v.TextOverrides = overrides
+		return s.render(w, r, http.StatusUnprocessableEntity, templates.StudyFormPage(v))
 	}
 	if err != nil {
 		return err

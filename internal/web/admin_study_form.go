@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
@@ -96,6 +98,39 @@ func (s *Server) studyForm(isNew bool, action string, in study.StudyInput, picks
 	return templates.StudyForm{New: isNew, Action: action, Input: in, LandmarkPicks: picks, ExcludeStudies: excluded,
 		CatchAt: t.catchAt, RepeatAt: t.repeatAt, Arms: arms, HeldoutPct: heldout, Frozen: frozen,
 		Designs: s.store.Designs(), Statuses: study.Statuses, Error: errMsg}
+}
+
+// maxOverridesText bounds the text_overrides field (every key overridden
+// at its longest fits).
+const maxOverridesText = 256 << 10
+
+// readLanguage reads the participants' language and the text overrides
+// ("key = text" lines) of the form f into in, and returns the overrides
+// as typed, for the form shown again. A post without the fields keeps
+// old's (nil: a new study's default, English without overrides). The
+// store checks the language and the keys and placeholders
+// (study.CheckLanguage); an unreadable line is an error here.
+func readLanguage(f url.Values, in *study.StudyInput, old *study.Study) (string, error) {
+	in.Language = f.Get("language")
+	if !f.Has("language") && old != nil {
+		in.Language = old.Language
+	}
+	if !f.Has("text_overrides") {
+		if old != nil {
+			in.TextOverrides = old.TextOverrides
+		}
+		return i18n.FormatOverrides(in.TextOverrides), nil
+	}
+	text := f.Get("text_overrides")
+	if len(text) > maxOverridesText {
+		return text, &study.Error{Kind: study.KindInvalid, Msg: "the text overrides are too long"}
+	}
+	o, err := i18n.ParseOverrides(text)
+	if err != nil {
+		return text, &study.Error{Kind: study.KindInvalid, Msg: err.Error()}
+	}
+	in.TextOverrides = o
+	return text, nil
 }
 
 // readArms reads the arms and the held-out share of the form into in.

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
@@ -10,7 +11,7 @@ import (
 // newStudyForm shows an empty study form (GET /admin/studies/new).
 func (s *Server) newStudyForm(w http.ResponseWriter, r *http.Request) error {
 	in := study.StudyInput{QuestionsPerParticipant: 50, Status: study.StatusDraft, Design: study.DesignRandom,
-		DesignConfig: study.DesignConfig{Repeats: 1, Landmarks: 10}}
+		DesignConfig: study.DesignConfig{Repeats: 1, Landmarks: 10}, Language: i18n.Default}
 	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, "", "", trialForm{}, "", "0", false, "")))
 }
 
@@ -23,7 +24,10 @@ func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
 	var st study.Study
 	var af armsForm
 	excluded := r.PostForm.Get("exclude_studies")
-	err = t.err
+	overrides, err := readLanguage(r.PostForm, &in, nil)
+	if err == nil {
+		err = t.err
+	}
 	if err == nil {
 		in.DesignConfig, err = s.designConfig(r.Context(), 0, in.Design, d)
 	}
@@ -38,8 +42,9 @@ func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
 		err = af.armsStoreErr(err)
 	}
 	if formError(err) {
-		return s.render(w, r, http.StatusUnprocessableEntity,
-			templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, d.picks, excluded, t, d.arms, d.heldout, false, userMessage(err))))
+		v := s.studyForm(true, "/admin/studies", in, d.picks, excluded, t, d.arms, d.heldout, false, userMessage(err))
+		v.TextOverrides = overrides
+		return s.render(w, r, http.StatusUnprocessableEntity, templates.StudyFormPage(v))
 	}
 	if err != nil {
 		return err

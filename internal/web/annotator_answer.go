@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
@@ -56,13 +57,13 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	case study.KindConflict:
-		return s.render(w, r, http.StatusConflict, templates.NoticePage(templates.Notice{
-			Title:   "Already answered",
-			Message: "You already answered this question with the other image; your first answer counts.",
-			LinkURL: participantPath(st, pageToken(r, st), "/q"), LinkText: "Continue",
-		}))
+		l := s.studyTexts(r, st)
+		n := notice(l, http.StatusConflict, l.T(i18n.AlreadyT), l.T(i18n.Already))
+		n.LinkURL, n.LinkText = participantPath(st, pageToken(r, st), "/q"), l.T(i18n.ContinueButton)
+		return s.render(w, r, http.StatusConflict, templates.NoticePage(n))
 	case study.KindNotOpen:
-		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
+		l := s.studyTexts(r, st)
+		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(l, st)))
 	default:
 		return err
 	}

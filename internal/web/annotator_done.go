@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
@@ -26,7 +27,8 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request) error {
 			CompletionCode: pr.CompletionCode, Answered: pr.Answered, Preview: true}))
 	}
 	if st.Platform.Kind == study.PlatformMTurk {
-		v := templates.Done{Study: st, Debrief: s.texts.render(st.Debrief), CompletionCode: pr.CompletionCode, Answered: pr.Answered}
+		v := templates.Done{Study: st, Debrief: s.texts.render(st.Debrief), CompletionCode: pr.CompletionCode, Answered: pr.Answered,
+			L: s.studyTexts(r, st)}
 		params, err := s.store.ParticipantPlatformParams(r.Context(), p.ID)
 		if err != nil {
 			return err
@@ -44,10 +46,10 @@ func (s *Server) done(w http.ResponseWriter, r *http.Request) error {
 // the platform (not MTurk's, whose assignment done submits) of a
 // participant who finished.
 func (s *Server) renderDone(w http.ResponseWriter, r *http.Request, st study.Study, code string, answered int, externalID string) error {
-	v := templates.Done{Study: st, Debrief: s.texts.render(st.Debrief), CompletionCode: code, Answered: answered}
+	v := templates.Done{Study: st, Debrief: s.texts.render(st.Debrief), CompletionCode: code, Answered: answered, L: s.studyTexts(r, st)}
 	v.ReturnURL = st.Platform.ReturnLink(code, externalID)
 	if v.ReturnURL != "" {
-		v.ReturnTo = "the study's site"
+		v.ReturnTo = v.L.T(i18n.StudySite)
 		if st.Platform.Kind == study.PlatformProlific {
 			v.ReturnTo = "Prolific"
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
@@ -20,8 +21,9 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	l := s.studyTexts(r, st)
 	if st.Status != study.StatusOpen {
-		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
+		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(l, st)))
 	}
 	if st.Platform.Kind == study.PlatformMTurk {
 		q := r.URL.Query()
@@ -67,21 +69,21 @@ func (s *Server) landing(w http.ResponseWriter, r *http.Request) error {
 		// A platform's study is joined with the platform's id only (a
 		// browser that holds a participant of it resumes them).
 		if ext == "" && st.Platform.RequiresID() {
-			return s.render(w, r, http.StatusBadRequest, templates.NoticePage(missingIDNotice(st)))
+			return s.render(w, r, http.StatusBadRequest, templates.NoticePage(missingIDNotice(l, st)))
 		}
 		// Turned away before reading the instructions, not after.
 		switch err := s.store.CanJoin(r.Context(), st, ext, kept); {
 		case errors.Is(err, collect.ErrCompletedOtherAssignment):
-			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice()))
+			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice(l)))
 		case collect.KindOf(err) == study.KindFull:
-			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(st)))
+			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(l, st)))
 		case collect.KindOf(err) == study.KindForbidden:
-			return s.render(w, r, http.StatusForbidden, templates.NoticePage(tookPartNotice(st)))
+			return s.render(w, r, http.StatusForbidden, templates.NoticePage(tookPartNotice(l, st)))
 		case err != nil:
 			return err
 		}
 	}
-	v := templates.Landing{Study: st, Instructions: s.texts.render(st.Instructions), ExternalID: ext, Params: params, Resume: resume, Back: back}
+	v := templates.Landing{Study: st, Instructions: s.texts.render(st.Instructions), ExternalID: ext, Params: params, Resume: resume, Back: back, L: l}
 	if st.Consent != "" && !resume {
 		v.Consent = s.texts.render(st.Consent)
 		v.ConsentTitled = markdownHeadingRE.MatchString(strings.TrimSpace(st.Consent))
@@ -97,21 +99,20 @@ func (s *Server) declined(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	n := templates.Notice{Title: "You chose not to take part",
-		Message: "Nothing about you was stored. You can close this page."}
+	l := s.studyTexts(r, st)
+	n := notice(l, 0, l.T(i18n.DeclinedTitle), l.T(i18n.DeclinedText))
 	switch st.Platform.Kind {
 	case study.PlatformProlific:
-		n.Message = "Nothing about you was stored. Please return the study on Prolific (\"Stop without completing\")."
-		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+		n.Message = l.T(i18n.DeclinedProl)
+		n.LinkURL, n.LinkText = "https://app.prolific.com/", l.T(i18n.BackToProlific)
 	case study.PlatformMTurk:
 		// The page is in MTurk's frame, and MTurk has no address to send
 		// a worker back to: the way back is MTurk's own Return button.
-		n.Message = "Nothing about you was stored. Please return the HIT: use the Return button on MTurk's page, outside this frame. " +
-			"There is nothing to submit, and returning it lets another worker take it."
+		n.Message = l.T(i18n.DeclinedMTurk)
 	case study.PlatformGeneric:
 		if st.Platform.ReturnURL != "" {
-			n.Message = "Nothing about you was stored."
-			n.LinkURL, n.LinkText = st.Platform.ReturnLink("", ""), "Back to the study's site"
+			n.Message = l.T(i18n.DeclinedShort)
+			n.LinkURL, n.LinkText = st.Platform.ReturnLink("", ""), l.T(i18n.BackToSite)
 		}
 	}
 	return s.render(w, r, http.StatusOK, templates.NoticePage(n))

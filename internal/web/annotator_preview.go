@@ -16,7 +16,7 @@ func (s *Server) mturkPreview(w http.ResponseWriter, r *http.Request, st study.S
 	if err != nil {
 		return err
 	}
-	v := templates.MTurkPreview{Study: st, Instructions: s.texts.render(st.Instructions)}
+	v := templates.MTurkPreview{Study: st, Instructions: s.texts.render(st.Instructions), L: s.studyTexts(r, st)}
 	if len(items) == 3 {
 		img := func(it study.Item) templates.Image {
 			return templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
@@ -21,8 +22,9 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	l := s.studyTexts(r, st)
 	if st.Status != study.StatusOpen {
-		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
+		return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(l, st)))
 	}
 	if err := r.ParseForm(); err != nil {
 		return badRequest("unreadable form")
@@ -43,7 +45,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		// A platform's study is joined with the platform's id only (a
 		// browser that holds a participant of it resumes them above).
 		if ext == "" && st.Platform.RequiresID() {
-			return s.render(w, r, http.StatusBadRequest, templates.NoticePage(missingIDNotice(st)))
+			return s.render(w, r, http.StatusBadRequest, templates.NoticePage(missingIDNotice(l, st)))
 		}
 		if st.Consent != "" && r.PostForm.Get("consent") != "yes" {
 			// One who joined with this id before agreed then (the landing
@@ -53,7 +55,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			if !known {
-				return badRequest("this study starts only after you agree to its consent text on the study's first page")
+				return s.refuse(http.StatusBadRequest, i18n.NeedConsent)
 			}
 		}
 		if err := s.limitJoins(w, r); err != nil {
@@ -65,16 +67,16 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) error {
 		}
 		_, token, err = s.store.CreateParticipant(r.Context(), st.ID, ext, params)
 		if errors.Is(err, collect.ErrCompletedOtherAssignment) {
-			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice()))
+			return s.render(w, r, http.StatusConflict, templates.NoticePage(completedOtherHITNotice(l)))
 		}
 		if collect.KindOf(err) == study.KindNotOpen {
-			return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
+			return s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(l, st)))
 		}
 		if collect.KindOf(err) == study.KindFull {
-			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(st)))
+			return s.render(w, r, http.StatusOK, templates.NoticePage(fullNotice(l, st)))
 		}
 		if collect.KindOf(err) == study.KindForbidden {
-			return s.render(w, r, http.StatusForbidden, templates.NoticePage(tookPartNotice(st)))
+			return s.render(w, r, http.StatusForbidden, templates.NoticePage(tookPartNotice(l, st)))
 		}
 		if err != nil {
 			return err

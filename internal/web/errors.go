@@ -43,6 +43,9 @@ const retryAfter = "5"
 func (s *Server) handle(fn handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		tw := trackStart(w)
+		if strings.HasPrefix(r.URL.Path, "/s/") {
+			r = withPageLang(r) // a participant page: its errors speak its study's language
+		}
 		err := fn(tw, r)
 		if err == nil {
 			return
@@ -153,9 +156,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		_ = writeJSON(w, status, map[string]string{"error": msg}) // the status is sent; a failed body means the client left
 		return
 	}
-	if err := s.render(w, r, status, templates.NoticePage(templates.Notice{
-		Title: http.StatusText(status), Message: msg, Status: status,
-	})); err != nil && !responseStarted(w) {
+	n := templates.Notice{Title: http.StatusText(status), Message: msg, Status: status}
+	if l, ok := pageTexts(r.Context()); ok {
+		n = translatedError(l, err, status, msg)
+	}
+	if err := s.render(w, r, status, templates.NoticePage(n)); err != nil && !responseStarted(w) {
 		// The notice page did not render: the message as plain text rather
 		// than an empty 200.
 		http.Error(w, msg, status)
@@ -167,6 +172,10 @@ func classify(err error) (int, string) {
 	var he *httpError
 	if errors.As(err, &he) {
 		return he.status, he.msg
+	}
+	var rf *refusal
+	if errors.As(err, &rf) {
+		return rf.status, rf.en
 	}
 	if ue, ok := collect.AsError(err); ok {
 		switch ue.Kind {

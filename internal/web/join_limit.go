@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/closer-lab/closer/internal/cache"
+	"github.com/closer-lab/closer/internal/i18n"
 )
 
 // maxJoinLimiters bounds the client addresses whose join limiters are
@@ -63,6 +63,5 @@ func (s *Server) limitJoins(w http.ResponseWriter, r *http.Request) error {
 	secs := int64(math.Ceil(wait.Seconds()))
 	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 	s.log.WarnContext(r.Context(), "join refused: too many from one address", "address", address, "retry_after_s", secs)
-	return &httpError{status: http.StatusTooManyRequests,
-		msg: fmt.Sprintf("too many participants joined from your network just now; please try again in %d seconds", secs)}
+	return s.refuse(http.StatusTooManyRequests, i18n.TooManyJoins, int(secs))
 }

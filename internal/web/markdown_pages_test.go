@@ -13,6 +13,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/study"
 )
@@ -27,7 +28,11 @@ func TestStudyPagesRenderEachTextOnce(t *testing.T) {
 	store := collect.New(pool)
 	cfg := Config{}
 	cfg.loginDefaults()
-	s := &Server{store: store, cfg: cfg, log: slog.New(slog.NewTextHandler(io.Discard, nil)), dash: newDashCache(store)}
+	lang, err := i18n.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{store: store, cfg: cfg, log: slog.New(slog.NewTextHandler(io.Discard, nil)), dash: newDashCache(store), lang: lang}
 	r := chi.NewRouter()
 	r.Get("/s/{slug}", s.handle(s.landing))
 	r.Get("/s/{slug}/done", s.handle(s.done))

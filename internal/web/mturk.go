@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/study"
 )
 
@@ -54,14 +55,14 @@ func isMTurkPreview(assignmentID string) bool {
 func (s *Server) checkMTurkAssignment(workerID, assignmentID, hitID, turkSubmitTo string) error {
 	for _, f := range []struct{ name, value string }{{"workerId", workerID}, {"assignmentId", assignmentID}, {"hitId", hitID}} {
 		if !mturkIDRE.MatchString(f.value) {
-			return badRequest("the MTurk link's " + f.name + " is missing or not an MTurk id (1 to 64 letters, digits, dashes or underscores); please open the HIT from MTurk again")
+			return s.refuse(http.StatusBadRequest, i18n.MTurkBadID, f.name)
 		}
 	}
 	if assignmentID == study.MTurkPreviewAssignment {
-		return badRequest("this is a preview of the HIT: accept the HIT on MTurk to start")
+		return s.refuse(http.StatusBadRequest, i18n.MTurkIsPreview)
 	}
 	if _, ok := s.mturkSubmitURL(turkSubmitTo); !ok {
-		return badRequest("the MTurk link's turkSubmitTo must be " + strings.Join(study.MTurkSubmitOrigins, " or "))
+		return s.refuse(http.StatusBadRequest, i18n.MTurkSubmitTo, strings.Join(study.MTurkSubmitOrigins, " or "))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
@@ -41,6 +42,9 @@ func (s *Server) annotatorStudy(w http.ResponseWriter, r *http.Request) (study.S
 	st, err := s.studyFromURL(r)
 	if err == nil && st.Platform.Kind == study.PlatformMTurk {
 		s.allowMTurkFraming(w)
+	}
+	if err == nil {
+		s.studyTexts(r, st) // the error adapter's, should the page fail
 	}
 	return st, err
 }
@@ -100,9 +104,9 @@ func (s *Server) browserParticipant(r *http.Request, st study.Study) (study.Part
 // HIT again.
 func (s *Server) noParticipant(w http.ResponseWriter, r *http.Request, st study.Study) error {
 	if st.Platform.Kind == study.PlatformMTurk {
-		return s.render(w, r, http.StatusUnauthorized, templates.NoticePage(templates.Notice{
-			Title: "Please open the HIT again", Status: http.StatusUnauthorized,
-			Message: "This page no longer knows who you are. Open the HIT again from MTurk: you continue where you left off."}))
+		l := s.studyTexts(r, st)
+		return s.render(w, r, http.StatusUnauthorized, templates.NoticePage(notice(l, http.StatusUnauthorized,
+			l.T(i18n.OpenAgainTitle), l.T(i18n.OpenAgain))))
 	}
 	http.Redirect(w, r, "/s/"+st.Slug, http.StatusSeeOther)
 	return nil
@@ -136,7 +140,7 @@ func (s *Server) annotatorProgress(w http.ResponseWriter, r *http.Request) (stud
 	}
 	pr, err := s.store.Next(r.Context(), p.ID)
 	if collect.KindOf(err) == study.KindNotOpen {
-		return st, p, pr, false, s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(st)))
+		return st, p, pr, false, s.render(w, r, http.StatusOK, templates.NoticePage(notOpenNotice(s.studyTexts(r, st), st)))
 	}
 	if collect.KindOf(err) == study.KindUnauthorized { // the participant is gone: start again
 		return st, p, pr, false, s.noParticipant(w, r, st)
@@ -166,28 +170,18 @@ func externalID(r *http.Request, pl study.Platform) string {
 // or one that lost the parameter. Nothing is stored; the page says where
 // the study must be opened from and, for the researcher trying the study,
 // which parameter carries the id.
-func missingIDNotice(st study.Study) templates.Notice {
+func missingIDNotice(l i18n.Texts, st study.Study) templates.Notice {
 	param := st.Platform.IDParams()[0]
-	try := " to try the study yourself, add one to the link, for example /s/" + st.Slug + "?" + param + "=test."
-	n := templates.Notice{Status: http.StatusBadRequest}
+	example := "/s/" + st.Slug + "?" + param + "=test"
+	n := notice(l, http.StatusBadRequest, "", "")
 	switch st.Platform.Kind {
 	case study.PlatformProlific:
-		n.Title = "Please open this study from Prolific"
-		n.Message = "This study takes its participants from Prolific, and this link does not say who you are. " +
-			"Please open the study from its link on Prolific. Nothing about you was stored. " +
-			"(For researchers: Prolific puts the participant's id in the link's " + param + " parameter;" + try + ")"
-		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+		n.Title, n.Message = l.T(i18n.MissingProlT), l.T(i18n.MissingProl, param, example)
+		n.LinkURL, n.LinkText = "https://app.prolific.com/", l.T(i18n.BackToProlific)
 	case study.PlatformMTurk:
-		n.Title = "Please open this HIT from MTurk"
-		n.Message = "This study is a HIT on MTurk, and this link does not say who you are. " +
-			"Please open the HIT from MTurk. Nothing about you was stored. " +
-			"(For researchers: MTurk puts the worker's id in the link's workerId parameter, beside assignmentId, hitId and turkSubmitTo; " +
-			"try the HIT in MTurk's worker sandbox.)"
+		n.Title, n.Message = l.T(i18n.MissingMTurkT), l.T(i18n.MissingMTurk)
 	default:
-		n.Title = "Please open this study from the link you were given"
-		n.Message = "This study takes its participants from a recruiting platform, and this link does not say who you are. " +
-			"Please open the study from the link the platform gave you. Nothing about you was stored. " +
-			"(For researchers: the participant's id travels in the link's " + param + " parameter, the study's participant id parameter;" + try + ")"
+		n.Title, n.Message = l.T(i18n.MissingGenericT), l.T(i18n.MissingGeneric, param, example)
 	}
 	return n
 }
@@ -209,53 +203,45 @@ func missingIDMessage(st study.Study) string {
 // the study and opens another of its HITs (another assignment,
 // collect.ErrCompletedOtherAssignment): they are asked to return it, and
 // the page posts nothing to MTurk, so the study is paid once.
-func completedOtherHITNotice() templates.Notice {
-	return templates.Notice{Title: "You already completed this study", Status: http.StatusConflict,
-		Message: "You completed this study on another HIT, and each worker takes it once. " +
-			"Please return this HIT: use the Return button on MTurk's page, outside this frame. " +
-			"Nothing was submitted for this HIT, and the HIT you completed keeps its code."}
+func completedOtherHITNotice(l i18n.Texts) templates.Notice {
+	return notice(l, http.StatusConflict, l.T(i18n.CompletedT), l.T(i18n.Completed))
 }
 
 // fullNotice is the page of a study whose quota is taken.
-func fullNotice(st study.Study) templates.Notice {
-	n := templates.Notice{Title: st.Title + " is full",
-		Message: "Enough people are taking part in this study already, so it cannot take you. Thank you for your interest!"}
+func fullNotice(l i18n.Texts, st study.Study) templates.Notice {
+	n := notice(l, 0, l.T(i18n.FullTitle, st.Title), l.T(i18n.Full))
 	switch st.Platform.Kind {
 	case study.PlatformProlific:
-		n.Message = "Enough people are taking part in this study already. Please return it on Prolific (\"Stop without completing\"); nothing about you was stored."
-		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+		n.Message = l.T(i18n.FullProlific)
+		n.LinkURL, n.LinkText = "https://app.prolific.com/", l.T(i18n.BackToProlific)
 	case study.PlatformMTurk:
-		n.Message = "Enough people are taking part in this study already. Please return the HIT on MTurk (\"Return\"); nothing about you was stored."
+		n.Message = l.T(i18n.FullMTurk)
 	}
 	return n
 }
 
 // tookPartNotice is the page of someone a study refuses because they took
 // part in a related study.
-func tookPartNotice(st study.Study) templates.Notice {
-	n := templates.Notice{Title: "You took part in a related study", Status: http.StatusForbidden,
-		Message: "This study is for people who have not seen its images before, and you took part in a related study. Thank you for your interest! Nothing about you was stored."}
+func tookPartNotice(l i18n.Texts, st study.Study) templates.Notice {
+	n := notice(l, http.StatusForbidden, l.T(i18n.TookPartTitle), l.T(i18n.TookPart))
 	switch st.Platform.Kind {
 	case study.PlatformProlific:
-		n.Message += " Please return this study on Prolific (\"Stop without completing\")."
-		n.LinkURL, n.LinkText = "https://app.prolific.com/", "Back to Prolific"
+		n.Message = l.T(i18n.TookPartProl)
+		n.LinkURL, n.LinkText = "https://app.prolific.com/", l.T(i18n.BackToProlific)
 	case study.PlatformMTurk:
-		n.Message += " Please return the HIT on MTurk (\"Return\")."
+		n.Message = l.T(i18n.TookPartMTurk)
 	}
 	return n
 }
 
 // notOpenNotice is the friendly page of a study that takes no answers now.
-func notOpenNotice(st study.Study) templates.Notice {
+func notOpenNotice(l i18n.Texts, st study.Study) templates.Notice {
 	switch st.Status {
 	case study.StatusPaused:
-		return templates.Notice{Title: st.Title + " is paused",
-			Message: "The researchers paused this study for a moment. Please come back a little later; your progress is kept."}
+		return notice(l, 0, l.T(i18n.PausedTitle, st.Title), l.T(i18n.Paused))
 	case study.StatusClosed:
-		return templates.Notice{Title: st.Title + " is closed",
-			Message: "This study has finished collecting answers. Thank you for your interest!"}
+		return notice(l, 0, l.T(i18n.ClosedTitle, st.Title), l.T(i18n.Closed))
 	default:
-		return templates.Notice{Title: "Not open yet",
-			Message: "This study is not open yet. Please check the link you were given, or come back later."}
+		return notice(l, 0, l.T(i18n.NotOpenTitle), l.T(i18n.NotOpen))
 	}
 }

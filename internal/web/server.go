@@ -18,6 +18,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
+	"github.com/closer-lab/closer/internal/i18n"
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
@@ -109,8 +110,9 @@ type Server struct {
 	secure   bool
 	dash     *dashCache // the dashboard's caches (dashboard_cache.go)
 	texts    markdownCache
-	joins    joinLimiter // participants created per client address
-	images   *imageCache // verified images served by /img (image_cache.go)
+	joins    joinLimiter   // participants created per client address
+	images   *imageCache   // verified images served by /img (image_cache.go)
+	lang     *i18n.Catalog // the participant pages' texts (language.go)
 
 	slots chan struct{} // one per request using the database (shed.go)
 
@@ -141,6 +143,13 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 	cfg = withShedDefaults(cfg)
 	s := &Server{store: store, accounts: accounts, cfg: cfg, log: log, secure: strings.HasPrefix(cfg.BaseURL, "https://"), dash: newDashCache(store)}
 	s.slots = make(chan struct{}, cfg.MaxDBRequests)
+	lang, err := i18n.New()
+	if err != nil {
+		// The catalog is compiled in, and its package's tests build it:
+		// this is a programming error, not a condition to handle.
+		panic(err)
+	}
+	s.lang = lang
 	if cfg.ImageCacheBytes == 0 {
 		cfg.ImageCacheBytes = DefaultImageCacheBytes
 	}

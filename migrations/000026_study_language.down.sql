@@ -1,0 +1,2 @@
+ALTER TABLE studies DROP COLUMN IF EXISTS text_overrides;
+ALTER TABLE studies DROP COLUMN IF EXISTS language;
