@@ -101,7 +101,7 @@ func TestGermanStudyPages(t *testing.T) {
 		t.Fatalf("start: %d %s", res.StatusCode, res.body)
 	}
 	q := a.do(c, "GET", "/s/voegel/q", nil, nil)
-	for _, want := range []string{`<html lang="de" dir="ltr">`, "Welches ist dem oberen Bild ähnlicher?", `<span class="progress-text">Frage 0 / 3</span>`,
+	for _, want := range []string{`<html lang="de" dir="ltr">`, "Welches ist dem oberen Bild ähnlicher?", `<span class="progress-text" id="progress-text">Frage 0 / 3</span>`,
 		`<span class="key">← oder 1</span>`, `<summary>Anleitung</summary>`, `aria-label="Fortschritt"`,
 		`data-too-soon="Bitte betrachten Sie die Bilder noch einen Moment; die Antwortschaltflächen funktionieren gleich."`} {
 		if !strings.Contains(q.body, want) {
