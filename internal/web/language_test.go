@@ -102,7 +102,7 @@ func TestGermanStudyPages(t *testing.T) {
 	}
 	q := a.do(c, "GET", "/s/voegel/q", nil, nil)
 	for _, want := range []string{`<html lang="de" dir="ltr">`, "Welches ist dem oberen Bild ähnlicher?", `<span class="progress-text" id="progress-text">Frage 0 / 3</span>`,
-		`<span class="key">← oder 1</span>`, `<summary>Anleitung</summary>`, `aria-label="Fortschritt"`,
+		`<span class="key">← oder 1</span>`, `<summary>Anleitung</summary>`, `aria-labelledby="progress-text"`,
 		`data-too-soon="Bitte betrachten Sie die Bilder noch einen Moment; die Antwortschaltflächen funktionieren gleich."`} {
 		if !strings.Contains(q.body, want) {
 			t.Fatalf("question page without %q:\n%s", want, q.body)
