@@ -3,6 +3,7 @@ package simulate
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -25,12 +26,47 @@ import (
 //     its noise-free limit); with probability P, independently at each
 //     step, a uniformly random other remaining reference instead.
 //
+// With Temperature T > 0 the choices are instead drawn from the choice
+// models themselves on a Gaussian similarity s = −d²/T (d the Euclidean
+// distance): odd-one-out by the softmax over the three pairs (SPoSE's
+// rule), rank by the sequential Luce rule (psiz's) — graded noise, most
+// where the distances are close; P then adds wrong answers as above.
+//
 // Ties in distance go to the earlier item shown. With one goroutine its
 // answers are deterministic for a seed; it is not safe for concurrent use.
 type TrialOracle struct {
-	X   *mat.Dense
-	P   float64
-	rng *rand.Rand
+	X           *mat.Dense
+	P           float64
+	Temperature float64
+	rng         *rand.Rand
+}
+
+// best returns the index of the smallest of d (the first on ties), or,
+// with a temperature, an index drawn with probability ∝ exp(−d_i/T).
+func (o *TrialOracle) best(d []float64) int {
+	b := 0
+	for i := 1; i < len(d); i++ {
+		if d[i] < d[b] {
+			b = i
+		}
+	}
+	if o.Temperature <= 0 {
+		return b
+	}
+	var sum float64
+	w := make([]float64, len(d))
+	for i, v := range d {
+		w[i] = math.Exp(-(v - d[b]) / o.Temperature)
+		sum += w[i]
+	}
+	u := o.rng.Float64() * sum
+	for i, v := range w {
+		if u < v {
+			return i
+		}
+		u -= v
+	}
+	return len(d) - 1
 }
 
 // NewTrialOracle returns an oracle over the points x, wrong with
@@ -47,12 +83,7 @@ func (o *TrialOracle) OddOneOut(items [3]int) trial.OddOneOut {
 	// d[k] is the squared distance of the pair without item k; the odd
 	// one is the item left out of the closest pair.
 	d := [3]float64{triplet.SqDist(o.X, b, c), triplet.SqDist(o.X, a, c), triplet.SqDist(o.X, a, b)}
-	odd := 0
-	for k := 1; k < 3; k++ {
-		if d[k] < d[odd] {
-			odd = k
-		}
-	}
+	odd := o.best(d[:])
 	if o.wrong() {
 		odd = (odd + 1 + o.rng.IntN(2)) % 3
 	}
@@ -64,13 +95,13 @@ func (o *TrialOracle) OddOneOut(items [3]int) trial.OddOneOut {
 func (o *TrialOracle) Rank(query int, options []int, k int) trial.Rank {
 	left := append([]int(nil), options...)
 	choices := make([]int, 0, k)
+	d := make([]float64, 0, len(options))
 	for range k {
-		best := 0
-		for i := 1; i < len(left); i++ {
-			if triplet.SqDist(o.X, query, left[i]) < triplet.SqDist(o.X, query, left[best]) {
-				best = i
-			}
+		d = d[:0]
+		for _, l := range left {
+			d = append(d, triplet.SqDist(o.X, query, l))
 		}
+		best := o.best(d)
 		if o.wrong() {
 			best = (best + 1 + o.rng.IntN(len(left)-1)) % len(left)
 		}

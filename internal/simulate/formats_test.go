@@ -55,6 +55,29 @@ func TestTrialOracle(t *testing.T) {
 	}
 }
 
+// TestTrialOracleTemperature: with a temperature the odd one is drawn by
+// the softmax over the pairs: on (0, 1, 3) with T = 2 the pairs' squared
+// distances are 4, 9, 1 (without item 0, 1, 2), so P(item 2 odd) =
+// 1/(1 + e^{−3/2} + e^{−4}) = .8055 (worked by hand), within 4 standard
+// errors over 20,000 draws.
+func TestTrialOracleTemperature(t *testing.T) {
+	t.Parallel()
+	x := mat.NewDense(3, 1, []float64{0, 1, 3})
+	o := NewTrialOracle(x, 0, 9)
+	o.Temperature = 2
+	const m = 20000
+	want := 1 / (1 + math.Exp(-1.5) + math.Exp(-4))
+	hit := 0
+	for range m {
+		if o.OddOneOut([3]int{0, 1, 2}).Odd == 2 {
+			hit++
+		}
+	}
+	if se := math.Sqrt(want * (1 - want) / m); math.Abs(float64(hit)/m-want) > 4*se {
+		t.Errorf("P(item 2 odd) %.4f, want %.4f", float64(hit)/m, want)
+	}
+}
+
 func TestRandomTrialsValid(t *testing.T) {
 	t.Parallel()
 	rng := triplet.NewRand(3)
