@@ -342,3 +342,36 @@ func RankTop1Accuracy(x *mat.Dense, ts []trial.Rank) float64 {
 	}
 	return float64(hit) / float64(len(ts))
 }
+
+// OddOneOutProbs stores in p the native model's probabilities that each of
+// items is chosen as the odd one out at the points x (the fit's own
+// coordinates, not the normal form, whose scale differs) with t-STE's α:
+// P(k odd) ∝ q(d_ij) over the pair {i, j} without k (the "Native
+// likelihoods" comment).
+func OddOneOutProbs(p *[3]float64, x *mat.Dense, alpha float64, items [3]int) {
+	e := (alpha + 1) / 2
+	a, b, c := items[0], items[1], items[2]
+	// The pairs without a, b and c; each weight relative to the closest
+	// pair's, so that none overflows.
+	d := [3]float64{alpha + triplet.SqDist(x, b, c), alpha + triplet.SqDist(x, a, c), alpha + triplet.SqDist(x, a, b)}
+	m := min(d[0], d[1], d[2])
+	var sum float64
+	for k := range d {
+		p[k] = powE(m/d[k], e)
+		sum += p[k]
+	}
+	for k := range p {
+		p[k] /= sum
+	}
+}
+
+// NativeAlpha returns the α of t-STE's kernel that FitOddOneOut and
+// FitRank use with opt (its TSTEParams' Alpha, else max(Dim−1, 1)), for
+// OddOneOutProbs; NaN when opt's method is not t-STE.
+func NativeAlpha(opt Options) float64 {
+	_, p, err := nativeParams(opt, "")
+	if err != nil {
+		return math.NaN()
+	}
+	return p.Alpha
+}
