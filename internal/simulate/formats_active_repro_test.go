@@ -82,4 +82,3 @@ func TestReproduceOddActive(t *testing.T) {
 	}
 	t.Log(b.String())
 }
-
