@@ -45,11 +45,14 @@ func simulateTrials(ctx context.Context, stdout io.Writer, set map[string]bool, 
 			return fmt.Errorf("--%s does not apply to --format %s", name, f.kind)
 		}
 	}
-	if f.design != "random" {
-		if set["design"] {
-			return fmt.Errorf("--design %s: odd-one-out and rank trials are asked at random for now (--design random)", f.design)
-		}
+	if !set["design"] {
 		f.design = "random"
+	}
+	switch {
+	case f.design == "active" && f.kind.Format == study.FormatOddOneOut:
+	case f.design != "random":
+		return fmt.Errorf("--design %s: %s trials are asked at random (--design random)%s", f.design, f.kind,
+			map[bool]string{true: " or actively (--design active)"}[f.kind.Format == study.FormatOddOneOut])
 	}
 	if f.coords != "" {
 		return fmt.Errorf("--coords: give --points for --format %s", f.kind)
@@ -99,7 +102,7 @@ func simulateTrials(ctx context.Context, stdout io.Writer, set map[string]bool, 
 		cw = csvsafe.NewWriter(stdout)
 		cw.Write([]string{"trials", "derived_triplets", "fit", "score", "test_triplet_error", "heldout_error", "kendall_tau"})
 	} else {
-		fmt.Fprintf(stdout, "# %d points in %d dimensions; format %s, random trials; error %g; %d held-out trials; seed %d\n", n, D, f.kind, f.errP, f.testTrials, f.seed)
+		fmt.Fprintf(stdout, "# %d points in %d dimensions; format %s, %s trials; error %g; %d held-out trials; seed %d\n", n, D, f.kind, f.design, f.errP, f.testTrials, f.seed)
 		score := "odd-one-out accuracy"
 		if spec.N > 0 {
 			score = "rank top-1 accuracy"
@@ -108,8 +111,8 @@ func simulateTrials(ctx context.Context, stdout io.Writer, set map[string]bool, 
 		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprint(tw, "trials\ttriplets\tfit\tscore\ttest-tri\theldout\ttau\t\n")
 	}
-	for _, c := range cps {
-		head := train.Head(c)
+	assess := func(head simulate.Trials) error {
+		c := head.Len()
 		for _, native := range fits {
 			opt := embed.Options{Dim: f.dim, Seed: mix(f.seed, 6)}
 			q, err := simulate.AssessTrials(ctx, truth, head, test, native, opt)
@@ -131,6 +134,26 @@ func simulateTrials(ctx context.Context, stdout io.Writer, set map[string]bool, 
 			}
 			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", c, m, how, num(q.Score), num(q.TestTripletError), num(q.Heldout), num(q.Tau))
 		}
+		return nil
+	}
+	if f.design == "active" {
+		// The crowd of the training trials is simulatedTrials' (same
+		// seed); the held-out trials stay those of the random run.
+		r := simulate.OddRun{Oracle: simulate.NewTrialOracle(x, f.errP, mix(f.seed, 7)), Active: true,
+			Fit: embed.Options{Dim: f.dim}, Seed: mix(f.seed, 8)}
+		err = simulate.RunOddOneOut(ctx, r, f.budget, cps, func(cp simulate.OddCheckpoint) error {
+			return assess(simulate.Trials{Odd: cp.Trials})
+		})
+	} else {
+		for _, c := range cps {
+			if err = assess(train.Head(c)); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		flushOutput(tw, cw)
+		return err
 	}
 	flushOutput(tw, cw)
 	return nil

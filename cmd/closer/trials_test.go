@@ -93,14 +93,15 @@ func TestEmbedEvalTrialFiles(t *testing.T) {
 	}
 }
 
-// TestSimulateFormats: closer simulate --format runs each format with both
-// fits and prints a CSV row per checkpoint and fit; flags of the triplet
-// designs are refused.
+// TestSimulateFormats: closer simulate --format runs each format (and
+// odd-one-out actively) with both fits and prints a CSV row per
+// checkpoint and fit; flags of the triplet designs are refused.
 func TestSimulateFormats(t *testing.T) {
 	t.Parallel()
-	for _, f := range []string{"odd-one-out", "rank:8:2"} {
+	for _, f := range []string{"odd-one-out", "rank:8:2", "odd-one-out --design active"} {
 		var out, errb bytes.Buffer
-		args := []string{"simulate", "--format", f, "--points", "gaussian:40:2", "--budget", "300", "--test-trials", "200", "--checkpoints", "2", "--csv"}
+		args := append([]string{"simulate", "--format"}, strings.Fields(f)...)
+		args = append(args, "--points", "gaussian:40:2", "--budget", "300", "--test-trials", "200", "--checkpoints", "2", "--csv")
 		if code := run(context.Background(), args, &out, &errb); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 		}
@@ -110,7 +111,8 @@ func TestSimulateFormats(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		{"simulate", "--format", "odd-one-out", "--design", "active"},
+		{"simulate", "--format", "rank:8:2", "--design", "active"},
+		{"simulate", "--format", "odd-one-out", "--design", "basis"},
 		{"simulate", "--format", "odd-one-out", "--arms", "random:1"},
 		{"simulate", "--format", "rank:10:2"},
 		{"simulate", "--fit", "native"},
