@@ -72,3 +72,44 @@ func RankAnswer(query int, options []int, k int, choices []int) (Rank, error) {
 	}
 	return Rank{Query: query, Options: options, Choices: choices}, nil
 }
+
+// CatchOddOneOut judges the answer to an odd-one-out catch trial: two of
+// the items shown are the same and the third differs, so the right answer
+// is the item shown once. It returns whether choice is that item; the
+// items must be a catch trial (exactly two equal) and the choice one of
+// them, else an *AnswerError (a catch trial gives no triplet).
+func CatchOddOneOut(items [3]int, choice int) (bool, error) {
+	a, b, c := items[0], items[1], items[2]
+	var single int
+	switch {
+	case a == b && b != c:
+		single = c
+	case a == c && b != c:
+		single = b
+	case b == c && a != b:
+		single = a
+	default:
+		return false, &AnswerError{NotShown, fmt.Sprintf("(%d, %d, %d) is not an odd-one-out catch trial (two of the same item and one other)", a, b, c)}
+	}
+	if choice != a && choice != b && choice != c {
+		return false, &AnswerError{NotShown, fmt.Sprintf("choice %d is not one of the items shown", choice)}
+	}
+	return choice == single, nil
+}
+
+// CatchRank judges the answer to a rank catch trial, whose references
+// include the query itself: it passes when the query is chosen first. The
+// answer must pass CheckRank.
+func CatchRank(query int, options []int, k int, choices []int) (bool, error) {
+	if err := CheckRank(options, k, choices); err != nil {
+		return false, err
+	}
+	shown := false
+	for _, o := range options {
+		shown = shown || o == query
+	}
+	if !shown {
+		return false, &AnswerError{NotShown, fmt.Sprintf("the query %d is not among the references: not a rank catch trial", query)}
+	}
+	return choices[0] == query, nil
+}

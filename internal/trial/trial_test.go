@@ -132,3 +132,37 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestCatchTrials(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		items  [3]int
+		choice int
+		pass   bool
+	}{{[3]int{4, 4, 9}, 9, true}, {[3]int{4, 4, 9}, 4, false}, {[3]int{9, 4, 4}, 9, true}, {[3]int{4, 9, 4}, 9, true}} {
+		if pass, err := CatchOddOneOut(c.items, c.choice); err != nil || pass != c.pass {
+			t.Errorf("CatchOddOneOut(%v, %d) = %v, %v; want %v", c.items, c.choice, pass, err, c.pass)
+		}
+	}
+	for _, items := range [][3]int{{1, 2, 3}, {4, 4, 4}} {
+		if _, err := CatchOddOneOut(items, 1); err == nil {
+			t.Errorf("%v judged as a catch trial", items)
+		}
+	}
+	if _, err := CatchOddOneOut([3]int{4, 4, 9}, 5); err == nil {
+		t.Error("a choice not shown judged")
+	}
+	opts := []int{3, 0, 5, 6}
+	if pass, err := CatchRank(0, opts, 2, []int{0, 5}); err != nil || !pass {
+		t.Errorf("query first: %v, %v", pass, err)
+	}
+	if pass, err := CatchRank(0, opts, 2, []int{5, 0}); err != nil || pass {
+		t.Errorf("query second: %v, %v", pass, err)
+	}
+	if _, err := CatchRank(1, opts, 2, []int{5, 0}); err == nil {
+		t.Error("a trial without the query among the references judged")
+	}
+	if _, err := CatchRank(0, opts, 2, []int{0, 0}); err == nil {
+		t.Error("a repeated choice judged")
+	}
+}
