@@ -375,3 +375,27 @@ func NativeAlpha(opt Options) float64 {
 	}
 	return p.Alpha
 }
+
+// RankFirstProbs stores in dst (len(options)) the native rank model's
+// probabilities that each option is chosen first for query at the points
+// x (the fit's own coordinates) with t-STE's α: q(d_o)/Σ q — the first
+// factor of the Plackett–Luce product.
+func RankFirstProbs(dst []float64, x *mat.Dense, alpha float64, query int, options []int) {
+	if len(dst) != len(options) {
+		panic("embed: RankFirstProbs: destination length mismatch")
+	}
+	e := (alpha + 1) / 2
+	amin := math.Inf(1)
+	for k, o := range options {
+		dst[k] = alpha + triplet.SqDist(x, query, o)
+		amin = math.Min(amin, dst[k])
+	}
+	var sum float64
+	for k := range dst {
+		dst[k] = powE(amin/dst[k], e)
+		sum += dst[k]
+	}
+	for k := range dst {
+		dst[k] /= sum
+	}
+}

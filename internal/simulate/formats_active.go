@@ -9,14 +9,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/embed"
-	"github.com/closer-lab/closer/internal/oddactive"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/trial"
+	"github.com/closer-lab/closer/internal/trialactive"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // OddRun is a simulated odd-one-out study with one annotator at a time:
 // random trials, or (Active) random trials for a warm-up and then the
-// trials oddactive.Choose finds most uncertain under the native fit of the
+// trials trialactive.Choose finds most uncertain under the native fit of the
 // answers so far, refitted every RefitEvery answers as the app's worker
 // would.
 type OddRun struct {
@@ -93,7 +94,7 @@ func RunOddOneOut(ctx context.Context, r OddRun, budget int, checkpoints []int, 
 				prev = res.X
 				fits++
 				m := min(r.RefitEvery, budget-len(trials))
-				batch = oddactive.Choose(batch[:0], rng, prev, alpha, m, r.Candidates*m)
+				batch = trialactive.Choose(batch[:0], rng, prev, alpha, m, r.Candidates*m)
 			}
 			items, batch = batch[0], batch[1:]
 		}
@@ -101,6 +102,98 @@ func RunOddOneOut(ctx context.Context, r OddRun, budget int, checkpoints []int, 
 		if len(cps) > 0 && len(trials) == cps[0] {
 			cps = cps[1:]
 			if err := at(OddCheckpoint{Trials: trials, Fits: fits}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// RankRun is a simulated rank study with one annotator at a time: random
+// trials, or (Active) random trials for a warm-up and then, for queries
+// taken in turn from a shuffled order of the items, the references
+// trialactive.ChooseRank finds most uncertain under the native fit of the
+// answers so far, refitted every RefitEvery answers.
+type RankRun struct {
+	Oracle *TrialOracle
+	Spec   study.RankSpec
+	Active bool
+	// WarmupPerItem is the random trials per item before the active
+	// choice starts (default 1: n trials, 13n derived triplets for
+	// 8-choose-2).
+	WarmupPerItem int
+	// RefitEvery is the number of trials between fits (default n/2, at
+	// least 1).
+	RefitEvery int
+	// Candidates is the random reference sets scored per trial (default
+	// 50).
+	Candidates int
+	// Fit configures the worker's native fits (warm-started).
+	Fit embed.Options
+	// Seed fixes the random trials, queries and candidates.
+	Seed uint64
+}
+
+// RunRank drives r until budget trials are answered, calling at with the
+// trials so far and the fits made at every checkpoint (the budget is
+// always the last).
+func RunRank(ctx context.Context, r RankRun, budget int, checkpoints []int, at func(trials []trial.Rank, fits int) error) error {
+	n, _ := r.Oracle.X.Dims()
+	if err := r.Spec.Validate(); err != nil {
+		return err
+	}
+	if n <= r.Spec.N || budget < 1 {
+		return fmt.Errorf("simulate: a %s run needs more than %d items and a budget", r.Spec, r.Spec.N)
+	}
+	if r.WarmupPerItem <= 0 {
+		r.WarmupPerItem = 1
+	}
+	if r.RefitEvery <= 0 {
+		r.RefitEvery = max(1, n/2)
+	}
+	if r.Candidates <= 0 {
+		r.Candidates = 50
+	}
+	alpha := embed.NativeAlpha(r.Fit)
+	if math.IsNaN(alpha) {
+		return fmt.Errorf("simulate: the rank worker fits natively with t-STE's kernel, not %s", r.Fit.Method)
+	}
+	rng := triplet.NewRand(r.Seed)
+	cps := normaliseCheckpoints(checkpoints, budget)
+	trials := make([]trial.Rank, 0, budget)
+	order := rng.Perm(n)
+	var x *mat.Dense
+	fits, sinceFit, next := 0, 0, 0
+	for len(trials) < budget {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var t trial.Rank
+		if !r.Active || len(trials) < r.WarmupPerItem*n {
+			t = RandomRank(rng, r.Oracle, r.Spec, 1)[0]
+		} else {
+			if x == nil || sinceFit >= r.RefitEvery {
+				opt := r.Fit
+				opt.Init = x
+				opt.Seed = r.Seed + uint64(fits)
+				res, err := embed.FitRank(ctx, n, trials, opt)
+				if err != nil {
+					return err
+				}
+				x = res.X
+				fits++
+				sinceFit = 0
+			}
+			q := order[next%n]
+			next++
+			opts := trialactive.ChooseRank(rng, x, alpha, q, r.Spec.N, r.Candidates)
+			t = r.Oracle.Rank(q, opts, r.Spec.K)
+			sinceFit++
+		}
+		trials = append(trials, t)
+		if len(cps) > 0 && len(trials) == cps[0] {
+			cps = cps[1:]
+			if err := at(trials, fits); err != nil {
 				return err
 			}
 		}

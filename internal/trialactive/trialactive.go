@@ -1,16 +1,18 @@
-// Package oddactive chooses odd-one-out trials actively (issue 27): from a
-// pool of random candidate triples it picks those whose answer the current
-// fit is least sure of, the largest entropy of the native model's
-// probabilities of the three answers (embed.OddOneOutProbs; uncertainty
-// sampling, as the triplet active design's uncertainty score, Tamuz et
-// al. 2011's "adaptive" questions reduced to their predictive entropy).
-// It knows nothing of SQL or HTTP; the simulator drives it offline.
-package oddactive
+// Package trialactive chooses odd-one-out and rank trials actively (issue
+// 27): from a pool of random candidates it picks those whose answer the
+// current fit is least sure of — uncertainty sampling, as the triplet
+// active design's uncertainty score: for odd-one-out the largest entropy
+// of the native model's probabilities of the three answers
+// (embed.OddOneOutProbs), for rank the largest entropy of its first choice
+// among the references (embed.RankFirstProbs). It knows nothing of SQL or
+// HTTP; the simulator drives it offline.
+package trialactive
 
 import (
 	"container/heap"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -31,6 +33,50 @@ func Entropy(x *mat.Dense, alpha float64, items [3]int) float64 {
 		}
 	}
 	return h
+}
+
+// RankEntropy returns the entropy (nats) of the native rank model's first
+// choice among options for query at the points x with t-STE's α: log n
+// when every reference is as likely, near 0 when the fit is sure.
+func RankEntropy(x *mat.Dense, alpha float64, query int, options []int) float64 {
+	p := make([]float64, len(options))
+	embed.RankFirstProbs(p, x, alpha, query, options)
+	var h float64
+	for _, v := range p {
+		if v > 0 {
+			h -= v * math.Log(v)
+		}
+	}
+	return h
+}
+
+// ChooseRank returns the most uncertain (RankEntropy) of candidates
+// random sets of n references for query: n distinct items other than the
+// query, in random display order. It panics unless candidates ≥ 1 and x
+// has more than n rows.
+func ChooseRank(rng *rand.Rand, x *mat.Dense, alpha float64, query, n, candidates int) []int {
+	items, _ := x.Dims()
+	if candidates < 1 || items <= n || query < 0 || query >= items {
+		panic("trialactive: ChooseRank needs a candidate, a query among the items and more items than references")
+	}
+	var best []int
+	bestH := math.Inf(-1)
+	opts := make([]int, 0, n)
+	for range candidates {
+		opts = opts[:0]
+		for len(opts) < n {
+			v := rng.IntN(items)
+			if v == query || slices.Contains(opts, v) {
+				continue
+			}
+			opts = append(opts, v)
+		}
+		if h := RankEntropy(x, alpha, query, opts); h > bestH {
+			bestH = h
+			best = append(best[:0], opts...)
+		}
+	}
+	return best
 }
 
 // scored is a candidate with its entropy.
@@ -60,7 +106,7 @@ func (h *minHeap) Pop() any {
 func Choose(dst [][3]int, rng *rand.Rand, x *mat.Dense, alpha float64, m, candidates int) [][3]int {
 	n, _ := x.Dims()
 	if m < 1 || m > candidates || n < 3 {
-		panic("oddactive: Choose needs 1 ≤ m ≤ candidates and 3 items")
+		panic("trialactive: Choose needs 1 ≤ m ≤ candidates and 3 items")
 	}
 	h := make(minHeap, 0, m+1)
 	for range candidates {

@@ -1,7 +1,8 @@
-package oddactive
+package trialactive
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -63,5 +64,34 @@ func TestChoose(t *testing.T) {
 			t.Errorf("trial %d entropy %g: not in decreasing order or below the %d-th largest %g", k, h, m, sorted[m-1])
 		}
 		prev = h
+	}
+}
+
+// TestRankEntropy: references all at the same distance from the query
+// leave the first choice uniform (entropy log n); one reference at the
+// query and the others far make it sure; ChooseRank keeps the most
+// uncertain candidate.
+func TestRankEntropy(t *testing.T) {
+	t.Parallel()
+	// Query 0 at the origin; items 1–4 on the unit circle; item 5 at the
+	// query, items 6–8 far away.
+	x := mat.NewDense(9, 2, []float64{0, 0, 1, 0, 0, 1, -1, 0, 0, -1, 0.001, 0, 50, 0, 0, 50, -50, 0})
+	if h := RankEntropy(x, 1, 0, []int{1, 2, 3, 4}); math.Abs(h-math.Log(4)) > 1e-12 {
+		t.Errorf("equidistant entropy %g, want log 4", h)
+	}
+	// α = 1: q = 1/(1 + d), each far reference keeps p ≈ 1/2501, so the
+	// entropy is ≈ 3·(1/2501)·log 2501 + 0.0012 = .0106.
+	if h := RankEntropy(x, 1, 0, []int{5, 6, 7, 8}); h > 0.02 {
+		t.Errorf("clear trial's entropy %g", h)
+	}
+	rng := triplet.NewRand(3)
+	got := ChooseRank(rng, x, 1, 0, 4, 50)
+	if len(got) != 4 || slices.Contains(got, 0) {
+		t.Fatalf("references %v", got)
+	}
+	// The best of 50 random 4-sets of the 8 other items: with 70 sets in
+	// all, it is at least as uncertain as the worst one.
+	if h := RankEntropy(x, 1, 0, got); h < RankEntropy(x, 1, 0, []int{5, 6, 7, 8}) {
+		t.Errorf("chosen entropy %g", h)
 	}
 }
