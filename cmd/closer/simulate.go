@@ -108,9 +108,11 @@ runs that design as one arm, with the same table.
 
 Formats: --format odd-one-out or rank:N:K (e.g. rank:8:2) asks --budget
 trials of that format instead of triplets, uniformly random (--design
-random) or, for odd-one-out, actively (--design active: after 5 random
+random) or actively (--design active; odd-one-out: after 5 random
 trials per item, the most uncertain of 20 random triples per trial under
-the native fit, refitted every n trials), answered by a crowd
+the native fit, refitted every n trials; rank: after 1 random trial per
+item, queries in turn, each with the most uncertain first choice of 50
+random reference sets, refitted every n/2 trials), answered by a crowd
 that follows the format's choice rule and errs with probability --error at
 each choice (odd-one-out: one of the other two items; rank: a random other
 reference at each of the K steps). --test-trials more trials are the
@@ -157,7 +159,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	candidates := fs.Int("candidates", active.DefaultCandidates, "active: pairs sampled and scored per head")
 	pool := fs.Int("pool", 0, "active: scored questions per refresh (default: the number of items, one per head)")
 	refitEvery := fs.Int("refit-every", 0, "active: answers between the worker's fits (default: the pool size)")
-	formatF := fs.String("format", "triplet", "question format: triplet, odd-one-out or rank:N:K (e.g. rank:8:2); the new formats run --design random, odd-one-out also active (see below)")
+	formatF := fs.String("format", "triplet", "question format: triplet, odd-one-out or rank:N:K (e.g. rank:8:2); the new formats run --design random or active (see below)")
 	fitF := fs.String("fit", "both", "odd-one-out and rank: how the trials are fitted at each checkpoint: native (the format's likelihood), derived (t-STE on the derived triplets) or both")
 	testTrials := fs.Int("test-trials", 1000, "odd-one-out and rank: the crowd's held-out trials (as noisy as the others) for the format's own score")
 	project := fs.Float64("project", 0, "after the run, fit the power-law learning curve e(n) = a + b·n^(−c) to the checkpoints' held-out errors and print the answers needed for this error and the error at twice the budget, with 80% intervals (needs --design, 4 or more checkpoints; 0: no projection)")

@@ -48,11 +48,8 @@ func simulateTrials(ctx context.Context, stdout io.Writer, set map[string]bool, 
 	if !set["design"] {
 		f.design = "random"
 	}
-	switch {
-	case f.design == "active" && f.kind.Format == study.FormatOddOneOut:
-	case f.design != "random":
-		return fmt.Errorf("--design %s: %s trials are asked at random (--design random)%s", f.design, f.kind,
-			map[bool]string{true: " or actively (--design active)"}[f.kind.Format == study.FormatOddOneOut])
+	if f.design != "random" && f.design != "active" {
+		return fmt.Errorf("--design %s: %s trials are asked at random (--design random) or actively (--design active)", f.design, f.kind)
 	}
 	if f.coords != "" {
 		return fmt.Errorf("--coords: give --points for --format %s", f.kind)
@@ -136,15 +133,22 @@ func simulateTrials(ctx context.Context, stdout io.Writer, set map[string]bool, 
 		}
 		return nil
 	}
-	if f.design == "active" {
-		// The crowd of the training trials is simulatedTrials' (same
-		// seed); the held-out trials stay those of the random run.
+	switch {
+	case f.design == "active" && spec.N == 0:
+		// The training trials' crowd is a fresh oracle of its own seed;
+		// the held-out trials stay those of the random run.
 		r := simulate.OddRun{Oracle: simulate.NewTrialOracle(x, f.errP, mix(f.seed, 7)), Active: true,
 			Fit: embed.Options{Dim: f.dim}, Seed: mix(f.seed, 8)}
 		err = simulate.RunOddOneOut(ctx, r, f.budget, cps, func(cp simulate.OddCheckpoint) error {
 			return assess(simulate.Trials{Odd: cp.Trials})
 		})
-	} else {
+	case f.design == "active":
+		r := simulate.RankRun{Oracle: simulate.NewTrialOracle(x, f.errP, mix(f.seed, 7)), Spec: spec, Active: true,
+			Fit: embed.Options{Dim: f.dim}, Seed: mix(f.seed, 8)}
+		err = simulate.RunRank(ctx, r, f.budget, cps, func(ts []trial.Rank, _ int) error {
+			return assess(simulate.Trials{Rank: ts})
+		})
+	default:
 		for _, c := range cps {
 			if err = assess(train.Head(c)); err != nil {
 				break

@@ -93,12 +93,12 @@ func TestEmbedEvalTrialFiles(t *testing.T) {
 	}
 }
 
-// TestSimulateFormats: closer simulate --format runs each format (and
-// odd-one-out actively) with both fits and prints a CSV row per
+// TestSimulateFormats: closer simulate --format runs each format, at
+// random and actively, with both fits and prints a CSV row per
 // checkpoint and fit; flags of the triplet designs are refused.
 func TestSimulateFormats(t *testing.T) {
 	t.Parallel()
-	for _, f := range []string{"odd-one-out", "rank:8:2", "odd-one-out --design active"} {
+	for _, f := range []string{"odd-one-out", "rank:8:2", "odd-one-out --design active", "rank:8:2 --design active"} {
 		var out, errb bytes.Buffer
 		args := append([]string{"simulate", "--format"}, strings.Fields(f)...)
 		args = append(args, "--points", "gaussian:40:2", "--budget", "300", "--test-trials", "200", "--checkpoints", "2", "--csv")
@@ -111,7 +111,6 @@ func TestSimulateFormats(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		{"simulate", "--format", "rank:8:2", "--design", "active"},
 		{"simulate", "--format", "odd-one-out", "--design", "basis"},
 		{"simulate", "--format", "odd-one-out", "--arms", "random:1"},
 		{"simulate", "--format", "rank:10:2"},
