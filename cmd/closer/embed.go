@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/embed"
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -25,7 +27,13 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"docs/embeddings.md unless --raw. With --holdout F or",
 		"--holdout-column/--holdout-value it also prints the training and held-out",
 		"triplet error and the time. Zero-valued method parameters take the defaults",
-		"of the method (internal/embed, params.go); a flag of another\nmethod is refused.\n\nflags:",
+		"of the method (internal/embed, params.go); a flag of another\nmethod is refused.",
+		"\nOdd-one-out (item1,item2,item3,odd) and rank (query,option1,…,optionN,",
+		"choice1,…,choiceK) files are fitted with the format's native likelihood",
+		"(t-STE's kernel: --method tste, --alpha, --lambda), or with --derived by",
+		"--method on the triplets each trial implies; --holdout holds out whole",
+		"trials and the format's own score is printed (odd-one-out accuracy; rank",
+		"top-1 accuracy) with the derived triplet error.\n\nflags:",
 	)
 	fi := addFitInput(fs, fitInputFlags{
 		method: embed.DefaultMethod, methodUse: "embedding method",
@@ -41,6 +49,8 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		startsF = fs.Int("starts", 0, "starts without --init, the first from --start, the others random; the fit with the fewest wrong training triplets is kept (0: the default: 5 in one dimension; otherwise 3 for tste and ckl, 1 for ste and gnmds; soe --inits)")
 		rawF    = fs.Bool("raw", false, "write the fit's own coordinates instead of the normal form (centred, unit root-mean-square radius, principal axes, signs fixed)")
 		quiet   = fs.Bool("quiet", false, "no progress line on stderr")
+		formatF = fs.String("format", "", formatUse)
+		derived = fs.Bool("derived", false, "odd-one-out and rank files: fit the derived triplets with --method instead of the format's native likelihood (t-STE's kernel)")
 		mflags  = addMethodFlags(fs)
 	)
 	if err := parseFlags(fs, args); err != nil {
@@ -65,6 +75,27 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if fi.holdout < 0 || fi.holdout >= 1 {
 		return fmt.Errorf("--holdout %g: want a fraction in [0, 1)", fi.holdout)
+	}
+	kind, err := fileKind(fi.in, *formatF)
+	if err != nil {
+		return err
+	}
+	if kind.Format != study.FormatTriplet {
+		if fi.hcol != "" {
+			return errors.New("--holdout-column applies to triplet files only; use --holdout")
+		}
+		params, err := methodParams(fs, m, *mflags)
+		if err != nil {
+			return err
+		}
+		if *startsF < 0 {
+			return fmt.Errorf("--starts %d: want 0 (the default) or more", *startsF)
+		}
+		opt := embed.Options{Params: params, Dim: fi.dim, Seed: fi.seed, MaxIter: *iters, Tol: *tol, Start: st, Starts: *startsF}
+		return embedTrials(ctx, fi, kind, *derived, opt, *initF, *out, *rawF, *quiet, stdout, stderr)
+	}
+	if *derived {
+		return errors.New("--derived applies to odd-one-out and rank files")
 	}
 	set, err := fi.read(fi.hcol)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/embed"
+	"github.com/closer-lab/closer/internal/study"
+	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -23,11 +25,15 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		"usage: closer eval --embedding embedding.csv [--in triplets.csv] [--truth points.csv] [--labels labels.csv]",
 		"\nPrints the triplet error of the embedding on the triplets, and with true",
 		"coordinates the mean Kendall tau, kNN precision, distance RMSE and Procrustes",
-		"disparity; with labels (CSV item,label) the leave-one-out 1-NN error.\n\nflags:",
+		"disparity; with labels (CSV item,label) the leave-one-out 1-NN error.",
+		"On an odd-one-out or rank file (--format, or detected from the header) it",
+		"prints the format's own score (odd-one-out accuracy; rank top-1 accuracy)",
+		"and the error on the triplets the trials imply.\n\nflags:",
 	)
 	var (
 		embF   = fs.String("embedding", "", "embedding CSV item,x1,...,xD (required)")
-		in     = fs.String("in", "", "triplet CSV to score the embedding on")
+		in     = fs.String("in", "", "triplet, odd-one-out or rank CSV to score the embedding on")
+		format = fs.String("format", "", formatUse)
 		hcol   = fs.String("holdout-column", "", "score only the rows whose value in this column is --holdout-value")
 		hval   = fs.String("holdout-value", "", "value of --holdout-column to score (e.g. Test)")
 		truthF = fs.String("truth", "", "true coordinates CSV item,x1,...,xD")
@@ -59,7 +65,25 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		row[id] = i
 	}
 	fmt.Fprintf(stdout, "embedding %s: %d items\n", *embF, n)
+	kind := trial.Kind{Format: study.FormatTriplet}
 	if *in != "" {
+		if kind, err = fileKind(*in, *format); err != nil {
+			return err
+		}
+	}
+	if kind.Format != study.FormatTriplet {
+		if *hcol != "" {
+			return errors.New("--holdout-column applies to triplet files only")
+		}
+		tf, err := readTrialFile(*in, kind)
+		if err != nil {
+			return err
+		}
+		if tf, err = tf.remap(*in, row); err != nil {
+			return err
+		}
+		tf.printScores(stdout, "format "+kind.String()+":", x)
+	} else if *in != "" {
 		set, err := readTriplets(*in, *hcol)
 		if err != nil {
 			return err

@@ -24,6 +24,8 @@ import (
 	"github.com/closer-lab/closer/internal/landmark"
 	"github.com/closer-lab/closer/internal/projection"
 	"github.com/closer-lab/closer/internal/simulate"
+	"github.com/closer-lab/closer/internal/study"
+	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -104,6 +106,25 @@ annotators,arm_answers,fallback_share,d_hat,kendall_tau,knn_precision,
 test_error,heldout_error. --design with --heldout-share or --per-annotator
 runs that design as one arm, with the same table.
 
+Formats: --format odd-one-out or rank:N:K (e.g. rank:8:2) asks --budget
+trials of that format instead of triplets, uniformly random (--design
+random) or actively (--design active; odd-one-out: after 5 random
+trials per item, the most uncertain of 20 random triples per trial under
+the native fit, refitted every n trials; rank: after 1 random trial per
+item, queries in turn, each with the most uncertain first choice of 50
+random reference sets, refitted every n/2 trials), answered by a crowd
+that follows the format's choice rule and errs with probability --error at
+each choice (odd-one-out: one of the other two items; rank: a random other
+reference at each of the K steps). --test-trials more trials are the
+crowd's held-out set. At every checkpoint the trials so far are fitted in
+--dim dimensions natively (the format's likelihood on t-STE's kernel),
+by t-STE on their derived triplets, or both (--fit), and each fit is
+judged by the format's own held-out score (odd-one-out accuracy; rank top-1
+accuracy), the error on the held-out trials' derived triplets, the
+held-out error on 10,000 fresh noise-free triplets and the mean Kendall
+tau. --csv prints trials,derived_triplets,fit,score,test_triplet_error,
+heldout_error,kendall_tau.
+
 flags:
 `
 
@@ -138,12 +159,28 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	candidates := fs.Int("candidates", active.DefaultCandidates, "active: pairs sampled and scored per head")
 	pool := fs.Int("pool", 0, "active: scored questions per refresh (default: the number of items, one per head)")
 	refitEvery := fs.Int("refit-every", 0, "active: answers between the worker's fits (default: the pool size)")
+	formatF := fs.String("format", "triplet", "question format: triplet, odd-one-out or rank:N:K (e.g. rank:8:2); the new formats run --design random or active (see below)")
+	fitF := fs.String("fit", "both", "odd-one-out and rank: how the trials are fitted at each checkpoint: native (the format's likelihood), derived (t-STE on the derived triplets) or both")
+	testTrials := fs.Int("test-trials", 1000, "odd-one-out and rank: the crowd's held-out trials (as noisy as the others) for the format's own score")
 	project := fs.Float64("project", 0, "after the run, fit the power-law learning curve e(n) = a + b·n^(−c) to the checkpoints' held-out errors and print the answers needed for this error and the error at twice the budget, with 80% intervals (needs --design, 4 or more checkpoints; 0: no projection)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	kind, err := trial.ParseKind(*formatF)
+	if err != nil {
+		return fmt.Errorf("--format: %w", err)
+	}
+	if kind.Format != study.FormatTriplet {
+		return simulateTrials(ctx, stdout, set, trialSimFlags{kind: kind, design: *designName, points: *points, coords: *coords,
+			budget: *budget, errP: *errP, seed: *seed, checkpoints: *checkpoints, dim: *dim, csv: *csvOut, fit: *fitF, testTrials: *testTrials})
+	}
+	for _, f := range []string{"fit", "test-trials"} {
+		if set[f] {
+			return fmt.Errorf("--%s applies to --format odd-one-out and rank only", f)
+		}
+	}
 
 	// The designs: one (--design), or arms (--arms). A single design with
 	// a held-out share or a number of questions per annotator runs as one
@@ -199,7 +236,6 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		x      *mat.Dense
 		labels []int
 		ids    []string
-		err    error
 	)
 	if *coords != "" {
 		if set["points"] {

@@ -26,6 +26,7 @@ const (
 type evaluator struct {
 	n, d    int
 	tr      []int32
+	stride  int // entries of tr per record: 3 for a triplet
 	f       chunkFunc
 	lambda  float64 // weight of ‖X‖²_F relative to the summed loss
 	workers int
@@ -40,10 +41,17 @@ type evaluator struct {
 }
 
 func newEvaluator(n, d int, tr []int32, f chunkFunc, lambda float64, workers int) *evaluator {
-	m := len(tr) / 3
+	return newStridedEvaluator(n, d, tr, 3, f, lambda, workers)
+}
+
+// newStridedEvaluator is newEvaluator over records of stride entries each
+// (a rank trial's query and its n options: 1 + n); m, the divisor of the
+// objective, is then the number of records, and f is handed whole records.
+func newStridedEvaluator(n, d int, tr []int32, stride int, f chunkFunc, lambda float64, workers int) *evaluator {
+	m := len(tr) / stride
 	size := max(minChunk, (m+maxChunks-1)/maxChunks)
 	chunks := max(1, (m+size-1)/size)
-	e := &evaluator{n: n, d: d, tr: tr, f: f, lambda: lambda, workers: workers}
+	e := &evaluator{n: n, d: d, tr: tr, stride: stride, f: f, lambda: lambda, workers: workers}
 	e.bounds = make([]int, chunks+1)
 	for c := range chunks {
 		e.bounds[c+1] = min(m, (c+1)*size)
@@ -67,7 +75,7 @@ func (e *evaluator) eval(x, g []float64) float64 {
 			buf = e.bufs[c]
 			clear(buf)
 		}
-		e.losses[c] = e.f(x, e.d, e.tr[3*e.bounds[c]:3*e.bounds[c+1]], buf)
+		e.losses[c] = e.f(x, e.d, e.tr[e.stride*e.bounds[c]:e.stride*e.bounds[c+1]], buf)
 	}
 	if chunks == 1 || e.workers == 1 {
 		for c := range chunks {

@@ -36,11 +36,19 @@ const evalsPerIter = 10
 func fitPoints(ctx context.Context, n int, ts []triplet.Triplet, opt Options, p pointParams) (*Result, error) {
 	f, lambda := p.loss()
 	ev := newEvaluator(n, opt.Dim, flatten(ts), f, lambda, opt.Workers)
+	return fitEvaluator(ctx, n, ts, ev, opt, p.starts(opt.Dim))
+}
+
+// fitEvaluator is fitPoints' loop over starts for the objective of ev:
+// defStarts starts unless opt says otherwise, each begun as opt.Start
+// (or Init) says from the triplets ts, the fit with the fewest wrong
+// triplets of ts kept (ties by loss).
+func fitEvaluator(ctx context.Context, n int, ts []triplet.Triplet, ev *evaluator, opt Options, defStarts int) (*Result, error) {
 	inits := 1
 	if opt.Init == nil {
 		inits = opt.Starts
 		if inits == 0 {
-			inits = p.starts(opt.Dim)
+			inits = defStarts
 		}
 	}
 	seeds := triplet.NewRand(opt.Seed)
