@@ -90,6 +90,10 @@ const MaxStudyTextBytes = 32 << 10
 type StudySummary struct {
 	Study                        Study
 	Items, Participants, Answers int
+	// Full says that the study's participant limit is taken, so that it
+	// turns newcomers away (set by the engine's MarkFull, not by the
+	// store's list).
+	Full bool
 }
 
 // Stats summarises a study's collection so far.
