@@ -44,6 +44,9 @@ type Question struct {
 	ParticipantToken string
 	// CantDecide shows the third button, "can't decide" (closer=skip).
 	CantDecide bool
+	// Layout is the study's question layout (study.LayoutAbove or
+	// LayoutBeside; "": above).
+	Layout string
 }
 
 // MTurkPreview is an MTurk study's page while a worker previews the HIT:
@@ -167,6 +170,24 @@ type Account struct {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// layoutOf is the question layout to draw ("" is a study's default,
+// above): the question page's class layout-above or layout-beside.
+func layoutOf(layout string) string {
+	if layout == study.LayoutBeside {
+		return study.LayoutBeside
+	}
+	return study.LayoutAbove
+}
+
+// anchorName is how the question names its anchor: by its place, which
+// with its frame is what marks it (never its size).
+func anchorName(layout string) string {
+	if layoutOf(layout) == study.LayoutBeside {
+		return "framed image on the left"
+	}
+	return "top image"
+}
 
 func when(t *time.Time) string {
 	if t == nil {
