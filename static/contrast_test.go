@@ -51,6 +51,8 @@ func TestTextContrastPassesWCAGAA(t *testing.T) {
 		{"status: paused", "#8a5a00", "#fff2d6"},
 		{"status: closed", "#666", "#f1f1f1"},
 		{"the studies list's full badge", "--danger", "#fde4e1"},
+		{"placeholders (muted) in fields", "--muted", "#ffffff"},
+		{"read-only fields (muted)", "--muted", "#eef0f3"},
 	} {
 		r := contrast(t, color(p.fg), color(p.bg))
 		if r < 4.5 {

@@ -130,10 +130,21 @@ type StudyForm struct {
 	// share no longer change.
 	Arms, HeldoutPct string
 	Frozen           bool
-	Designs          []string
-	Statuses         []string
-	Error            string
+	// ArmRows are the arms table's rows (the arms as stored or as typed);
+	// ArmsShown is the arms field's text of the arms the form showed
+	// (arms_shown), against which the server tells which of the two
+	// inputs was edited.
+	ArmRows   []ArmInput
+	ArmsShown string
+	Designs   []string
+	Statuses  []string
+	Error     string
 }
+
+// ArmInput is one row of the study form's arms table, as stored or as
+// typed: an arm's name, design, share and settings (setting=value
+// separated by spaces).
+type ArmInput struct{ Name, Design, Share, Settings string }
 
 // StudyPage is the researcher's page of one study.
 type StudyPage struct {
