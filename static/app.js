@@ -176,6 +176,59 @@
     apply();
   }
 
+  // The study form's arms table: "Add an arm" copies the row template
+  // into the table, each row's "Remove" takes it out (both buttons are
+  // hidden without this script, which leaves empty rows to fill and a
+  // row emptied is no arm). While the table or the pasted text holds an
+  // arm the single design's block is hidden, as the server hides it when
+  // it shows the form with arms; its fields are posted all the same.
+  function armsTable() {
+    var table = document.getElementById("arms-table");
+    if (!table) return;
+    var body = table.tBodies[0];
+    var tmpl = document.getElementById("arm-row-template");
+    var add = document.getElementById("add-arm");
+    var text = document.querySelector("textarea[name=arms]");
+    var single = document.getElementById("single-design");
+    var note = document.getElementById("single-design-note");
+    function hasArms() {
+      var fields = body.querySelectorAll("input[type=text], select");
+      for (var i = 0; i < fields.length; i++) if (fields[i].value.trim() !== "") return true;
+      var lines = text ? text.value.split("\n") : [];
+      for (var j = 0; j < lines.length; j++) {
+        var l = lines[j].trim();
+        if (l !== "" && l.charAt(0) !== "#") return true;
+      }
+      return false;
+    }
+    function apply() {
+      var arms = hasArms();
+      if (single) single.hidden = arms;
+      if (note) note.hidden = !arms;
+    }
+    function wire(row) {
+      var rm = row.querySelector(".remove-arm");
+      if (!rm) return;
+      rm.hidden = false;
+      rm.addEventListener("click", function () { row.remove(); apply(); });
+    }
+    var rows = body.querySelectorAll("tr.arm-row");
+    for (var i = 0; i < rows.length; i++) wire(rows[i]);
+    if (add && tmpl) {
+      add.hidden = false;
+      add.addEventListener("click", function () {
+        var row = tmpl.content.querySelector("tr").cloneNode(true);
+        body.appendChild(row);
+        wire(row);
+        row.querySelector("input").focus();
+      });
+    }
+    table.addEventListener("input", apply);
+    table.addEventListener("change", apply);
+    if (text) text.addEventListener("input", apply);
+    apply();
+  }
+
   // An MTurk participant's last page submits the HIT by itself after a
   // few seconds (data-auto-submit-ms), as a Prolific participant's goes
   // back to Prolific; without this script the button does it.
@@ -219,6 +272,7 @@
     arm();
     showChosen("design", "data-designs");
     showChosen("platform", "data-platforms");
+    armsTable();
     autoSubmit();
   }
 

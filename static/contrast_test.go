@@ -50,6 +50,9 @@ func TestTextContrastPassesWCAGAA(t *testing.T) {
 		{"status: open", "#146c2e", "#dcf5e4"},
 		{"status: paused", "#8a5a00", "#fff2d6"},
 		{"status: closed", "#666", "#f1f1f1"},
+		{"the studies list's full badge", "--danger", "#fde4e1"},
+		{"placeholders (muted) in fields", "--muted", "#ffffff"},
+		{"read-only fields (muted)", "--muted", "#eef0f3"},
 	} {
 		r := contrast(t, color(p.fg), color(p.bg))
 		if r < 4.5 {

@@ -50,6 +50,9 @@ type Question struct {
 	Preview bool
 	// L are the study's texts (its language and overrides).
 	L i18n.Texts
+	// Layout is the study's question layout (study.LayoutAbove or
+	// LayoutBeside; "": above).
+	Layout string
 }
 
 // MTurkPreview is an MTurk study's page while a worker previews the HIT:
@@ -145,10 +148,21 @@ type StudyForm struct {
 	// TextOverrides is the text_overrides field: the study's overrides
 	// of participant texts as "key = text" lines, stored or as typed.
 	TextOverrides string
-	Designs       []string
-	Statuses      []string
-	Error         string
+	// ArmRows are the arms table's rows (the arms as stored or as typed);
+	// ArmsShown is the arms field's text of the arms the form showed
+	// (arms_shown), against which the server tells which of the two
+	// inputs was edited.
+	ArmRows   []ArmInput
+	ArmsShown string
+	Designs   []string
+	Statuses  []string
+	Error     string
 }
+
+// ArmInput is one row of the study form's arms table, as stored or as
+// typed: an arm's name, design, share and settings (setting=value
+// separated by spaces).
+type ArmInput struct{ Name, Design, Share, Settings string }
 
 // StudyPage is the researcher's page of one study.
 type StudyPage struct {
@@ -201,6 +215,31 @@ var elementEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 func languages() []i18n.Language { return i18n.Languages() }
 
 func textKeys() []i18n.KeyInfo { return i18n.Keys() }
+
+// layoutOf is the question layout to draw ("" is a study's default,
+// above): the question page's class layout-above or layout-beside.
+func layoutOf(layout string) string {
+	if layout == study.LayoutBeside {
+		return study.LayoutBeside
+	}
+	return study.LayoutAbove
+}
+
+// promptKey and anchorAltKey are the texts that name the anchor: by its
+// place, which with its frame is what marks it (never its size).
+func promptKey(layout string) i18n.Key {
+	if layoutOf(layout) == study.LayoutBeside {
+		return i18n.PromptBeside
+	}
+	return i18n.Prompt
+}
+
+func anchorAltKey(layout string) i18n.Key {
+	if layoutOf(layout) == study.LayoutBeside {
+		return i18n.AnchorAltBeside
+	}
+	return i18n.AnchorAlt
+}
 
 func when(t *time.Time) string {
 	if t == nil {

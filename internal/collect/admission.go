@@ -74,6 +74,27 @@ func (s *Store) CanJoin(ctx context.Context, st study.Study, externalID string, 
 	return nil
 }
 
+// MarkFull sets Full on the summaries of the studies whose participant
+// limit is taken: as many have completed or are taking part as the limit
+// admits, by the rule that turns the next newcomer away (CanJoin,
+// checkQuota). A study without a limit is never full. One count for each
+// study with a limit.
+func (s *Store) MarkFull(ctx context.Context, rows []study.StudySummary) error {
+	for i := range rows {
+		st := rows[i].Study
+		rows[i].Full = false
+		if st.Quota.MaxParticipants <= 0 {
+			continue
+		}
+		var n int
+		if err := s.pool.QueryRow(ctx, takingPartSQL, st.ID, st.Quota.IdleMinutes, takingPartAnswered(st.Platform)).Scan(&n); err != nil {
+			return fmt.Errorf("mark full(%d): %w", st.ID, err)
+		}
+		rows[i].Full = n >= st.Quota.MaxParticipants
+	}
+	return nil
+}
+
 // returningSQL reads how far the participant of study $1 known by the
 // external id $2 got.
 const returningSQL = `

@@ -37,15 +37,19 @@ const (
 	Prompt       Key = "question.prompt"
 	Instructions Key = "question.instructions"
 	AnchorAlt    Key = "question.anchor_alt"
-	LeftAlt      Key = "question.left_alt"
-	RightAlt     Key = "question.right_alt"
-	LeftKey      Key = "question.left_key"
-	RightKey     Key = "question.right_key"
-	CantDecide   Key = "question.cant_decide"
-	SkipKey      Key = "question.skip_key"
-	TooSoon      Key = "question.too_soon"
-	AlreadyT     Key = "answered.title"
-	Already      Key = "answered.text"
+	// PromptBeside and AnchorAltBeside name the anchor of a study whose
+	// layout puts it beside the options (study.LayoutBeside).
+	PromptBeside    Key = "question.prompt_beside"
+	AnchorAltBeside Key = "question.anchor_alt_beside"
+	LeftAlt         Key = "question.left_alt"
+	RightAlt        Key = "question.right_alt"
+	LeftKey         Key = "question.left_key"
+	RightKey        Key = "question.right_key"
+	CantDecide      Key = "question.cant_decide"
+	SkipKey         Key = "question.skip_key"
+	TooSoon         Key = "question.too_soon"
+	AlreadyT        Key = "answered.title"
+	Already         Key = "answered.text"
 
 	// Done page.
 	DoneTitle     Key = "done.title"
@@ -115,6 +119,7 @@ var defs = map[Key]def{
 	MissingGenericT: {}, MissingGeneric: {args: []string{"param", "example"}},
 
 	Progress: {args: []string{"answered", "total"}}, Prompt: {}, Instructions: {},
+	PromptBeside: {}, AnchorAltBeside: {args: []string{"label"}},
 	AnchorAlt: {args: []string{"label"}}, LeftAlt: {args: []string{"label"}}, RightAlt: {args: []string{"label"}},
 	LeftKey: {}, RightKey: {}, CantDecide: {}, SkipKey: {}, TooSoon: {}, AlreadyT: {}, Already: {},
 

@@ -3,6 +3,7 @@ package study
 import (
 	"time"
 
+	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -12,12 +13,12 @@ import (
 // here and the cases that switch on it (the store's columns, the page,
 // the JSON API, the export, the load generator), not a search for
 // "left_idx".
-type Format string
+type Format = trial.Format
 
 // FormatTriplet is closer's first format: an anchor and two options shown
 // left and right; the participant chooses the option closer to the
 // anchor (or, where the study allows it, that they cannot decide).
-const FormatTriplet Format = "triplet"
+const FormatTriplet = trial.FormatTriplet
 
 // Question is a question issued to one participant.
 type Question struct {

@@ -26,7 +26,8 @@ type Study struct {
 	Design                  string
 	Platform                Platform // how participants are recruited (platform.go)
 	Quota                   Quota
-	MinViewMS               int // how long a question is shown before it takes an answer (ms)
+	MinViewMS               int    // how long a question is shown before it takes an answer (ms)
+	Layout                  string // where a question's anchor stands: LayoutAbove or LayoutBeside the options (layout.go)
 	Exclusion               ExclusionRules
 	Quality                 QualityControl // catch and repeat trials, "can't decide" (quality.go)
 	// ExcludeStudies are the studies whose participants (by external id)
@@ -61,6 +62,7 @@ type StudyInput struct {
 	Platform                Platform     // the recruiting platform's settings (platform.go)
 	Quota                   Quota
 	MinViewMS               int
+	Layout                  string // LayoutAbove or LayoutBeside; "": LayoutAbove
 	Exclusion               ExclusionRules
 	Quality                 QualityControl
 	ExcludeStudies          []int64
@@ -97,6 +99,10 @@ const MaxStudyTextBytes = 32 << 10
 type StudySummary struct {
 	Study                        Study
 	Items, Participants, Answers int
+	// Full says that the study's participant limit is taken, so that it
+	// turns newcomers away (set by the engine's MarkFull, not by the
+	// store's list).
+	Full bool
 }
 
 // Stats summarises a study's collection so far.

@@ -87,6 +87,7 @@ type BundleStudy struct {
 	MaxParticipants int                   `json:"max_participants,omitempty"`
 	IdleMinutes     int                   `json:"idle_minutes,omitempty"`
 	MinViewMS       int                   `json:"min_view_ms,omitempty"`
+	Layout          string                `json:"layout,omitempty"` // study.LayoutAbove or LayoutBeside (absent, in older bundles: above)
 	Exclusion       *study.ExclusionRules `json:"exclusion,omitempty"`
 	// Quality is the quality control's settings (absent: none).
 	Quality *study.QualityControl `json:"quality,omitempty"`
@@ -154,6 +155,7 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 			bs.Platform = &st.Platform
 		}
 		bs.MaxParticipants, bs.IdleMinutes, bs.MinViewMS = st.Quota.MaxParticipants, st.Quota.IdleMinutes, st.MinViewMS
+		bs.Layout = st.Layout
 		if st.Exclusion != (study.ExclusionRules{}) {
 			bs.Exclusion = &st.Exclusion
 		}
@@ -330,6 +332,7 @@ func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, name
 		}
 		in.Quota = study.Quota{MaxParticipants: bs.MaxParticipants, IdleMinutes: bs.IdleMinutes}
 		in.MinViewMS = bs.MinViewMS
+		in.Layout = bs.Layout
 		if bs.Exclusion != nil {
 			in.Exclusion = *bs.Exclusion
 		}

@@ -11,21 +11,20 @@ import (
 
 	"github.com/closer-lab/closer/internal/csvlimit"
 	"github.com/closer-lab/closer/internal/csvsafe"
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // Kind is the format of a trial file: the study format and, for rank
 // files, the size the header gives.
 type Kind struct {
-	Format study.Format
-	Rank   study.RankSpec // set when Format is study.FormatRank
+	Format Format
+	Rank   RankSpec // set when Format is FormatRank
 }
 
 // String is the kind as flags spell it: "triplet", "odd-one-out" or
 // "rank:N:K".
 func (k Kind) String() string {
-	if k.Format == study.FormatRank {
+	if k.Format == FormatRank {
 		return k.Rank.String()
 	}
 	return string(k.Format)
@@ -34,16 +33,16 @@ func (k Kind) String() string {
 // ParseKind parses a format as flags spell it: "triplet", "odd-one-out" or
 // "rank:N:K".
 func ParseKind(s string) (Kind, error) {
-	switch study.Format(s) {
-	case study.FormatTriplet, study.FormatOddOneOut:
-		return Kind{Format: study.Format(s)}, nil
+	switch Format(s) {
+	case FormatTriplet, FormatOddOneOut:
+		return Kind{Format: Format(s)}, nil
 	}
-	if strings.HasPrefix(s, string(study.FormatRank)) {
-		spec, err := study.ParseRankSpec(s)
+	if strings.HasPrefix(s, string(FormatRank)) {
+		spec, err := ParseRankSpec(s)
 		if err != nil {
 			return Kind{}, err
 		}
-		return Kind{Format: study.FormatRank, Rank: spec}, nil
+		return Kind{Format: FormatRank, Rank: spec}, nil
 	}
 	return Kind{}, fmt.Errorf("unknown format %q (want triplet, odd-one-out or rank:N:K)", s)
 }
@@ -101,17 +100,17 @@ func (h header) detect() (Kind, error) {
 	_, a := h.col["anchor"]
 	_, hd := h.col["head"]
 	if a || hd {
-		return Kind{Format: study.FormatTriplet}, nil
+		return Kind{Format: FormatTriplet}, nil
 	}
 	if _, ok := h.col["odd"]; ok {
-		return Kind{Format: study.FormatOddOneOut}, nil
+		return Kind{Format: FormatOddOneOut}, nil
 	}
 	if _, ok := h.col["query"]; ok {
-		spec := study.RankSpec{N: len(h.numbered("option")), K: len(h.numbered("choice"))}
+		spec := RankSpec{N: len(h.numbered("option")), K: len(h.numbered("choice"))}
 		if err := spec.Validate(); err != nil {
 			return Kind{}, fmt.Errorf("header %q: %w", strings.Join(h.raw, ","), err)
 		}
-		return Kind{Format: study.FormatRank, Rank: spec}, nil
+		return Kind{Format: FormatRank, Rank: spec}, nil
 	}
 	return Kind{}, fmt.Errorf("header %q: not a trial file (want anchor,closer,farther; item1,item2,item3,odd; or query,option1,…,optionN,choice1,…,choiceK)", strings.Join(h.raw, ","))
 }
@@ -315,13 +314,13 @@ func ReadOddOneOut(r io.Reader, opt ReadOptions) (*OddSet, error) {
 // its header gives, and the trials over the items' indices.
 type RankSet struct {
 	IDs    []string
-	Spec   study.RankSpec
+	Spec   RankSpec
 	Trials []Rank
 }
 
 // RankHeader is the rank file's header for spec:
 // query,option1,…,optionN,choice1,…,choiceK.
-func RankHeader(spec study.RankSpec) []string {
+func RankHeader(spec RankSpec) []string {
 	h := []string{"query"}
 	for k := 1; k <= spec.N; k++ {
 		h = append(h, "option"+strconv.Itoa(k))
@@ -352,7 +351,7 @@ func ReadRank(r io.Reader, opt ReadOptions) (*RankSet, error) {
 		return nil, fmt.Errorf("header %q: expected a column query", strings.Join(h.raw, ","))
 	}
 	optCols, choiceCols := h.numbered("option"), h.numbered("choice")
-	spec := study.RankSpec{N: len(optCols), K: len(choiceCols)}
+	spec := RankSpec{N: len(optCols), K: len(choiceCols)}
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("header %q: %w", strings.Join(h.raw, ","), err)
 	}
@@ -496,7 +495,7 @@ func WriteOddOneOut(w io.Writer, ids []string, ts []OddOneOut) error {
 // WriteRank writes trials of size spec with the header
 // query,option1,…,optionN,choice1,…,choiceK. A trial of another size is a
 // programmer's error and panics.
-func WriteRank(w io.Writer, ids []string, spec study.RankSpec, ts []Rank) error {
+func WriteRank(w io.Writer, ids []string, spec RankSpec, ts []Rank) error {
 	name := namer(ids)
 	return writeRows(w, "rank trials", RankHeader(spec), func(emit func([]string) error) error {
 		rec := make([]string, 1+spec.N+spec.K)

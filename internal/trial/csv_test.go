@@ -10,7 +10,6 @@ import (
 
 	"github.com/closer-lab/closer/internal/csvlimit"
 	"github.com/closer-lab/closer/internal/fuzzcorpus"
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -72,7 +71,7 @@ func TestReadRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Spec != (study.RankSpec{N: 3, K: 2}) || !slices.Equal(s.IDs, []string{"a", "b", "c", "q"}) {
+	if s.Spec != (RankSpec{N: 3, K: 2}) || !slices.Equal(s.IDs, []string{"a", "b", "c", "q"}) {
 		t.Fatalf("spec %v ids %q", s.Spec, s.IDs)
 	}
 	if tr := s.Trials[0]; tr.Query != 3 || !slices.Equal(tr.Options, []int{0, 1, 2}) || !slices.Equal(tr.Choices, []int{2, 0}) {

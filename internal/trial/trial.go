@@ -9,7 +9,6 @@ package trial
 import (
 	"fmt"
 
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -72,12 +71,12 @@ type Rank struct {
 }
 
 // Spec returns t's size: N options, K choices.
-func (t Rank) Spec() study.RankSpec { return study.RankSpec{N: len(t.Options), K: len(t.Choices)} }
+func (t Rank) Spec() RankSpec { return RankSpec{N: len(t.Options), K: len(t.Choices)} }
 
 // Validate reports whether t fits spec and is a well-formed answer: the
 // query and options are distinct items in 0..n-1, and the choices are K
 // distinct options (CheckRank's reasons).
-func (t Rank) Validate(n int, spec study.RankSpec) error {
+func (t Rank) Validate(n int, spec RankSpec) error {
 	if err := spec.Validate(); err != nil {
 		return err
 	}
@@ -159,7 +158,7 @@ func (t Rank) Triplets(dst []triplet.Triplet) []triplet.Triplet {
 
 // DerivedPerRank is the number of triplets one rank trial of size s
 // implies: k·n − k(k+1)/2.
-func DerivedPerRank(s study.RankSpec) int { return s.K*s.N - s.K*(s.K+1)/2 }
+func DerivedPerRank(s RankSpec) int { return s.K*s.N - s.K*(s.K+1)/2 }
 
 // OddTriplets returns the triplets of every odd-one-out trial, two a trial
 // in trial order.

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -59,7 +58,7 @@ func TestRankTripletsMatchCblearn(t *testing.T) {
 		t.Fatalf("got %v,\nwant %v", got, want)
 	}
 	for _, c := range []struct{ n, k, want int }{{6, 2, 9}, {8, 2, 13}, {3, 2, 3}, {9, 8, 36}} {
-		if got := DerivedPerRank(study.RankSpec{N: c.n, K: c.k}); got != c.want {
+		if got := DerivedPerRank(RankSpec{N: c.n, K: c.k}); got != c.want {
 			t.Errorf("DerivedPerRank(%d, %d) = %d, want %d", c.n, c.k, got, c.want)
 		}
 	}
@@ -110,7 +109,7 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%v accepted", tr)
 		}
 	}
-	spec := study.RankSpec{N: 3, K: 2}
+	spec := RankSpec{N: 3, K: 2}
 	good := Rank{Query: 0, Options: []int{1, 2, 3}, Choices: []int{3, 1}}
 	if err := good.Validate(4, spec); err != nil {
 		t.Fatal(err)

@@ -6,10 +6,14 @@ import (
 	"github.com/closer-lab/closer/templates"
 )
 
-// studies lists the studies with their counts (GET /admin).
+// studies lists the studies with their counts, each whose participant
+// limit is taken marked full (GET /admin).
 func (s *Server) studies(w http.ResponseWriter, r *http.Request) error {
 	sts, err := s.store.ListStudies(r.Context())
 	if err != nil {
+		return err
+	}
+	if err := s.store.MarkFull(r.Context(), sts); err != nil {
 		return err
 	}
 	return s.render(w, r, http.StatusOK, templates.StudiesPage(sts))

@@ -16,7 +16,7 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	in := study.StudyInput{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 		QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design, Platform: st.Platform,
-		Quota: st.Quota, MinViewMS: st.MinViewMS, Exclusion: st.Exclusion, Quality: st.Quality,
+		Quota: st.Quota, MinViewMS: st.MinViewMS, Layout: st.Layout, Exclusion: st.Exclusion, Quality: st.Quality,
 		Language: st.Language, TextOverrides: st.TextOverrides}
 	if in.DesignConfig, err = s.store.DesignConfigOf(r.Context(), st.ID); err != nil {
 		return err
@@ -42,7 +42,7 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := s.studyForm(false, "/admin/studies/"+st.Slug, in, picks, excluded,
-		trialFormOf(st.Quality), armsText(st.Arms), heldoutText(st.HeldoutShare), frozen, "")
+		trialFormOf(st.Quality), storedArms(st.Arms, st.HeldoutShare), frozen, "")
 	v.TextOverrides = i18n.FormatOverrides(st.TextOverrides)
 	return s.render(w, r, http.StatusOK, templates.StudyFormPage(v))
 }
@@ -60,6 +60,9 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 	var updated study.Study
 	var af armsForm
 	excluded := r.PostForm.Get("exclude_studies")
+	if _, ok := r.PostForm["layout"]; !ok {
+		in.Layout = st.Layout // a post without the field (a script's) keeps the layout
+	}
 	overrides, err := readLanguage(r.PostForm, &in, &st)
 	if err == nil {
 		err = t.err
@@ -72,7 +75,7 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 		// A post without the fields keeps the study's arms and share; the
 		// share as shown reads back as the stored one, not a number a
 		// rounding away from it (which would count as a change).
-		if !d.armsGiven {
+		if !d.armsGiven && !d.rowsGiven {
 			in.Arms, af = st.Arms, armsForm{}
 		}
 		if !d.heldoutGiven || d.heldout == heldoutText(st.HeldoutShare) {
@@ -91,7 +94,7 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 		if ferr != nil {
 			return ferr
 		}
-		v := s.studyForm(false, "/admin/studies/"+st.Slug, in, d.picks, excluded, t, d.arms, d.heldout, frozen, userMessage(err))
+		v := s.studyForm(false, "/admin/studies/"+st.Slug, in, d.picks, excluded, t, typedArms(d), frozen, userMessage(err))
 		v.TextOverrides = overrides
 		return s.render(w, r, http.StatusUnprocessableEntity, templates.StudyFormPage(v))
 	}

@@ -69,7 +69,7 @@ func studyInput(r *http.Request) (study.StudyInput, designForm, trialForm, error
 	in := study.StudyInput{
 		Slug: strings.TrimSpace(f.Get("slug")), Title: f.Get("title"),
 		Instructions: f.Get("instructions"), Debrief: f.Get("debrief"), Consent: f.Get("consent"),
-		Status: f.Get("status"), Design: f.Get("design"),
+		Status: f.Get("status"), Design: f.Get("design"), Layout: f.Get("layout"),
 		Platform: study.Platform{Kind: f.Get("platform"), CompletionCode: f.Get("completion_code"),
 			ScreenedOutCode: f.Get("screened_out_code"), IDParam: f.Get("id_param"), ReturnURL: f.Get("return_url")},
 	}
@@ -90,14 +90,34 @@ func studyInput(r *http.Request) (study.StudyInput, designForm, trialForm, error
 	return in, d, t, nil
 }
 
+// armsView is the arms part of the form's view: the arms field's text,
+// the table's rows, the arms shown (arms_shown) and the held-out share.
+type armsView struct {
+	text    string
+	rows    []templates.ArmInput
+	shown   string
+	heldout string
+}
+
+// storedArms is the arms view of a study's stored arms and share.
+func storedArms(arms []study.Arm, heldout float64) armsView {
+	t := armsText(arms)
+	return armsView{text: t, rows: rowsOf(arms), shown: t, heldout: heldoutText(heldout)}
+}
+
+// typedArms is the arms view of a refused form: what was typed.
+func typedArms(d designForm) armsView {
+	return armsView{text: d.arms, rows: d.rows, shown: d.armsShown, heldout: d.heldout}
+}
+
 // studyForm fills the form's view; picks is the landmark_picks text,
-// excluded the exclude_studies text, arms and heldout the arms and
-// heldout_pct texts; frozen says that questions were issued.
+// excluded the exclude_studies text; frozen says that questions were
+// issued.
 func (s *Server) studyForm(isNew bool, action string, in study.StudyInput, picks, excluded string, t trialForm,
-	arms, heldout string, frozen bool, errMsg string) templates.StudyForm {
+	arms armsView, frozen bool, errMsg string) templates.StudyForm {
 	return templates.StudyForm{New: isNew, Action: action, Input: in, LandmarkPicks: picks, ExcludeStudies: excluded,
-		CatchAt: t.catchAt, RepeatAt: t.repeatAt, Arms: arms, HeldoutPct: heldout, Frozen: frozen,
-		Designs: s.store.Designs(), Statuses: study.Statuses, Error: errMsg}
+		CatchAt: t.catchAt, RepeatAt: t.repeatAt, Arms: arms.text, ArmRows: arms.rows, ArmsShown: arms.shown, HeldoutPct: arms.heldout,
+		Frozen: frozen, Designs: s.store.Designs(), Statuses: study.Statuses, Error: errMsg}
 }
 
 // maxOverridesText bounds the text_overrides field (every key overridden
@@ -135,7 +155,10 @@ func readLanguage(f url.Values, in *study.StudyInput, old *study.Study) (string,
 
 // readArms reads the arms and the held-out share of the form into in.
 func readArms(d designForm, in *study.StudyInput) (armsForm, error) {
-	af, err := parseArms(d.arms)
+	if d.rowsErr != nil {
+		return armsForm{}, d.rowsErr
+	}
+	af, err := chooseArms(d)
 	if err != nil {
 		return af, err
 	}

@@ -11,8 +11,8 @@ import (
 // newStudyForm shows an empty study form (GET /admin/studies/new).
 func (s *Server) newStudyForm(w http.ResponseWriter, r *http.Request) error {
 	in := study.StudyInput{QuestionsPerParticipant: 50, Status: study.StatusDraft, Design: study.DesignRandom,
-		DesignConfig: study.DesignConfig{Repeats: 1, Landmarks: 10}, Language: i18n.Default}
-	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, "", "", trialForm{}, "", "0", false, "")))
+		DesignConfig: study.DesignConfig{Repeats: 1, Landmarks: 10}, Language: i18n.Default, Layout: study.LayoutAbove}
+	return s.render(w, r, http.StatusOK, templates.StudyFormPage(s.studyForm(true, "/admin/studies", in, "", "", trialForm{}, armsView{heldout: "0"}, false, "")))
 }
 
 // createStudy creates a study (POST /admin/studies).
@@ -42,7 +42,7 @@ func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
 		err = af.armsStoreErr(err)
 	}
 	if formError(err) {
-		v := s.studyForm(true, "/admin/studies", in, d.picks, excluded, t, d.arms, d.heldout, false, userMessage(err))
+		v := s.studyForm(true, "/admin/studies", in, d.picks, excluded, t, typedArms(d), false, userMessage(err))
 		v.TextOverrides = overrides
 		return s.render(w, r, http.StatusUnprocessableEntity, templates.StudyFormPage(v))
 	}

@@ -34,7 +34,7 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 		Slug: st.Slug, Title: st.Title, QuestionID: q.ID,
 		Anchor: img(q.Anchor), Left: img(q.Options[0]), Right: img(q.Options[1]),
 		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS, CantDecide: pr.CantDecide,
-		ParticipantToken: pageToken(r, st), Preview: preview, L: s.studyTexts(r, st),
+		ParticipantToken: pageToken(r, st), Preview: preview, L: s.studyTexts(r, st), Layout: st.Layout,
 	}
 	if a := pr.Ahead; a != nil {
 		for _, it := range a.Items() {

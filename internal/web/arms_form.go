@@ -28,10 +28,14 @@ import (
 // maxArmsText bounds the arms field.
 const maxArmsText = 10_000
 
-// armsForm is the arms field as read: the arms and the line of each.
+// armsForm is the arms field (or the arms table) as read: the arms and
+// the line (the table's row) of each.
 type armsForm struct {
 	arms  []study.Arm
 	lines []int
+	// table says that the arms came from the table: its refusals name a
+	// row, not a line.
+	table bool
 }
 
 // armSettings lists the settings each design takes (seed: every design,
@@ -52,8 +56,17 @@ var armName = regexp.MustCompile(`^[a-z0-9-]{1,32}$`)
 
 // armsErr is a refusal of the arms field naming its line (0: the field).
 func armsErr(line int, format string, args ...any) error {
-	if line == 0 {
+	return armsForm{}.errAt(line, format, args...)
+}
+
+// errAt is a refusal naming the line of the arms field, or the row of
+// the arms table (0: the arms as a whole).
+func (f armsForm) errAt(line int, format string, args ...any) error {
+	switch {
+	case line == 0:
 		return invalidForm("Arms: "+format, args...)
+	case f.table:
+		return invalidForm("Arms table, row %d: "+format, append([]any{line}, args...)...)
 	}
 	return invalidForm("Arms, line %d: "+format, append([]any{line}, args...)...)
 }
@@ -70,57 +83,72 @@ func parseArms(text string) (armsForm, error) {
 	}
 	seen := map[string]int{}
 	for i, raw := range strings.Split(text, "\n") {
-		line := i + 1
 		fields := strings.Fields(raw)
 		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
 			continue
 		}
-		if len(f.arms) == study.MaxArms {
-			return f, armsErr(line, "a study runs at most %d arms", study.MaxArms)
-		}
 		if len(fields) < 3 {
-			return f, armsErr(line, "write an arm as: name design share [setting=value ...], for example \"smart active 0.5 warmup=5\"")
-		}
-		a := study.Arm{Name: fields[0], Design: strings.ToLower(fields[1])}
-		if !armName.MatchString(a.Name) {
-			return f, armsErr(line, "the name %q must be 1 to 32 lower-case letters, digits and dashes", a.Name)
-		}
-		if at, ok := seen[a.Name]; ok {
-			return f, armsErr(line, "the name %q is taken by line %d", a.Name, at)
-		}
-		seen[a.Name] = line
-		allowed, ok := armSettings[a.Design]
-		if !ok {
-			return f, armsErr(line, "unknown design %q (random, landmark-k1, landmark-k2, basis or active)", fields[1])
-		}
-		share, err := parseShare(fields[2])
-		if err != nil {
-			return f, armsErr(line, "the share %q is not a number above 0 (for example 0.5 or 50%%)", fields[2])
-		}
-		a.Share = share
-		given := map[string]bool{}
-		for _, kv := range fields[3:] {
-			key, value, found := strings.Cut(kv, "=")
-			key = strings.ToLower(key)
-			switch {
-			case !slices.Contains(allArmSettings, key):
-				return f, armsErr(line, "unknown setting %q (the settings are %s)", key, strings.Join(allArmSettings, ", "))
-			case !slices.Contains(allowed, key):
-				return f, armsErr(line, "%s does not apply to the %s design (it takes %s)", key, a.Design, strings.Join(allowed, ", "))
-			case !found || value == "":
-				return f, armsErr(line, "give %s a value, as %s=…", key, key)
-			case given[key]:
-				return f, armsErr(line, "%s is given twice", key)
+			if len(f.arms) == study.MaxArms {
+				return f, armsErr(i+1, "a study runs at most %d arms", study.MaxArms)
 			}
-			given[key] = true
-			if err := setArmSetting(&a.Config, key, value); err != nil {
-				return f, armsErr(line, "%s: %v", key, err)
-			}
+			return f, armsErr(i+1, "write an arm as: name design share [setting=value ...], for example \"smart active 0.5 warmup=5\"")
 		}
-		f.arms = append(f.arms, a)
-		f.lines = append(f.lines, line)
+		if err := f.add(i+1, fields[0], fields[1], fields[2], fields[3:], seen); err != nil {
+			return f, err
+		}
 	}
 	return f, nil
+}
+
+// add reads one arm (its name, design, share and settings as typed) at
+// line; seen holds the names taken and their lines.
+func (f *armsForm) add(line int, name, design, shareText string, settings []string, seen map[string]int) error {
+	if len(f.arms) == study.MaxArms {
+		return f.errAt(line, "a study runs at most %d arms", study.MaxArms)
+	}
+	place := "line"
+	if f.table {
+		place = "row"
+	}
+	a := study.Arm{Name: name, Design: strings.ToLower(design)}
+	if !armName.MatchString(a.Name) {
+		return f.errAt(line, "the name %q must be 1 to 32 lower-case letters, digits and dashes", a.Name)
+	}
+	if at, ok := seen[a.Name]; ok {
+		return f.errAt(line, "the name %q is taken by %s %d", a.Name, place, at)
+	}
+	seen[a.Name] = line
+	allowed, ok := armSettings[a.Design]
+	if !ok {
+		return f.errAt(line, "unknown design %q (random, landmark-k1, landmark-k2, basis or active)", design)
+	}
+	share, err := parseShare(shareText)
+	if err != nil {
+		return f.errAt(line, "the share %q is not a number above 0 (for example 0.5 or 50%%)", shareText)
+	}
+	a.Share = share
+	given := map[string]bool{}
+	for _, kv := range settings {
+		key, value, found := strings.Cut(kv, "=")
+		key = strings.ToLower(key)
+		switch {
+		case !slices.Contains(allArmSettings, key):
+			return f.errAt(line, "unknown setting %q (the settings are %s)", key, strings.Join(allArmSettings, ", "))
+		case !slices.Contains(allowed, key):
+			return f.errAt(line, "%s does not apply to the %s design (it takes %s)", key, a.Design, strings.Join(allowed, ", "))
+		case !found || value == "":
+			return f.errAt(line, "give %s a value, as %s=…", key, key)
+		case given[key]:
+			return f.errAt(line, "%s is given twice", key)
+		}
+		given[key] = true
+		if err := setArmSetting(&a.Config, key, value); err != nil {
+			return f.errAt(line, "%s: %v", key, err)
+		}
+	}
+	f.arms = append(f.arms, a)
+	f.lines = append(f.lines, line)
+	return nil
 }
 
 // parseShare reads "0.5" or "50%".
@@ -197,11 +225,11 @@ func (f armsForm) armsStoreErr(err error) error {
 	}
 	for i, a := range f.arms {
 		if rest, ok := strings.CutPrefix(e.Msg, "arm "+a.Name+": "); ok {
-			return armsErr(f.lines[i], "arm %s: %s", a.Name, rest)
+			return f.errAt(f.lines[i], "arm %s: %s", a.Name, rest)
 		}
 	}
 	if strings.Contains(e.Msg, "arms") {
-		return armsErr(0, "%s", e.Msg)
+		return f.errAt(0, "%s", e.Msg)
 	}
 	return err
 }
@@ -211,49 +239,63 @@ func (f armsForm) armsStoreErr(err error) error {
 func armsText(arms []study.Arm) string {
 	var b strings.Builder
 	for _, a := range arms {
-		fmt.Fprintf(&b, "%s %s %s", a.Name, a.Design, strconv.FormatFloat(a.Share, 'g', -1, 64))
-		c := a.Config
-		set := func(key string, v any) { fmt.Fprintf(&b, " %s=%v", key, v) }
-		if c.Seed != 0 {
-			set("seed", c.Seed)
-		}
-		if c.Repeats != 0 && a.Design != study.DesignRandom {
-			set("repeats", c.Repeats)
-		}
-		if c.Landmarks != 0 {
-			set("landmarks", c.Landmarks)
-		}
-		if len(c.LandmarkItems) > 0 {
-			items := make([]string, len(c.LandmarkItems))
-			for i, idx := range c.LandmarkItems {
-				items[i] = strconv.Itoa(idx)
-			}
-			set("landmark-items", strings.Join(items, ","))
-		}
-		if a.Design == study.DesignBasis {
-			set("extra", map[bool]string{true: "yes", false: "no"}[c.Extra])
-		}
-		if c.Coordinates != "" {
-			set("coordinates", c.Coordinates)
-		}
-		if c.Warmup != 0 {
-			set("warmup", c.Warmup)
-		}
-		if c.Score != "" {
-			set("score", c.Score)
-		}
-		if c.Model != "" {
-			set("model", c.Model)
-		}
-		if c.Candidates != 0 {
-			set("candidates", c.Candidates)
-		}
-		if c.Pool != 0 {
-			set("pool", c.Pool)
+		fmt.Fprintf(&b, "%s %s %s", a.Name, a.Design, shareText(a.Share))
+		if set := armSettingsText(a); set != "" {
+			b.WriteString(" " + set)
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// shareText is an arm's share as the form shows it.
+func shareText(share float64) string { return strconv.FormatFloat(share, 'g', -1, 64) }
+
+// armSettingsText is every setting arm a has, as setting=value separated
+// by spaces: the arms field's line after the share, the arms table's
+// settings cell.
+func armSettingsText(a study.Arm) string {
+	var out []string
+	c := a.Config
+	set := func(key string, v any) { out = append(out, fmt.Sprintf("%s=%v", key, v)) }
+	if c.Seed != 0 {
+		set("seed", c.Seed)
+	}
+	if c.Repeats != 0 && a.Design != study.DesignRandom {
+		set("repeats", c.Repeats)
+	}
+	if c.Landmarks != 0 {
+		set("landmarks", c.Landmarks)
+	}
+	if len(c.LandmarkItems) > 0 {
+		items := make([]string, len(c.LandmarkItems))
+		for i, idx := range c.LandmarkItems {
+			items[i] = strconv.Itoa(idx)
+		}
+		set("landmark-items", strings.Join(items, ","))
+	}
+	if a.Design == study.DesignBasis {
+		set("extra", map[bool]string{true: "yes", false: "no"}[c.Extra])
+	}
+	if c.Coordinates != "" {
+		set("coordinates", c.Coordinates)
+	}
+	if c.Warmup != 0 {
+		set("warmup", c.Warmup)
+	}
+	if c.Score != "" {
+		set("score", c.Score)
+	}
+	if c.Model != "" {
+		set("model", c.Model)
+	}
+	if c.Candidates != 0 {
+		set("candidates", c.Candidates)
+	}
+	if c.Pool != 0 {
+		set("pool", c.Pool)
+	}
+	return strings.Join(out, " ")
 }
 
 // heldoutText is the held-out share field of a stored share: a percentage.

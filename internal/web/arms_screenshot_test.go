@@ -106,22 +106,36 @@ func TestDesignsComparedScreenshots(t *testing.T) {
 	if shots["screenshot-design-arms.png"], err = chromedp.Run(bctx, chromedp.Screenshot(`#design`)); err != nil {
 		t.Fatal(err)
 	}
-	// A new study's form with the active design chosen and two arms typed.
+	// A new study's form with the active design chosen; then two arms
+	// typed into the arms table (which hides the single design's block).
 	if err := chromedp.Do(bctx, chromedp.Navigate(a.srv.URL+"/admin/studies/new"), chromedp.WaitVisible(`#design-settings`)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`(() => {
 		const s = document.querySelector("select[name=design]"); s.value = "active"; s.dispatchEvent(new Event("change"));
 		document.querySelector("input[name=warmup]").value = "5";
-		document.querySelector("input[name=heldout_pct]").value = "10";
-		document.querySelector("textarea[name=arms]").value = "smart active 0.5 warmup=5 pool=40\nplain random 0.5";
 		return true; })()`)); err != nil {
 		t.Fatal(err)
 	}
-	for sel, name := range map[string]string{`#design-settings`: "screenshot-active-form.png", `#arms-settings`: "screenshot-arms-form.png"} {
-		if shots[name], err = chromedp.Run(bctx, chromedp.Screenshot(sel)); err != nil {
-			t.Fatal(err)
-		}
+	if shots["screenshot-active-form.png"], err = chromedp.Run(bctx, chromedp.Screenshot(`#design-settings`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`(() => {
+		document.querySelector("input[name=heldout_pct]").value = "10";
+		const rows = document.querySelectorAll("#arms-table tbody tr");
+		const fill = (r, name, design, share, settings) => {
+			r.querySelector("[name=arm_name]").value = name; r.querySelector("[name=arm_design]").value = design;
+			r.querySelector("[name=arm_share]").value = share; r.querySelector("[name=arm_settings]").value = settings;
+		};
+		fill(rows[0], "smart", "active", "0.5", "warmup=5 pool=40");
+		fill(rows[1], "plain", "random", "0.5", "");
+		document.querySelector("#add-arm").click();
+		document.querySelector("#arms-table").dispatchEvent(new Event("input"));
+		return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	if shots["screenshot-arms-form.png"], err = chromedp.Run(bctx, chromedp.Screenshot(`#arms-settings`)); err != nil {
+		t.Fatal(err)
 	}
 	for name, png := range shots {
 		if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/closer-lab/closer/internal/study"
+	"github.com/closer-lab/closer/templates"
 )
 
 // designForm is the design part of the study form as typed: the settings
@@ -24,6 +25,14 @@ type designForm struct {
 	// post) keeps a study's arms or share (armsGiven, heldoutGiven false).
 	arms, heldout           string
 	armsGiven, heldoutGiven bool
+	// rows are the arms table as typed (arms_table.go; rowsGiven false
+	// when the form has none, rowsErr when it has too many rows), and
+	// armsShown the arms the form showed, as the arms field's text
+	// (arms_shown; chooseArms compares both inputs against it).
+	rows      []templates.ArmInput
+	rowsGiven bool
+	rowsErr   error
+	armsShown string
 }
 
 // parseDesignForm reads the design settings of the study form (fields seed,
@@ -43,6 +52,8 @@ func parseDesignForm(f url.Values) designForm {
 		heldout: strings.TrimSpace(f.Get("heldout_pct")),
 	}
 	_, d.armsGiven = f["arms"]
+	d.rows, d.rowsGiven, d.rowsErr = armRows(f)
+	d.armsShown = f.Get("arms_shown")
 	_, d.heldoutGiven = f["heldout_pct"]
 	var bad []string
 	if v := strings.TrimSpace(f.Get("seed")); v != "" {

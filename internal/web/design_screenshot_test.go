@@ -118,9 +118,9 @@ func TestDesignScreenshots(t *testing.T) {
 		return true; })()`)); err != nil {
 		t.Fatal(err)
 	}
-	for sel, name := range map[string]string{`fieldset.design-settings`: "screenshot-design-form.png",
+	for sel, name := range map[string]string{`#design-settings`: "screenshot-design-form.png",
 		`#platform-settings`: "screenshot-platform-form.png", `#exclusion-settings`: "screenshot-exclusion-form.png",
-		`#quality-settings`: "screenshot-quality-form.png"} {
+		`#quality-settings`: "screenshot-quality-form.png", `#layout-settings`: "screenshot-layout-form.png"} {
 		png, err := chromedp.Run(bctx, chromedp.Screenshot(sel))
 		if err != nil {
 			t.Fatal(err)
@@ -137,6 +137,26 @@ func TestDesignScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	if shots["screenshot-platform-form-mturk.png"], err = chromedp.Run(bctx, chromedp.Screenshot(`#platform-settings`)); err != nil {
+		t.Fatal(err)
+	}
+	// A question laid out beside, on a 390 px phone.
+	beside, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "beside", Title: "Disks beside", QuestionsPerParticipant: 5,
+		Status: study.StatusOpen, Layout: study.LayoutBeside})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.store.AddItems(ctx, beside.ID, demo.Items()[:5]); err != nil {
+		t.Fatal(err)
+	}
+	phone := newBrowser(t, 800, 700)
+	if err := chromedp.Do(phone, chromedp.EmulateViewport(390, 700, chromedp.EmulateMobile, chromedp.EmulateTouch),
+		chromedp.Navigate(a.srv.URL+"/s/beside"),
+		chromedp.Click(`form.start button[type=submit]`, chromedp.NodeVisible),
+		chromedp.WaitVisible(`form.question`),
+		pollJS(`document.querySelector("form.question:not(.waiting)") !== null`)); err != nil {
+		t.Fatal(err)
+	}
+	if shots["screenshot-layout-beside-phone.png"], err = chromedp.Run(phone, chromedp.Screenshot(`main`)); err != nil {
 		t.Fatal(err)
 	}
 	// A Prolific participant's last page, before it sends them back.

@@ -1,4 +1,4 @@
-package study
+package trial
 
 import "testing"
 
@@ -9,9 +9,9 @@ func TestParseRankSpec(t *testing.T) {
 		want RankSpec
 		ok   bool
 	}{
-		{"rank:8:2", RankSpec{8, 2}, true},
-		{" rank:3:2 ", RankSpec{3, 2}, true},
-		{"rank:9:8", RankSpec{9, 8}, true},
+		{"rank:8:2", RankSpec{N: 8, K: 2}, true},
+		{" rank:3:2 ", RankSpec{N: 3, K: 2}, true},
+		{"rank:9:8", RankSpec{N: 9, K: 8}, true},
 		{"rank:10:2", RankSpec{}, false}, // n > 9
 		{"rank:8:1", RankSpec{}, false},  // k < 2
 		{"rank:4:4", RankSpec{}, false},  // k = n
