@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/embed"
-	"github.com/closer-lab/closer/internal/study"
+	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -80,7 +80,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if kind.Format != study.FormatTriplet {
+	if kind.Format != trial.FormatTriplet {
 		if fi.hcol != "" {
 			return errors.New("--holdout-column applies to triplet files only; use --holdout")
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/embed"
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -65,13 +64,13 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		row[id] = i
 	}
 	fmt.Fprintf(stdout, "embedding %s: %d items\n", *embF, n)
-	kind := trial.Kind{Format: study.FormatTriplet}
+	kind := trial.Kind{Format: trial.FormatTriplet}
 	if *in != "" {
 		if kind, err = fileKind(*in, *format); err != nil {
 			return err
 		}
 	}
-	if kind.Format != study.FormatTriplet {
+	if kind.Format != trial.FormatTriplet {
 		if *hcol != "" {
 			return errors.New("--holdout-column applies to triplet files only")
 		}

@@ -24,7 +24,6 @@ import (
 	"github.com/closer-lab/closer/internal/landmark"
 	"github.com/closer-lab/closer/internal/projection"
 	"github.com/closer-lab/closer/internal/simulate"
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -172,7 +171,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("--format: %w", err)
 	}
-	if kind.Format != study.FormatTriplet {
+	if kind.Format != trial.FormatTriplet {
 		return simulateTrials(ctx, stdout, set, trialSimFlags{kind: kind, design: *designName, points: *points, coords: *coords,
 			budget: *budget, errP: *errP, seed: *seed, checkpoints: *checkpoints, dim: *dim, csv: *csvOut, fit: *fitF, testTrials: *testTrials})
 	}

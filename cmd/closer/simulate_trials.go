@@ -13,7 +13,6 @@ import (
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/simulate"
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -80,8 +79,8 @@ func simulateTrials(ctx context.Context, stdout io.Writer, set map[string]bool, 
 	if err != nil {
 		return err
 	}
-	var spec study.RankSpec // zero for odd-one-out
-	if f.kind.Format == study.FormatRank {
+	var spec trial.RankSpec // zero for odd-one-out
+	if f.kind.Format == trial.FormatRank {
 		spec = f.kind.Rank
 	}
 	all, err := simulatedTrials(x, spec, f.budget+f.testTrials, f.errP, f.seed)
@@ -166,7 +165,7 @@ func simulateTrials(ctx context.Context, stdout io.Writer, set map[string]bool, 
 // simulatedTrials returns m random trials of the format (rank when
 // spec.N > 0, else odd-one-out) over the points x, answered by a
 // simulate.TrialOracle wrong with probability p.
-func simulatedTrials(x *mat.Dense, spec study.RankSpec, m int, p float64, seed uint64) (simulate.Trials, error) {
+func simulatedTrials(x *mat.Dense, spec trial.RankSpec, m int, p float64, seed uint64) (simulate.Trials, error) {
 	o := simulate.NewTrialOracle(x, p, mix(seed, 1))
 	rng := triplet.NewRand(mix(seed, 3))
 	if spec.N == 0 {

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/embed"
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -63,13 +62,13 @@ func readTrialFile(path string, kind trial.Kind) (*trialFile, error) {
 	defer f.Close()
 	tf := &trialFile{kind: kind}
 	switch kind.Format {
-	case study.FormatOddOneOut:
+	case trial.FormatOddOneOut:
 		s, err := trial.ReadOddOneOut(f, trial.ReadOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		tf.ids, tf.odd = s.IDs, s.Trials
-	case study.FormatRank:
+	case trial.FormatRank:
 		s, err := trial.ReadRank(f, trial.ReadOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)

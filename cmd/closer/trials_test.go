@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/closer-lab/closer/internal/simulate"
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -30,7 +29,7 @@ func writeTrialFiles(t *testing.T, dir string) (odd, rank string) {
 		t.Fatal(err)
 	}
 	b.Reset()
-	spec := study.RankSpec{N: 8, K: 2}
+	spec := trial.RankSpec{N: 8, K: 2}
 	if err := trial.WriteRank(&b, nil, spec, simulate.RandomRank(rng, o, spec, 300)); err != nil {
 		t.Fatal(err)
 	}

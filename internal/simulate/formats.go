@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/embed"
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -126,7 +125,7 @@ func RandomOddOneOut(rng *rand.Rand, o *TrialOracle, m int) []trial.OddOneOut {
 
 // RandomRank returns m uniformly random rank trials of size s (a query
 // and s.N distinct other references in random order) answered by o.
-func RandomRank(rng *rand.Rand, o *TrialOracle, s study.RankSpec, m int) []trial.Rank {
+func RandomRank(rng *rand.Rand, o *TrialOracle, s trial.RankSpec, m int) []trial.Rank {
 	n, _ := o.X.Dims()
 	if s.N+1 > n {
 		panic(fmt.Sprintf("simulate: RandomRank: %s needs %d items, have %d", s, s.N+1, n))

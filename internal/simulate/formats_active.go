@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/embed"
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/trialactive"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -116,7 +115,7 @@ func RunOddOneOut(ctx context.Context, r OddRun, budget int, checkpoints []int, 
 // answers so far, refitted every RefitEvery answers.
 type RankRun struct {
 	Oracle *TrialOracle
-	Spec   study.RankSpec
+	Spec   trial.RankSpec
 	Active bool
 	// WarmupPerItem is the random trials per item before the active
 	// choice starts (default 1: n trials, 13n derived triplets for

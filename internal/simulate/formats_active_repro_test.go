@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/embed"
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -79,7 +78,7 @@ func TestReproduceRankActive(t *testing.T) {
 	if !*reproduce {
 		t.Skip("reproduction: run with -reproduce")
 	}
-	spec := study.RankSpec{N: 8, K: 2}
+	spec := trial.RankSpec{N: 8, K: 2}
 	budgets := map[string]int{"gauss2": 600, "gmm5": 1500}
 	var b strings.Builder
 	for _, set := range formatReproSets {

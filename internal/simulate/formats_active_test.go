@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/embed"
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
@@ -66,7 +65,7 @@ func TestRunRank(t *testing.T) {
 	t.Parallel()
 	rng := triplet.NewRand(21)
 	x := triplet.Gaussian(rng, 30, 2, 1)
-	spec := study.RankSpec{N: 8, K: 2}
+	spec := trial.RankSpec{N: 8, K: 2}
 	for _, active := range []bool{false, true} {
 		var seen []int
 		var fits int

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/embed"
-	"github.com/closer-lab/closer/internal/study"
+	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -65,12 +65,12 @@ func TestReproduceFormats(t *testing.T) {
 	}
 	type format struct {
 		name   string
-		spec   study.RankSpec
+		spec   trial.RankSpec
 		budget map[string]int
 	}
 	formats := []format{
-		{"odd-one-out", study.RankSpec{}, map[string]int{"gauss2": 2000, "gmm5": 6000}},
-		{"rank:8:2", study.RankSpec{N: 8, K: 2}, map[string]int{"gauss2": 300, "gmm5": 900}},
+		{"odd-one-out", trial.RankSpec{}, map[string]int{"gauss2": 2000, "gmm5": 6000}},
+		{"rank:8:2", trial.RankSpec{N: 8, K: 2}, map[string]int{"gauss2": 300, "gmm5": 900}},
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%-7s %-12s %-7s %6s %9s  %-17s %-17s %-6s  %-15s %-15s\n", "set", "format", "crowd", "trials", "triplets",

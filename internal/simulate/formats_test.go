@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/closer-lab/closer/internal/embed"
-	"github.com/closer-lab/closer/internal/study"
+	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -88,7 +88,7 @@ func TestRandomTrialsValid(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	spec := study.RankSpec{N: 8, K: 2}
+	spec := trial.RankSpec{N: 8, K: 2}
 	for _, tr := range RandomRank(rng, o, spec, 200) {
 		if err := tr.Validate(12, spec); err != nil {
 			t.Fatal(err)
