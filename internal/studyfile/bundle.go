@@ -305,7 +305,7 @@ func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, slug
 			return err
 		}
 		rs := study.RecomputeSettings{MinNewAnswers: bs.Recompute.MinNewAnswers, MaxAge: time.Duration(bs.Recompute.MaxAgeSeconds) * time.Second,
-			Method: bs.Recompute.Method, Dim: bs.Recompute.Dim, Clusters: bs.Recompute.Clusters}
+			Method: bs.Recompute.Method, Dim: bs.Recompute.Dim, Clusters: bs.Recompute.Clusters, Trust: study.DefaultTrustSettings()}
 		if rs.Method == "" {
 			rs = study.DefaultRecomputeSettings()
 		}
