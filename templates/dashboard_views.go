@@ -38,6 +38,9 @@ type DashboardPage struct {
 	// Arms is the "Designs compared" section of a study with arms or a
 	// held-out share (nil for the others).
 	Arms *ArmsView
+	// Trust is the shown run's dimension choice, uncertainty and
+	// projection (nil without them; dashboard_results_views.go).
+	Trust *TrustView
 
 	Plots        []Plot
 	Participants []QualityRow
@@ -122,6 +125,9 @@ type GalleryRow struct {
 	Item        ItemView
 	ByKernel    []ItemView
 	ByEmbedding []ItemView
+	// Stability is, per embedding neighbour, the share of bootstrap
+	// replicates it stays among the item's nearest (nil without them).
+	Stability []string
 }
 
 // ContradictionRow is a comparison answered both ways.

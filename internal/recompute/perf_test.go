@@ -22,7 +22,7 @@ var perf = flag.Bool("perf", false, "run the recompute cost check of issue 28 (t
 // 2-D, no wrong answers).
 //
 //	go test ./internal/recompute -run TestPerfRunWithTrust -perf -v
-func TestPerfRunWithTrust(t *testing.T) {
+func TestPerfRunWithTrust(t *testing.T) { //nolint:paralleltest // a timing: alone
 	if !*perf {
 		t.Skip("cost check; run with -perf")
 	}

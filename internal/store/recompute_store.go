@@ -26,7 +26,7 @@ func checkRecomputeSettings(in study.RecomputeSettings) error {
 	case in.Trust.MaxDim < 0 || in.Trust.MaxDim > 10:
 		return study.Errorf(study.KindInvalid, "the largest dimension tried must be between 0 (no dimension choice) and 10")
 	case in.Trust.Folds != 0 && (in.Trust.Folds < 2 || in.Trust.Folds > 10):
-		return study.Errorf(study.KindInvalid, "the cross-validation folds must be between 2 and 10")
+		return study.Errorf(study.KindInvalid, "the cross-validation folds must be 0 (the default, 5) or between 2 and 10")
 	case in.Trust.Bootstrap < 0 || in.Trust.Bootstrap == 1 || in.Trust.Bootstrap > 1000:
 		return study.Errorf(study.KindInvalid, "the bootstrap replicates must be 0 (none) or between 2 and 1000")
 	case !(in.Trust.TargetError >= 0 && in.Trust.TargetError < 1):
@@ -80,9 +80,6 @@ func (s *Store) SetRecomputeSettings(ctx context.Context, studyID int64, in stud
 func setRecomputeSettings(ctx context.Context, db interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
 }, studyID int64, in study.RecomputeSettings) error {
-	if in.Trust.Folds == 0 { // settings without the trust parts (zero: all off)
-		in.Trust.Folds = study.DefaultTrustSettings().Folds
-	}
 	var id int64
 	err := db.QueryRow(ctx, `
 		INSERT INTO recompute_settings (study_id, min_new_answers, max_age_seconds, method, dim, clusters,

@@ -27,7 +27,8 @@ type RecomputeSettings struct {
 // dimension choice only suggests one.
 type TrustSettings struct {
 	// MaxDim is the largest dimension the dimension choice tries, by
-	// Folds-fold cross-validation (MaxDim·Folds fits); 0 turns it off.
+	// Folds-fold cross-validation (MaxDim·Folds fits; 0 folds: 5); 0
+	// turns it off.
 	MaxDim int
 	Folds  int
 	// Bootstrap is the number of bootstrap replicates of the embedding;

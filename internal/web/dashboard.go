@@ -169,7 +169,7 @@ func (s *Server) dashboardSettings(w http.ResponseWriter, r *http.Request) error
 	k, ok4 := num("clusters")
 	in := study.RecomputeSettings{MinNewAnswers: int(minNew), MaxAge: time.Duration(age * float64(time.Minute)),
 		Method: r.PostFormValue("method"), Dim: int(dim), Clusters: int(k)}
-	ok5 := true
+	var ok5 bool
 	if in.Trust, ok5, err = s.trustSettingsOf(r, st.ID, num); err != nil {
 		return err
 	}
