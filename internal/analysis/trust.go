@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -36,6 +37,12 @@ type TrustSettings struct {
 	// for; 0 (automatic) halves the gap between the error now and the
 	// curve's asymptote.
 	TargetError float64
+	// MaxAnswers caps the training answers the dimension choice and the
+	// bootstrap fit (0: no cap): beyond it they run on a seeded random
+	// subset of that many, so their cost stops growing with the study.
+	// The bootstrap's spread is then that of a study of MaxAnswers
+	// answers, larger than the whole study's.
+	MaxAnswers int
 }
 
 // Enabled reports whether any part is on.
@@ -51,6 +58,29 @@ type Trust struct {
 	Uncertainty *Uncertainty     `json:"uncertainty,omitempty"`
 	Projection  *Projection      `json:"projection,omitempty"`
 	Notes       []string         `json:"notes,omitempty"`
+}
+
+// subset returns at most k of the answers ts (with their groups), a
+// seeded random choice in their order, or all of them when k is 0 or not
+// fewer.
+func subset(ts []triplet.Triplet, groups []int, k int, seed uint64) ([]triplet.Triplet, []int) {
+	if k <= 0 || len(ts) <= k {
+		return ts, groups
+	}
+	keep := triplet.NewRand(triplet.Mix64(seed ^ 0x737562736574)).Perm(len(ts))[:k] // "subset"
+	slices.Sort(keep)
+	out := make([]triplet.Triplet, k)
+	var g []int
+	if groups != nil {
+		g = make([]int, k)
+	}
+	for i, j := range keep {
+		out[i] = ts[j]
+		if groups != nil {
+			g[i] = groups[j]
+		}
+	}
+	return out, g
 }
 
 // DimensionChoice is dimension.CrossValidate's table: the held-out error
@@ -176,13 +206,17 @@ func trust(ctx context.Context, n int, train, test []triplet.Triplet, groups []i
 		out.Notes = append(out.Notes, fmt.Sprintf("dimension choice, uncertainty and projection need at least %d training answers (%d so far)", minTrustAnswers, len(train)))
 		return out, nil
 	}
+	cvTrain, cvGroups := subset(train, groups, t.MaxAnswers, s.Seed)
+	if len(cvTrain) < len(train) {
+		out.Notes = append(out.Notes, fmt.Sprintf("The dimension choice and the uncertainty used a random %d of the %d training answers (the study's cap on their cost), so the spread shown is that of a smaller study.", len(cvTrain), len(train)))
+	}
 	if t.MaxDim > 0 {
 		done := stage(StageDimensions)
 		folds := t.Folds
 		if folds == 0 {
 			folds = dimension.DefaultFolds
 		}
-		cv, err := dimension.CrossValidate(ctx, n, train, dimension.Options{
+		cv, err := dimension.CrossValidate(ctx, n, cvTrain, dimension.Options{
 			Fit: embed.Options{Seed: s.Seed}, MaxDim: min(t.MaxDim, n-1), Folds: folds})
 		if err != nil {
 			return nil, err
@@ -200,9 +234,9 @@ func trust(ctx context.Context, n int, train, test []triplet.Triplet, groups []i
 		if t.Bootstrap < 2 {
 			return nil, fmt.Errorf("trust: %d bootstrap replicates, need 2 or none", t.Bootstrap)
 		}
-		b, err := uncertainty.Bootstrap(ctx, n, train, fit, uncertainty.Options{
+		b, err := uncertainty.Bootstrap(ctx, n, cvTrain, fit, uncertainty.Options{
 			Fit:  embed.Options{Method: s.Method, Dim: s.Dim, Seed: s.Seed},
-			Reps: t.Bootstrap, Groups: groups, Test: test, K: s.Neighbours})
+			Reps: t.Bootstrap, Groups: cvGroups, Test: test, K: s.Neighbours})
 		if err != nil {
 			return nil, err
 		}

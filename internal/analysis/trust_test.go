@@ -91,3 +91,32 @@ func TestRecomputeTrustTooFew(t *testing.T) {
 		t.Errorf("trust on 60 answers: %+v", res.Trust)
 	}
 }
+
+// TestSubset: a cap keeps that many answers in their order with their
+// groups, the same for the same seed; no cap or a cap above the count
+// keeps them all.
+func TestSubset(t *testing.T) {
+	t.Parallel()
+	ts := make([]triplet.Triplet, 100)
+	g := make([]int, 100)
+	for i := range ts {
+		ts[i] = triplet.Triplet{Anchor: i, Closer: i + 1, Farther: i + 2}
+		g[i] = 1000 + i
+	}
+	a, ga := subset(ts, g, 30, 7)
+	b, _ := subset(ts, g, 30, 7)
+	if len(a) != 30 || len(ga) != 30 {
+		t.Fatalf("%d answers, %d groups kept, want 30", len(a), len(ga))
+	}
+	for i := range a {
+		if a[i] != b[i] || ga[i] != 1000+a[i].Anchor || i > 0 && a[i].Anchor <= a[i-1].Anchor {
+			t.Fatalf("answer %d: %v (group %d), again %v: not the same seeded subset in order", i, a[i], ga[i], b[i])
+		}
+	}
+	if all, _ := subset(ts, g, 0, 7); len(all) != 100 {
+		t.Errorf("no cap kept %d", len(all))
+	}
+	if all, _ := subset(ts, nil, 200, 7); len(all) != 100 {
+		t.Errorf("a cap above the count kept %d", len(all))
+	}
+}

@@ -53,10 +53,17 @@ type Settings struct {
 	ExcludedParticipants *study.ExclusionSum `json:"excluded_participants,omitempty"`
 }
 
+// TrustMaxAnswers caps the training answers a run's dimension choice and
+// bootstrap fit (analysis.TrustSettings.MaxAnswers): 20,000, a little
+// above issue 28's 15,000-answer study, whose run with the defaults takes
+// 12 s of wall time at a load average of 12 on the shared 2-core machine
+// (docs/benchmarks.md); a study of 100,000 answers costs no more there.
+const TrustMaxAnswers = 20000
+
 // TrustSettings are a study's trust settings as analysis takes them.
 func TrustSettings(t study.TrustSettings) analysis.TrustSettings {
 	return analysis.TrustSettings{MaxDim: t.MaxDim, Folds: t.Folds, Bootstrap: t.Bootstrap,
-		Projection: t.Project, TargetError: t.TargetError}
+		Projection: t.Project, TargetError: t.TargetError, MaxAnswers: TrustMaxAnswers}
 }
 
 // The stages a run reports after analysis.Stages.
