@@ -189,6 +189,16 @@ func intervalOf(e projection.Estimate) Interval {
 	return Interval{Value: finite(e.Value), Low: finite(e.Low), High: finite(e.High)}
 }
 
+// MaxMDSItems is the most items whose dimension choice fits its folds from
+// embed's default start, classical MDS: its dense eigendecomposition of the
+// n × n dissimilarities is O(n³), 4.6–5.7 s for 1,000 items on the shared
+// 2-core machine against 0.16 s for a whole 5-D STE fit from a random start
+// of 16,000 answers (which reached a training error of 0.038 against
+// MDS's 0.040). Beyond it the 25 folds start at random: STE, the folds'
+// method, reached the best held-out error from its random start in 1-D and
+// 2-D (docs/reproductions.md, issue 28), unlike t-STE and CKL.
+const MaxMDSItems = 500
+
 // minTrustAnswers is the fewest training answers the trust parts are
 // computed for: below, a fold or a curve prefix holds a handful of answers
 // and its error says nothing.
@@ -216,8 +226,12 @@ func trust(ctx context.Context, n int, train, test []triplet.Triplet, groups []i
 		if folds == 0 {
 			folds = dimension.DefaultFolds
 		}
+		fit := embed.Options{Seed: s.Seed}
+		if n > MaxMDSItems {
+			fit.Start = embed.StartRandom
+		}
 		cv, err := dimension.CrossValidate(ctx, n, cvTrain, dimension.Options{
-			Fit: embed.Options{Seed: s.Seed}, MaxDim: min(t.MaxDim, n-1), Folds: folds})
+			Fit: fit, MaxDim: min(t.MaxDim, n-1), Folds: folds})
 		if err != nil {
 			return nil, err
 		}
