@@ -148,6 +148,13 @@ func roundAnswers(x float64) string {
 	return format.Thousands(int64(math.Round(x/p) * p))
 }
 
+// levelledOff is the gap between the held-out error now and the learning
+// curve's asymptote below which the projection says the curve has levelled
+// off (half a percentage point: about one standard error of an error near
+// 20% measured on 6,000 held-out answers) instead of counting answers
+// towards a target within it.
+const levelledOff = 0.005
+
 func projectionView(p *analysis.Projection, questions int) *templates.ProjectionView {
 	v := &templates.ProjectionView{}
 	target := format.Percent(p.Target, 1)
@@ -156,6 +163,12 @@ func projectionView(p *analysis.Projection, questions int) *templates.Projection
 		why = fmt.Sprintf(", halfway to the %s the curve levels off at", format.Percent(p.A, 1))
 	}
 	switch m := p.More; {
+	case p.Now-p.A < levelledOff:
+		v.Sentence = fmt.Sprintf("The learning curve has levelled off: the held-out error is %s and the curve's floor %s, so more answers like these will barely lower it (better answers might: clearer instructions, fewer careless participants).",
+			format.Percent(p.Now, 1), format.Percent(p.A, 1))
+		if !p.TargetAuto && m.Value != nil && *m.Value > 0 {
+			v.Sentence += fmt.Sprintf(" To reach the target %s: about %s more answers.", target, roundAnswers(*m.Value))
+		}
 	case m.Value == nil:
 		v.Sentence = fmt.Sprintf("The learning curve levels off at %s: no number of answers like these is projected to bring the held-out error from %s to %s.",
 			format.Percent(p.A, 1), format.Percent(p.Now, 1), target)
@@ -170,8 +183,8 @@ func projectionView(p *analysis.Projection, questions int) *templates.Projection
 		if m.High != nil {
 			hi = roundAnswers(*m.High)
 		}
-		lo := "0"
-		if m.Low != nil {
+		lo := "none"
+		if m.Low != nil && *m.Low > 0 {
 			lo = roundAnswers(*m.Low)
 		}
 		v.Sentence = fmt.Sprintf("About %s more answers%s to bring the held-out error from %s to %s%s (%s interval: %s to %s more answers).",
@@ -192,11 +205,11 @@ func projectionView(p *analysis.Projection, questions int) *templates.Projection
 	}
 	if len(p.Points) > 0 {
 		lo, hi := float64(p.Points[0].Train), 2*float64(p.Train)
-		for k := range 25 {
-			n := lo * math.Pow(hi/lo, float64(k)/24)
+		for k := range 9 {
+			n := lo * math.Pow(hi/lo, float64(k)/8)
 			fit.X, fit.Y = append(fit.X, n*r), append(fit.Y, p.A+p.B*math.Pow(n, -p.C))
 		}
 	}
-	v.SVG = templ.Raw(plot.Lines([]plot.Series{meas, fit}, 430, 260, "answers", "held-out error", true, "learning curve with its fit"))
+	v.SVG = templ.Raw(plot.Lines([]plot.Series{meas, fit}, 640, 260, "answers", "held-out error", false, "learning curve with its fit"))
 	return v
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // TestTrustScreenshots imports the strange-fruit crowd file (20,086
-// answers of 416 participants on 40 items whose truth is one-dimensional),
+// answers of 416 participants on 30 items whose truth is one-dimensional),
 // runs one recompute with the default settings and photographs the
 // dashboard's Dimensions, Uncertainty and How many more answers sections
 // and the embedding with its ellipses in headless Chromium. It runs only
