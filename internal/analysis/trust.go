@@ -213,12 +213,21 @@ func trust(ctx context.Context, n int, train, test []triplet.Triplet, groups []i
 	t := s.Trust
 	out := &Trust{}
 	if len(train) < minTrustAnswers {
-		out.Notes = append(out.Notes, fmt.Sprintf("dimension choice, uncertainty and projection need at least %d training answers (%d so far)", minTrustAnswers, len(train)))
+		out.Notes = append(out.Notes, fmt.Sprintf("The dimension choice, uncertainty and projection need at least %d training answers (%d so far).", minTrustAnswers, len(train)))
 		return out, nil
 	}
 	cvTrain, cvGroups := subset(train, groups, t.MaxAnswers, s.Seed)
 	if len(cvTrain) < len(train) {
 		out.Notes = append(out.Notes, fmt.Sprintf("The dimension choice and the uncertainty used a random %d of the %d training answers (the study's cap on their cost), so the spread shown is that of a smaller study.", len(cvTrain), len(train)))
+	}
+	// A part that fails leaves a note and the others go on; a cancelled
+	// ctx ends the run.
+	failed := func(part string, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		out.Notes = append(out.Notes, part+" failed: "+err.Error())
+		return nil
 	}
 	if t.MaxDim > 0 {
 		done := stage(StageDimensions)
@@ -226,21 +235,24 @@ func trust(ctx context.Context, n int, train, test []triplet.Triplet, groups []i
 		if folds == 0 {
 			folds = dimension.DefaultFolds
 		}
-		fit := embed.Options{Seed: s.Seed}
+		cvFit := embed.Options{Seed: s.Seed}
 		if n > MaxMDSItems {
-			fit.Start = embed.StartRandom
+			cvFit.Start = embed.StartRandom
 		}
 		cv, err := dimension.CrossValidate(ctx, n, cvTrain, dimension.Options{
-			Fit: fit, MaxDim: min(t.MaxDim, n-1), Folds: folds})
+			Fit: cvFit, MaxDim: min(t.MaxDim, n-1), Folds: folds})
 		if err != nil {
-			return nil, err
+			if err := failed("The dimension choice", err); err != nil {
+				return nil, err
+			}
+		} else {
+			dc := &DimensionChoice{Method: string(dimension.DefaultMethod), Folds: cv.Folds, Answers: cv.Answers,
+				Best: cv.Best, Suggested: cv.Suggested, Fitted: s.Dim}
+			for _, r := range cv.Rows {
+				dc.Rows = append(dc.Rows, DimensionRow{Dim: r.Dim, Mean: r.Mean, SE: finite(r.SE), Train: r.Train})
+			}
+			out.Dimensions = dc
 		}
-		dc := &DimensionChoice{Method: string(dimension.DefaultMethod), Folds: cv.Folds, Answers: cv.Answers,
-			Best: cv.Best, Suggested: cv.Suggested, Fitted: s.Dim}
-		for _, r := range cv.Rows {
-			dc.Rows = append(dc.Rows, DimensionRow{Dim: r.Dim, Mean: r.Mean, SE: finite(r.SE), Train: r.Train})
-		}
-		out.Dimensions = dc
 		done()
 	}
 	if t.Bootstrap > 0 {
@@ -252,41 +264,53 @@ func trust(ctx context.Context, n int, train, test []triplet.Triplet, groups []i
 			Fit:  embed.Options{Method: s.Method, Dim: s.Dim, Seed: s.Seed},
 			Reps: t.Bootstrap, Groups: cvGroups, Test: test, K: s.Neighbours})
 		if err != nil {
-			return nil, err
-		}
-		u := &Uncertainty{Reps: b.Reps, Resampled: "answers", Level: uncertainty.DefaultLevel, Spread: b.RMS,
-			Cov: make([][3]float64, n), Neighbours: b.Neighbours, NeighbourFreq: b.NeighbourFreq, Stability: b.Stability,
-			HeldoutError: finite(b.HeldoutError), ErrorLow: finite(b.ErrorLow), ErrorHigh: finite(b.ErrorHigh)}
-		if groups != nil {
-			u.Resampled = "participants"
-		}
-		for i, c := range b.Cov {
-			u.Cov[i][0] = c.At(0, 0)
-			if s.Dim > 1 {
-				u.Cov[i][1], u.Cov[i][2] = c.At(0, 1), c.At(1, 1)
+			if err := failed("The uncertainty", err); err != nil {
+				return nil, err
 			}
+		} else {
+			out.Uncertainty = uncertaintyOf(b, groups != nil, s.Dim, n)
 		}
-		out.Uncertainty = u
 		done()
 	}
 	if t.Projection {
 		sizes := projection.Sizes(len(train), projection.DefaultPoints, projection.DefaultRatio)
 		switch {
 		case len(test) == 0:
-			out.Notes = append(out.Notes, "the projection needs held-out answers")
+			out.Notes = append(out.Notes, "The projection needs held-out answers.")
 		case len(sizes) < projection.MinPoints:
-			out.Notes = append(out.Notes, "too few answers for a learning curve")
+			out.Notes = append(out.Notes, "Too few answers for a learning curve.")
 		default:
 			done := stage(StageProjection)
 			p, err := project(ctx, n, train, test, sizes, s)
 			if err != nil {
-				return nil, err
+				if err := failed("The projection", err); err != nil {
+					return nil, err
+				}
+			} else {
+				out.Projection = p
 			}
-			out.Projection = p
 			done()
 		}
 	}
 	return out, nil
+}
+
+// uncertaintyOf is b as stored: the covariances of the first two
+// coordinates.
+func uncertaintyOf(b *uncertainty.Result, byParticipant bool, dim, n int) *Uncertainty {
+	u := &Uncertainty{Reps: b.Reps, Resampled: "answers", Level: uncertainty.DefaultLevel, Spread: b.RMS,
+		Cov: make([][3]float64, n), Neighbours: b.Neighbours, NeighbourFreq: b.NeighbourFreq, Stability: b.Stability,
+		HeldoutError: finite(b.HeldoutError), ErrorLow: finite(b.ErrorLow), ErrorHigh: finite(b.ErrorHigh)}
+	if byParticipant {
+		u.Resampled = "participants"
+	}
+	for i, c := range b.Cov {
+		u.Cov[i][0] = c.At(0, 0)
+		if dim > 1 {
+			u.Cov[i][1], u.Cov[i][2] = c.At(0, 1), c.At(1, 1)
+		}
+	}
+	return u
 }
 
 // project measures the learning curve of train (in collected order) at
