@@ -38,6 +38,9 @@ type DashboardPage struct {
 	// Arms is the "Designs compared" section of a study with arms or a
 	// held-out share (nil for the others).
 	Arms *ArmsView
+	// Trust is the shown run's dimension choice, uncertainty and
+	// projection (nil without them; dashboard_results_views.go).
+	Trust *TrustView
 
 	Plots        []Plot
 	Participants []QualityRow
@@ -65,15 +68,21 @@ type ArmsView struct {
 	Rows    []ArmRow
 	// Active reports an active arm (the table's pool columns).
 	Active bool
+	// Common heads the column of the arms' errors at the most answers
+	// every arm reached (the sentence's numbers; "" before a comparison).
+	Common string
 }
 
 // ArmRow is one arm's line of the table, its figures formatted.
 type ArmRow struct {
 	// Class is the arm's curve class (a0..a7), for its swatch.
 	Class, Name, Design, Share string
-	// Participants assigned, answers (not held out) and held-out answers
-	// its participants gave, now.
+	// Participants and answers (not held out) the latest run fitted
+	// (excluded participants left out; before the arm's first fit, those
+	// assigned and given now), and held-out answers its participants gave.
 	Participants, Answers, Heldout int
+	// AtCommon is the arm's error at ArmsView.Common answers ("–": none).
+	AtCommon string
 	// Error is the latest run's held-out error ("–" without one),
 	// ErrorNote and ErrorTitle how it was measured (briefly, in full).
 	Error, ErrorNote, ErrorTitle string
@@ -126,6 +135,9 @@ type GalleryRow struct {
 	Item        ItemView
 	ByKernel    []ItemView
 	ByEmbedding []ItemView
+	// Stability is, per embedding neighbour, the share of bootstrap
+	// replicates it stays among the item's nearest (nil without them).
+	Stability []string
 }
 
 // ContradictionRow is a comparison answered both ways.

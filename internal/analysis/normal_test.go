@@ -45,7 +45,7 @@ func TestRecomputeEmbeddingNormalFormAndStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, test := holdout(Input{N: 40, Triplets: ts}, s.withDefaults())
+	train, test, _ := holdout(Input{N: 40, Triplets: ts}, s.withDefaults())
 	only, err := embed.Fit(context.Background(), 40, train, embed.Options{Dim: 1, Seed: 2, Init: prev})
 	if err != nil {
 		t.Fatal(err)

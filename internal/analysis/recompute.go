@@ -32,6 +32,9 @@ type Settings struct {
 	// HeatmapSide caps the side of the stored kernel heat map: larger
 	// kernels are averaged over blocks of items (in cluster order).
 	HeatmapSide int // default 120
+	// Trust bounds the dimension choice, uncertainty and projection
+	// computed after the embedding (all off when zero).
+	Trust TrustSettings
 }
 
 func (s Settings) withDefaults() Settings {
@@ -65,6 +68,9 @@ type Input struct {
 	// Prev is the previous run's embedding (n × Dim), tried as a warm start
 	// beside the default start, or nil.
 	Prev *mat.Dense
+	// Groups, when set, names the participant of each triplet (any ints):
+	// the bootstrap then resamples participants, not answers.
+	Groups []int
 }
 
 // Result is everything one run computes for the dashboard.
@@ -93,6 +99,10 @@ type Result struct {
 	NeighboursKernel    [][]int // per item, by k1 distance
 	NeighboursEmbedding [][]int // per item, in the embedding
 
+	// Trust is the dimension choice, uncertainty and projection (nil when
+	// Settings.Trust turns them all off).
+	Trust *Trust
+
 	Timings []Timing // how long each stage took
 }
 
@@ -102,8 +112,12 @@ type Timing struct {
 	Duration time.Duration
 }
 
-// Stages lists the recompute stages in order, for progress reporting.
-var Stages = []string{"kernels", "clusters", "embedding", "neighbours"}
+// Stages lists the recompute stages in order, for progress reporting: the
+// last three run only when Settings.Trust turns them on.
+var Stages = []string{"kernels", "clusters", "embedding", "neighbours", StageDimensions, StageUncertainty, StageProjection}
+
+// coreStages counts the stages every run goes through.
+const coreStages = 4
 
 // Recompute runs the kernels (k1 and k2 kernel PCA, kernel k-means and the
 // dendrogram on k1), the embedding (from the default start and the previous run's, trained on all but the
@@ -120,6 +134,9 @@ func Recompute(ctx context.Context, in Input, s Settings, progress func(stage in
 	}
 	if in.IDs != nil && len(in.IDs) != len(in.Triplets) {
 		panic("analysis: Recompute: IDs and Triplets differ in length")
+	}
+	if in.Groups != nil && len(in.Groups) != len(in.Triplets) {
+		panic("analysis: Recompute: Groups and Triplets differ in length")
 	}
 	res := &Result{Settings: s, Answers: len(in.Triplets)}
 	stage := func(i int) time.Time {
@@ -168,7 +185,7 @@ func Recompute(ctx context.Context, in Input, s Settings, progress func(stage in
 
 	// Embedding on the training answers.
 	t0 = stage(2)
-	train, test := holdout(in, s)
+	train, test, groups := holdout(in, s)
 	res.Train, res.Heldout = len(train), len(test)
 	opt := embed.Options{Method: s.Method, Dim: s.Dim, Seed: s.Seed, MaxIter: s.MaxIter}
 	fit, err := embed.Fit(ctx, n, train, opt)
@@ -207,12 +224,27 @@ func Recompute(ctx context.Context, in Input, s Settings, progress func(stage in
 	t0 = stage(3)
 	res.NeighboursEmbedding = NeighboursByDistance(res.Embedding, s.Neighbours)
 	done(3, t0)
+
+	if s.Trust.Enabled() {
+		named := func(name string) func() {
+			i := slices.Index(Stages, name)
+			t0 := stage(i)
+			return func() { done(i, t0) }
+		}
+		if res.Trust, err = trust(ctx, n, train, test, groups, fit.X, s, named); err != nil {
+			return nil, fmt.Errorf("recompute: %w", err)
+		}
+		if p := res.Trust.Projection; p != nil {
+			p.scaleMore(res.Answers)
+		}
+	}
 	return res, nil
 }
 
 // holdout splits the answers by the hash of their ids (or of their
-// positions when no ids are given).
-func holdout(in Input, s Settings) (train, test []triplet.Triplet) {
+// positions when no ids are given), with the groups of the training
+// answers (nil without in.Groups).
+func holdout(in Input, s Settings) (train, test []triplet.Triplet, groups []int) {
 	for i, t := range in.Triplets {
 		id := ""
 		if in.IDs != nil {
@@ -224,12 +256,15 @@ func holdout(in Input, s Settings) (train, test []triplet.Triplet) {
 			test = append(test, t)
 		} else {
 			train = append(train, t)
+			if in.Groups != nil {
+				groups = append(groups, in.Groups[i])
+			}
 		}
 	}
 	if len(train) == 0 { // too few answers to hold any out
-		return in.Triplets, nil
+		return in.Triplets, nil, in.Groups
 	}
-	return train, test
+	return train, test, groups
 }
 
 // heldOut reports whether the answer with this id belongs to the held-out

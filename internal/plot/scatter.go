@@ -13,6 +13,26 @@ type Point struct {
 	Label   string
 	Image   string // thumbnail URL, or "" to draw a dot
 	Cluster int    // colour; < 0 for none (grey)
+	// Cov, when Spread is set, is the covariance of the point's position
+	// (xx, xy, yy): an ellipse of SpreadScale standard deviations is drawn
+	// under the point.
+	Cov    [3]float64
+	Spread bool
+}
+
+// SpreadScale is the ellipses' radius in standard deviations: √χ²₂(0.9) =
+// √(−2 ln 0.1), so that a 2-D normal position falls inside with
+// probability 0.9.
+var SpreadScale = math.Sqrt(-2 * math.Log(0.1))
+
+// ellipse returns the semi-axes and the angle (degrees, of the first axis
+// from the x axis) of the ellipse of the 2×2 covariance c scaled by k: the
+// eigen-decomposition of [[xx, xy], [xy, yy]] in closed form.
+func ellipse(c [3]float64, k float64) (rx, ry, deg float64) {
+	xx, xy, yy := c[0], c[1], c[2]
+	m, d := (xx+yy)/2, math.Hypot((xx-yy)/2, xy)
+	l1, l2 := m+d, math.Max(m-d, 0)
+	return k * math.Sqrt(l1), k * math.Sqrt(l2), 0.5 * math.Atan2(2*xy, xx-yy) * 180 / math.Pi
 }
 
 // Scatter draws points at their coordinates with equal aspect ratio in an
@@ -48,8 +68,13 @@ func Scatter(points []Point, w, h float64, zoomable bool, label string) string {
 	}
 	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, p := range points {
-		xmin, xmax = math.Min(xmin, p.X), math.Max(xmax, p.X)
-		ymin, ymax = math.Min(ymin, p.Y), math.Max(ymax, p.Y)
+		// An ellipse's extent along the axes is k·√xx and k·√yy.
+		ex, ey := 0.0, 0.0
+		if p.Spread {
+			ex, ey = SpreadScale*math.Sqrt(math.Max(p.Cov[0], 0)), SpreadScale*math.Sqrt(math.Max(p.Cov[2], 0))
+		}
+		xmin, xmax = math.Min(xmin, p.X-ex), math.Max(xmax, p.X+ex)
+		ymin, ymax = math.Min(ymin, p.Y-ey), math.Max(ymax, p.Y+ey)
 	}
 	// Equal aspect: the larger span decides the scale.
 	sx := (xmax - xmin) / (w - pad - padRight)
@@ -63,6 +88,15 @@ func Scatter(points []Point, w, h float64, zoomable bool, label string) string {
 	px := func(x float64) float64 { return midX + (x-cx)/s }
 	py := func(y float64) float64 { return h/2 - (y-cy)/s }
 	b.WriteString(`<g class="pan">`)
+	for _, p := range points {
+		if !p.Spread {
+			continue
+		}
+		rx, ry, deg := ellipse(p.Cov, SpreadScale)
+		// The SVG's y axis points down: the angle flips.
+		fmt.Fprintf(&b, `<ellipse class="spread" cx="%.1f" cy="%.1f" rx="%.1f" ry="%.1f" transform="rotate(%.1f %.1f %.1f)" fill="%s" fill-opacity="0.15" stroke="%s" stroke-opacity="0.5"/>`,
+			px(p.X), py(p.Y), math.Max(rx/s, 0.5), math.Max(ry/s, 0.5), -deg, px(p.X), py(p.Y), clusterColor(p.Cluster), clusterColor(p.Cluster))
+	}
 	for _, p := range points {
 		x, y := px(p.X), py(p.Y)
 		title := html.EscapeString(p.Label)

@@ -53,6 +53,19 @@ type Settings struct {
 	ExcludedParticipants *study.ExclusionSum `json:"excluded_participants,omitempty"`
 }
 
+// TrustMaxAnswers caps the training answers a run's dimension choice and
+// bootstrap fit (analysis.TrustSettings.MaxAnswers): 20,000, a little
+// above issue 28's 15,000-answer study, whose run with the defaults takes
+// 12 s of wall time at a load average of 12 on the shared 2-core machine
+// (docs/benchmarks.md); a study of 100,000 answers costs no more there.
+const TrustMaxAnswers = 20000
+
+// TrustSettings are a study's trust settings as analysis takes them.
+func TrustSettings(t study.TrustSettings) analysis.TrustSettings {
+	return analysis.TrustSettings{MaxDim: t.MaxDim, Folds: t.Folds, Bootstrap: t.Bootstrap,
+		Projection: t.Project, TargetError: t.TargetError, MaxAnswers: TrustMaxAnswers}
+}
+
 // The stages a run reports after analysis.Stages.
 const (
 	StageArms  = "arm fits"       // each arm's fit, judged on the held-out answers
@@ -123,6 +136,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 		}
 		in.Triplets = append(in.Triplets, t)
 		in.IDs = append(in.IDs, a.QuestionID)
+		in.Groups = append(in.Groups, int(a.Participant))
 		if a.Arm >= 0 && a.Arm < len(byArm) {
 			byArm[a.Arm].add(a, t)
 		}
@@ -167,10 +181,18 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 
 	fitSettings := analysis.Settings{Method: embed.Method(rs.Method), Dim: rs.Dim,
 		Clusters: rs.Clusters, HoldoutFrac: set.HoldoutFrac, Seed: set.Seed, Neighbours: set.Neighbours}
-	res, err := analysis.Recompute(ctx, in, fitSettings,
+	// The arms' fits below take fitSettings without the trust parts.
+	withTrust := fitSettings
+	withTrust.Trust = TrustSettings(rs.Trust)
+	res, err := analysis.Recompute(ctx, in, withTrust,
 		func(stage int) { _ = store.SetRunStage(bg, runID, analysis.Stages[stage]) })
 	if err != nil {
 		return fail(err)
+	}
+	if res.Trust != nil {
+		if err := store.SaveRunTrust(bg, runID, res.Trust); err != nil {
+			return fail(err)
+		}
 	}
 	out := newResult(n, res)
 	out.FastMS = fastMS

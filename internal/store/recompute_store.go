@@ -23,6 +23,14 @@ func checkRecomputeSettings(in study.RecomputeSettings) error {
 		return study.Errorf(study.KindInvalid, "the embedding dimensions must be between 1 and 10")
 	case in.Clusters < 0 || in.Clusters > 50:
 		return study.Errorf(study.KindInvalid, "clusters must be between 0 (automatic) and 50")
+	case in.Trust.MaxDim < 0 || in.Trust.MaxDim > 10:
+		return study.Errorf(study.KindInvalid, "the largest dimension tried must be between 0 (no dimension choice) and 10")
+	case in.Trust.Folds != 0 && (in.Trust.Folds < 2 || in.Trust.Folds > 10):
+		return study.Errorf(study.KindInvalid, "the cross-validation folds must be 0 (the default, 5) or between 2 and 10")
+	case in.Trust.Bootstrap < 0 || in.Trust.Bootstrap == 1 || in.Trust.Bootstrap > 1000:
+		return study.Errorf(study.KindInvalid, "the bootstrap replicates must be 0 (none) or between 2 and 1000")
+	case !(in.Trust.TargetError >= 0 && in.Trust.TargetError < 1):
+		return study.Errorf(study.KindInvalid, "the target error must be at least 0 (automatic) and below 1")
 	}
 	if _, err := embed.ParseMethod(in.Method); err != nil {
 		return study.Errorf(study.KindInvalid, "unknown embedding method %q (known: %s)", in.Method, strings.Join(embed.MethodNames(), ", "))
@@ -42,10 +50,13 @@ func (s *Store) RecomputeSettings(ctx context.Context, studyID int64) (_ study.R
 func recomputeSettings(ctx context.Context, q Querier, studyID int64) (study.RecomputeSettings, error) {
 	rs := study.DefaultRecomputeSettings()
 	var ageS int
+	t := &rs.Trust
 	err := q.QueryRow(ctx, `
-		SELECT min_new_answers, max_age_seconds, method, dim, clusters
+		SELECT min_new_answers, max_age_seconds, method, dim, clusters,
+			trust_max_dim, trust_folds, bootstrap_reps, project, target_error
 		FROM recompute_settings WHERE study_id = $1`, studyID).
-		Scan(&rs.MinNewAnswers, &ageS, &rs.Method, &rs.Dim, &rs.Clusters)
+		Scan(&rs.MinNewAnswers, &ageS, &rs.Method, &rs.Dim, &rs.Clusters,
+			&t.MaxDim, &t.Folds, &t.Bootstrap, &t.Project, &t.TargetError)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return rs, nil
 	}
@@ -71,12 +82,15 @@ func setRecomputeSettings(ctx context.Context, db interface {
 }, studyID int64, in study.RecomputeSettings) error {
 	var id int64
 	err := db.QueryRow(ctx, `
-		INSERT INTO recompute_settings (study_id, min_new_answers, max_age_seconds, method, dim, clusters)
-		VALUES ($1, $2, $3, $4, $5, $6)
+		INSERT INTO recompute_settings (study_id, min_new_answers, max_age_seconds, method, dim, clusters,
+			trust_max_dim, trust_folds, bootstrap_reps, project, target_error)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT (study_id) DO UPDATE SET min_new_answers = $2, max_age_seconds = $3,
-			method = $4, dim = $5, clusters = $6, updated_at = now()
+			method = $4, dim = $5, clusters = $6, trust_max_dim = $7, trust_folds = $8,
+			bootstrap_reps = $9, project = $10, target_error = $11, updated_at = now()
 		RETURNING study_id`,
-		studyID, in.MinNewAnswers, int(in.MaxAge/time.Second), in.Method, in.Dim, in.Clusters).Scan(&id)
+		studyID, in.MinNewAnswers, int(in.MaxAge/time.Second), in.Method, in.Dim, in.Clusters,
+		in.Trust.MaxDim, in.Trust.Folds, in.Trust.Bootstrap, in.Trust.Project, in.Trust.TargetError).Scan(&id)
 	if isForeignKey(err) {
 		return study.NotFound("study")
 	}

@@ -18,11 +18,40 @@ type RecomputeSettings struct {
 	Dim    int
 	// Clusters is the kernel k-means k; 0 picks the best silhouette for 2..8.
 	Clusters int
+	// Trust bounds what a run computes to judge its embedding (issue 28).
+	Trust TrustSettings
+}
+
+// TrustSettings bound the cost of a run's dimension choice, uncertainty
+// and projection (analysis.TrustSettings). The embedding keeps Dim: the
+// dimension choice only suggests one.
+type TrustSettings struct {
+	// MaxDim is the largest dimension the dimension choice tries, by
+	// Folds-fold cross-validation (MaxDim·Folds fits; 0 folds: 5); 0
+	// turns it off.
+	MaxDim int
+	Folds  int
+	// Bootstrap is the number of bootstrap replicates of the embedding;
+	// 0 turns the uncertainty off.
+	Bootstrap int
+	// Project fits the learning curve and projects the answers needed
+	// for TargetError (0: automatic, halfway to the curve's asymptote).
+	Project     bool
+	TargetError float64
+}
+
+// DefaultTrustSettings: d = 1..5 by 5-fold cross-validation, 100
+// bootstrap replicates and the projection, which together keep a run of
+// 300 items and 15,000 answers within 30 s on a shared 2-core machine
+// (docs/benchmarks.md, "Recompute with dimension choice, uncertainty and
+// projection").
+func DefaultTrustSettings() TrustSettings {
+	return TrustSettings{MaxDim: 5, Folds: 5, Bootstrap: 100, Project: true}
 }
 
 // DefaultRecomputeSettings are used for a study that never set its own.
 func DefaultRecomputeSettings() RecomputeSettings {
-	return RecomputeSettings{MinNewAnswers: 200, MaxAge: 10 * time.Minute, Method: "tste", Dim: 2}
+	return RecomputeSettings{MinNewAnswers: 200, MaxAge: 10 * time.Minute, Method: "tste", Dim: 2, Trust: DefaultTrustSettings()}
 }
 
 // Run is one recompute run of a study.

@@ -105,6 +105,18 @@ type BundleSettings struct {
 	Method        string `json:"method"`
 	Dim           int    `json:"dim"`
 	Clusters      int    `json:"clusters"`
+	// Trust: the dimension choice, bootstrap and projection bounds
+	// (absent in bundles written before them: the defaults).
+	Trust *BundleTrust `json:"trust,omitempty"`
+}
+
+// BundleTrust is study.TrustSettings in study.json.
+type BundleTrust struct {
+	MaxDim      int     `json:"max_dim"`
+	Folds       int     `json:"folds"`
+	Bootstrap   int     `json:"bootstrap_reps"`
+	Project     bool    `json:"project"`
+	TargetError float64 `json:"target_error"`
 }
 
 const bundleTime = "2006-01-02T15:04:05.999999Z07:00"
@@ -147,7 +159,8 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 		bs := BundleStudy{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 			QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design,
 			Arms: st.Arms, HeldoutShare: st.HeldoutShare, Language: st.Language, TextOverrides: st.TextOverrides,
-			Recompute: BundleSettings{rs.MinNewAnswers, int(rs.MaxAge / time.Second), rs.Method, rs.Dim, rs.Clusters}}
+			Recompute: BundleSettings{rs.MinNewAnswers, int(rs.MaxAge / time.Second), rs.Method, rs.Dim, rs.Clusters,
+				&BundleTrust{rs.Trust.MaxDim, rs.Trust.Folds, rs.Trust.Bootstrap, rs.Trust.Project, rs.Trust.TargetError}}}
 		if bs.DesignConfig, err = sn.DesignConfig(); err != nil {
 			return err
 		}
@@ -344,7 +357,10 @@ func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, name
 			return err
 		}
 		rs := study.RecomputeSettings{MinNewAnswers: bs.Recompute.MinNewAnswers, MaxAge: time.Duration(bs.Recompute.MaxAgeSeconds) * time.Second,
-			Method: bs.Recompute.Method, Dim: bs.Recompute.Dim, Clusters: bs.Recompute.Clusters}
+			Method: bs.Recompute.Method, Dim: bs.Recompute.Dim, Clusters: bs.Recompute.Clusters, Trust: study.DefaultTrustSettings()}
+		if t := bs.Recompute.Trust; t != nil {
+			rs.Trust = study.TrustSettings{MaxDim: t.MaxDim, Folds: t.Folds, Bootstrap: t.Bootstrap, Project: t.Project, TargetError: t.TargetError}
+		}
 		if rs.Method == "" {
 			rs = study.DefaultRecomputeSettings()
 		}

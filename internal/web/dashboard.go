@@ -169,7 +169,11 @@ func (s *Server) dashboardSettings(w http.ResponseWriter, r *http.Request) error
 	k, ok4 := num("clusters")
 	in := study.RecomputeSettings{MinNewAnswers: int(minNew), MaxAge: time.Duration(age * float64(time.Minute)),
 		Method: r.PostFormValue("method"), Dim: int(dim), Clusters: int(k)}
-	if !(ok1 && ok2 && ok3 && ok4) {
+	var ok5 bool
+	if in.Trust, ok5, err = s.trustSettingsOf(r, st.ID, num); err != nil {
+		return err
+	}
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
 		err = &httpError{status: http.StatusUnprocessableEntity, msg: "every setting needs a number"}
 	} else {
 		err = s.store.SetRecomputeSettings(r.Context(), st.ID, in)

@@ -64,12 +64,25 @@ func (s *Server) armsView(ctx context.Context, st study.Study, statuses []study.
 	} else {
 		v.Curve = templ.Raw(draw())
 	}
-	v.Summary = comparisonSummary(res, dashboard.Compare(curves), names)
+	cmp := dashboard.Compare(curves)
+	v.Summary = comparisonSummary(res, cmp, names, byArm)
+	if res != nil && cmp.Answers > 0 {
+		v.Common = fmt.Sprintf("At %s each", format.Thousands(int64(cmp.Answers)))
+	}
 	for i, d := range statuses {
+		// Before the arm's first fit, the store's counts now; after it,
+		// the participants and answers the latest run fitted, as the
+		// curve and the error: excluded participants left out.
 		r := templates.ArmRow{Class: armClass(i), Name: d.ArmName, Design: d.Design, Share: format.PercentCompact(d.Share),
-			Answers: d.Answers - d.Heldout, Heldout: d.Heldout, Error: "–"}
+			Answers: d.Answers - d.Heldout, Heldout: d.Heldout, Error: "–", AtCommon: "–"}
 		if i < len(assigned) {
 			r.Participants = assigned[i]
+		}
+		if i < len(cmp.Error) && !math.IsNaN(cmp.Error[i]) {
+			r.AtCommon = format.PercentCompact(cmp.Error[i])
+		}
+		if a, ok := byArm[i]; ok {
+			r.Participants, r.Answers = a.Participants, a.Answers
 		}
 		if a, ok := byArm[i]; ok && a.HeldoutError != nil {
 			r.Error = format.PercentCompact(*a.HeldoutError)
@@ -122,8 +135,10 @@ func armCurvesSVG(curves []dashboard.ArmCurve, names []string) string {
 }
 
 // comparisonSummary says in words how the arms compare at the most answers
-// all of them reached (c), or why they cannot be compared yet.
-func comparisonSummary(res *recompute.Result, c dashboard.Comparison, names []string) string {
+// all of them reached (c), and with all their answers in the latest run
+// (byArm), or why they cannot be compared yet: the numbers of the table's
+// two error columns, so that the sentence and the table agree.
+func comparisonSummary(res *recompute.Result, c dashboard.Comparison, names []string, byArm map[int]recompute.ArmResult) string {
 	switch {
 	case res == nil:
 		return "The curves appear after the first recompute."
@@ -138,6 +153,19 @@ func comparisonSummary(res *recompute.Result, c dashboard.Comparison, names []st
 			parts = append(parts, fmt.Sprintf("%s %s", names[i], format.PercentCompact(e)))
 		}
 	}
-	return fmt.Sprintf("At %d answers each, the held-out error was: %s. Measured on %d held-out answers, errors within about %s of each other are not told apart yet; more answers narrow that.",
-		c.Answers, strings.Join(parts, ", "), c.Heldout, format.PercentagePoints(2*c.SE))
+	var last []string
+	beyond := false // some arm's latest fit has more answers than c.Answers
+	for i := range names {
+		if a, ok := byArm[i]; ok && a.HeldoutError != nil {
+			last = append(last, fmt.Sprintf("%s %s at %s", names[i], format.PercentCompact(*a.HeldoutError), format.Thousands(int64(a.Answers))))
+			beyond = beyond || a.Answers > c.Answers
+		}
+	}
+	s := fmt.Sprintf("At %s answers each (the most every arm has reached; the table's \"At %s each\"), the held-out error was: %s.",
+		format.Thousands(int64(c.Answers)), format.Thousands(int64(c.Answers)), strings.Join(parts, ", "))
+	if beyond {
+		s += " With all their answers in the last recompute (\"Held-out error\"): " + strings.Join(last, ", ") + "."
+	}
+	return s + fmt.Sprintf(" Measured on %d held-out answers, errors within about %s of each other are not told apart yet; more answers narrow that.",
+		c.Heldout, format.PercentagePoints(2*c.SE))
 }

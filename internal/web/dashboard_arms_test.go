@@ -151,7 +151,7 @@ func TestDashboardComparesDesigns(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(sec, "At ") || !strings.Contains(sec, "answers each, the held-out error was: smart ") {
+	if !strings.Contains(sec, "At ") || !strings.Contains(sec, "), the held-out error was: smart ") {
 		t.Errorf("no comparison in words: %s", section(t, sec, `<p id="designs-summary">`))
 	}
 	if !strings.Contains(page.body, "2 arms") || !strings.Contains(page.body, "smart (active), plain (random); compared below") {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 
+	"github.com/closer-lab/closer/internal/analysis"
 	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/embed"
+	"github.com/closer-lab/closer/internal/format"
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
@@ -115,6 +118,17 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashb
 	if run != nil {
 		res = run.res
 	}
+	var trust *analysis.Trust
+	if v.Shown != nil {
+		if trust, err = s.store.RunTrust(ctx, v.Shown.ID); err != nil {
+			return v, err
+		}
+		v.Trust = trustView(trust, st.QuestionsPerParticipant)
+	}
+	var unc *analysis.Uncertainty
+	if trust != nil && trust.Uncertainty != nil && run != nil && len(trust.Uncertainty.Spread) == len(items) {
+		unc = trust.Uncertainty
+	}
 
 	views := itemViews(items)
 	v.HasImages = len(items) == 0 || views[0].URL != ""
@@ -142,7 +156,7 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashb
 			return v, err
 		}
 	}
-	v.Plots = s.dashboardPlots(v.Figures, views, run, runs)
+	v.Plots = s.dashboardPlots(v.Figures, views, run, runs, unc)
 	v.Participants = qualityRows(st, people, res)
 	v.FastMS = recompute.FastThreshold(st)
 	if res != nil {
@@ -152,7 +166,7 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashb
 		v.GalleryPages = pageCount(len(items), galleryPageSize)
 		v.GalleryPage = max(1, min(p.galleryPage, v.GalleryPages))
 		lo, hi := pageBounds(v.GalleryPage, galleryPageSize, len(items))
-		v.Gallery = galleryRows(res, views, lo, hi)
+		v.Gallery = galleryRows(res, views, lo, hi, unc)
 	}
 	v.Contradicted = contradictionRows(v.Figures.Contradicted, views)
 	return v, nil
@@ -216,8 +230,9 @@ func qualityRows(st study.Study, people []study.DashboardParticipant, res *recom
 	return rows
 }
 
-// galleryRows are the items [lo, hi) with their nearest neighbours.
-func galleryRows(res *recompute.Result, views []templates.ItemView, lo, hi int) []templates.GalleryRow {
+// galleryRows are the items [lo, hi) with their nearest neighbours and,
+// with u, how often each embedding neighbour recurs in the bootstrap.
+func galleryRows(res *recompute.Result, views []templates.ItemView, lo, hi int, u *analysis.Uncertainty) []templates.GalleryRow {
 	var rows []templates.GalleryRow
 	for i := lo; i < hi; i++ {
 		g := templates.GalleryRow{Item: views[i]}
@@ -226,6 +241,9 @@ func galleryRows(res *recompute.Result, views []templates.ItemView, lo, hi int) 
 		}
 		for _, j := range res.NeighboursEmbedding[i] {
 			g.ByEmbedding = append(g.ByEmbedding, views[j])
+			if u != nil {
+				g.Stability = append(g.Stability, neighbourFreq(u, i, j))
+			}
 		}
 		rows = append(rows, g)
 	}
@@ -259,4 +277,16 @@ func exclusionReason(rule string) string {
 		return "excluded by a researcher"
 	}
 	return "excluded automatically: " + rule
+}
+
+// neighbourFreq is the share of bootstrap replicates in which j is among
+// item i's nearest ("–" when j is not among the reference neighbours the
+// bootstrap counted).
+func neighbourFreq(u *analysis.Uncertainty, i, j int) string {
+	if i < len(u.Neighbours) {
+		if r := slices.Index(u.Neighbours[i], j); r >= 0 && r < len(u.NeighbourFreq[i]) {
+			return format.Percent(u.NeighbourFreq[i][r], 0)
+		}
+	}
+	return "–"
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/closer-lab/closer/internal/analysis"
 	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/plot"
 	"github.com/closer-lab/closer/internal/recompute"
@@ -17,13 +18,15 @@ import (
 // run's results (run may be nil; their SVG is drawn once per run and
 // cached), the learning curve over the finished runs, and the answers'
 // figures.
-func (s *Server) dashboardPlots(f dashboard.Figures, views []templates.ItemView, run *runEntry, runs []study.Run) []templates.Plot {
+//
+// With u, the embedding's items carry their bootstrap ellipses.
+func (s *Server) dashboardPlots(f dashboard.Figures, views []templates.ItemView, run *runEntry, runs []study.Run, u *analysis.Uncertainty) []templates.Plot {
 	cached := func(name string, draw func() string) templ.Component {
 		return templ.Raw(s.dash.plot(run, name, draw))
 	}
 	var plots []templates.Plot
 	if run != nil {
-		plots = append(plots, resultPlots(run.res, views, cached)...)
+		plots = append(plots, resultPlots(run.res, views, cached, u)...)
 	}
 	plots = append(plots, learningPlot(runs), answersPlot(f), responsePlot(f))
 	if run != nil {
@@ -37,10 +40,20 @@ type drawFunc func(name string, draw func() string) templ.Component
 
 // resultPlots are the embedding, the basis design's coordinates (for a
 // basis study) and the two kernel PCAs.
-func resultPlots(res *recompute.Result, views []templates.ItemView, cached drawFunc) []templates.Plot {
-	plots := []templates.Plot{{ID: "embedding", Title: "Embedding", Note: embeddingNote(res), Wide: true,
+func resultPlots(res *recompute.Result, views []templates.ItemView, cached drawFunc, u *analysis.Uncertainty) []templates.Plot {
+	note := embeddingNote(res)
+	if u != nil {
+		note += fmt.Sprintf("; ellipses: where %d bootstrap refits put each item (90%%)", u.Reps)
+	}
+	plots := []templates.Plot{{ID: "embedding", Title: "Embedding", Note: note, Wide: true,
 		SVG: cached("embedding", func() string {
-			return plot.Scatter(scatterItems(res.Embedding, views, res.Clusters, true), 880, 560, true, "embedding of the items")
+			pts := scatterItems(res.Embedding, views, res.Clusters, true)
+			if u != nil && len(pts) == len(u.Cov) {
+				for i := range pts {
+					pts[i].Cov, pts[i].Spread = u.Cov[i], true
+				}
+			}
+			return plot.Scatter(pts, 880, 560, true, "embedding of the items")
 		})}}
 	if len(res.BasisCoords) == len(views) && len(res.BasisCoords) > 0 && len(res.BasisCoords[0]) > 0 {
 		plots = append(plots, templates.Plot{ID: "basis", Title: "Basis design", Note: basisNote(res), Wide: true,

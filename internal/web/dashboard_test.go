@@ -239,7 +239,7 @@ func TestDashboardFlow(t *testing.T) {
 		t.Fatalf("settings: %d %s", r.StatusCode, r.body)
 	}
 	rs, _ := a.store.RecomputeSettings(context.Background(), st.ID)
-	if rs != (study.RecomputeSettings{MinNewAnswers: 50, MaxAge: 2 * time.Minute, Method: "ste", Dim: 3, Clusters: 4}) {
+	if rs != (study.RecomputeSettings{MinNewAnswers: 50, MaxAge: 2 * time.Minute, Method: "ste", Dim: 3, Clusters: 4, Trust: study.DefaultTrustSettings()}) { // a form without the trust fields keeps them
 		t.Fatalf("settings stored: %+v", rs)
 	}
 	form.Set("method", "magic")
