@@ -302,6 +302,13 @@ func TestActiveArmPoolRefreshedByTheJob(t *testing.T) {
 	if run.Status != study.RunDone {
 		t.Fatalf("run %+v", run)
 	}
+	// No more runs through River: the worker's start-up scan may have
+	// queued one of its own beside the test's, which would refresh the
+	// pool once more at a time of its choosing (the runs below are the
+	// test's own).
+	if err := jobs.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
 	blob, err := store.RunResult(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
