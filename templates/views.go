@@ -234,6 +234,15 @@ func promptKey(layout string) i18n.Key {
 	return i18n.Prompt
 }
 
+// exampleTextKey is the MTurk preview's example text of a study laid out
+// as layout.
+func exampleTextKey(layout string) i18n.Key {
+	if layoutOf(layout) == study.LayoutBeside {
+		return i18n.ExampleTextBeside
+	}
+	return i18n.ExampleText
+}
+
 func anchorAltKey(layout string) i18n.Key {
 	if layoutOf(layout) == study.LayoutBeside {
 		return i18n.AnchorAltBeside

@@ -313,6 +313,7 @@ func hotQueries(fx planFixture) []planCase {
 		{"tallyNewAnswers/large", storeSQL["tallyNewAnswers"], []any{large, fx.largeSeq, store.ResponseBinCap}},
 		{"tallyTouchedVotes/large", storeSQL["tallyTouchedVotes"], []any{large, []int32{5, 6}, []int32{6, 7}, []int32{7, 8}}},
 		{"tallyPeople/large", storeSQL["tallyPeople"], []any{large, []int64{fx.largePart, fx.largePart - 1}}},
+		{"trialCounts/live", storeSQL["trialCounts"], []any{live}},
 		// Deleting a study: the mark, then the purge's batches of the
 		// large study (their cascades: TestForeignKeysIndexed).
 		{"markStudyDeleted/live", storeSQL["markStudyDeleted"], []any{live}},

@@ -149,13 +149,23 @@ type ParticipantCount struct {
 	Answers int
 }
 
-// ParticipantsByAnswers returns the participants with at least one
-// answer, most answers first (then by id).
-func (t *Tally) ParticipantsByAnswers() []ParticipantCount {
-	all := make([]ParticipantCount, 0, len(t.people))
-	for id, n := range t.people {
-		if n > 0 {
-			all = append(all, ParticipantCount{id, n})
+// ParticipantsByAnswers returns the participants who answered anything,
+// most answers first (then by id): the tally's answers (triplets) plus
+// trials, the participants' answers kept apart from them (catch and
+// repeat trials, "can't decide": store.Store.TrialAnswerCounts), so that
+// someone who answered only trials is listed too.
+func (t *Tally) ParticipantsByAnswers(trials map[int64]int) []ParticipantCount {
+	n := make(map[int64]int, len(t.people)+len(trials))
+	for id, c := range t.people {
+		n[id] += c
+	}
+	for id, c := range trials {
+		n[id] += c
+	}
+	all := make([]ParticipantCount, 0, len(n))
+	for id, c := range n {
+		if c > 0 {
+			all = append(all, ParticipantCount{id, c})
 		}
 	}
 	slices.SortFunc(all, func(a, b ParticipantCount) int {
@@ -167,7 +177,8 @@ func (t *Tally) ParticipantsByAnswers() []ParticipantCount {
 // InPageOrder returns rows (store.Store.DashboardParticipants, in any
 // order) in the order of page (a part of ParticipantsByAnswers); the rows
 // keep their own answer counts (every answered question, as on the study
-// page, where page counts triplets only). Participants without a row are
+// page, where page counts the tally's answers and the trials read with
+// them, which may have moved on since). Participants without a row are
 // left out.
 func InPageOrder(page []ParticipantCount, rows []study.DashboardParticipant) []study.DashboardParticipant {
 	byID := make(map[int64]study.DashboardParticipant, len(rows))

@@ -80,7 +80,7 @@ func participantsBySQL(t *testing.T, pool *pgxpool.Pool, studyID int64, limit, o
 // it: a page of the tally's counts, their rows from the store.
 func participantsPage(t *testing.T, s *collect.Store, studyID int64, tally *dashboard.Tally, limit, offset int) ([]study.DashboardParticipant, int) {
 	t.Helper()
-	all := tally.ParticipantsByAnswers()
+	all := tally.ParticipantsByAnswers(nil)
 	page := all[min(offset, len(all)):min(offset+limit, len(all))]
 	ids := make([]int64, len(page))
 	for i, p := range page {

@@ -158,7 +158,7 @@ func TestAdvanceByHand(t *testing.T) {
 	}
 	// Answers per participant: 7 had 3 and answered once more, 8 is new
 	// with 2, 5 and 9 keep 3 and 1.
-	if got, wantP := tally.ParticipantsByAnswers(), []dashboard.ParticipantCount{{7, 4}, {5, 3}, {8, 2}, {9, 1}}; !slices.Equal(got, wantP) {
+	if got, wantP := tally.ParticipantsByAnswers(nil), []dashboard.ParticipantCount{{7, 4}, {5, 3}, {8, 2}, {9, 1}}; !slices.Equal(got, wantP) {
 		t.Errorf("participants %v, want %v", got, wantP)
 	}
 }
@@ -167,13 +167,17 @@ func TestParticipantsByAnswers(t *testing.T) {
 	t.Parallel()
 	// Most answers first, ties by id; participants without answers left out.
 	tally := dashboard.NewTally(study.DashboardCounts{People: map[int64]int{4: 2, 2: 5, 9: 2, 3: 2, 6: 1, 8: 0}}, 0)
-	if got, want := tally.ParticipantsByAnswers(), []dashboard.ParticipantCount{{2, 5}, {3, 2}, {4, 2}, {9, 2}, {6, 1}}; !slices.Equal(got, want) {
-		t.Errorf("ParticipantsByAnswers() = %v, want %v", got, want)
+	if got, want := tally.ParticipantsByAnswers(nil), []dashboard.ParticipantCount{{2, 5}, {3, 2}, {4, 2}, {9, 2}, {6, 1}}; !slices.Equal(got, want) {
+		t.Errorf("ParticipantsByAnswers(nil) = %v, want %v", got, want)
 	}
-	if got := dashboard.NewTally(study.DashboardCounts{}, 0).ParticipantsByAnswers(); len(got) != 0 {
+	if got := dashboard.NewTally(study.DashboardCounts{}, 0).ParticipantsByAnswers(nil); len(got) != 0 {
 		t.Errorf("no answers: %v", got)
 	}
-
+	// Trials add to the answers: 8 and 11 answered only trials.
+	trials := map[int64]int{6: 3, 8: 1, 11: 4, 12: 0}
+	if got, want := tally.ParticipantsByAnswers(trials), []dashboard.ParticipantCount{{2, 5}, {6, 4}, {11, 4}, {3, 2}, {4, 2}, {9, 2}, {8, 1}}; !slices.Equal(got, want) {
+		t.Errorf("ParticipantsByAnswers(%v) = %v, want %v", trials, got, want)
+	}
 }
 
 func TestInPageOrder(t *testing.T) {

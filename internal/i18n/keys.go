@@ -62,14 +62,16 @@ const (
 	StudySite     Key = "done.study_site"
 
 	// MTurk's preview of a HIT.
-	PreviewTitle   Key = "preview.title"
-	PreviewNote    Key = "preview.note"
-	ExampleTitle   Key = "preview.example_title"
-	ExampleText    Key = "preview.example_text"
-	OpenAgainTitle Key = "mturk.open_again.title"
-	OpenAgain      Key = "mturk.open_again.text"
-	CompletedT     Key = "mturk.completed_other.title"
-	Completed      Key = "mturk.completed_other.text"
+	PreviewTitle Key = "preview.title"
+	PreviewNote  Key = "preview.note"
+	ExampleTitle Key = "preview.example_title"
+	ExampleText  Key = "preview.example_text"
+	// ExampleTextBeside is ExampleText for a study laid out beside.
+	ExampleTextBeside Key = "preview.example_text_beside"
+	OpenAgainTitle    Key = "mturk.open_again.title"
+	OpenAgain         Key = "mturk.open_again.text"
+	CompletedT        Key = "mturk.completed_other.title"
+	Completed         Key = "mturk.completed_other.text"
 
 	// Studies that take nobody (now).
 	PausedTitle    Key = "notice.paused.title"
@@ -126,7 +128,7 @@ var defs = map[Key]def{
 	DoneTitle: {}, DoneAnswered: {args: []string{"n"}, count: 1}, DoneCode: {}, DoneMTurkNote: {}, DoneMTurkSend: {},
 	DoneReturn: {args: []string{"place"}}, DoneBack: {args: []string{"place"}}, StudySite: {},
 
-	PreviewTitle: {}, PreviewNote: {}, ExampleTitle: {}, ExampleText: {},
+	PreviewTitle: {}, PreviewNote: {}, ExampleTitle: {}, ExampleText: {}, ExampleTextBeside: {},
 	OpenAgainTitle: {}, OpenAgain: {}, CompletedT: {}, Completed: {},
 
 	PausedTitle: {args: []string{"title"}}, Paused: {}, ClosedTitle: {args: []string{"title"}}, Closed: {},

@@ -90,6 +90,10 @@ const (
 			t.skipped, t.catches, t.caught, t.repeats, t.same
 		FROM participants p CROSS JOIN LATERAL ` + TrialFiguresSQL + ` t
 		WHERE p.study_id = $1 AND p.id = ANY($2)`
+	// trialCountsSQL counts each participant's trial answers (catch and
+	// repeat trials, "can't decide"), through trial_answers' study index.
+	trialCountsSQL = `
+		SELECT participant_id, count(*)::int FROM trial_answers WHERE study_id = $1 AND ` + NotPreviewSQL + ` GROUP BY participant_id`
 )
 
 // readOnlySnapshot runs fn in one read-only snapshot of the database.
@@ -203,6 +207,29 @@ func (s *Store) DashboardParticipants(ctx context.Context, studyID int64, ids []
 			&p.Answers, &p.Arm, &p.Code, &p.ExcludedReason, &p.Skipped, &p.CatchTrials, &p.CatchCorrect, &p.RepeatTrials, &p.RepeatSame)
 		return p, err
 	})
+}
+
+// TrialAnswerCounts returns the number of trial answers (catch and repeat
+// trials, "can't decide") of each of the study's participants that has
+// any, previews left out: the dashboard lists those who answered only
+// trials beside those with answers in its tally.
+func (s *Store) TrialAnswerCounts(ctx context.Context, studyID int64) (_ map[int64]int, err error) {
+	defer wrap(&err, "store.TrialAnswerCounts(%d)", studyID)
+	rows, err := s.pool.Query(ctx, trialCountsSQL, studyID)
+	if err != nil {
+		return nil, err
+	}
+	n := map[int64]int{}
+	var id int64
+	var c int
+	_, err = pgx.ForEachRow(rows, []any{&id, &c}, func() error {
+		n[id] = c
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
 }
 
 // DashboardVersion returns the study's fingerprint. Answers are only ever

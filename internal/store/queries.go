@@ -31,6 +31,7 @@ func Queries() map[string]string {
 		"tallyPeople":         tallyPeopleSQL,
 		"tallyTouchedVotes":   tallyTouchedVotesSQL,
 		"tallyVotes":          tallyVotesSQL,
+		"trialCounts":         trialCountsSQL,
 	}
 }
 

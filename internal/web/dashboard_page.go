@@ -60,9 +60,15 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashb
 		return v, err
 	}
 	var people []study.DashboardParticipant
+	// Those who answered only trials (catch, repeat, "can't decide") are
+	// listed too: their answers are not in the tally.
+	trials, err := s.store.TrialAnswerCounts(ctx, st.ID)
+	if err != nil {
+		return v, err
+	}
 	err = s.dash.tallies.With(ctx, st.ID, ver.Structure, func(t *dashboard.Tally) error {
 		v.Stats, v.Figures = t.Figures(dashboardTimeBuckets, dashboardRTBins)
-		all := t.ParticipantsByAnswers()
+		all := t.ParticipantsByAnswers(trials)
 		v.ParticipantsTotal = len(all)
 		lo, hi := pageBounds(v.PeoplePage, peoplePageSize, len(all))
 		people, err = s.participantRows(ctx, st.ID, all[lo:hi])

@@ -151,3 +151,80 @@ func TestDashboardAnswerCountsMatchStudyPage(t *testing.T) {
 		}
 	}
 }
+
+// The dashboard's participants table lists everyone who answered
+// anything, not only those with a triplet: a participant who answered
+// only the catch trial, one who answered it and then chose "can't
+// decide", and one with a triplet are all listed, with their counts; one
+// who joined and answered nothing is not.
+func TestDashboardListsParticipantsWithOnlyTrials(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	st := a.study("trials-only", 8, 6, study.StatusOpen)
+	in := study.StudyInput{Slug: "trials-only", Title: st.Title, QuestionsPerParticipant: 6, Status: study.StatusOpen,
+		Quality: study.QualityControl{CatchAt: []int{1}, CantDecide: true}}
+	if _, err := a.store.UpdateStudy(context.Background(), st.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	admin := a.admin()
+	// answer answers the next question: the catch trial right, a skip, or
+	// the left option, and says which kind of question it was.
+	answer := func(j joinResp, skip bool) (catch bool) {
+		t.Helper()
+		var q nextResp
+		if res := a.api("GET", "/api/v1/studies/trials-only/next", j.Token, "", &q); res.StatusCode != http.StatusOK || q.Done {
+			t.Fatalf("next: %d %s", res.StatusCode, res.body)
+		}
+		catch = q.Left.Index == q.Anchor.Index || q.Right.Index == q.Anchor.Index
+		body := fmt.Sprintf(`{"question_id": %q, "closer": %d}`, q.QuestionID, q.Left.Index)
+		switch {
+		case catch:
+			body = fmt.Sprintf(`{"question_id": %q, "closer": %d}`, q.QuestionID, q.Anchor.Index)
+		case skip:
+			body = fmt.Sprintf(`{"question_id": %q, "skip": true}`, q.QuestionID)
+		}
+		if res := a.api("POST", "/api/v1/answers", j.Token, body, nil); res.StatusCode != http.StatusCreated {
+			t.Fatalf("answer: %d %s", res.StatusCode, res.body)
+		}
+		return catch
+	}
+	catchOnly := a.join("trials-only", `{"external_id": "catch-only"}`)
+	if !answer(catchOnly, false) {
+		t.Fatal("question 1 is not the catch trial")
+	}
+	skipper := a.join("trials-only", `{"external_id": "skipper"}`)
+	answer(skipper, false)
+	if answer(skipper, true) {
+		t.Fatal("question 2 is a catch trial, want a plain question to skip")
+	}
+	triplet := a.join("trials-only", `{"external_id": "triplet"}`)
+	answer(triplet, false)
+	answer(triplet, false)
+	answer(triplet, false)
+	silent := a.join("trials-only", `{"external_id": "silent"}`)
+	if n := a.count(`SELECT count(*) FROM answers WHERE study_id = $1`, st.ID); n != 2 {
+		t.Fatalf("%d triplet answers stored, want the 2 of the third participant", n)
+	}
+
+	dash := a.do(admin, "GET", "/admin/studies/trials-only/dashboard", nil, nil)
+	if dash.StatusCode != http.StatusOK {
+		t.Fatalf("dashboard: %d %s", dash.StatusCode, dash.body)
+	}
+	for _, p := range []struct {
+		j    joinResp
+		want int
+	}{{catchOnly, 1}, {skipper, 2}, {triplet, 3}} {
+		row := tableRow(dash.body, "list quality", p.j.ParticipantID)
+		m := dashboardAnsweredRE.FindStringSubmatch(row)
+		if m == nil {
+			t.Errorf("%s is not in the dashboard's participants table", p.j.ParticipantID)
+			continue
+		}
+		if n, _ := strconv.Atoi(m[1]); n != p.want {
+			t.Errorf("%s: %d answers on the dashboard, want %d", p.j.ParticipantID, n, p.want)
+		}
+	}
+	if row := tableRow(dash.body, "list quality", silent.ParticipantID); row != "" {
+		t.Errorf("a participant who answered nothing is listed: %s", row)
+	}
+}

@@ -144,6 +144,45 @@ func TestMTurkPreviewCreatesNothing(t *testing.T) {
 	}
 }
 
+// The MTurk preview's example question follows the study's layout and
+// language as its question page does: a German study laid out beside
+// shows the example in one row (class layout-beside) with the German
+// text naming the framed image on the left and German image
+// descriptions, in a page with lang="de"; an English study laid out
+// above shows the top image above. The three images have one size.
+func TestMTurkPreviewFollowsLayoutAndLanguage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		layout, language string
+		want             []string
+	}{
+		{"beside", "de", []string{`<html lang="de"`, `class="example layout-beside"`,
+			"Welches ist dem gerahmten Bild links ähnlicher? Sie antworten, indem Sie auf eines der beiden Bilder rechts davon klicken",
+			`alt="gerahmtes Bild links: `, "Eine Beispielfrage"}},
+		{"above", "en", []string{`<html lang="en"`, `class="example layout-above"`,
+			"Which is more similar to the top image?", `alt="top image: `}},
+	} {
+		t.Run(c.layout+"-"+c.language, func(t *testing.T) {
+			t.Parallel()
+			a := newApp(t)
+			a.study("hit", 5, 3, "open")
+			mturkStudy(a, a.admin(), "hit", url.Values{"layout": {c.layout}, "language": {c.language}})
+			res := a.do(noCookies(), "GET", "/s/hit", nil, nil)
+			if res.StatusCode != http.StatusOK || !strings.Contains(res.body, `id="preview-note"`) {
+				t.Fatalf("preview: %d %s", res.StatusCode, res.body)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(res.body, w) {
+					t.Errorf("the preview lacks %q:\n%s", w, res.body)
+				}
+			}
+			if n := strings.Count(res.body, `width="240" height="240"`); n != 3 {
+				t.Errorf("%d of the example's images at 240×240, want all 3 at one size", n)
+			}
+		})
+	}
+}
+
 // A worker takes the HIT with no cookie (as in MTurk's iframe with
 // third-party cookies blocked): workerId is their participant id, the
 // assignment's parameters are kept with them, the pages carry their token,

@@ -43,6 +43,18 @@ func TestBrowserScreenshots(t *testing.T) {
 	if _, _, err := a.store.AddItems(ctx, st.ID, demo.Items()); err != nil {
 		t.Fatal(err)
 	}
+	// A German study on Prolific, for its question page, its Recruit box
+	// and its form (issue 26).
+	de, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "obst", Title: "Farbkreise",
+		Instructions: "Wählen Sie die Scheibe, die der oberen **ähnlicher** ist.", Debrief: "Vielen Dank!",
+		QuestionsPerParticipant: 30, Status: study.StatusOpen, Language: "de",
+		Platform: study.Platform{Kind: study.PlatformProlific, CompletionCode: "C1A2B3C4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.store.AddItems(ctx, de.ID, demo.Items()[:20]); err != nil {
+		t.Fatal(err)
+	}
 	// A small simulated crowd, answering by the disks' true coordinates
 	// (hue and size scaled to comparable ranges).
 	coords := demo.Coordinates()
@@ -90,7 +102,10 @@ func TestBrowserScreenshots(t *testing.T) {
 			key = "2"
 		}
 		want := fmt.Sprintf("%d of 50", i+1)
+		// A key before the images are shown is not taken (app.js): wait
+		// until the form takes an answer.
 		err = chromedp.Do(bctx,
+			poll(`document.querySelector("form.question:not(.sending):not(.waiting)") !== null`),
 			chromedp.KeyEvent(key),
 			poll(fmt.Sprintf(`document.querySelector(".progress-text") && document.querySelector(".progress-text").textContent === %q`, want)),
 		)
@@ -150,8 +165,58 @@ func TestBrowserScreenshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A preview (issue 26): the study page's button, the banner on the
+	// question page.
+	if err := chromedp.Do(bctx, chromedp.Click(`#preview button[type=submit]`, chromedp.NodeVisible),
+		chromedp.WaitVisible(`.preview-banner`), poll(`Array.from(document.images).every(i => i.complete)`)); err != nil {
+		t.Fatal(err)
+	}
+	preview, err := chromedp.Run(bctx, chromedp.Screenshot(`main`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The German study: a participant's question page, its study page's
+	// Recruit box opened, and the top of its form with the sections' bar.
+	err = chromedp.Do(bctx,
+		chromedp.Navigate(a.srv.URL+"/s/obst?PROLIFIC_PID=browser-de&STUDY_ID=s&SESSION_ID=x"),
+		chromedp.Click(`button[type=submit]`, chromedp.NodeVisible),
+		chromedp.WaitVisible(`form.question`),
+		poll(`Array.from(document.images).every(i => i.complete)`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lang, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.documentElement.lang`)); err != nil || lang != "de" {
+		t.Fatalf("the German study's question page has lang %q (%v)", lang, err)
+	}
+	german, err := chromedp.Run(bctx, chromedp.Screenshot(`main`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(bctx,
+		chromedp.Navigate(a.srv.URL+"/admin/studies/obst"),
+		chromedp.Click(`#recruit summary`, chromedp.NodeVisible),
+		chromedp.WaitVisible(`#recruit-prolific-url`),
+		poll(`Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recruit, err := chromedp.Run(bctx, chromedp.Screenshot(`#recruit`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(bctx, chromedp.EmulateViewport(1200, 1400), chromedp.Navigate(a.srv.URL+"/admin/studies/obst/edit"), chromedp.WaitVisible(`.form-nav`)); err != nil {
+		t.Fatal(err)
+	}
+	form, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, png := range map[string][]byte{
 		"screenshot-question.png": question, "screenshot-question-mobile.png": mobile, "screenshot-study.png": study,
+		"screenshot-preview.png": preview, "screenshot-question-de.png": german, "screenshot-recruit.png": recruit,
+		"screenshot-study-form.png": form,
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
 			t.Fatal(err)
