@@ -5,6 +5,7 @@ package store
 // explains these very strings on a large study alongside the engine's.
 func Queries() map[string]string {
 	return map[string]string{
+		"armAnswers":          armAnswersSQL,
 		"countPreviews":       countPreviewsSQL,
 		"dashboardVersion":    dashboardVersionSQL,
 		"deletePreviews":      deletePreviewsSQL,

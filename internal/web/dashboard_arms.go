@@ -42,6 +42,10 @@ func (s *Server) armsView(ctx context.Context, st study.Study, statuses []study.
 	if latest != nil {
 		res = latest.res
 	}
+	counts, err := s.store.ArmAnswerCounts(ctx, st.ID, len(statuses))
+	if err != nil {
+		return nil, err
+	}
 	v := &templates.ArmsView{HeldoutPct: format.PercentCompact(st.HeldoutShare)}
 	var points []dashboard.ArmPoint
 	byArm := map[int]recompute.ArmResult{}
@@ -72,9 +76,13 @@ func (s *Server) armsView(ctx context.Context, st study.Study, statuses []study.
 	for i, d := range statuses {
 		// Before the arm's first fit, the store's counts now; after it,
 		// the participants and answers the latest run fitted, as the
-		// curve and the error: excluded participants left out.
+		// curve and the error: excluded participants left out of both,
+		// and of the held-out answers (the store's counts now).
 		r := templates.ArmRow{Class: armClass(i), Name: d.ArmName, Design: d.Design, Share: format.PercentCompact(d.Share),
-			Answers: d.Answers - d.Heldout, Heldout: d.Heldout, Error: "–", AtCommon: "–"}
+			Error: "–", AtCommon: "–"}
+		if i < len(counts) {
+			r.Answers, r.Heldout = counts[i].Answers, counts[i].Heldout
+		}
 		if i < len(assigned) {
 			r.Participants = assigned[i]
 		}
