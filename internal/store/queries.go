@@ -18,6 +18,7 @@ func Queries() map[string]string {
 		"itemLabels":          itemLabelsSQL,
 		"itemsStored":         itemsStoredSQL,
 		"listStudies":         listStudiesSQL,
+		"measuredPace":        measuredPaceSQL,
 		"lockArmCounts":       lockArmCountsSQL,
 		"lockStudyForItems":   lockStudyForItemsSQL,
 		"markStudyDeleted":    markStudyDeletedSQL,

@@ -80,6 +80,14 @@ func TestDashboardTrust(t *testing.T) {
 			t.Errorf("dashboard lacks %q", want)
 		}
 	}
+	// The learning curve's bands: the measured points' intervals on the
+	// held-out answers and the fit's prediction interval.
+	curve := section(t, page.body, `<figure class="plot-card" id="projection-plot">`)
+	for _, want := range []string{`<path class="band s1"`, `<path class="band s2"`, "measured (95% interval)", "fitted, projected (80% interval)"} {
+		if !strings.Contains(curve, want) {
+			t.Errorf("the learning curve lacks %q", want)
+		}
+	}
 	if got := strings.Count(page.body, "<ellipse"); got != n {
 		t.Errorf("%d ellipses, want one per item (%d)", got, n)
 	}
