@@ -144,7 +144,7 @@ func armCurvesSVG(curves []dashboard.ArmCurve, names []string) string {
 			ss[i].Low, ss[i].High = append(ss[i].Low, lo), append(ss[i].High, hi)
 		}
 	}
-	return plot.Curves(ss, 880, 320, "the arm's answers", "held-out error", "held-out error of each arm against its answers")
+	return plot.Curves(ss, 880, 320, "the arm's answers", "held-out error (share wrong)", "held-out error of each arm against its answers, with 95% intervals")
 }
 
 // comparisonSummary says in words how the arms compare at the most answers

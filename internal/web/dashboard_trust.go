@@ -79,7 +79,7 @@ func dimensionsView(d *analysis.DimensionChoice) *templates.DimensionsView {
 			sugg = r
 		}
 	}
-	v.SVG = templ.Raw(plot.ErrorBars(pts, float64(d.Suggested), "suggested", 430, 260, "dimensions d", "held-out error",
+	v.SVG = templ.Raw(plot.ErrorBars(pts, float64(d.Suggested), "suggested", 430, 260, "dimensions d", "held-out error (share wrong)",
 		"held-out error against the embedding's dimensions"))
 	if d.Suggested == d.Best {
 		v.Sentence = fmt.Sprintf("Suggested: d = %d, the dimension with the lowest held-out error (%s) over %d-fold cross-validation of %s answers.",

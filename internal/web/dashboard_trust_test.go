@@ -75,7 +75,10 @@ func TestDashboardTrust(t *testing.T) {
 	for _, want := range []string{`id="dimensions"`, "Suggested: d = 1,", "set it to 1 below", `id="dimensions-plot"`, `class="mark"`,
 		`id="uncertainty"`, "20 bootstrap refits of the embedding on participants", "<ellipse", "Stable in",
 		`id="projection-sentence"`, "more answers", "participants at", "to bring the held-out error from", "With twice the answers (6,000 in all)",
-		`name="trust_max_dim"`, `name="bootstrap_reps" min="0" max="1000" value="20"`} {
+		`name="trust_max_dim"`, `name="bootstrap_reps" min="0" max="1000" value="20"`,
+		// Plots that read on their own: the scatters' axes and legends.
+		"dimension 1 (unit: the map&#39;s root-mean-square radius)", ">dimension 2<", ">90% of refits<", `<path class="swatch ellipse"`,
+		">k1 principal component 1<", ">k2 principal component 2<", ">held-out error (share wrong)<"} {
 		if !strings.Contains(page.body, want) {
 			t.Errorf("dashboard lacks %q", want)
 		}
