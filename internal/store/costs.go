@@ -10,18 +10,27 @@ import (
 )
 
 // measuredPaceSQL is the median seconds between a participant's
-// consecutive answers in study $1 (answers_at apart; gaps over $2 seconds,
-// a break, left out) and how many gaps it is measured on: the pace of the
-// study's own crowd, reading included. Excluded participants and previews
-// are left out.
+// consecutive answers among study $1's latest $3 answers (answered_at
+// apart; gaps over $2 seconds, a break, left out) and how many gaps it is
+// measured on: the pace of the study's own crowd, reading included.
+// Excluded participants and previews are left out. The latest answers
+// alone, read backwards through answers_study_seq, keep it cheap on every
+// page that shows it, however large the study.
 const measuredPaceSQL = `
 	SELECT coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY gap), 0), count(*)
 	FROM (
-		SELECT extract(epoch FROM a.answered_at - lag(a.answered_at) OVER (PARTITION BY a.participant_id ORDER BY a.answered_at)) AS gap
-		FROM answers a JOIN participants p ON p.id = a.participant_id
-		WHERE a.study_id = $1 AND p.excluded_at IS NULL AND NOT p.preview
+		SELECT extract(epoch FROM answered_at - lag(answered_at) OVER (PARTITION BY participant_id ORDER BY answered_at)) AS gap
+		FROM (
+			SELECT a.participant_id, a.answered_at
+			FROM answers a JOIN participants p ON p.id = a.participant_id
+			WHERE a.study_id = $1 AND p.excluded_at IS NULL AND NOT p.preview
+			ORDER BY a.seq DESC LIMIT $3
+		) recent
 	) g
 	WHERE gap > 0 AND gap <= $2`
+
+// PaceAnswers is how many of a study's latest answers measure its pace.
+const PaceAnswers = 5000
 
 // MaxPaceGap is the longest gap between two answers that measures the
 // pace (seconds); longer ones are breaks.
@@ -54,12 +63,13 @@ func (s *Store) SetStudyCosts(ctx context.Context, studyID int64, c study.Costs)
 }
 
 // MeasuredPace returns the median seconds between consecutive answers of
-// a participant of the study (measuredPaceSQL) and the number of gaps it
+// a participant of the study, among its latest PaceAnswers answers
+// (measuredPaceSQL), and the number of gaps it
 // was measured on (0: none yet).
 func (s *Store) MeasuredPace(ctx context.Context, studyID int64) (_ float64, _ int, err error) {
 	defer wrap(&err, "store.MeasuredPace(%d)", studyID)
 	var sec float64
 	var n int
-	err = s.pool.QueryRow(ctx, measuredPaceSQL, studyID, MaxPaceGap).Scan(&sec, &n)
+	err = s.pool.QueryRow(ctx, measuredPaceSQL, studyID, MaxPaceGap, PaceAnswers).Scan(&sec, &n)
 	return sec, n, err
 }
