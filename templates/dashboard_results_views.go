@@ -47,7 +47,10 @@ type ProjectionView struct {
 	// bring the held-out error from … to …"), Twice the error expected at
 	// twice the answers, Curve how it was estimated.
 	Sentence, Twice, Curve string
-	SVG                    templ.Component
+	// Cost says how the minutes and the pay were found (the study's
+	// measured pace or its setting, and its pay rate).
+	Cost string
+	SVG  templ.Component
 }
 
 // targetPct is a target error as the settings form's percentage ("" for

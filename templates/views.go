@@ -185,6 +185,7 @@ type StudyPage struct {
 	GoldTriplets int
 	// Previews counts the study's preview sessions (the delete button's).
 	Previews int
+	Estimate *EstimateView // the "How many answers" section (nil: none)
 }
 
 // Account is the admin's account page.

@@ -154,6 +154,25 @@ type Projection struct {
 	// Twice is the held-out error expected with twice the answers, with
 	// its prediction interval (the interval issue 28 checks).
 	Twice Interval `json:"twice"`
+	// Test is the number of held-out answers each point's error was
+	// measured on (0 in runs before it was stored).
+	Test int `json:"test,omitempty"`
+	// Band is the fitted curve with its prediction interval (at Level)
+	// from the first point's training answers to twice Train, for the
+	// plot's band (none in runs before it was stored).
+	Band []BandPoint `json:"band,omitempty"`
+}
+
+// BandPoints is the number of points of Projection.Band.
+const BandPoints = 9
+
+// BandPoint is the learning curve's fitted error at Train training
+// answers with its prediction interval.
+type BandPoint struct {
+	Train float64 `json:"train"`
+	Error float64 `json:"error"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
 }
 
 // CurvePoint is one point of the projection's learning curve.
@@ -336,6 +355,18 @@ func project(ctx context.Context, n int, train, test []triplet.Triplet, sizes []
 		p.Target, p.TargetAuto = cv.A+(p.Now-cv.A)/2, true
 	}
 	p.Twice = intervalOf(cv.ErrorAt(2 * float64(m)))
+	p.Test = len(test)
+	if len(pts) > 0 {
+		lo, hi := float64(pts[0].Answers), 2*float64(m)
+		for k := range BandPoints {
+			x := lo * math.Pow(hi/lo, float64(k)/(BandPoints-1))
+			e := cv.ErrorAt(x)
+			if finite(e.Value) == nil || finite(e.Low) == nil || finite(e.High) == nil {
+				continue // JSON has no NaN
+			}
+			p.Band = append(p.Band, BandPoint{Train: x, Error: e.Value, Low: e.Low, High: e.High})
+		}
+	}
 	more := cv.AnswersFor(p.Target)
 	// Answers still needed: training answers beyond m, none when the
 	// curve is already there.

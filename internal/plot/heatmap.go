@@ -48,6 +48,9 @@ func Heatmap(m [][]float64, cuts []float64, side float64, label string) string {
 	}
 	fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="16">%s</text><text class="tick" x="%.1f" y="%.1f">%s</text>`,
 		side+33, Tick(hi), side+33, side+10, Tick(lo))
+	// What the colours mean, along the scale.
+	fmt.Fprintf(&b, `<text class="label" transform="translate(%.1f %.1f) rotate(-90)" text-anchor="middle">kernel value (higher: more alike)</text>`,
+		side+64, 10+side/2)
 	b.WriteString(`</svg>`)
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -12,6 +13,35 @@ type Series struct {
 	X, Y   []float64
 	Class  string // the CSS class of the line and its markers
 	Legend string // "" for none
+	// Low and High, when set (as long as Y), are a confidence band drawn
+	// under the line (a shaded polygon of class "band"); a NaN end leaves
+	// its point out of the band.
+	Low, High []float64
+	// NoMarkers draws the line alone (a fitted curve).
+	NoMarkers bool
+}
+
+// hasBand reports whether s has a band to draw.
+func (s Series) hasBand() bool {
+	return len(s.Low) == len(s.Y) && len(s.High) == len(s.Y) && len(s.Y) > 0
+}
+
+// band writes s's band as a closed path: along High, back along Low.
+func (s Series) band(b *strings.Builder, f frame) {
+	var up, down []string
+	for k := range s.X {
+		if math.IsNaN(s.Y[k]) || math.IsNaN(s.Low[k]) || math.IsNaN(s.High[k]) {
+			continue
+		}
+		up = append(up, fmt.Sprintf("%.1f %.1f", f.sx(s.X[k]), f.sy(s.High[k])))
+		down = append(down, fmt.Sprintf("%.1f %.1f", f.sx(s.X[k]), f.sy(s.Low[k])))
+	}
+	if len(up) == 0 {
+		return
+	}
+	slices.Reverse(down)
+	fmt.Fprintf(b, `<path class="band %s" d="M%sL%sZ"><title>%s: interval</title></path>`,
+		s.Class, strings.Join(up, "L"), strings.Join(down, "L"), html.EscapeString(s.Legend))
 }
 
 // Lines draws series on shared axes in an SVG of w×h, the legend in the
@@ -47,6 +77,9 @@ func lines(ss []Series, w, h float64, xlabel, ylabel string, fromZero, legendRig
 			pts++
 			f.xmin, f.xmax = math.Min(f.xmin, s.X[i]), math.Max(f.xmax, s.X[i])
 			f.ymin, f.ymax = math.Min(f.ymin, s.Y[i]), math.Max(f.ymax, s.Y[i])
+			if s.hasBand() && !math.IsNaN(s.Low[i]) && !math.IsNaN(s.High[i]) {
+				f.ymin, f.ymax = math.Min(f.ymin, s.Low[i]), math.Max(f.ymax, s.High[i])
+			}
 		}
 	}
 	if pts == 0 {
@@ -65,6 +98,11 @@ func lines(ss []Series, w, h float64, xlabel, ylabel string, fromZero, legendRig
 		f.xmin, f.xmax = f.xmin-1, f.xmax+1
 	}
 	f.axes(&b, Ticks(nil, f.xmin, f.xmax, 5), Ticks(nil, f.ymin, f.ymax, 4), Tick, xlabel, ylabel)
+	for _, s := range ss {
+		if s.hasBand() {
+			s.band(&b, f)
+		}
+	}
 	for i, s := range ss {
 		var d strings.Builder
 		for k := range s.X {
@@ -79,7 +117,7 @@ func lines(ss []Series, w, h float64, xlabel, ylabel string, fromZero, legendRig
 		}
 		fmt.Fprintf(&b, `<path class="series %s" d="%s"/>`, s.Class, d.String())
 		for k := range s.X {
-			if !math.IsNaN(s.Y[k]) {
+			if !math.IsNaN(s.Y[k]) && !s.NoMarkers {
 				fmt.Fprintf(&b, `<circle class="marker %s" cx="%.1f" cy="%.1f" r="3"><title>%s: %s at %s</title></circle>`,
 					s.Class, f.sx(s.X[k]), f.sy(s.Y[k]), html.EscapeString(s.Legend), Tick(s.Y[k]), Tick(s.X[k]))
 			}

@@ -120,7 +120,7 @@ func svgCases() []svgCase {
 			count: map[string]int{`class="empty"`: 1, "<rect": 0}},
 
 		{name: "heatmap", svg: plot.Heatmap([][]float64{{1, 0.8, 0.1, 0}, {0.8, 1, 0.2, 0.1}, {0.1, 0.2, 1, 0.7}, {0, 0.1, 0.7, 1}}, []float64{0.5}, 330, "kernel heat map"),
-			count: map[string]int{"data:image/png;base64,": 1, `class="cut"`: 1}, texts: []string{"1", "0"}},
+			count: map[string]int{"data:image/png;base64,": 1, `class="cut"`: 1}, texts: []string{"1", "0", "kernel value (higher: more alike)"}},
 		{name: "heatmap-constant", svg: plot.Heatmap([][]float64{{2, 2}, {2, 2}}, nil, 100, markup),
 			count: map[string]int{"data:image/png;base64,": 1, `class="cut"`: 0}},
 		{name: "heatmap-empty", svg: plot.Heatmap(nil, nil, 330, "kernel heat map"),

@@ -117,6 +117,12 @@ func fillOne(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slug string) st
 	if err := s.FinishRun(ctx, run, study.RunOutcome{Status: study.RunDone, Result: []byte("result")}); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.SetStudyCosts(ctx, st.ID, study.Costs{PayPerHour: 12, Currency: "GBP", SecondsPerQuestion: 6}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveEstimate(ctx, st.ID, store.StoredEstimate{Assumed: []byte(`{"items": 12}`), Error: "not run"}); err != nil {
+		t.Fatal(err)
+	}
 	return st
 }
 

@@ -5,6 +5,7 @@ package store
 // explains these very strings on a large study alongside the engine's.
 func Queries() map[string]string {
 	return map[string]string{
+		"armAnswers":          armAnswersSQL,
 		"countPreviews":       countPreviewsSQL,
 		"dashboardVersion":    dashboardVersionSQL,
 		"deletePreviews":      deletePreviewsSQL,
@@ -17,6 +18,7 @@ func Queries() map[string]string {
 		"itemLabels":          itemLabelsSQL,
 		"itemsStored":         itemsStoredSQL,
 		"listStudies":         listStudiesSQL,
+		"measuredPace":        measuredPaceSQL,
 		"lockArmCounts":       lockArmCountsSQL,
 		"lockStudyForItems":   lockStudyForItemsSQL,
 		"markStudyDeleted":    markStudyDeletedSQL,

@@ -140,6 +140,8 @@ var purgeTables = []purgeTable{
 	{"recompute_runs", "id", 200},                    // recompute_runs_study
 	{"recompute_settings", "study_id", 1},            // recompute_settings_pkey (one row)
 	{"upload_reports", "created_at", 100},            // upload_reports_study
+	{"study_costs", "study_id", 1},                   // study_costs_pkey (one row)
+	{"study_estimates", "study_id", 1},               // study_estimates_pkey (one row)
 }
 
 // PurgeTables returns the tables PurgeStudyBatch empties, in the order the

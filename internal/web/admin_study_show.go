@@ -36,6 +36,9 @@ func (s *Server) studyPage(r *http.Request, st study.Study) (templates.StudyPage
 	if v.Previews, err = s.store.CountPreviews(r.Context(), st.ID); err != nil {
 		return templates.StudyPage{}, err
 	}
+	if v.Estimate, err = s.estimateView(r.Context(), st, len(items), stats.Answers); err != nil {
+		return templates.StudyPage{}, err
+	}
 	for _, it := range items {
 		v.Items = append(v.Items, templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256})
 	}
@@ -51,6 +54,7 @@ var studyMessages = map[string]string{
 	"closed":           "The study is closed: it takes no more answers.",
 	"gold":             "Gold triplets stored: catch trials ask them first.",
 	"previews-deleted": "The previews and their answers are deleted.",
+	"estimated":        "Costs saved and the answers estimated (How many answers, below).",
 }
 
 // showStudy is a study's page for the researcher (GET /admin/studies/{slug}),

@@ -42,6 +42,10 @@ func (s *Server) armsView(ctx context.Context, st study.Study, statuses []study.
 	if latest != nil {
 		res = latest.res
 	}
+	counts, err := s.store.ArmAnswerCounts(ctx, st.ID, len(statuses))
+	if err != nil {
+		return nil, err
+	}
 	v := &templates.ArmsView{HeldoutPct: format.PercentCompact(st.HeldoutShare)}
 	var points []dashboard.ArmPoint
 	byArm := map[int]recompute.ArmResult{}
@@ -72,9 +76,13 @@ func (s *Server) armsView(ctx context.Context, st study.Study, statuses []study.
 	for i, d := range statuses {
 		// Before the arm's first fit, the store's counts now; after it,
 		// the participants and answers the latest run fitted, as the
-		// curve and the error: excluded participants left out.
+		// curve and the error: excluded participants left out of both,
+		// and of the held-out answers (the store's counts now).
 		r := templates.ArmRow{Class: armClass(i), Name: d.ArmName, Design: d.Design, Share: format.PercentCompact(d.Share),
-			Answers: d.Answers - d.Heldout, Heldout: d.Heldout, Error: "–", AtCommon: "–"}
+			Error: "–", AtCommon: "–"}
+		if i < len(counts) {
+			r.Answers, r.Heldout = counts[i].Answers, counts[i].Heldout
+		}
 		if i < len(assigned) {
 			r.Participants = assigned[i]
 		}
@@ -86,8 +94,10 @@ func (s *Server) armsView(ctx context.Context, st study.Study, statuses []study.
 		}
 		if a, ok := byArm[i]; ok && a.HeldoutError != nil {
 			r.Error = format.PercentCompact(*a.HeldoutError)
-			r.ErrorNote = fmt.Sprintf("%d of %d wrong", a.Wrong, a.Heldout)
-			r.ErrorTitle = fmt.Sprintf("the map of the arm's %d answers gets %d of the %d held-out answers wrong", a.Answers, a.Wrong, a.Heldout)
+			lo, hi := dashboard.Wilson(a.Wrong, a.Heldout, dashboard.Z95)
+			r.ErrorNote = fmt.Sprintf("%d of %d wrong; 95%%: %s–%s", a.Wrong, a.Heldout, format.PercentCompact(lo), format.PercentCompact(hi))
+			r.ErrorTitle = fmt.Sprintf("the map of the arm's %d answers gets %d of the %d held-out answers wrong; the 95%% interval of that share is %s to %s (Wilson score interval)",
+				a.Answers, a.Wrong, a.Heldout, format.PercentCompact(lo), format.PercentCompact(hi))
 		} else if res != nil {
 			r.ErrorNote = "no answers in the last recompute"
 		}
@@ -121,17 +131,20 @@ func armsSummary(arms []study.Arm) string {
 // armClass is arm i's curve class.
 func armClass(i int) string { return "a" + strconv.Itoa(i%8) }
 
-// armCurvesSVG draws the arms' learning curves, one line per arm.
+// armCurvesSVG draws the arms' learning curves, one line per arm, each
+// point's 95% Wilson interval on its held-out answers shaded under it.
 func armCurvesSVG(curves []dashboard.ArmCurve, names []string) string {
 	ss := make([]plot.Series, len(curves))
 	for i, c := range curves {
 		ss[i] = plot.Series{Class: armClass(i), Legend: names[i]}
 		for k := range c.Answers {
+			lo, hi := dashboard.Wilson(int(math.Round(c.Error[k]*float64(c.Heldout[k]))), c.Heldout[k], dashboard.Z95)
 			ss[i].X = append(ss[i].X, float64(c.Answers[k]))
 			ss[i].Y = append(ss[i].Y, c.Error[k])
+			ss[i].Low, ss[i].High = append(ss[i].Low, lo), append(ss[i].High, hi)
 		}
 	}
-	return plot.Curves(ss, 880, 320, "the arm's answers", "held-out error", "held-out error of each arm against its answers")
+	return plot.Curves(ss, 880, 320, "the arm's answers", "held-out error (share wrong)", "held-out error of each arm against its answers, with 95% intervals")
 }
 
 // comparisonSummary says in words how the arms compare at the most answers

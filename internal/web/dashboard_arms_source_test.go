@@ -103,8 +103,38 @@ func TestDesignsComparedOneSource(t *testing.T) {
 			t.Errorf("the sentence says %s %s; the table's row %q has no such error", m[1], m[2], rows[i])
 		}
 	}
-	// Columns: arm, design, share, participants, answers.
+	// The held-out answers the table counts are those of the participants
+	// who are not excluded, as the run counts them.
+	kept, err := a.store.RunAnswers(ctx, st.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heldout, heldoutAll := make([]int, 2), make([]int, 2)
+	for _, x := range kept {
+		if x.Design == study.DesignHeldout {
+			heldout[x.Arm]++
+		}
+	}
+	for _, x := range all {
+		if x.Design == study.DesignHeldout {
+			heldoutAll[x.Arm]++
+		}
+	}
+	if slices.Equal(heldout, heldoutAll) {
+		t.Fatalf("the excluded participant had no held-out answers (%v): the test tests nothing", heldout)
+	}
+	counts, err := a.store.ArmAnswerCounts(ctx, st.ID, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Columns: arm, design, share, participants, answers, held-out answers.
 	for i, r := range res.Arms {
+		if counts[i].Heldout != heldout[i] {
+			t.Errorf("arm %s: the store counts %d held-out answers without the excluded participant, want %d", r.Name, counts[i].Heldout, heldout[i])
+		}
+		if got := rows[i][5]; got != strconv.Itoa(heldout[i]) {
+			t.Errorf("arm %s: table says %s held-out answers, want %d (the excluded participant's %d left out)", r.Name, got, heldout[i], heldoutAll[i]-heldout[i])
+		}
 		if got := rows[i][3]; got != strconv.Itoa(r.Participants) {
 			t.Errorf("arm %s: table says %s participants, the run fitted %d", r.Name, got, r.Participants)
 		}

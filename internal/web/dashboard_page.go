@@ -129,7 +129,11 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashb
 		if trust, err = s.store.RunTrust(ctx, v.Shown.ID); err != nil {
 			return v, err
 		}
-		v.Trust = trustView(trust, st.QuestionsPerParticipant)
+		pc, err := s.paceOf(ctx, st)
+		if err != nil {
+			return v, err
+		}
+		v.Trust = trustView(trust, pc)
 	}
 	var unc *analysis.Uncertainty
 	if trust != nil && trust.Uncertainty != nil && run != nil && len(trust.Uncertainty.Spread) == len(items) {

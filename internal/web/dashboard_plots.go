@@ -53,23 +53,46 @@ func resultPlots(res *recompute.Result, views []templates.ItemView, cached drawF
 					pts[i].Cov, pts[i].Spread = u.Cov[i], true
 				}
 			}
-			return plot.Scatter(pts, 880, 560, true, "embedding of the items")
+			opt := scatterAxes(res.Embedding, "dimension", "(unit: the map's root-mean-square radius)", res.K, "frame")
+			if u != nil && len(pts) == len(u.Cov) {
+				opt.Legend = append(opt.Legend, plot.LegendEntry{Color: "#888", Text: "90% of refits", Kind: "ellipse"})
+			}
+			return plot.ScatterWith(pts, 880, 560, true, "embedding of the items", opt)
 		})}}
 	if len(res.BasisCoords) == len(views) && len(res.BasisCoords) > 0 && len(res.BasisCoords[0]) > 0 {
 		plots = append(plots, templates.Plot{ID: "basis", Title: "Basis design", Note: basisNote(res), Wide: true,
 			SVG: cached("basis", func() string {
-				return plot.Scatter(scatterItems(res.BasisCoords, views, res.Clusters, true), 880, 480, true, "basis design coordinates")
+				return plot.ScatterWith(scatterItems(res.BasisCoords, views, res.Clusters, true), 880, 480, true, "basis design coordinates",
+					scatterAxes(res.BasisCoords, "basis coordinate", "", res.K, "frame"))
 			})})
 	}
 	return append(plots,
 		templates.Plot{ID: "k1pca", Title: "k1 kernel PCA", Note: fmt.Sprintf("coloured by kernel k-means (k = %d)", res.K),
 			SVG: cached("k1pca", func() string {
-				return plot.Scatter(scatterItems(res.K1PCA, views, res.Clusters, false), 430, 340, true, "k1 kernel PCA")
+				return plot.ScatterWith(scatterItems(res.K1PCA, views, res.Clusters, false), 430, 340, true, "k1 kernel PCA",
+					scatterAxes(res.K1PCA, "k1 principal component", "", res.K, "dot"))
 			})},
 		templates.Plot{ID: "k2pca", Title: "k2 kernel PCA", Note: "same colours",
 			SVG: cached("k2pca", func() string {
-				return plot.Scatter(scatterItems(res.K2PCA, views, res.Clusters, false), 430, 340, true, "k2 kernel PCA")
+				return plot.ScatterWith(scatterItems(res.K2PCA, views, res.Clusters, false), 430, 340, true, "k2 kernel PCA",
+					scatterAxes(res.K2PCA, "k2 principal component", "", res.K, "dot"))
 			})})
+}
+
+// scatterAxes are a scatter plot's axis labels ("dimension 1 (unit: …)",
+// "dimension 2"; none for a second axis the rows lack), its legend of the
+// k clusters' colours (dots or frames) and the robust view.
+func scatterAxes(rows [][]float64, axis, unit string, k int, kind string) plot.ScatterOptions {
+	opt := plot.ScatterOptions{XLabel: axis + " 1", Robust: true, Legend: plot.ClusterLegend(k, kind)}
+	if unit != "" {
+		opt.XLabel += " " + unit
+	}
+	if len(rows) > 0 && len(rows[0]) > 1 {
+		opt.YLabel = axis + " 2"
+	} else {
+		opt.XLabel += "; one dimension, drawn on a line"
+	}
+	return opt
 }
 
 // scatterItems are the points of rows (an item's coordinates, the first
@@ -109,7 +132,7 @@ func learningPlot(runs []study.Run) templates.Plot {
 		train.X, train.Y = append(train.X, float64(r.Answers)), append(train.Y, deref(r.TrainError))
 	}
 	return templates.Plot{ID: "learning", Title: "Learning curve", Note: "triplet error of each recompute's embedding",
-		SVG: templ.Raw(plot.Lines([]plot.Series{held, train}, 430, 300, "answers used", "triplet error", true, "held-out error versus answers"))}
+		SVG: templ.Raw(plot.Lines([]plot.Series{held, train}, 430, 300, "answers used", "triplet error (share wrong)", true, "held-out error versus answers"))}
 }
 
 // answersPlot is the answers in equal intervals over the collection's span.
@@ -120,7 +143,7 @@ func answersPlot(f dashboard.Figures) templates.Plot {
 		span := f.Last.Sub(*f.First)
 		step := math.Max(span.Seconds(), 1) / float64(len(f.AnswersOverTime))
 		p.Note = intervalNote(step)
-		p.SVG = templ.Raw(plot.Bars(f.AnswersOverTime, float64(f.First.Unix()), step, plot.TimeFormat(span), 430, 300, "", "answers", "answers over time"))
+		p.SVG = templ.Raw(plot.Bars(f.AnswersOverTime, float64(f.First.Unix()), step, plot.TimeFormat(span), 430, 300, "time (UTC)", "answers", "answers over time"))
 	}
 	return p
 }
@@ -129,7 +152,7 @@ func answersPlot(f dashboard.Figures) templates.Plot {
 func responsePlot(f dashboard.Figures) templates.Plot {
 	return templates.Plot{ID: "response", Title: "Response times", Note: "the last bar holds the slowest 5% and beyond",
 		SVG: templ.Raw(plot.Bars(f.ResponseHist, 0, f.ResponseBinMS/1000, func(x float64) string { return plot.Tick(x) + " s" },
-			430, 300, "seconds", "answers", "response-time histogram"))}
+			430, 300, "response time (seconds)", "answers", "response-time histogram"))}
 }
 
 // clusterPlots are the k1 kernel's heat map in cluster order and the

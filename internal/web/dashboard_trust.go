@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/closer-lab/closer/internal/analysis"
+	"github.com/closer-lab/closer/internal/dashboard"
 	"github.com/closer-lab/closer/internal/format"
 	"github.com/closer-lab/closer/internal/plot"
 	"github.com/closer-lab/closer/internal/study"
@@ -38,9 +39,9 @@ func (s *Server) trustSettingsOf(r *http.Request, studyID int64, num func(string
 }
 
 // trustView formats the shown run's dimension choice, uncertainty and
-// projection (t nil: none) for the dashboard; questions is the study's
-// questions per participant, for the projection's participants.
-func trustView(t *analysis.Trust, questions int) *templates.TrustView {
+// projection (t nil: none) for the dashboard; pc is the study's pace and
+// pay, for the projection's participants, minutes and pay.
+func trustView(t *analysis.Trust, pc pace) *templates.TrustView {
 	if t == nil {
 		return nil
 	}
@@ -52,7 +53,7 @@ func trustView(t *analysis.Trust, questions int) *templates.TrustView {
 		v.Uncertainty = uncertaintyView(u)
 	}
 	if p := t.Projection; p != nil {
-		v.Projection = projectionView(p, questions)
+		v.Projection = projectionView(p, pc)
 	}
 	return v
 }
@@ -78,7 +79,7 @@ func dimensionsView(d *analysis.DimensionChoice) *templates.DimensionsView {
 			sugg = r
 		}
 	}
-	v.SVG = templ.Raw(plot.ErrorBars(pts, float64(d.Suggested), "suggested", 430, 260, "dimensions d", "held-out error",
+	v.SVG = templ.Raw(plot.ErrorBars(pts, float64(d.Suggested), "suggested", 430, 260, "dimensions d", "held-out error (share wrong)",
 		"held-out error against the embedding's dimensions"))
 	if d.Suggested == d.Best {
 		v.Sentence = fmt.Sprintf("Suggested: d = %d, the dimension with the lowest held-out error (%s) over %d-fold cross-validation of %s answers.",
@@ -155,7 +156,7 @@ func roundAnswers(x float64) string {
 // towards a target within it.
 const levelledOff = 0.005
 
-func projectionView(p *analysis.Projection, questions int) *templates.ProjectionView {
+func projectionView(p *analysis.Projection, pc pace) *templates.ProjectionView {
 	v := &templates.ProjectionView{}
 	target := format.Percent(p.Target, 1)
 	why := ""
@@ -176,8 +177,9 @@ func projectionView(p *analysis.Projection, questions int) *templates.Projection
 		v.Sentence = fmt.Sprintf("The held-out error (%s) is at the target %s already.", format.Percent(p.Now, 1), target)
 	default:
 		people := ""
-		if questions > 0 {
-			people = fmt.Sprintf(" (%s participants at %d questions each)", roundAnswers(math.Ceil(*m.Value/float64(questions))), questions)
+		cost, how := pc.answersCost(*m.Value)
+		if cost != "" {
+			people = " (" + cost + ")"
 		}
 		hi := "never"
 		if m.High != nil {
@@ -187,8 +189,9 @@ func projectionView(p *analysis.Projection, questions int) *templates.Projection
 		if m.Low != nil && *m.Low > 0 {
 			lo = roundAnswers(*m.Low)
 		}
-		v.Sentence = fmt.Sprintf("About %s more answers%s to bring the held-out error from %s to %s%s (%s interval: %s to %s more answers).",
-			roundAnswers(*m.Value), people, format.Percent(p.Now, 1), target, why, format.Percent(p.Level, 0), lo, hi)
+		v.Sentence = fmt.Sprintf("About %s more answers%s to bring the held-out error from %s to %s%s (%s interval: %s to %s more answers%s).",
+			roundAnswers(*m.Value), people, format.Percent(p.Now, 1), target, why, format.Percent(p.Level, 0), lo, hi, pc.rangeCost(m.Low, m.High))
+		v.Cost = how
 	}
 	if t := p.Twice; t.Value != nil && t.Low != nil && t.High != nil {
 		v.Twice = fmt.Sprintf("With twice the answers (%s in all), the held-out error should be about %s (%s interval %s–%s).",
@@ -197,19 +200,42 @@ func projectionView(p *analysis.Projection, questions int) *templates.Projection
 	v.Curve = fmt.Sprintf("From %d fits of the first answers in the order they came (held-out error e against answers n), fitted by e(n) = a + b·n^(−c) with a = %s, c = %.2f (Cortes et al. 1994; Figueroa et al. 2012); the interval is a residual bootstrap of the fit.",
 		len(p.Points), format.Percent(p.A, 1), p.C)
 	// The curve in answers of the study (training answers × answers/train).
+	v.SVG = templ.Raw(learningCurveSVG(p))
+	return v
+}
+
+// learningCurveSVG draws the projection's learning curve in answers of the
+// study (training answers × answers/train): the measured points with each
+// one's 95% Wilson interval on the held-out answers (when the run stored
+// their number), and the fitted curve to twice the answers with its
+// prediction interval (when the run stored it).
+func learningCurveSVG(p *analysis.Projection) string {
 	r := float64(p.Answers) / float64(max(p.Train, 1))
 	meas := plot.Series{Class: "s1", Legend: "measured"}
-	fit := plot.Series{Class: "s2", Legend: "fitted, projected"}
+	fit := plot.Series{Class: "s2", Legend: "fitted, projected", NoMarkers: true}
 	for _, q := range p.Points {
 		meas.X, meas.Y = append(meas.X, float64(q.Train)*r), append(meas.Y, q.Error)
+		if p.Test > 0 {
+			lo, hi := dashboard.Wilson(int(math.Round(q.Error*float64(p.Test))), p.Test, dashboard.Z95)
+			meas.Low, meas.High = append(meas.Low, lo), append(meas.High, hi)
+		}
 	}
-	if len(p.Points) > 0 {
+	switch {
+	case len(p.Band) > 0:
+		for _, b := range p.Band {
+			fit.X, fit.Y = append(fit.X, b.Train*r), append(fit.Y, b.Error)
+			fit.Low, fit.High = append(fit.Low, b.Low), append(fit.High, b.High)
+		}
+		fit.Legend = fmt.Sprintf("fitted, projected (%s interval)", format.Percent(p.Level, 0))
+	case len(p.Points) > 0:
 		lo, hi := float64(p.Points[0].Train), 2*float64(p.Train)
-		for k := range 9 {
-			n := lo * math.Pow(hi/lo, float64(k)/8)
+		for k := range analysis.BandPoints {
+			n := lo * math.Pow(hi/lo, float64(k)/(analysis.BandPoints-1))
 			fit.X, fit.Y = append(fit.X, n*r), append(fit.Y, p.A+p.B*math.Pow(n, -p.C))
 		}
 	}
-	v.SVG = templ.Raw(plot.Lines([]plot.Series{meas, fit}, 640, 260, "answers", "held-out error", false, "learning curve with its fit"))
-	return v
+	if p.Test > 0 {
+		meas.Legend = "measured (95% interval)"
+	}
+	return plot.Lines([]plot.Series{meas, fit}, 640, 260, "answers collected", "held-out error (share wrong)", false, "learning curve with its fit and intervals")
 }

@@ -75,7 +75,10 @@ func TestDashboardTrust(t *testing.T) {
 	for _, want := range []string{`id="dimensions"`, "Suggested: d = 1,", "set it to 1 below", `id="dimensions-plot"`, `class="mark"`,
 		`id="uncertainty"`, "20 bootstrap refits of the embedding on participants", "<ellipse", "Stable in",
 		`id="projection-sentence"`, "more answers", "With twice the answers (6,000 in all)",
-		`name="trust_max_dim"`, `name="bootstrap_reps" min="0" max="1000" value="20"`} {
+		`name="trust_max_dim"`, `name="bootstrap_reps" min="0" max="1000" value="20"`,
+		// Plots that read on their own: the scatters' axes and legends.
+		"dimension 1 (unit: the map&#39;s root-mean-square radius)", ">dimension 2<", ">90% of refits<", `<path class="swatch ellipse"`,
+		">k1 principal component 1<", ">k2 principal component 2<", ">held-out error (share wrong)<"} {
 		if !strings.Contains(page.body, want) {
 			t.Errorf("dashboard lacks %q", want)
 		}
@@ -84,10 +87,18 @@ func TestDashboardTrust(t *testing.T) {
 	// random ids: on these answers the curve is near its floor, so either
 	// the count towards the target or "levelled off" (TestProjectionSentence
 	// checks each sentence on fixed figures).
-	if !strings.Contains(page.body, "participants at 100 questions each) to bring the held-out error from") &&
+	if !(strings.Contains(page.body, "participants at 100 questions each") && strings.Contains(page.body, "to bring the held-out error from")) &&
 		!strings.Contains(page.body, "The learning curve has levelled off") {
 		i := strings.Index(page.body, `id="projection-sentence"`)
 		t.Errorf("no projection sentence: %.600s", page.body[max(i, 0):])
+	}
+	// The learning curve's bands: the measured points' intervals on the
+	// held-out answers and the fit's prediction interval.
+	curve := section(t, page.body, `<figure class="plot-card" id="projection-plot">`)
+	for _, want := range []string{`<path class="band s1"`, `<path class="band s2"`, "measured (95% interval)", "fitted, projected (80% interval)"} {
+		if !strings.Contains(curve, want) {
+			t.Errorf("the learning curve lacks %q", want)
+		}
 	}
 	if got := strings.Count(page.body, "<ellipse"); got != n {
 		t.Errorf("%d ellipses, want one per item (%d)", got, n)

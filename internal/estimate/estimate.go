@@ -1,0 +1,168 @@
+// Package estimate answers "how many answers will this study need?" before
+// it opens (issue 28): a simulated crowd answers random questions about
+// items placed at random in the study's embedding dimension, with a share
+// of wrong answers; the learning curve of the study's own fitting method
+// on those answers is measured on the crowd's held-out answers, fitted by
+// the power law of internal/projection, and read off at the error asked
+// for. Seeded, so the same settings give the same estimate, and bounded
+// (MaxBudget answers, projection.DefaultPoints fits) so that it runs on
+// demand.
+package estimate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/closer-lab/closer/internal/embed"
+	"github.com/closer-lab/closer/internal/projection"
+	"github.com/closer-lab/closer/internal/triplet"
+)
+
+// Bounds of an estimate's cost.
+const (
+	// MaxItems is the most items a simulation places (a larger study's
+	// estimate is refused: its fits would take minutes).
+	MaxItems = 500
+	// MinBudget and MaxBudget bound the simulated answers.
+	MinBudget = 400
+	MaxBudget = 12000
+	// TestAnswers is the number of the simulated crowd's held-out answers.
+	TestAnswers = 2000
+	// TargetGap is the automatic target's distance above the error the
+	// curve levels off at.
+	TargetGap = 0.02
+)
+
+// Assumptions are what an estimate assumes: the study's settings (Items,
+// Design, Questions per participant, the fitting Method and Dim) and the
+// simulated crowd's (Wrong: the share of wrong answers), the simulated
+// answers (Budget: 0 for Budget's default) and the target held-out error
+// (0: TargetGap above where the curve levels off).
+type Assumptions struct {
+	Items     int     `json:"items"`
+	Design    string  `json:"design"`
+	Questions int     `json:"questions"`
+	Method    string  `json:"method"`
+	Dim       int     `json:"dim"`
+	Wrong     float64 `json:"wrong"`
+	Budget    int     `json:"budget"`
+	Target    float64 `json:"target"`
+	Seed      uint64  `json:"seed"`
+}
+
+// DefaultBudget is the simulated answers for n items in d dimensions:
+// three times n·d·log2 n (the rule of thumb of Jamieson and Nowak 2011
+// that NEXT's documentation gives for the answers an embedding needs),
+// within [MinBudget, MaxBudget].
+func DefaultBudget(n, d int) int {
+	b := 3 * float64(n) * float64(d) * math.Log2(float64(n))
+	return int(math.Min(MaxBudget, math.Max(MinBudget, math.Round(b))))
+}
+
+// Result is what the simulation found: its learning curve (answers, error
+// on the crowd's held-out answers), the fitted e(n) = A + B·n^(−C), the
+// target, and the answers for it with their interval at Level (a nil
+// High: never; a nil Value: the curve does not reach the target).
+type Result struct {
+	Points     []projection.Point `json:"points"`
+	A, B, C    float64
+	Level      float64  `json:"level"`
+	Target     float64  `json:"target"`
+	TargetAuto bool     `json:"target_auto"`
+	Answers    *float64 `json:"answers"`
+	Low        *float64 `json:"low"`
+	High       *float64 `json:"high"`
+	// Budget is the answers simulated.
+	Budget int `json:"budget"`
+	// Band is the fitted curve with its prediction interval at Level,
+	// from the first point to the larger of Budget and the answers
+	// projected (at most ten times Budget), for the plot.
+	Band []BandPoint `json:"band"`
+}
+
+// BandPoint is the fitted curve's error at Answers with its interval.
+type BandPoint struct {
+	Answers float64 `json:"answers"`
+	Error   float64 `json:"error"`
+	Low     float64 `json:"low"`
+	High    float64 `json:"high"`
+}
+
+// Validate checks a's bounds and fills its defaults.
+func (a *Assumptions) Validate() error {
+	switch {
+	case a.Items < 3:
+		return fmt.Errorf("estimate: %d items; the study needs at least 3", a.Items)
+	case a.Items > MaxItems:
+		return fmt.Errorf("estimate: %d items; the estimate before opening simulates at most %d", a.Items, MaxItems)
+	case a.Dim < 1 || a.Dim > 10:
+		return fmt.Errorf("estimate: dimension %d outside 1..10", a.Dim)
+	case !(a.Wrong >= 0 && a.Wrong < 0.5):
+		return fmt.Errorf("estimate: a share of wrong answers of %g outside [0, 0.5)", a.Wrong)
+	case !(a.Target >= 0 && a.Target < 1):
+		return fmt.Errorf("estimate: target error %g outside [0, 1)", a.Target)
+	case a.Budget < 0 || a.Budget > MaxBudget:
+		return fmt.Errorf("estimate: %d answers outside 0..%d", a.Budget, MaxBudget)
+	}
+	if a.Budget == 0 {
+		a.Budget = DefaultBudget(a.Items, a.Dim)
+	}
+	if a.Method == "" {
+		a.Method = string(embed.DefaultMethod)
+	}
+	return nil
+}
+
+// Run simulates the study a describes and projects its answers.
+func Run(ctx context.Context, a Assumptions) (*Result, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	m, err := embed.ParseMethod(a.Method)
+	if err != nil {
+		return nil, fmt.Errorf("estimate: %w", err)
+	}
+	x := triplet.Gaussian(triplet.NewRand(triplet.Mix64(a.Seed^1)), a.Items, a.Dim, 1)
+	crowd := triplet.NewOracle(x, a.Wrong, triplet.Mix64(a.Seed^2))
+	train := triplet.RandomTriplets(triplet.NewRand(triplet.Mix64(a.Seed^3)), crowd, a.Budget)
+	test := triplet.RandomTriplets(triplet.NewRand(triplet.Mix64(a.Seed^4)), crowd, TestAnswers)
+	sizes := projection.Sizes(a.Budget, projection.DefaultPoints, projection.DefaultRatio)
+	if len(sizes) < projection.MinPoints {
+		return nil, errors.New("estimate: too few simulated answers for a learning curve")
+	}
+	pts, err := projection.Measure(ctx, a.Items, train, test, sizes, embed.Options{Method: m, Dim: a.Dim, Seed: a.Seed}, 0)
+	if err != nil {
+		return nil, fmt.Errorf("estimate: %w", err)
+	}
+	cv, err := projection.FitCurve(pts, projection.Options{Seed: a.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("estimate: %w", err)
+	}
+	r := &Result{Points: pts, A: cv.A, B: cv.B, C: cv.C, Level: cv.Level, Target: a.Target, Budget: a.Budget}
+	if r.Target <= 0 {
+		r.Target, r.TargetAuto = cv.A+TargetGap, true
+	}
+	e := cv.AnswersFor(r.Target)
+	r.Answers, r.Low, r.High = finite(e.Value), finite(e.Low), finite(e.High)
+	lo, hi := float64(pts[0].Answers), float64(a.Budget)
+	if r.Answers != nil {
+		hi = math.Max(hi, math.Min(*r.Answers, 10*hi))
+	}
+	for k := range 9 {
+		n := lo * math.Pow(hi/lo, float64(k)/8)
+		b := cv.ErrorAt(n)
+		if finite(b.Value) != nil && finite(b.Low) != nil && finite(b.High) != nil {
+			r.Band = append(r.Band, BandPoint{Answers: n, Error: b.Value, Low: b.Low, High: b.High})
+		}
+	}
+	return r, nil
+}
+
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}

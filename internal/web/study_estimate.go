@@ -1,0 +1,207 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/closer-lab/closer/internal/estimate"
+	"github.com/closer-lab/closer/internal/format"
+	"github.com/closer-lab/closer/internal/plot"
+	"github.com/closer-lab/closer/internal/store"
+	"github.com/closer-lab/closer/internal/study"
+	"github.com/closer-lab/closer/templates"
+)
+
+// defaultWrong is the simulated crowd's share of wrong answers before the
+// researcher says otherwise (crowds of the papers behind closer: 5–20%).
+const defaultWrong = 0.1
+
+// estimateSlot lets one estimate run at a time in a process: each is
+// bounded (estimate.MaxItems, estimate.MaxBudget: about 5 s at the bounds
+// on 2 cores), and two at once would share the cores with the requests.
+var estimateSlot = make(chan struct{}, 1)
+
+// estimateView builds the study page's "How many answers" section of
+// study st with items items and answers answers: the costs form and the
+// stored estimate.
+func (s *Server) estimateView(ctx context.Context, st study.Study, items, answers int) (*templates.EstimateView, error) {
+	pc, err := s.paceOf(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := s.store.Estimate(ctx, st.ID)
+	if err != nil {
+		return nil, err
+	}
+	c := pc.Costs
+	v := &templates.EstimateView{Slug: st.Slug, PayPerHour: strconv.FormatFloat(c.PayPerHour, 'f', -1, 64), Currency: c.Currency,
+		Seconds: strconv.FormatFloat(c.SecondsPerQuestion, 'f', -1, 64), WrongPct: strconv.FormatFloat(100*defaultWrong, 'f', -1, 64),
+		Opened: answers > 0}
+	_, how := pc.answersCost(1)
+	v.Pace = "The figures take " + how
+	if stored == nil {
+		return v, nil
+	}
+	var a estimate.Assumptions
+	if err := json.Unmarshal(stored.Assumed, &a); err != nil {
+		return nil, fmt.Errorf("estimate of study %d: %w", st.ID, err)
+	}
+	v.WrongPct = strconv.FormatFloat(100*a.Wrong, 'f', -1, 64)
+	if a.Target > 0 {
+		v.TargetPct = strconv.FormatFloat(100*a.Target, 'f', -1, 64)
+	}
+	v.When = "estimated " + stored.CreatedAt.UTC().Format("2006-01-02 15:04 UTC")
+	if stored.Result == nil {
+		v.Error = stored.Error
+		return v, nil
+	}
+	var r estimate.Result
+	if err := json.Unmarshal(stored.Result, &r); err != nil {
+		return nil, fmt.Errorf("estimate of study %d: %w", st.ID, err)
+	}
+	v.Has = true
+	v.Sentence = estimateSentence(&r, pc)
+	v.Assumed = estimateAssumed(a, &r)
+	v.SVG = templ.Raw(estimateSVG(&r))
+	rs, err := s.store.RecomputeSettings(ctx, st.ID)
+	if err != nil {
+		return nil, err
+	}
+	if now := assumptionsOf(st, rs, items); now.Items != a.Items || now.Questions != a.Questions || now.Design != a.Design || now.Method != a.Method || now.Dim != a.Dim {
+		v.Stale = fmt.Sprintf("The study's settings changed since this estimate (now %d items, %d questions per participant, design %s, %s in d = %d): estimate again.",
+			now.Items, now.Questions, now.Design, strings.ToUpper(now.Method), now.Dim)
+	}
+	return v, nil
+}
+
+// assumptionsOf are the study's own settings as an estimate takes them.
+func assumptionsOf(st study.Study, rs study.RecomputeSettings, items int) estimate.Assumptions {
+	method := rs.Method
+	if method == "" {
+		method = "tste"
+	}
+	return estimate.Assumptions{Items: items, Design: st.Design, Questions: st.QuestionsPerParticipant, Method: method, Dim: max(rs.Dim, 1),
+		Seed: uint64(st.ID)}
+}
+
+// estimateSentence is the estimate's answer in answers, participants,
+// minutes and pay.
+func estimateSentence(r *estimate.Result, pc pace) string {
+	target := format.Percent(r.Target, 1)
+	if r.Answers == nil {
+		return fmt.Sprintf("The simulated learning curve levels off at %s: no number of answers is projected to reach a held-out error of %s.",
+			format.Percent(r.A, 1), target)
+	}
+	cost, _ := pc.answersCost(*r.Answers)
+	if cost != "" {
+		cost = " (" + cost + ")"
+	}
+	hi := "never"
+	if r.High != nil {
+		hi = roundAnswers(*r.High)
+	}
+	lo := "none"
+	if r.Low != nil && *r.Low > 0 {
+		lo = roundAnswers(*r.Low)
+	}
+	return fmt.Sprintf("About %s answers%s to reach a held-out error of %s (%s interval: %s to %s answers%s).",
+		roundAnswers(*r.Answers), cost, target, format.Percent(r.Level, 0), lo, hi, pc.rangeCost(r.Low, r.High))
+}
+
+// estimateAssumed says what the simulation assumed.
+func estimateAssumed(a estimate.Assumptions, r *estimate.Result) string {
+	s := fmt.Sprintf("Assumed: a simulated crowd with %s wrong answers answering %s random questions about %d items placed at random (a normal cloud) in d = %d dimensions, fitted by %s as the study's recompute fits; the held-out error is measured on %s more of the crowd's answers, as noisy as the rest, as the dashboard measures it.",
+		format.PercentCompact(a.Wrong), format.Thousands(int64(r.Budget)), a.Items, a.Dim, strings.ToUpper(a.Method), format.Thousands(estimate.TestAnswers))
+	if a.Design != study.DesignRandom {
+		s += fmt.Sprintf(" The study's design (%s) is not simulated: its questions are random here.", a.Design)
+	}
+	if r.TargetAuto {
+		s += fmt.Sprintf(" The target is %s above the %s the curve levels off at.", format.PercentagePoints(estimate.TargetGap), format.Percent(r.A, 1))
+	}
+	return s + fmt.Sprintf(" Fitted by e(n) = a + b·n^(−c) with a = %s, c = %.2f; the interval is a residual bootstrap of the fit.", format.Percent(r.A, 1), r.C)
+}
+
+// estimateSVG draws the simulated learning curve and its fit.
+func estimateSVG(r *estimate.Result) string {
+	meas := plot.Series{Class: "s1", Legend: "simulated"}
+	fit := plot.Series{Class: "s2", Legend: fmt.Sprintf("fitted (%s interval)", format.Percent(r.Level, 0)), NoMarkers: true}
+	for _, p := range r.Points {
+		meas.X, meas.Y = append(meas.X, float64(p.Answers)), append(meas.Y, p.Error)
+	}
+	for _, b := range r.Band {
+		fit.X, fit.Y = append(fit.X, b.Answers), append(fit.Y, b.Error)
+		fit.Low, fit.High = append(fit.Low, b.Low), append(fit.High, b.High)
+	}
+	return plot.Lines([]plot.Series{meas, fit}, 640, 240, "answers", "held-out error (share wrong)", false, "simulated learning curve with its fit")
+}
+
+// runEstimate saves the study's costs and estimates its answers from a
+// simulation on its own settings (POST /admin/studies/{slug}/estimate).
+func (s *Server) runEstimate(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.studyFromURL(r)
+	if err != nil {
+		return err
+	}
+	num := func(name string) (float64, bool) {
+		x, err := strconv.ParseFloat(strings.TrimSpace(r.PostFormValue(name)), 64)
+		return x, err == nil && !math.IsNaN(x) && !math.IsInf(x, 0)
+	}
+	pay, ok1 := num("pay_per_hour")
+	sec, ok2 := num("seconds_per_question")
+	wrong, ok3 := num("wrong_pct")
+	target, ok4 := num("target_error_pct")
+	if strings.TrimSpace(r.PostFormValue("target_error_pct")) == "" {
+		target, ok4 = 0, true
+	}
+	c := study.Costs{PayPerHour: pay, Currency: strings.TrimSpace(r.PostFormValue("currency")), SecondsPerQuestion: sec}
+	if !(ok1 && ok2 && ok3 && ok4) || !(wrong >= 0 && wrong < 50) || !(target >= 0 && target < 100) {
+		return &httpError{status: http.StatusUnprocessableEntity, msg: "the pay, the seconds per question, the wrong answers (0–49%) and the target need numbers"}
+	}
+	if err := s.store.SetStudyCosts(r.Context(), st.ID, c); err != nil {
+		return err
+	}
+	items, err := s.store.ListItems(r.Context(), st.ID)
+	if err != nil {
+		return err
+	}
+	rs, err := s.store.RecomputeSettings(r.Context(), st.ID)
+	if err != nil {
+		return err
+	}
+	a := assumptionsOf(st, rs, len(items))
+	a.Wrong, a.Target = wrong/100, target/100
+	select {
+	case estimateSlot <- struct{}{}:
+		defer func() { <-estimateSlot }()
+	default:
+		return &httpError{status: http.StatusServiceUnavailable, msg: "another estimate is running; try again in a few seconds"}
+	}
+	start := time.Now()
+	res, runErr := estimate.Run(r.Context(), a)
+	if r.Context().Err() != nil {
+		return r.Context().Err()
+	}
+	stored := store.StoredEstimate{}
+	if stored.Assumed, err = json.Marshal(a); err != nil {
+		return err
+	}
+	if runErr != nil {
+		stored.Error = runErr.Error()
+	} else if stored.Result, err = json.Marshal(res); err != nil {
+		return err
+	}
+	if err := s.store.SaveEstimate(r.Context(), st.ID, stored); err != nil {
+		return err
+	}
+	s.log.Info("estimate", "study", st.ID, "items", a.Items, "answers", a.Budget, "took", time.Since(start), "error", stored.Error)
+	http.Redirect(w, r, "/admin/studies/"+st.Slug+"?msg=estimated#estimate", http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,2 @@
+DROP TABLE study_estimates;
+DROP TABLE study_costs;
