@@ -85,7 +85,7 @@ func (s *Store) APITokenAdmin(ctx context.Context, plain string) (study.Admin, e
 		UPDATE api_tokens t SET last_used_at = now()
 		FROM admins a
 		WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND a.id = t.admin_id
-		RETURNING a.id, a.email, a.created_at`, secret.Hash(plain)).Scan(&a.ID, &a.Email, &a.CreatedAt)
+		RETURNING a.id, a.email, a.created_at, a.site_admin`, secret.Hash(plain)).Scan(&a.ID, &a.Email, &a.CreatedAt, &a.SiteAdmin)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.Admin{}, fmt.Errorf("API token admin: %w", study.Errorf(study.KindUnauthorized, "unknown or revoked API token"))
 	}

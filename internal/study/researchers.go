@@ -7,6 +7,10 @@ type Admin struct {
 	ID        int64
 	Email     string
 	CreatedAt time.Time
+	// SiteAdmin: a site administrator, who manages accounts and holds
+	// every study's owner rights; otherwise a researcher who sees only the
+	// studies they hold a role on (issue 30).
+	SiteAdmin bool
 }
 
 // MinPasswordLen is the shortest password accepted for an admin.

@@ -183,7 +183,7 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 		r.With(timeout).Post("/studies/{slug}/participants", s.handle(s.apiCreateParticipant))
 		r.With(timeout).Get("/studies/{slug}/next", s.handle(s.apiNext))
 		r.With(timeout).Post("/answers", s.handle(s.apiAnswer))
-		r.Get("/studies/{slug}/triplets.csv", s.handle(s.apiExport)) // streamed: no timeout
+		r.With(s.requireToken, s.authorize).Get("/studies/{slug}/triplets.csv", s.handle(s.apiExport)) // streamed: no timeout
 	})
 
 	// Browser pages: every state-changing request must be same-origin.
@@ -203,7 +203,7 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 			r.Post("/admin/logout", s.handle(s.logout))
 		})
 		r.Group(func(r chi.Router) {
-			r.Use(s.requireAdmin)
+			r.Use(s.requireAdmin, s.authorize) // authorize: the route's role (roles.go)
 			r.With(timeout).Get("/admin", s.handle(s.studies))
 			r.With(timeout).Get("/admin/studies/new", s.handle(s.newStudyForm))
 			r.With(timeout).Post("/admin/studies", s.handle(s.createStudy))
@@ -239,6 +239,10 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 			r.With(timeout).Get("/admin/import", s.handle(s.importForm))
 			r.With(uploadTimeout).Post("/admin/import/bundle", s.handle(s.importBundle))
 			r.With(uploadTimeout).Post("/admin/import/triplets", s.handle(s.importTriplets))
+			// Who may do what in a study (issue 30).
+			r.With(timeout).Get("/admin/studies/{slug}/people", s.handle(s.people))
+			r.With(timeout).Post("/admin/studies/{slug}/people", s.handle(s.addPerson))
+			r.With(timeout).Post("/admin/studies/{slug}/people/{account}/remove", s.handle(s.removePerson))
 		})
 	})
 	return r

@@ -1,0 +1,50 @@
+package study
+
+import "time"
+
+// Role is what an account may do in one study (issue 30). The roles are
+// ordered: each may do what the ones below it may.
+type Role int
+
+// The roles, from none to owner. A site administrator holds RoleOwner in
+// every study.
+const (
+	RoleNone   Role = iota // sees nothing of the study: it is not found
+	RoleViewer             // the study page, the dashboard, exports without identifying columns
+	RoleEditor             // settings, items, opening and closing, exclusions, recompute, every export
+	RoleOwner              // everything, deleting the study and granting roles
+)
+
+// String is the role's stored name ("" for RoleNone).
+func (r Role) String() string {
+	switch r {
+	case RoleViewer:
+		return "viewer"
+	case RoleEditor:
+		return "editor"
+	case RoleOwner:
+		return "owner"
+	}
+	return ""
+}
+
+// ParseRole reads a stored or typed role name.
+func ParseRole(s string) (Role, error) {
+	switch s {
+	case "viewer":
+		return RoleViewer, nil
+	case "editor":
+		return RoleEditor, nil
+	case "owner":
+		return RoleOwner, nil
+	}
+	return RoleNone, Errorf(KindInvalid, "%q is not a role (owner, editor or viewer)", s)
+}
+
+// Member is an account holding a role in a study.
+type Member struct {
+	AdminID   int64
+	Email     string
+	Role      Role
+	GrantedAt time.Time
+}
