@@ -48,3 +48,19 @@ type Member struct {
 	Role      Role
 	GrantedAt time.Time
 }
+
+// Invitation is an owner's invitation of someone without an account to a
+// role in a study (issue 30): the link's secret is shown once, its hash
+// stored; it is used once, before ExpiresAt.
+type Invitation struct {
+	ID        int64
+	Email     string
+	StudyID   int64
+	Role      Role
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+// InvitationTTL is how long an invitation link works.
+const InvitationTTL = 7 * 24 * time.Hour

@@ -27,7 +27,7 @@ func (s *Server) streamCSV(w http.ResponseWriter, r *http.Request, st study.Stud
 		// (?all_answers=1): triplets.csv holds triplets.
 		All: q.Get("all_answers") == "1",
 		// Identifying columns only for editors and owners (issue 30).
-		NoIdentifying: roleFrom(r.Context()) < study.RoleEditor}
+		NoIdentifying: !identifyingFrom(r.Context())}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	name := st.Slug + "-triplets.csv"

@@ -27,5 +27,11 @@ func (s *Server) peopleView(r *http.Request) (templates.People, error) {
 	if err != nil {
 		return templates.People{}, err
 	}
-	return templates.People{Study: st, Members: ms, Owner: roleFrom(r.Context()) >= study.RoleOwner}, nil
+	v := templates.People{Study: st, Members: ms, Owner: roleFrom(r.Context()) >= study.RoleOwner}
+	if v.Owner {
+		if v.Invitations, err = s.accounts.PendingInvitations(r.Context(), st.ID); err != nil {
+			return templates.People{}, err
+		}
+	}
+	return v, nil
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/closer-lab/closer/templates"
 )
 
-// addPerson gives the account with the typed e-mail a role in the study
-// (POST /admin/studies/{slug}/people, owners only). A refusal (no such
-// account, a bad role, the last owner's demotion) re-renders the page with
-// the reason.
+// addPerson gives the account with the typed e-mail a role in the study,
+// or invites an e-mail without an account (POST
+// /admin/studies/{slug}/people, owners only). A refusal (a bad address or
+// role, the last owner's demotion) re-renders the page with the reason.
 func (s *Server) addPerson(w http.ResponseWriter, r *http.Request) error {
 	if err := r.ParseForm(); err != nil {
 		return badRequest("unreadable form")
@@ -21,10 +21,10 @@ func (s *Server) addPerson(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	email := r.PostForm.Get("email")
-	err = s.grantByEmail(r, v.Study, email, r.PostForm.Get("role"))
+	link, err := s.grantByEmail(r, v.Study, email, r.PostForm.Get("role"))
 	switch collect.KindOf(err) {
 	case 0:
-		v.Added = email
+		v.Added, v.InviteLink = email, link
 	case study.KindInvalid, study.KindConflict, study.KindNotFound:
 		v.Error, v.Email = userMessage(err), email
 		if v, err = s.refreshedPeople(r, v); err != nil {
@@ -40,25 +40,36 @@ func (s *Server) addPerson(w http.ResponseWriter, r *http.Request) error {
 	return s.render(w, r, http.StatusOK, templates.PeoplePage(v))
 }
 
-// grantByEmail gives the account with the e-mail the named role.
-func (s *Server) grantByEmail(r *http.Request, st study.Study, email, roleName string) error {
+// grantByEmail gives the account with the e-mail the named role, or, when
+// no account has the e-mail, invites it: the invitation link is returned
+// for the owner to pass on (no e-mail is sent).
+func (s *Server) grantByEmail(r *http.Request, st study.Study, email, roleName string) (string, error) {
 	role, err := study.ParseRole(roleName)
 	if err != nil {
-		return err
+		return "", err
 	}
+	by := adminFrom(r.Context()).ID
 	a, err := s.accounts.AdminByEmail(r.Context(), email)
 	if collect.KindOf(err) == study.KindNotFound {
-		return study.Errorf(study.KindInvalid, "there is no account with the e-mail %s; a site administrator can add it", email)
+		plain, _, err := s.accounts.Invite(r.Context(), st.ID, email, role, by)
+		if err != nil {
+			return "", err
+		}
+		return s.publicURL("/invite/" + plain), nil
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
-	return s.accounts.GrantRole(r.Context(), st.ID, a.ID, role, adminFrom(r.Context()).ID)
+	return "", s.accounts.GrantRole(r.Context(), st.ID, a.ID, role, by)
 }
 
 // refreshedPeople is v with the study's members read again.
 func (s *Server) refreshedPeople(r *http.Request, v templates.People) (templates.People, error) {
 	ms, err := s.accounts.Members(r.Context(), v.Study.ID)
+	if err != nil {
+		return v, err
+	}
 	v.Members = ms
+	v.Invitations, err = s.accounts.PendingInvitations(r.Context(), v.Study.ID)
 	return v, err
 }

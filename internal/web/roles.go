@@ -47,11 +47,14 @@ var routeNeeds = map[string]need{
 	"GET /admin/login":                         needPublic,
 	"POST /admin/login":                        needPublic,
 	"POST /admin/logout":                       needPublic,
+	"GET /invite/{token}":                      needPublic, // an invitation's secret link
+	"POST /invite/{token}":                     needPublic,
 	"POST /api/v1/answers":                     needPublic,
 	"GET /api/v1/studies/{slug}/next":          needPublic,
 	"POST /api/v1/studies/{slug}/participants": needPublic,
 
 	"GET /api/v1/studies/{slug}/triplets.csv": needViewer,
+	"POST /api/v1/studies/{slug}/status":      needEditor,
 
 	"GET /admin":                                 needAccount,
 	"GET /admin/studies/new":                     needAccount,
@@ -97,11 +100,25 @@ var routeNeeds = map[string]need{
 
 type roleKey struct{}
 
+// access is what authorize found the request may do in its study.
+type access struct {
+	role        study.Role
+	identifying bool // may see identifying data (external ids)
+}
+
 // roleFrom is the request's role in the study of its {slug}, as authorize
 // found it (RoleNone on routes without a study).
 func roleFrom(ctx context.Context) study.Role {
-	r, _ := ctx.Value(roleKey{}).(study.Role)
-	return r
+	a, _ := ctx.Value(roleKey{}).(access)
+	return a.role
+}
+
+// identifyingFrom reports whether the request may see identifying data in
+// its study: an editor's or owner's, through a session or a token allowed
+// to export it.
+func identifyingFrom(ctx context.Context) bool {
+	a, _ := ctx.Value(roleKey{}).(access)
+	return a.identifying
 }
 
 // authorize checks the request's account (requireAdmin's or requireToken's)
@@ -146,14 +163,18 @@ func (s *Server) authorized(r *http.Request, next http.Handler, w http.ResponseW
 	if err != nil {
 		return err
 	}
-	role = tokenFrom(r.Context()).limit(st.ID, role)
 	if role == study.RoleNone {
 		return study.NotFound("study")
+	}
+	tok := tokenFrom(r.Context())
+	if err := tok.refuse(st.ID, n); err != nil {
+		return err
 	}
 	want := map[need]study.Role{needViewer: study.RoleViewer, needEditor: study.RoleEditor, needOwner: study.RoleOwner}[n]
 	if role < want {
 		return &httpError{status: http.StatusForbidden, msg: "your role in this study (" + role.String() + ") does not allow this; ask its owner"}
 	}
-	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), roleKey{}, role)))
+	ctx := context.WithValue(r.Context(), roleKey{}, access{role: role, identifying: tok.identifying(role)})
+	next.ServeHTTP(w, r.WithContext(ctx))
 	return nil
 }

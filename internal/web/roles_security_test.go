@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -29,10 +30,13 @@ var wantNeeds = map[string]string{
 	"GET /admin/login":                                              "public",
 	"POST /admin/login":                                             "public",
 	"POST /admin/logout":                                            "public",
+	"GET /invite/{token}":                                           "public",
+	"POST /invite/{token}":                                          "public",
 	"POST /api/v1/answers":                                          "public",
 	"GET /api/v1/studies/{slug}/next":                               "public",
 	"POST /api/v1/studies/{slug}/participants":                      "public",
 	"GET /api/v1/studies/{slug}/triplets.csv":                       "viewer",
+	"POST /api/v1/studies/{slug}/status":                            "editor",
 	"GET /admin":                                                    "account",
 	"GET /admin/studies/new":                                        "account",
 	"POST /admin/studies":                                           "account",
@@ -380,37 +384,160 @@ func TestLabsSeeOnlyTheirStudies(t *testing.T) {
 	}
 }
 
-// The researchers' API route against every token and participant
-// credential: a token acts for its account (lab B's token finds nothing of
-// lab A), a viewer's token exports without identifying columns.
+// apiToken is one API token and what it should be able to do in the
+// fixture's study.
+type apiToken struct {
+	name  string
+	token string
+	role  study.Role // its account's role in the study
+	scope study.TokenScope
+}
+
+// expect is what the token should get from an API route that needs need.
+func (k apiToken) expect(studyID int64, need string) string {
+	want := map[string]study.Role{"viewer": study.RoleViewer, "editor": study.RoleEditor, "owner": study.RoleOwner}[need]
+	switch {
+	case k.token == "" || k.role == study.RoleNone && k.name == "participant":
+		return "login"
+	case k.role == study.RoleNone || !k.scope.Covers(studyID):
+		return "not found"
+	case need == "viewer" && !k.scope.Read, need == "editor" && !k.scope.Write, need == "owner", k.role < want:
+		return "forbidden"
+	}
+	return "ok"
+}
+
+// Every researchers' API route against every account's token and every
+// token scope: a token acts for its account (lab B's finds nothing of lab
+// A's), only in its studies, only with its rights; identifying columns
+// only for an editor's or owner's token allowed to export them. Refused
+// requests change nothing.
 func TestAPITokensAgainstEveryRole(t *testing.T) {
 	t.Parallel()
 	f := newLabsFixture(t)
-	path := "/api/v1/studies/" + f.studyA.Slug + "/triplets.csv"
-	for _, c := range []struct {
-		who, token string
-		status     int
-		external   bool
+	ctx := context.Background()
+	owner, err := f.accounts.AdminByEmail(ctx, "owner@lab.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := f.study("lab-a-other", 3, 3, "open")
+	if err := f.accounts.GrantRole(ctx, other.ID, owner.ID, study.RoleOwner, owner.ID); err != nil {
+		t.Fatal(err)
+	}
+	full := study.FullScope
+	tokens := []apiToken{
+		{name: "anonymous"},
+		{name: "participant", token: f.participant},
+		{name: "viewer", token: f.tokens["viewer"], role: study.RoleViewer, scope: full},
+		{name: "editor", token: f.tokens["editor"], role: study.RoleEditor, scope: full},
+		{name: "owner", token: f.tokens["owner"], role: study.RoleOwner, scope: full},
+		{name: "owner of another study", token: f.tokens["owner of another study"], scope: full},
+		{name: "site administrator", token: f.tokens["site administrator"], role: study.RoleOwner, scope: full},
+	}
+	for _, sc := range []struct {
+		name  string
+		scope study.TokenScope
 	}{
-		{"anonymous", "", http.StatusUnauthorized, false},
-		{"participant", f.participant, http.StatusUnauthorized, false},
-		{"viewer", f.tokens["viewer"], http.StatusOK, false},
-		{"editor", f.tokens["editor"], http.StatusOK, true},
-		{"owner", f.tokens["owner"], http.StatusOK, true},
-		{"owner of another study", f.tokens["owner of another study"], http.StatusNotFound, false},
-		{"site administrator", f.tokens["site administrator"], http.StatusOK, true},
+		{"read only", study.TokenScope{AllStudies: true, Read: true}},
+		{"read, identifying", study.TokenScope{AllStudies: true, Read: true, Identifying: true}},
+		{"write only", study.TokenScope{AllStudies: true, Write: true}},
+		{"this study, read and write", study.TokenScope{Studies: []int64{f.studyA.ID}, Read: true, Write: true}},
+		{"another study only", study.TokenScope{Studies: []int64{other.ID}, Read: true, Identifying: true, Write: true}},
 	} {
-		res := f.api("GET", path, c.token, "", nil)
-		if res.StatusCode != c.status {
-			t.Errorf("%s: %d %s, want %d", c.who, res.StatusCode, res.body, c.status)
+		tok, _, err := f.accounts.CreateScopedAPIToken(ctx, owner.ID, sc.name, sc.scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens = append(tokens, apiToken{name: "owner's token: " + sc.name, token: tok, role: study.RoleOwner, scope: sc.scope})
+	}
+	status := func() string {
+		var s string
+		if err := f.pool.QueryRow(ctx, `SELECT status FROM studies WHERE id = $1`, f.studyA.ID).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	checked := 0
+	for _, r := range routesOf(t, f.app) {
+		need := wantNeeds[r.method+" "+r.pattern]
+		if !strings.HasPrefix(r.pattern, "/api/") || need == "public" || need == "" {
 			continue
 		}
-		if res.StatusCode == http.StatusOK && strings.Contains(res.body, "worker-1") != c.external {
-			t.Errorf("%s: external id in the export %t, want %t", c.who, !c.external, c.external)
+		path := f.path(t, r.pattern)
+		for _, k := range tokens {
+			want := k.expect(f.studyA.ID, need)
+			body := ""
+			if r.method == http.MethodPost {
+				body = `{"status": "closed"}`
+				if want == "ok" {
+					body = `{"status": "open"}` // allowed: changes nothing either
+				}
+			}
+			res := f.api(r.method, path, k.token, body, nil)
+			checked++
+			got := outcomeOf(http.MethodPost, res)
+			if got != want {
+				t.Errorf("%s %s with %s: %s (%d %s), want %s", r.method, r.pattern, k.name, got, res.StatusCode, res.body, want)
+				continue
+			}
+			if got == "ok" && strings.HasSuffix(r.pattern, "/triplets.csv") {
+				id := k.role >= study.RoleEditor && k.scope.Identifying
+				if strings.Contains(res.body, "worker-1") != id || strings.Count(res.body, "\n") < 2 {
+					t.Errorf("%s with %s: external id in the export %t, want %t", r.pattern, k.name, !id, id)
+				}
+			}
 		}
 	}
+	if checked < 2*len(tokens) {
+		t.Fatalf("only %d API requests checked", checked)
+	}
+	if st := status(); st != "open" {
+		t.Fatalf("a refused token changed the study's status to %s", st)
+	}
 	// A session cookie is no API credential.
-	if res := f.do(f.admin, "GET", path, nil, nil); res.StatusCode != http.StatusUnauthorized {
+	if res := f.do(f.admin, "GET", "/api/v1/studies/"+f.studyA.Slug+"/triplets.csv", nil, nil); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("the API with a session cookie: %d, want 401", res.StatusCode)
+	}
+	// An allowed write works.
+	res := f.api("POST", "/api/v1/studies/"+f.studyA.Slug+"/status", f.tokens["editor"], `{"status": "paused"}`, nil)
+	if res.StatusCode != http.StatusOK || status() != "paused" {
+		t.Fatalf("the editor's token pausing the study: %d %s, status %s", res.StatusCode, res.body, status())
+	}
+}
+
+// The account page makes a token with the studies and rights ticked, and
+// refuses a study the account may not see.
+func TestTokenFormScopes(t *testing.T) {
+	t.Parallel()
+	f := newLabsFixture(t)
+	var owner principal
+	for _, p := range f.principals {
+		if p.name == "owner" {
+			owner = p
+		}
+	}
+	res := f.do(owner.client, "POST", "/admin/account/tokens", url.Values{"name": {"lab-b"}, "rights": {"1"}, "read": {"1"},
+		"studies": {"lab-b-study"}}, nil)
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, "there is no study &#34;lab-b-study&#34; of yours") {
+		t.Fatalf("a token for another lab's study: %d %s", res.StatusCode, res.body)
+	}
+	res = f.do(owner.client, "POST", "/admin/account/tokens", url.Values{"name": {"reader"}, "rights": {"1"}, "read": {"1"},
+		"studies": {f.studyA.Slug}}, nil)
+	m := regexp.MustCompile(`id="new-token">([^<]+)<`).FindStringSubmatch(res.body)
+	if res.StatusCode != http.StatusOK || m == nil {
+		t.Fatalf("create a scoped token: %d %s", res.StatusCode, res.body)
+	}
+	if !strings.Contains(res.body, "<td>"+f.studyA.Slug+"</td><td>read</td>") {
+		t.Error("the account page does not show the token's studies and rights")
+	}
+	if res := f.api("GET", "/api/v1/studies/"+f.studyA.Slug+"/triplets.csv", m[1], "", nil); res.StatusCode != http.StatusOK || strings.Contains(res.body, "worker-1") {
+		t.Errorf("the read token's export: %d, identifying %t", res.StatusCode, strings.Contains(res.body, "worker-1"))
+	}
+	if res := f.api("POST", "/api/v1/studies/"+f.studyA.Slug+"/status", m[1], `{"status": "closed"}`, nil); res.StatusCode != http.StatusForbidden {
+		t.Errorf("the read token writing: %d, want 403", res.StatusCode)
+	}
+	res = f.do(owner.client, "POST", "/admin/account/tokens", url.Values{"name": {"nothing"}, "rights": {"1"}}, nil)
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.body, "must at least read results or write") {
+		t.Errorf("a token without rights: %d", res.StatusCode)
 	}
 }

@@ -97,7 +97,7 @@ func newSecurityFixture(t *testing.T) *securityFixture {
 	return &securityFixture{app: a, admin: admin, participant: token, params: map[string]string{
 		"slug": st.Slug, "participant": p.PublicID, "sha256": items[0].SHA256,
 		"tokens/{id}": fmt.Sprint(tok.ID), "sessions/{id}": fmt.Sprint(sessionID),
-		"account": fmt.Sprint(adm.ID),
+		"account": fmt.Sprint(adm.ID), "token": "not-an-invitation",
 	}}
 }
 

@@ -184,6 +184,7 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 		r.With(timeout).Get("/studies/{slug}/next", s.handle(s.apiNext))
 		r.With(timeout).Post("/answers", s.handle(s.apiAnswer))
 		r.With(s.requireToken, s.authorize).Get("/studies/{slug}/triplets.csv", s.handle(s.apiExport)) // streamed: no timeout
+		r.With(timeout, s.requireToken, s.authorize).Post("/studies/{slug}/status", s.handle(s.apiSetStatus))
 	})
 
 	// Browser pages: every state-changing request must be same-origin.
@@ -201,6 +202,8 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 			r.Get("/admin/login", s.handle(s.loginForm))
 			r.Post("/admin/login", s.handle(s.login))
 			r.Post("/admin/logout", s.handle(s.logout))
+			r.Get("/invite/{token}", s.handle(s.invite))
+			r.Post("/invite/{token}", s.handle(s.acceptInvite))
 		})
 		r.Group(func(r chi.Router) {
 			r.Use(s.requireAdmin, s.authorize) // authorize: the route's role (roles.go)
