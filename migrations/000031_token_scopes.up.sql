@@ -13,3 +13,5 @@ CREATE TABLE api_token_studies (
     study_id bigint NOT NULL REFERENCES studies (id) ON DELETE CASCADE,
     PRIMARY KEY (token_id, study_id)
 );
+-- The purge empties it by study (store.purgeTables).
+CREATE INDEX api_token_studies_study ON api_token_studies (study_id, token_id);

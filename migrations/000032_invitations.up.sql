@@ -12,4 +12,4 @@ CREATE TABLE invitations (
     expires_at timestamptz NOT NULL,
     used_at    timestamptz
 );
-CREATE INDEX invitations_study ON invitations (study_id);
+CREATE INDEX invitations_study ON invitations (study_id, id);

@@ -140,6 +140,9 @@ var purgeTables = []purgeTable{
 	{"recompute_runs", "id", 200},                    // recompute_runs_study
 	{"recompute_settings", "study_id", 1},            // recompute_settings_pkey (one row)
 	{"upload_reports", "created_at", 100},            // upload_reports_study
+	{"study_roles", "admin_id", 1000},                // study_roles_pkey (issue 30)
+	{"api_token_studies", "token_id", 1000},          // api_token_studies_study
+	{"invitations", "id", 1000},                      // invitations_study
 }
 
 // PurgeTables returns the tables PurgeStudyBatch empties, in the order the

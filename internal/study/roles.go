@@ -64,3 +64,18 @@ type Invitation struct {
 
 // InvitationTTL is how long an invitation link works.
 const InvitationTTL = 7 * 24 * time.Hour
+
+// Erasure is what deleting a participant at a data-rights request removes
+// from one study (issue 30): their rows, and how their answers had
+// reached the results and the design.
+type Erasure struct {
+	StudyID       int64
+	StudySlug     string
+	StudyTitle    string
+	Participants  int
+	Questions     int // questions issued to them (answered or not)
+	Answers       int // their stored answers (triplets)
+	TrialAnswers  int // catch and repeat trials
+	Votes         int // answers counted in the study's votes, taken out again
+	DesignAnswers int // answers a design learned from; its state keeps what it learned
+}

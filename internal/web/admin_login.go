@@ -145,6 +145,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Retry-After", strconv.FormatInt(wait, 10))
 		msg := fmt.Sprintf("Too many failed logins. Try again in %s (after %s); until then no password is checked.",
 			waitText(wait), s.cfg.Now().Add(time.Duration(wait)*time.Second).UTC().Format("15:04:05 UTC"))
+		s.audit(r, study.Admin{}, study.AuditEntry{Email: loggableEmail(email), Action: "login refused: too many failures"})
 		return s.render(w, r, http.StatusTooManyRequests, templates.LoginPage(email, msg, next))
 	}
 	a, err := s.accounts.Authenticate(ctx, email, password)
@@ -153,6 +154,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 			s.log.WarnContext(ctx, "login failed: throttling", "limit", gate.Limit, "failures", gate.Failures,
 				"blocked_s", int64(gate.Delay.Seconds()), "email", loggableEmail(email), "address", address)
 		}
+		s.audit(r, study.Admin{}, study.AuditEntry{Email: loggableEmail(email), Action: "failed login"})
 		return s.render(w, r, http.StatusUnauthorized, templates.LoginPage(email, "Wrong e-mail or password.", next))
 	}
 	if err != nil {
@@ -175,6 +177,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.audit(r, a, study.AuditEntry{Action: "login", Detail: "with a password"})
 	s.setCookie(w, sessionCookie, token, "/", s.cfg.SessionTTL)
 	s.setCookie(w, deviceCookie, who.Device, "/admin/login", account.DeviceTTL)
 	http.Redirect(w, r, next, http.StatusSeeOther)

@@ -42,7 +42,7 @@ func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
 		err = af.armsStoreErr(err)
 	}
 	if err == nil {
-		err = s.ownStudy(r.Context(), st.ID)
+		err = s.ownStudy(r.Context(), st)
 	}
 	if formError(err) {
 		v := s.studyForm(true, "/admin/studies", in, d.picks, excluded, t, typedArms(d), false, userMessage(err))

@@ -76,7 +76,7 @@ func (s *Server) importBundle(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return s.importFailed(w, r, named(up.name, err))
 	}
-	if err := s.ownStudy(r.Context(), st.ID); err != nil {
+	if err := s.ownStudy(r.Context(), st); err != nil {
 		return err
 	}
 	return s.toDashboard(w, r, st.Slug, "imported", "")
@@ -95,7 +95,7 @@ func (s *Server) importTriplets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return s.importFailed(w, r, named(up.name, err))
 	}
-	if err := s.ownStudy(r.Context(), st.ID); err != nil {
+	if err := s.ownStudy(r.Context(), st); err != nil {
 		return err
 	}
 	return s.toDashboard(w, r, st.Slug, "imported", "")

@@ -46,7 +46,7 @@ func (s *Server) acceptInvite(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	_, inv, err := s.accounts.AcceptInvitation(r.Context(), v.Token, r.PostForm.Get("password"))
+	a, inv, err := s.accounts.AcceptInvitation(r.Context(), v.Token, r.PostForm.Get("password"))
 	if err != nil {
 		if k := collect.KindOf(err); k == study.KindInvalid || k == study.KindConflict {
 			v.Error = userMessage(err)
@@ -58,6 +58,7 @@ func (s *Server) acceptInvite(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.audit(r, a, study.AuditEntry{StudyID: st.ID, StudySlug: st.Slug, Action: "accepted an invitation", Detail: "role=" + inv.Role.String()})
 	http.Redirect(w, r, "/admin/login?next="+urlQueryEscape("/admin/studies/"+st.Slug), http.StatusSeeOther)
 	return nil
 }

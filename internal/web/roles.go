@@ -53,8 +53,9 @@ var routeNeeds = map[string]need{
 	"GET /api/v1/studies/{slug}/next":          needPublic,
 	"POST /api/v1/studies/{slug}/participants": needPublic,
 
-	"GET /api/v1/studies/{slug}/triplets.csv": needViewer,
-	"POST /api/v1/studies/{slug}/status":      needEditor,
+	"GET /api/v1/studies/{slug}/triplets.csv":        needViewer,
+	"POST /api/v1/studies/{slug}/status":             needEditor,
+	"POST /api/v1/studies/{slug}/participants/erase": needEditor,
 
 	"GET /admin":                                 needAccount,
 	"GET /admin/studies/new":                     needAccount,
@@ -68,6 +69,7 @@ var routeNeeds = map[string]need{
 	"POST /admin/import/bundle":                  needAccount,
 	"POST /admin/import/triplets":                needAccount,
 	"POST /admin/account/admins":                 needSiteAdmin,
+	"GET /admin/audit.csv":                       needSiteAdmin,
 
 	"GET /admin/studies/{slug}":                  needViewer,
 	"GET /admin/studies/{slug}/qr.png":           needViewer,
@@ -78,8 +80,12 @@ var routeNeeds = map[string]need{
 	"GET /admin/studies/{slug}/kernel-pca.csv":   needViewer,
 	"GET /admin/studies/{slug}/kernel.csv":       needViewer,
 	"GET /admin/studies/{slug}/people":           needViewer,
+	"GET /admin/studies/{slug}/history":          needViewer,
 
 	"GET /admin/studies/{slug}/edit":                                needEditor,
+	"GET /admin/studies/{slug}/participants/erase":                  needEditor,
+	"POST /admin/studies/{slug}/participants/erase":                 needEditor,
+	"POST /admin/studies/{slug}/retention":                          needEditor,
 	"POST /admin/studies/{slug}":                                    needEditor,
 	"POST /admin/studies/{slug}/status":                             needEditor,
 	"POST /admin/studies/{slug}/preview":                            needEditor,
@@ -146,13 +152,13 @@ func (s *Server) authorized(r *http.Request, next http.Handler, w http.ResponseW
 	}
 	switch n {
 	case needAccount:
-		next.ServeHTTP(w, r)
+		s.serveAudited(w, r, next, study.Study{})
 		return nil
 	case needSiteAdmin:
 		if !a.SiteAdmin {
 			return &httpError{status: http.StatusForbidden, msg: "only a site administrator may do this"}
 		}
-		next.ServeHTTP(w, r)
+		s.serveAudited(w, r, next, study.Study{})
 		return nil
 	}
 	st, err := s.studyFromURL(r)
@@ -175,6 +181,6 @@ func (s *Server) authorized(r *http.Request, next http.Handler, w http.ResponseW
 		return &httpError{status: http.StatusForbidden, msg: "your role in this study (" + role.String() + ") does not allow this; ask its owner"}
 	}
 	ctx := context.WithValue(r.Context(), roleKey{}, access{role: role, identifying: tok.identifying(role)})
-	next.ServeHTTP(w, r.WithContext(ctx))
+	s.serveAudited(w, r.WithContext(ctx), next, st)
 	return nil
 }

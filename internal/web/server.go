@@ -185,6 +185,7 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 		r.With(timeout).Post("/answers", s.handle(s.apiAnswer))
 		r.With(s.requireToken, s.authorize).Get("/studies/{slug}/triplets.csv", s.handle(s.apiExport)) // streamed: no timeout
 		r.With(timeout, s.requireToken, s.authorize).Post("/studies/{slug}/status", s.handle(s.apiSetStatus))
+		r.With(timeout, s.requireToken, s.authorize).Post("/studies/{slug}/participants/erase", s.handle(s.apiEraseParticipant))
 	})
 
 	// Browser pages: every state-changing request must be same-origin.
@@ -246,6 +247,11 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 			r.With(timeout).Get("/admin/studies/{slug}/people", s.handle(s.people))
 			r.With(timeout).Post("/admin/studies/{slug}/people", s.handle(s.addPerson))
 			r.With(timeout).Post("/admin/studies/{slug}/people/{account}/remove", s.handle(s.removePerson))
+			r.With(timeout).Get("/admin/studies/{slug}/history", s.handle(s.studyHistory))
+			r.With(timeout).Get("/admin/studies/{slug}/participants/erase", s.handle(s.eraseForm))
+			r.With(timeout).Post("/admin/studies/{slug}/participants/erase", s.handle(s.eraseParticipant))
+			r.With(timeout).Post("/admin/studies/{slug}/retention", s.handle(s.setRetention))
+			r.Get("/admin/audit.csv", s.handle(s.auditCSV)) // streamed: no timeout
 		})
 	})
 	return r

@@ -36,8 +36,9 @@ func (s *Server) mustSee(ctx context.Context, studyID int64) error {
 }
 
 // ownStudy makes the request's account the owner of a study it has just
-// created or imported.
-func (s *Server) ownStudy(ctx context.Context, studyID int64) error {
+// created or imported, and names the study in the request's audit entry.
+func (s *Server) ownStudy(ctx context.Context, st study.Study) error {
 	a := adminFrom(ctx)
-	return s.accounts.GrantRole(ctx, studyID, a.ID, study.RoleOwner, a.ID)
+	noteAudit(ctx, "", st.ID, st.Slug)
+	return s.accounts.GrantRole(ctx, st.ID, a.ID, study.RoleOwner, a.ID)
 }
