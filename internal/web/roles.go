@@ -47,6 +47,8 @@ var routeNeeds = map[string]need{
 	"GET /admin/login":                         needPublic,
 	"POST /admin/login":                        needPublic,
 	"POST /admin/logout":                       needPublic,
+	"GET /admin/login/oidc":                    needPublic, // single sign-on (oidc.go)
+	"GET /admin/login/oidc/callback":           needPublic,
 	"GET /invite/{token}":                      needPublic, // an invitation's secret link
 	"POST /invite/{token}":                     needPublic,
 	"POST /api/v1/answers":                     needPublic,

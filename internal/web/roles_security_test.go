@@ -30,6 +30,8 @@ var wantNeeds = map[string]string{
 	"GET /admin/login":                                              "public",
 	"POST /admin/login":                                             "public",
 	"POST /admin/logout":                                            "public",
+	"GET /admin/login/oidc":                                         "public",
+	"GET /admin/login/oidc/callback":                                "public",
 	"GET /invite/{token}":                                           "public",
 	"POST /invite/{token}":                                          "public",
 	"POST /api/v1/answers":                                          "public",

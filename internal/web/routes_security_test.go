@@ -166,7 +166,7 @@ func isAdminRoute(r route) bool {
 		return false
 	}
 	switch r.method + " " + r.pattern {
-	case "GET /admin/login", "POST /admin/login", "POST /admin/logout":
+	case "GET /admin/login", "POST /admin/login", "POST /admin/logout", "GET /admin/login/oidc", "GET /admin/login/oidc/callback":
 		return false
 	}
 	return true

@@ -92,6 +92,10 @@ type Config struct {
 	// RequestLog logs one line per request at info level; without it only
 	// failures are logged (5xx by the error adapter, panics).
 	RequestLog bool
+	// OIDC, when set, adds single sign-on with an OpenID Connect provider
+	// (oidc.go); NoPasswordLogin then switches the password login off.
+	OIDC            *OIDCConfig
+	NoPasswordLogin bool
 	// MTurkTestOrigins are, for tests only, local stand-ins for MTurk
 	// (origins such as http://localhost:8081): accepted as an MTurk
 	// link's turkSubmitTo and allowed to frame MTurk studies' pages
@@ -113,6 +117,7 @@ type Server struct {
 	joins    joinLimiter   // participants created per client address
 	images   *imageCache   // verified images served by /img (image_cache.go)
 	lang     *i18n.Catalog // the participant pages' texts (language.go)
+	oidc     oidcClient    // the single sign-on provider, found on first use (oidc.go)
 
 	slots chan struct{} // one per request using the database (shed.go)
 
@@ -203,6 +208,8 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 			r.Get("/admin/login", s.handle(s.loginForm))
 			r.Post("/admin/login", s.handle(s.login))
 			r.Post("/admin/logout", s.handle(s.logout))
+			r.Get("/admin/login/oidc", s.handle(s.oidcStart))
+			r.Get("/admin/login/oidc/callback", s.handle(s.oidcCallback))
 			r.Get("/invite/{token}", s.handle(s.invite))
 			r.Post("/invite/{token}", s.handle(s.acceptInvite))
 		})
