@@ -348,7 +348,7 @@ func TestEveryRouteAgainstEveryRole(t *testing.T) {
 }
 
 // Two labs on one server: neither sees the other's studies in the list,
-// and a viewer's exports carry no identifying columns.
+// and a viewer's study page, dashboard and exports show no external ids.
 func TestLabsSeeOnlyTheirStudies(t *testing.T) {
 	t.Parallel()
 	f := newLabsFixture(t)
@@ -383,6 +383,15 @@ func TestLabsSeeOnlyTheirStudies(t *testing.T) {
 			t.Fatalf("%s's triplets.csv: %d %s", who, res.StatusCode, res.body)
 		}
 		return res.body
+	}
+	for _, page := range []string{"", "/dashboard"} {
+		path := "/admin/studies/" + f.studyA.Slug + page
+		if res := f.do(by["editor"].client, "GET", path, nil, nil); !strings.Contains(res.body, "worker-1") {
+			t.Errorf("the editor's %s lacks the external id", path)
+		}
+		if res := f.do(by["viewer"].client, "GET", path, nil, nil); res.StatusCode != http.StatusOK || strings.Contains(res.body, "worker-1") {
+			t.Errorf("the viewer's %s: %d, external id shown %t", path, res.StatusCode, strings.Contains(res.body, "worker-1"))
+		}
 	}
 	if !strings.Contains(csv("editor"), "worker-1") {
 		t.Error("the editor's triplets.csv lacks the external id")
