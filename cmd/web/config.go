@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/closer-lab/closer/internal/web"
 )
 
 // config is the server's configuration, read once from the environment.
@@ -38,6 +40,10 @@ type config struct {
 	// itself (PEM files; reloaded on SIGHUP).
 	TLSCertFile string
 	TLSKeyFile  string
+	// OIDC is single sign-on (OIDC_*; nil: none), NoPasswordLogin
+	// PASSWORD_LOGIN=off (config_oidc.go).
+	OIDC            *web.OIDCConfig
+	NoPasswordLogin bool
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
 	// believed for the client's address (login throttling, sessions).
 	TrustedProxies []netip.Prefix
@@ -259,6 +265,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 			errs = append(errs, fmt.Errorf("LOG_LEVEL %q must be debug, info, warn or error", lv))
 		}
 	}
+	var oidcErrs []error
+	c.OIDC, c.NoPasswordLogin, oidcErrs = oidcFromEnv(getenv)
+	errs = append(errs, oidcErrs...)
 	if len(errs) > 0 {
 		return config{}, fmt.Errorf("bad configuration:\n  %w", joinLines(errs))
 	}

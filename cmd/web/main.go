@@ -188,7 +188,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		BodyReadTimeout: cfg.BodyReadTimeout, TransferWindow: cfg.TransferWindow, TransferMinBytes: cfg.TransferMinBytes,
 		JoinRate: cfg.JoinRate, JoinBurst: cfg.JoinBurst,
 		ItemLimits:      store.ItemLimits{MaxUploadBytes: cfg.UploadMaxStoredBytes, MaxStudyBytes: cfg.StudyMaxImageBytes},
-		ImageCacheBytes: cfg.ImageCacheBytes}
+		ImageCacheBytes: cfg.ImageCacheBytes, OIDC: cfg.OIDC, NoPasswordLogin: cfg.NoPasswordLogin}
 	if hcfg.ImageCacheBytes == 0 {
 		hcfg.ImageCacheBytes = -1 // IMAGE_CACHE_BYTES=0: no cache (web.Config's 0 is its default)
 	}

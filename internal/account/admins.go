@@ -30,14 +30,14 @@ func checkAdminInput(email, password string) (string, error) {
 	return email, nil
 }
 
-// CreateAdmin creates an admin with a bcrypt hash of password: an admin
+// CreateAdmin creates a site administrator with a bcrypt hash of password: an admin
 // adding a colleague from the account page. An e-mail that is taken is a
 // KindConflict error, a bad e-mail or password KindInvalid.
 func (s *Store) CreateAdmin(ctx context.Context, email, password string) (study.Admin, error) {
 	var a study.Admin
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		a, err = insertAdmin(ctx, tx, email, password, s.passwordCost)
+		a, err = insertAdmin(ctx, tx, email, password, s.passwordCost, true)
 		return err
 	})
 	if err != nil {
@@ -46,9 +46,24 @@ func (s *Store) CreateAdmin(ctx context.Context, email, password string) (study.
 	return a, nil
 }
 
+// CreateResearcher creates an account that is not a site administrator: it
+// sees only the studies it creates or is given a role on (issue 30).
+func (s *Store) CreateResearcher(ctx context.Context, email, password string) (study.Admin, error) {
+	var a study.Admin
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		a, err = insertAdmin(ctx, tx, email, password, s.passwordCost, false)
+		return err
+	})
+	if err != nil {
+		return study.Admin{}, fmt.Errorf("create researcher: %w", err)
+	}
+	return a, nil
+}
+
 // insertAdmin checks the e-mail and password and stores the admin.
 // cost is the bcrypt cost of the hash (the store's passwordCost).
-func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string, cost int) (study.Admin, error) {
+func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string, cost int, siteAdmin bool) (study.Admin, error) {
 	email, err := checkAdminInput(email, password)
 	if err != nil {
 		return study.Admin{}, err
@@ -57,10 +72,10 @@ func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string, cost in
 	if err != nil {
 		return study.Admin{}, err
 	}
-	a := study.Admin{Email: email}
+	a := study.Admin{Email: email, SiteAdmin: siteAdmin}
 	err = tx.QueryRow(ctx,
-		`INSERT INTO admins (email, password_hash) VALUES ($1, $2) RETURNING id, created_at`,
-		email, string(hash)).Scan(&a.ID, &a.CreatedAt)
+		`INSERT INTO admins (email, password_hash, site_admin) VALUES ($1, $2, $3) RETURNING id, created_at`,
+		email, string(hash), siteAdmin).Scan(&a.ID, &a.CreatedAt)
 	if isUnique(err) {
 		return study.Admin{}, study.Errorf(study.KindConflict, "an admin with e-mail %s exists", email)
 	}
@@ -69,13 +84,13 @@ func insertAdmin(ctx context.Context, tx pgx.Tx, email, password string, cost in
 
 // ListAdmins returns every admin, oldest first.
 func (s *Store) ListAdmins(ctx context.Context) ([]study.Admin, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, email, created_at FROM admins ORDER BY id`)
+	rows, err := s.pool.Query(ctx, `SELECT id, email, created_at, site_admin FROM admins ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list admins: %w", err)
 	}
 	admins, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (study.Admin, error) {
 		var a study.Admin
-		err := r.Scan(&a.ID, &a.Email, &a.CreatedAt)
+		err := r.Scan(&a.ID, &a.Email, &a.CreatedAt, &a.SiteAdmin)
 		return a, err
 	})
 	if err != nil {
@@ -100,7 +115,7 @@ func (s *Store) BootstrapAdmin(ctx context.Context, email, password string) (boo
 		if n > 0 {
 			return nil
 		}
-		if _, err := insertAdmin(ctx, tx, email, password, s.passwordCost); err != nil {
+		if _, err := insertAdmin(ctx, tx, email, password, s.passwordCost, true); err != nil {
 			return err
 		}
 		created = true
@@ -115,8 +130,8 @@ func (s *Store) BootstrapAdmin(ctx context.Context, email, password string) (boo
 // FirstAdmin returns the oldest admin.
 func (s *Store) FirstAdmin(ctx context.Context) (study.Admin, error) {
 	var a study.Admin
-	err := s.pool.QueryRow(ctx, `SELECT id, email, created_at FROM admins ORDER BY id LIMIT 1`).
-		Scan(&a.ID, &a.Email, &a.CreatedAt)
+	err := s.pool.QueryRow(ctx, `SELECT id, email, created_at, site_admin FROM admins ORDER BY id LIMIT 1`).
+		Scan(&a.ID, &a.Email, &a.CreatedAt, &a.SiteAdmin)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.Admin{}, fmt.Errorf("first admin: %w", study.NotFound("admin"))
 	}
@@ -151,8 +166,8 @@ func (s *Store) Authenticate(ctx context.Context, email, password string) (study
 	var hash string
 	err := pgx.ErrNoRows
 	if len(email) <= maxEmailLen && utf8.ValidString(email) && !strings.ContainsRune(email, 0) {
-		err = s.pool.QueryRow(ctx, `SELECT id, email, created_at, password_hash FROM admins WHERE email = $1`, email).
-			Scan(&a.ID, &a.Email, &a.CreatedAt, &hash)
+		err = s.pool.QueryRow(ctx, `SELECT id, email, created_at, site_admin, password_hash FROM admins WHERE email = $1`, email).
+			Scan(&a.ID, &a.Email, &a.CreatedAt, &a.SiteAdmin, &hash)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		// The result is always a mismatch; the comparison is there for its time.

@@ -84,10 +84,10 @@ func (s *Store) SessionAdmin(ctx context.Context, token string) (study.Admin, er
 		WITH seen AS (
 			UPDATE sessions SET last_seen_at = now()
 			WHERE token_hash = $1 AND expires_at > now() AND last_seen_at < now() - $2::interval)
-		SELECT a.id, a.email, a.created_at FROM sessions s JOIN admins a ON a.id = s.admin_id
+		SELECT a.id, a.email, a.created_at, a.site_admin FROM sessions s JOIN admins a ON a.id = s.admin_id
 		WHERE s.token_hash = $1 AND s.expires_at > now()`,
 		secret.Hash(token), fmt.Sprintf("%d seconds", int64(lastSeenGranularity/time.Second))).
-		Scan(&a.ID, &a.Email, &a.CreatedAt)
+		Scan(&a.ID, &a.Email, &a.CreatedAt, &a.SiteAdmin)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.Admin{}, fmt.Errorf("session admin: %w", study.Errorf(study.KindUnauthorized, "not logged in"))
 	}

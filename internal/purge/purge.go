@@ -154,8 +154,8 @@ type Config struct {
 	Timeout   time.Duration // bound of one attempt, which a retry continues (default 30 min)
 }
 
-// Register returns what adds the purge worker, its queue and its periodic
-// scan to a River client that runs workers (recompute.Config.Register).
+// Register returns what adds the purge worker, its queue, its periodic
+// scan and the periodic retention job (retention.go) to a River client that runs workers (recompute.Config.Register).
 func Register(db *store.Store, cfg Config, log *slog.Logger) func(*river.Workers, *river.Config) {
 	if cfg.ScanEvery <= 0 {
 		cfg.ScanEvery = time.Minute
@@ -166,13 +166,15 @@ func Register(db *store.Store, cfg Config, log *slog.Logger) func(*river.Workers
 	return func(workers *river.Workers, rc *river.Config) {
 		river.AddWorker(workers, &worker{db: db, cfg: cfg, log: log})
 		river.AddWorker(workers, &scanWorker{db: db})
+		river.AddWorker(workers, &retentionWorker{db: db, log: log})
 		if rc.Queues == nil {
 			rc.Queues = map[string]river.QueueConfig{}
 		}
 		// One purge at a time per replica (they are I/O for the database,
 		// not work to spread), and the scan beside it.
 		rc.Queues[Queue] = river.QueueConfig{MaxWorkers: 2}
-		rc.PeriodicJobs = append(rc.PeriodicJobs, jobqueue.Scan(cfg.ScanEvery, ScanArgs{}))
+		rc.PeriodicJobs = append(rc.PeriodicJobs, jobqueue.Scan(cfg.ScanEvery, ScanArgs{}),
+			jobqueue.Scan(retentionEvery, RetentionArgs{}))
 	}
 }
 

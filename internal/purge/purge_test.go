@@ -55,6 +55,16 @@ func fill(t *testing.T, pool *pgxpool.Pool, s *collect.Store, slugs ...string) [
 			SELECT study_id, participant_id, anchor, closer, farther FROM answers WHERE study_id = $1 LIMIT 1`, st.ID); err != nil {
 			t.Fatal(err)
 		}
+		// Its people (issue 30): a role, a token naming it, an invitation.
+		if _, err := pool.Exec(ctx, `
+			WITH a AS (INSERT INTO admins (email, password_hash) VALUES ('owner-' || $1::bigint::text || '@example.org', 'x') RETURNING id),
+			r AS (INSERT INTO study_roles (study_id, admin_id, role) SELECT $1::bigint, id, 'owner' FROM a),
+			t AS (INSERT INTO api_tokens (admin_id, name, token_hash, all_studies) SELECT id, 'script', ('\x' || md5($1::bigint::text))::bytea, false FROM a RETURNING id),
+			ts AS (INSERT INTO api_token_studies (token_id, study_id) SELECT id, $1::bigint FROM t)
+			INSERT INTO invitations (token_hash, email, study_id, role, expires_at)
+			VALUES (('\x' || md5('invite' || $1::bigint::text))::bytea, 'guest@example.org', $1::bigint, 'viewer', now() + interval '1 day')`, st.ID); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return sts
 }

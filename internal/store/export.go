@@ -168,6 +168,9 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, o stu
 					rows.Close()
 					return err
 				}
+				if o.NoIdentifying {
+					ext = "" // a viewer's export (issue 30)
+				}
 				rec = append(rec[:0], slug, qid, pid, ext, itoa(anchor), opt(closer), opt(farther),
 					labels[anchor], label(closer), label(farther), itoa(left), itoa(right), design, opt(ms),
 					asked.UTC().Format(time.RFC3339Nano), answered.UTC().Format(time.RFC3339Nano), study.ExportKind(design))

@@ -142,6 +142,9 @@ var purgeTables = []purgeTable{
 	{"upload_reports", "created_at", 100},            // upload_reports_study
 	{"study_costs", "study_id", 1},                   // study_costs_pkey (one row)
 	{"study_estimates", "study_id", 1},               // study_estimates_pkey (one row)
+	{"study_roles", "admin_id", 1000},                // study_roles_pkey (issue 30)
+	{"api_token_studies", "token_id", 1000},          // api_token_studies_study
+	{"invitations", "id", 1000},                      // invitations_study
 }
 
 // PurgeTables returns the tables PurgeStudyBatch empties, in the order the

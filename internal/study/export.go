@@ -39,6 +39,9 @@ type ExportOptions struct {
 	// default, as from every result.
 	Previews bool
 	All      bool // every answer (AllAnswersColumns), not only triplets
+	// NoIdentifying leaves the external_id column empty: the export of an
+	// account that may not see identifying data (a viewer, issue 30).
+	NoIdentifying bool
 }
 
 // SnapshotItem is an item with its image: the row ImportStudy takes back.

@@ -7,6 +7,10 @@ type Admin struct {
 	ID        int64
 	Email     string
 	CreatedAt time.Time
+	// SiteAdmin: a site administrator, who manages accounts and holds
+	// every study's owner rights; otherwise a researcher who sees only the
+	// studies they hold a role on (issue 30).
+	SiteAdmin bool
 }
 
 // MinPasswordLen is the shortest password accepted for an admin.
@@ -21,6 +25,35 @@ type APIToken struct {
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
+	Scope      TokenScope
+}
+
+// TokenScope is what an API token may touch and do (issue 30), always
+// within what its account may: AllStudies or the listed ones; Read results
+// (the routes a viewer may use), Identifying data in exports (external
+// ids, for an account that may see them), Write (the routes an editor
+// may use; never an owner's: no token deletes a study or grants roles).
+type TokenScope struct {
+	AllStudies               bool
+	Studies                  []int64
+	Slugs                    []string // the listed studies' slugs, as ListAPITokens reads them
+	Read, Identifying, Write bool
+}
+
+// FullScope is what a token made without a scope may do: all its account may.
+var FullScope = TokenScope{AllStudies: true, Read: true, Identifying: true, Write: true}
+
+// Covers reports whether the scope names the study.
+func (t TokenScope) Covers(studyID int64) bool {
+	if t.AllStudies {
+		return true
+	}
+	for _, id := range t.Studies {
+		if id == studyID {
+			return true
+		}
+	}
+	return false
 }
 
 // Session is an admin's browser session as the account page lists it. The

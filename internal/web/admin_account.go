@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -25,9 +26,11 @@ func (s *Server) accountView(r *http.Request) (templates.Account, error) {
 	if err != nil {
 		return templates.Account{}, err
 	}
-	admins, err := s.accounts.ListAdmins(r.Context())
-	if err != nil {
-		return templates.Account{}, err
+	var admins []study.Admin
+	if a.SiteAdmin { // a researcher does not see other labs' accounts (issue 30)
+		if admins, err = s.accounts.ListAdmins(r.Context()); err != nil {
+			return templates.Account{}, err
+		}
 	}
 	return templates.Account{Admin: a, Tokens: tokens, Sessions: sessions, Admins: admins}, nil
 }

@@ -25,7 +25,9 @@ func (s *Server) streamCSV(w http.ResponseWriter, r *http.Request, st study.Stud
 	o := study.ExportOptions{Excluded: q.Get("include_excluded") == "1", Previews: q.Get("previews") == "1",
 		// Catch and repeat trials and skipped questions only on request
 		// (?all_answers=1): triplets.csv holds triplets.
-		All: q.Get("all_answers") == "1"}
+		All: q.Get("all_answers") == "1",
+		// Identifying columns only for editors and owners (issue 30).
+		NoIdentifying: !identifyingFrom(r.Context())}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	name := st.Slug + "-triplets.csv"

@@ -14,7 +14,6 @@ import (
 	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/study"
-	"github.com/closer-lab/closer/templates"
 )
 
 // The login throttle's default policy (docs/web.md, "Admin login";
@@ -117,7 +116,7 @@ func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	return s.render(w, r, http.StatusOK, templates.LoginPage("", "", safeNext(r.URL.Query().Get("next"))))
+	return s.render(w, r, http.StatusOK, s.loginPage("", "", safeNext(r.URL.Query().Get("next"))))
 }
 
 // login checks the e-mail and password and starts a session (POST
@@ -125,6 +124,9 @@ func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) error {
 // attempt gets 429 without its password being looked at, so a locked-out
 // guesser learns nothing even from the right password.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.NoPasswordLogin {
+		return &httpError{status: http.StatusForbidden, msg: "password login is switched off here: log in by single sign-on"}
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxLoginForm)
 	if err := r.ParseForm(); err != nil {
 		return badRequest("unreadable form")
@@ -145,7 +147,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Retry-After", strconv.FormatInt(wait, 10))
 		msg := fmt.Sprintf("Too many failed logins. Try again in %s (after %s); until then no password is checked.",
 			waitText(wait), s.cfg.Now().Add(time.Duration(wait)*time.Second).UTC().Format("15:04:05 UTC"))
-		return s.render(w, r, http.StatusTooManyRequests, templates.LoginPage(email, msg, next))
+		s.audit(r, study.Admin{}, study.AuditEntry{Email: loggableEmail(email), Action: "login refused: too many failures"})
+		return s.render(w, r, http.StatusTooManyRequests, s.loginPage(email, msg, next))
 	}
 	a, err := s.accounts.Authenticate(ctx, email, password)
 	if collect.KindOf(err) == study.KindUnauthorized {
@@ -153,7 +156,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 			s.log.WarnContext(ctx, "login failed: throttling", "limit", gate.Limit, "failures", gate.Failures,
 				"blocked_s", int64(gate.Delay.Seconds()), "email", loggableEmail(email), "address", address)
 		}
-		return s.render(w, r, http.StatusUnauthorized, templates.LoginPage(email, "Wrong e-mail or password.", next))
+		s.audit(r, study.Admin{}, study.AuditEntry{Email: loggableEmail(email), Action: "failed login"})
+		return s.render(w, r, http.StatusUnauthorized, s.loginPage(email, "Wrong e-mail or password.", next))
 	}
 	if err != nil {
 		return err
@@ -175,6 +179,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.audit(r, a, study.AuditEntry{Action: "login", Detail: "with a password"})
 	s.setCookie(w, sessionCookie, token, "/", s.cfg.SessionTTL)
 	s.setCookie(w, deviceCookie, who.Device, "/admin/login", account.DeviceTTL)
 	http.Redirect(w, r, next, http.StatusSeeOther)

@@ -190,6 +190,9 @@ func (s *Server) excludedStudies(ctx context.Context, text string, self int64) (
 	var ids []int64
 	for _, slug := range slugs {
 		st, err := s.store.StudyBySlug(ctx, slug)
+		if err == nil {
+			err = s.mustSee(ctx, st.ID) // another lab's study is not there (issue 30)
+		}
 		if collect.KindOf(err) == study.KindNotFound {
 			return nil, &study.Error{Kind: study.KindInvalid, Msg: fmt.Sprintf("there is no study %q to refuse the participants of", slug)}
 		}

@@ -41,6 +41,9 @@ func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
 		st, err = s.store.CreateStudy(r.Context(), in)
 		err = af.armsStoreErr(err)
 	}
+	if err == nil {
+		err = s.ownStudy(r.Context(), st)
+	}
 	if formError(err) {
 		v := s.studyForm(true, "/admin/studies", in, d.picks, excluded, t, typedArms(d), false, userMessage(err))
 		v.TextOverrides = overrides

@@ -25,6 +25,11 @@ func (s *Server) studyPage(r *http.Request, st study.Study) (templates.StudyPage
 	if err != nil {
 		return templates.StudyPage{}, err
 	}
+	if !identifyingFrom(r.Context()) { // a viewer's page (issue 30)
+		for i := range ps {
+			ps[i].ExternalID = ""
+		}
+	}
 	v := templates.StudyPage{Study: st, Stats: stats, Participants: ps, PublicURL: s.publicURL("/s/" + st.Slug)}
 	v.Recruit = st.Platform.RecruitLinks(v.PublicURL)
 	if v.Designs, err = s.store.DesignStatuses(r.Context(), st); err != nil {

@@ -34,6 +34,11 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if !identifyingFrom(r.Context()) { // a viewer's dashboard (issue 30)
+		for i := range v.Participants {
+			v.Participants[i].ExternalID = ""
+		}
+	}
 	return s.render(w, r, http.StatusOK, templates.DashboardShowPage(v))
 }
 

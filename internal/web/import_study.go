@@ -76,6 +76,9 @@ func (s *Server) importBundle(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return s.importFailed(w, r, named(up.name, err))
 	}
+	if err := s.ownStudy(r.Context(), st); err != nil {
+		return err
+	}
 	return s.toDashboard(w, r, st.Slug, "imported", "")
 }
 
@@ -91,6 +94,9 @@ func (s *Server) importTriplets(w http.ResponseWriter, r *http.Request) error {
 		Slug: up.fields["slug"], Title: up.fields["title"], CSV: up.file})
 	if err != nil {
 		return s.importFailed(w, r, named(up.name, err))
+	}
+	if err := s.ownStudy(r.Context(), st); err != nil {
+		return err
 	}
 	return s.toDashboard(w, r, st.Slug, "imported", "")
 }

@@ -86,7 +86,7 @@ type routeLimits struct {
 // their slot while they write. Any other handler that writes while it
 // reads the database (an image served in pieces, say) must hold no pool
 // connection while it waits on the client, or be listed here.
-var streamSuffixes = []string{"/triplets.csv", "/bundle.zip", "/embedding.csv", "/participants.csv", "/kernel-pca.csv", "/kernel.csv"}
+var streamSuffixes = []string{"/audit.csv", "/triplets.csv", "/bundle.zip", "/embedding.csv", "/participants.csv", "/kernel-pca.csv", "/kernel.csv"}
 
 // limitsFor classifies a request by method and path, before routing (the
 // middleware that needs it runs before chi matches a route). Paths that

@@ -97,6 +97,7 @@ func newSecurityFixture(t *testing.T) *securityFixture {
 	return &securityFixture{app: a, admin: admin, participant: token, params: map[string]string{
 		"slug": st.Slug, "participant": p.PublicID, "sha256": items[0].SHA256,
 		"tokens/{id}": fmt.Sprint(tok.ID), "sessions/{id}": fmt.Sprint(sessionID),
+		"account": fmt.Sprint(adm.ID), "token": "not-an-invitation",
 	}}
 }
 
@@ -165,7 +166,7 @@ func isAdminRoute(r route) bool {
 		return false
 	}
 	switch r.method + " " + r.pattern {
-	case "GET /admin/login", "POST /admin/login", "POST /admin/logout":
+	case "GET /admin/login", "POST /admin/login", "POST /admin/logout", "GET /admin/login/oidc", "GET /admin/login/oidc/callback":
 		return false
 	}
 	return true

@@ -92,6 +92,10 @@ type Config struct {
 	// RequestLog logs one line per request at info level; without it only
 	// failures are logged (5xx by the error adapter, panics).
 	RequestLog bool
+	// OIDC, when set, adds single sign-on with an OpenID Connect provider
+	// (oidc.go); NoPasswordLogin then switches the password login off.
+	OIDC            *OIDCConfig
+	NoPasswordLogin bool
 	// MTurkTestOrigins are, for tests only, local stand-ins for MTurk
 	// (origins such as http://localhost:8081): accepted as an MTurk
 	// link's turkSubmitTo and allowed to frame MTurk studies' pages
@@ -113,6 +117,7 @@ type Server struct {
 	joins    joinLimiter   // participants created per client address
 	images   *imageCache   // verified images served by /img (image_cache.go)
 	lang     *i18n.Catalog // the participant pages' texts (language.go)
+	oidc     oidcClient    // the single sign-on provider, found on first use (oidc.go)
 
 	slots chan struct{} // one per request using the database (shed.go)
 
@@ -183,7 +188,9 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 		r.With(timeout).Post("/studies/{slug}/participants", s.handle(s.apiCreateParticipant))
 		r.With(timeout).Get("/studies/{slug}/next", s.handle(s.apiNext))
 		r.With(timeout).Post("/answers", s.handle(s.apiAnswer))
-		r.Get("/studies/{slug}/triplets.csv", s.handle(s.apiExport)) // streamed: no timeout
+		r.With(s.requireToken, s.authorize).Get("/studies/{slug}/triplets.csv", s.handle(s.apiExport)) // streamed: no timeout
+		r.With(timeout, s.requireToken, s.authorize).Post("/studies/{slug}/status", s.handle(s.apiSetStatus))
+		r.With(timeout, s.requireToken, s.authorize).Post("/studies/{slug}/participants/erase", s.handle(s.apiEraseParticipant))
 	})
 
 	// Browser pages: every state-changing request must be same-origin.
@@ -201,9 +208,13 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 			r.Get("/admin/login", s.handle(s.loginForm))
 			r.Post("/admin/login", s.handle(s.login))
 			r.Post("/admin/logout", s.handle(s.logout))
+			r.Get("/admin/login/oidc", s.handle(s.oidcStart))
+			r.Get("/admin/login/oidc/callback", s.handle(s.oidcCallback))
+			r.Get("/invite/{token}", s.handle(s.invite))
+			r.Post("/invite/{token}", s.handle(s.acceptInvite))
 		})
 		r.Group(func(r chi.Router) {
-			r.Use(s.requireAdmin)
+			r.Use(s.requireAdmin, s.authorize) // authorize: the route's role (roles.go)
 			r.With(timeout).Get("/admin", s.handle(s.studies))
 			r.With(timeout).Get("/admin/studies/new", s.handle(s.newStudyForm))
 			r.With(timeout).Post("/admin/studies", s.handle(s.createStudy))
@@ -240,6 +251,15 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 			r.With(timeout).Get("/admin/import", s.handle(s.importForm))
 			r.With(uploadTimeout).Post("/admin/import/bundle", s.handle(s.importBundle))
 			r.With(uploadTimeout).Post("/admin/import/triplets", s.handle(s.importTriplets))
+			// Who may do what in a study (issue 30).
+			r.With(timeout).Get("/admin/studies/{slug}/people", s.handle(s.people))
+			r.With(timeout).Post("/admin/studies/{slug}/people", s.handle(s.addPerson))
+			r.With(timeout).Post("/admin/studies/{slug}/people/{account}/remove", s.handle(s.removePerson))
+			r.With(timeout).Get("/admin/studies/{slug}/history", s.handle(s.studyHistory))
+			r.With(timeout).Get("/admin/studies/{slug}/participants/erase", s.handle(s.eraseForm))
+			r.With(timeout).Post("/admin/studies/{slug}/participants/erase", s.handle(s.eraseParticipant))
+			r.With(timeout).Post("/admin/studies/{slug}/retention", s.handle(s.setRetention))
+			r.Get("/admin/audit.csv", s.handle(s.auditCSV)) // streamed: no timeout
 		})
 	})
 	return r

@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS study_roles;
+ALTER TABLE admins DROP COLUMN IF EXISTS site_admin;
