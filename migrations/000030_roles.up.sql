@@ -14,3 +14,5 @@ CREATE TABLE study_roles (
     PRIMARY KEY (study_id, admin_id)
 );
 CREATE INDEX study_roles_admin ON study_roles (admin_id);
+-- Deleting an admin sets granted_by to NULL: this index keeps that a probe.
+CREATE INDEX study_roles_granted_by ON study_roles (granted_by);

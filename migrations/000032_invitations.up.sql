@@ -13,3 +13,5 @@ CREATE TABLE invitations (
     used_at    timestamptz
 );
 CREATE INDEX invitations_study ON invitations (study_id, id);
+-- Deleting an admin sets invited_by to NULL: this index keeps that a probe.
+CREATE INDEX invitations_invited_by ON invitations (invited_by);
