@@ -93,7 +93,7 @@ func TestStudyEstimate(t *testing.T) {
 // simulates its first arm's design and says so. Not parallel: a process
 // runs one estimate at a time (estimateSlot), and TestStudyEstimate's
 // would meet a 503.
-func TestStudyEstimateDesign(t *testing.T) {
+func TestStudyEstimateDesign(t *testing.T) { //nolint:paralleltest // one estimate at a time per process (estimateSlot)
 	ctx := context.Background()
 	a := newApp(t)
 	collect.RegisterDesigns(a.store)
