@@ -137,7 +137,7 @@ func estimateSection(e *EstimateView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<p class=\"muted\">No estimate yet. Estimate simulates a crowd answering this study's settings (its items, questions per participant, fitting method and dimensions) and projects the answers it needs: a few seconds.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<p class=\"muted\">No estimate yet. Estimate simulates a crowd answering the questions of this study's own design with its settings (with arms, the first arm's design), about its items, fitted by its fitting method in its dimensions, and projects the answers it needs: a few seconds.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -19,7 +19,6 @@ import (
 	"github.com/closer-lab/closer/internal/basis"
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/design"
-	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/kernel"
 	"github.com/closer-lab/closer/internal/landmark"
 	"github.com/closer-lab/closer/internal/projection"
@@ -355,8 +354,8 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return simulateArms(ctx, stdout, arms, truth, crowd, simulate.Study{PerAnnotator: *perAnnotator, HeldoutShare: *heldoutShare},
 			*budget, cps, *csvOut, fmt.Sprintf("%d points in %d dimensions; error %g", n, D, *errP), mix(*seed, 5), *seed)
 	}
-	d, worker, about := arms[0].design, arms[0].worker, arms[0].about
-	est = arms[0].est
+	d, worker, about := arms[0].Design, arms[0].Worker, arms[0].About
+	est = arms[0].Est
 
 	var (
 		tw *tabwriter.Writer
@@ -474,86 +473,47 @@ type designOptions struct {
 	method                       string
 }
 
-// builtArm is a design ready to run: its state machine, the worker of an
-// active design, the estimator that judges it, and a line about it.
+// builtArm is a design ready to run (simulate.BuildDesign) with the arm
+// it was built for.
 type builtArm struct {
-	spec   armSpec
-	design design.Design
-	worker *simulate.Worker
-	est    simulate.Estimator
-	about  string
+	spec armSpec
+	simulate.BuiltDesign
 }
 
 // buildDesign builds the design of one arm (or of --design) from the
 // flags, the arm's own settings overriding them, with the estimator est
 // adapted to the design (landmarks, kernel, the basis design's own
-// coordinates).
+// coordinates): simulate.BuildDesign, after the flags' checks.
 func buildDesign(sp armSpec, o designOptions, est simulate.Estimator, seed, fitSeed uint64) (builtArm, error) {
 	b := builtArm{spec: sp}
-	n := o.n
+	ds := simulate.DesignSpec{Design: sp.design, N: o.n, Dim: o.dim, Repeats: o.repeats, Method: o.method}
 	switch sp.design {
-	case "random":
-		r, err := landmark.NewRandom(n, seed)
-		if err != nil {
-			return b, err
-		}
-		b.design, b.about = r, "random questions"
 	case "landmark-k1", "landmark-k2":
-		v := landmark.K1
-		if sp.design == "landmark-k2" {
-			v, est.Kind = landmark.K2, kernel.K2
-		}
-		cfg := landmark.Config{Variant: v, Repeats: o.repeats, Seed: seed}
 		marks := o.landmarks
 		if sp.landmarks != "" {
 			marks = sp.landmarks
 		}
 		var err error
-		if cfg.Landmarks, cfg.NumLandmarks, err = parseLandmarks(marks, o.ids, n); err != nil {
+		if ds.Landmarks, ds.NumLandmarks, err = parseLandmarks(marks, o.ids, o.n); err != nil {
 			return b, err
 		}
-		ld, err := landmark.New(n, cfg)
-		if err != nil {
-			return b, err
-		}
-		b.design = ld
-		if est.Method == simulate.KernelPCA {
-			est.Landmarks = ld.Landmarks()
-			est.Keep = func(t triplet.Triplet) bool { _, ok := ld.Index(triplet.KeyOf(t)); return ok }
-		}
-		b.about = fmt.Sprintf("landmark %v, %d landmarks, %d comparisons × %d repeats = %d answers to cover", v, len(ld.Landmarks()), ld.Comparisons(), ld.Repeats(), ld.Size())
 	case "basis":
-		extra := o.extra || sp.extra
-		cfg := basis.Config{Seed: seed, Repeats: o.repeats, Extra: extra, Coordinates: o.coordRule}
-		if err := cfg.Validate(); err != nil {
-			return b, err
-		}
-		b.design = basis.New(n, cfg)
-		b.about = fmt.Sprintf("adaptive basis discovery, repeats %d, extra %v, coordinates %s", o.repeats, extra, o.coordRule)
-		if o.method == "" {
-			est.Method = ""
-		}
+		ds.Extra, ds.Coordinates = o.extra || sp.extra, o.coordRule
 	case "active":
-		model, score := o.model, o.score
+		ds.Warmup, ds.Model, ds.Score, ds.Candidates, ds.Pool, ds.RefitEvery = o.warmup, o.model, o.score, o.candidates, o.pool, o.refitEvery
 		if sp.model != "" {
-			model = sp.model
+			ds.Model = sp.model
 		}
 		if sp.score != "" {
-			score = sp.score
+			ds.Score = sp.score
 		}
-		ad, w, err := activeDesign(n, o.dim, seed, fitSeed, o.warmup, model, score, o.candidates, o.pool, o.refitEvery, o.repeats)
-		if err != nil {
+		if err := checkActiveFlags(ds); err != nil {
 			return b, err
 		}
-		b.design, b.worker = ad, w
-		c := ad.Config()
-		b.about = fmt.Sprintf("active, %s scores under the %s model, warm-up %d answers, pool %d (best of %d pairs per head), refit every %d answers",
-			c.Score.Rule, model, ad.Warmup(), c.Pool, o.candidates, w.Every)
-	default:
-		return b, fmt.Errorf("unknown design %q", sp.design)
 	}
-	b.est = est
-	return b, nil
+	var err error
+	b.BuiltDesign, err = simulate.BuildDesign(ds, est, seed, fitSeed)
+	return b, err
 }
 
 // simulateArms runs the arms with one crowd and prints, at every
@@ -564,7 +524,7 @@ func simulateArms(ctx context.Context, stdout io.Writer, arms []builtArm, truth 
 	budget int, cps []int, csvOut bool, about string, baselineSeed, seed uint64) error {
 	sims := make([]simulate.Arm, len(arms))
 	for i, a := range arms {
-		sims[i] = simulate.Arm{Name: a.spec.name, Share: a.spec.share, Design: a.design, Worker: a.worker}
+		sims[i] = simulate.Arm{Name: a.spec.name, Share: a.spec.share, Design: a.Design, Worker: a.Worker}
 	}
 	var (
 		tw *tabwriter.Writer
@@ -584,7 +544,7 @@ func simulateArms(ctx context.Context, stdout io.Writer, arms []builtArm, truth 
 		}
 		fmt.Fprintf(stdout, "# %s; %d annotators at once, %s; %s; seed %d\n", about, crowd.Annotators, per, held, seed)
 		for _, a := range arms {
-			fmt.Fprintf(stdout, "# arm %s, share %s: %s\n", a.spec.name, strconv.FormatFloat(a.spec.share, 'f', -1, 64), a.about)
+			fmt.Fprintf(stdout, "# arm %s, share %s: %s\n", a.spec.name, strconv.FormatFloat(a.spec.share, 'f', -1, 64), a.About)
 		}
 		printBaseline(stdout, truth.X, truth.Labels, baselineSeed)
 		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -594,7 +554,7 @@ func simulateArms(ctx context.Context, stdout io.Writer, arms []builtArm, truth 
 		tr := truth
 		tr.CrowdHeldout = cp.Heldout
 		for i, a := range cp.Arms {
-			q, err := simulate.Assess(ctx, a.Checkpoint, tr, arms[i].est)
+			q, err := simulate.Assess(ctx, a.Checkpoint, tr, arms[i].Est)
 			if err != nil {
 				return fmt.Errorf("arm %s: %w", a.Name, err)
 			}
@@ -620,12 +580,12 @@ func simulateArms(ctx context.Context, stdout io.Writer, arms []builtArm, truth 
 		fmt.Fprintf(stdout, "# %d answers in %d rounds from %d annotators; %d held out\n", stats.Answers, stats.Rounds, stats.Annotators, stats.Heldout)
 		for i, a := range stats.Arms {
 			fmt.Fprintf(stdout, "# arm %s: %d annotators, %d answers, %d fallback answers; design done: %v; most times one comparison was handed out: %d",
-				a.Name, a.Annotators, a.Answers, a.Fallbacks, arms[i].design.Done(), a.MaxHanded)
+				a.Name, a.Annotators, a.Answers, a.Fallbacks, arms[i].Design.Done(), a.MaxHanded)
 			if a.Fits > 0 {
 				fmt.Fprintf(stdout, "; the worker refitted the embedding %d times", a.Fits)
 			}
 			fmt.Fprintln(stdout)
-			printCoverage(stdout, "arm "+a.Name+": ", arms[i].design)
+			printCoverage(stdout, "arm "+a.Name+": ", arms[i].Design)
 		}
 	}
 	return nil
@@ -731,50 +691,28 @@ func (sp *armSpec) parseSettings(s string) error {
 	return nil
 }
 
-// activeDesign builds the active design and the worker that refits its
-// embedding (t-STE, or CKL for the CKL model, in dim dimensions,
-// warm-started from the previous fit) from the flags.
-func activeDesign(n, dim int, seed, fitSeed uint64, warmup int, modelName, scoreName string, candidates, pool, refitEvery, repeats int) (*active.Design, *simulate.Worker, error) {
-	m, err := active.ParseModel(modelName)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--model: %w", err)
+// checkActiveFlags checks the active design's flags (simulate.ActiveDesign
+// checks them again, in words without the flags).
+func checkActiveFlags(ds simulate.DesignSpec) error {
+	if _, err := active.ParseModel(ds.Model); err != nil {
+		return fmt.Errorf("--model: %w", err)
 	}
-	rule, err := active.ParseRule(scoreName)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--score: %w", err)
+	if _, err := active.ParseRule(ds.Score); err != nil {
+		return fmt.Errorf("--score: %w", err)
 	}
 	switch {
-	case warmup < 1 || warmup > active.MaxWarmupPerItem:
-		return nil, nil, fmt.Errorf("--warmup %d: want 1..%d answers per item", warmup, active.MaxWarmupPerItem)
-	case candidates < 1 || candidates > active.MaxCandidates:
-		return nil, nil, fmt.Errorf("--candidates %d: want 1..%d", candidates, active.MaxCandidates)
-	case pool < 0 || pool > active.MaxPool:
-		return nil, nil, fmt.Errorf("--pool %d: want 1..%d", pool, active.MaxPool)
-	case refitEvery < 0:
-		return nil, nil, fmt.Errorf("--refit-every %d: want at least 1", refitEvery)
-	case repeats > active.MaxRepeats:
-		return nil, nil, fmt.Errorf("--repeats %d: want 1..%d", repeats, active.MaxRepeats)
+	case ds.Warmup < 1 || ds.Warmup > active.MaxWarmupPerItem:
+		return fmt.Errorf("--warmup %d: want 1..%d answers per item", ds.Warmup, active.MaxWarmupPerItem)
+	case ds.Candidates < 1 || ds.Candidates > active.MaxCandidates:
+		return fmt.Errorf("--candidates %d: want 1..%d", ds.Candidates, active.MaxCandidates)
+	case ds.Pool < 0 || ds.Pool > active.MaxPool:
+		return fmt.Errorf("--pool %d: want 1..%d", ds.Pool, active.MaxPool)
+	case ds.RefitEvery < 0:
+		return fmt.Errorf("--refit-every %d: want at least 1", ds.RefitEvery)
+	case ds.Repeats > active.MaxRepeats:
+		return fmt.Errorf("--repeats %d: want 1..%d", ds.Repeats, active.MaxRepeats)
 	}
-	d, err := active.New(n, active.Config{Seed: seed, WarmupPerItem: warmup, Pool: pool, Repeats: repeats,
-		Score: active.ScoreConfig{Model: m, Rule: rule, Candidates: candidates}})
-	if err != nil {
-		return nil, nil, err
-	}
-	if refitEvery == 0 {
-		refitEvery = d.Config().Pool
-	}
-	method := embed.TSTE
-	if m == active.CKL {
-		method = embed.CKL
-	}
-	w := &simulate.Worker{Every: refitEvery, Fit: func(ctx context.Context, ts []triplet.Triplet, prev *mat.Dense) (*mat.Dense, error) {
-		res, err := embed.Fit(ctx, n, ts, embed.Options{Method: method, Dim: dim, Seed: fitSeed, Init: prev})
-		if err != nil {
-			return nil, err
-		}
-		return res.X, nil
-	}}
-	return d, w, nil
+	return nil
 }
 
 // mix derives an independent seed for one use of the run's seed.

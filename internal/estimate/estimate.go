@@ -1,8 +1,12 @@
 // Package estimate answers "how many answers will this study need?" before
-// it opens (issue 28): a simulated crowd answers random questions about
-// items placed at random in the study's embedding dimension, with a share
-// of wrong answers; the learning curve of the study's own fitting method
-// on those answers is measured on the crowd's held-out answers, fitted by
+// it opens (issue 28): a simulated crowd answers the questions of the
+// study's own design (random, landmark-k1/k2, basis or active, built by
+// simulate.BuildDesign as `closer simulate` builds it, and run by the same
+// simulator; a study with arms: its first arm's design) about items placed
+// at random in the study's embedding dimension, with a share of wrong
+// answers; the learning curve of the study's own fitting method on those
+// answers, in the order they came, is measured on the crowd's held-out
+// answers (random questions, as the dashboard's), fitted by
 // the power law of internal/projection, and read off at the error asked
 // for. Seeded, so the same settings give the same estimate, and bounded
 // (MaxBudget answers, projection.DefaultPoints fits) so that it runs on
@@ -14,9 +18,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
+	"github.com/closer-lab/closer/internal/active"
+	"github.com/closer-lab/closer/internal/basis"
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/projection"
+	"github.com/closer-lab/closer/internal/simulate"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -36,7 +44,9 @@ const (
 )
 
 // Assumptions are what an estimate assumes: the study's settings (Items,
-// Design, Questions per participant, the fitting Method and Dim) and the
+// Design and its Config, Questions per participant, the fitting Method and
+// Dim; for a study with arms, Arms counts them and Arm names the first,
+// whose design and settings Design and Config are) and the
 // simulated crowd's (Wrong: the share of wrong answers), the simulated
 // answers (Budget: 0 for Budget's default) and the target held-out error
 // (0: TargetGap above where the curve levels off).
@@ -50,7 +60,35 @@ type Assumptions struct {
 	Budget    int     `json:"budget"`
 	Target    float64 `json:"target"`
 	Seed      uint64  `json:"seed"`
+	// Config are Design's settings; Arm and Arms as above.
+	Config DesignConfig `json:"config"`
+	Arm    string       `json:"arm,omitempty"`
+	Arms   int          `json:"arms,omitempty"`
 }
+
+// DesignConfig are a design's settings as a study stores them
+// (study.DesignConfig, with the same names): the landmark designs use
+// Landmarks or LandmarkItems and Repeats; basis Repeats, Extra and
+// Coordinates; active Warmup, Score, Model, Candidates, Pool and Repeats;
+// random none. A zero setting takes the design's default. Seed fixes the
+// design's own random choices (0: one from the estimate's seed).
+type DesignConfig struct {
+	Seed          uint64 `json:"seed"`
+	Repeats       int    `json:"repeats,omitempty"`
+	Landmarks     int    `json:"landmarks,omitempty"`
+	LandmarkItems []int  `json:"landmark_items,omitempty"`
+	Extra         bool   `json:"extra,omitempty"`
+	Coordinates   string `json:"coordinates,omitempty"`
+	Warmup        int    `json:"warmup,omitempty"`
+	Score         string `json:"score,omitempty"`
+	Model         string `json:"model,omitempty"`
+	Candidates    int    `json:"candidates,omitempty"`
+	Pool          int    `json:"pool,omitempty"`
+}
+
+// Designs are the designs an estimate simulates; any other (and "") is
+// simulated as random questions.
+var Designs = []string{"random", "landmark-k1", "landmark-k2", "basis", "active"}
 
 // DefaultBudget is the simulated answers for n items in d dimensions:
 // three times n·d·log2 n (the rule of thumb of Jamieson and Nowak 2011
@@ -76,6 +114,15 @@ type Result struct {
 	High       *float64 `json:"high"`
 	// Budget is the answers simulated.
 	Budget int `json:"budget"`
+	// Design is the design whose questions were simulated, About says
+	// how it was set up (simulate.BuildDesign's line), and Fallbacks is
+	// how many of the Budget answers were random questions asked because
+	// the design had nothing open (as the app's random fallback). An
+	// estimate stored before designs were simulated has no Design: its
+	// questions were random.
+	Design    string `json:"design,omitempty"`
+	About     string `json:"about,omitempty"`
+	Fallbacks int    `json:"fallbacks"`
 	// Band is the fitted curve with its prediction interval at Level,
 	// from the first point to the larger of Budget and the answers
 	// projected (at most ten times Budget), for the plot.
@@ -126,7 +173,20 @@ func Run(ctx context.Context, a Assumptions) (*Result, error) {
 	}
 	x := triplet.Gaussian(triplet.NewRand(triplet.Mix64(a.Seed^1)), a.Items, a.Dim, 1)
 	crowd := triplet.NewOracle(x, a.Wrong, triplet.Mix64(a.Seed^2))
-	train := triplet.RandomTriplets(triplet.NewRand(triplet.Mix64(a.Seed^3)), crowd, a.Budget)
+	b, err := buildDesign(a)
+	if err != nil {
+		return nil, fmt.Errorf("estimate: %s design: %w", b.name, err)
+	}
+	var train []triplet.Triplet
+	var fallbacks int
+	_, err = simulate.RunWithWorker(ctx, b.Design, simulate.Crowd{Oracle: crowd, Annotators: 1, Seed: triplet.Mix64(a.Seed ^ 3)}, b.Worker,
+		a.Budget, []int{a.Budget}, func(cp simulate.Checkpoint) error {
+			train, fallbacks = append([]triplet.Triplet(nil), cp.Triplets...), cp.Fallbacks
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("estimate: %w", err)
+	}
 	test := triplet.RandomTriplets(triplet.NewRand(triplet.Mix64(a.Seed^4)), crowd, TestAnswers)
 	sizes := projection.Sizes(a.Budget, projection.DefaultPoints, projection.DefaultRatio)
 	if len(sizes) < projection.MinPoints {
@@ -140,7 +200,8 @@ func Run(ctx context.Context, a Assumptions) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("estimate: %w", err)
 	}
-	r := &Result{Points: pts, A: cv.A, B: cv.B, C: cv.C, Level: cv.Level, Target: a.Target, Budget: a.Budget}
+	r := &Result{Points: pts, A: cv.A, B: cv.B, C: cv.C, Level: cv.Level, Target: a.Target, Budget: a.Budget,
+		Design: b.name, About: b.About, Fallbacks: fallbacks}
 	if r.Target <= 0 {
 		r.Target, r.TargetAuto = cv.A+TargetGap, true
 	}
@@ -158,6 +219,48 @@ func Run(ctx context.Context, a Assumptions) (*Result, error) {
 		}
 	}
 	return r, nil
+}
+
+// builtDesign is the design an estimate simulates and its name.
+type builtDesign struct {
+	simulate.BuiltDesign
+	name string
+}
+
+// buildDesign builds a's design with its settings, as `closer simulate`
+// builds it (simulate.BuildDesign); the active design's worker refits in
+// a.Dim dimensions.
+func buildDesign(a Assumptions) (builtDesign, error) {
+	c := a.Config
+	b := builtDesign{name: a.Design}
+	if !slices.Contains(Designs, b.name) {
+		b.name = "random"
+	}
+	sp := simulate.DesignSpec{Design: b.name, N: a.Items, Dim: a.Dim, Repeats: max(c.Repeats, 1),
+		Landmarks: c.LandmarkItems, NumLandmarks: c.Landmarks, Extra: c.Extra, Coordinates: c.Coordinates,
+		Warmup: c.Warmup, Model: c.Model, Score: c.Score, Candidates: c.Candidates, Pool: c.Pool}
+	if sp.Coordinates == "" {
+		sp.Coordinates = basis.CoordRankDifference
+	}
+	if sp.Warmup == 0 {
+		sp.Warmup = active.DefaultWarmupPerItem
+	}
+	if sp.Model == "" {
+		sp.Model = string(active.TSTE)
+	}
+	if sp.Score == "" {
+		sp.Score = string(active.Uncertainty)
+	}
+	if sp.Candidates == 0 {
+		sp.Candidates = active.DefaultCandidates
+	}
+	seed := c.Seed
+	if seed == 0 {
+		seed = triplet.Mix64(a.Seed ^ 5)
+	}
+	var err error
+	b.BuiltDesign, err = simulate.BuildDesign(sp, simulate.Estimator{}, seed, triplet.Mix64(a.Seed^6))
+	return b, err
 }
 
 func finite(x float64) *float64 {

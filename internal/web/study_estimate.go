@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -25,8 +26,10 @@ import (
 const defaultWrong = 0.1
 
 // estimateSlot lets one estimate run at a time in a process: each is
-// bounded (estimate.MaxItems, estimate.MaxBudget: about 5 s at the bounds
-// on 2 cores), and two at once would share the cores with the requests.
+// bounded (estimate.MaxItems, estimate.MaxBudget: seconds at the bounds on
+// 2 cores, an active study's the longest, its refits included; measure
+// with estimate's BenchmarkRunAtCap), and two at once would share the
+// cores with the requests.
 var estimateSlot = make(chan struct{}, 1)
 
 // estimateView builds the study page's "How many answers" section of
@@ -75,21 +78,51 @@ func (s *Server) estimateView(ctx context.Context, st study.Study, items, answer
 	if err != nil {
 		return nil, err
 	}
-	if now := assumptionsOf(st, rs, items); now.Items != a.Items || now.Questions != a.Questions || now.Design != a.Design || now.Method != a.Method || now.Dim != a.Dim {
+	dc, err := s.designConfigOf(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	now := assumptionsOf(st, rs, dc, items)
+	switch {
+	case now.Items != a.Items || now.Questions != a.Questions || now.Design != a.Design || now.Method != a.Method || now.Dim != a.Dim ||
+		!reflect.DeepEqual(now.Config, a.Config) || now.Arm != a.Arm || now.Arms != a.Arms:
 		v.Stale = fmt.Sprintf("The study's settings changed since this estimate (now %d items, %d questions per participant, design %s, %s in d = %d): estimate again.",
 			now.Items, now.Questions, now.Design, strings.ToUpper(now.Method), now.Dim)
+	case r.Design == "" && a.Design != study.DesignRandom:
+		v.Stale = fmt.Sprintf("This estimate simulated random questions, not the study's design (%s): estimate again to simulate the design.", a.Design)
 	}
 	return v, nil
 }
 
-// assumptionsOf are the study's own settings as an estimate takes them.
-func assumptionsOf(st study.Study, rs study.RecomputeSettings, items int) estimate.Assumptions {
+// designConfigOf are the settings of the design an estimate simulates:
+// the study's, or with arms its first arm's (st.Design is that arm's).
+func (s *Server) designConfigOf(ctx context.Context, st study.Study) (study.DesignConfig, error) {
+	if len(st.Arms) > 0 {
+		return st.Arms[0].Config, nil
+	}
+	return s.store.DesignConfigOf(ctx, st.ID)
+}
+
+// assumptionsOf are the study's own settings as an estimate takes them:
+// its design with its settings dc (with arms, the first arm's).
+func assumptionsOf(st study.Study, rs study.RecomputeSettings, dc study.DesignConfig, items int) estimate.Assumptions {
 	method := rs.Method
 	if method == "" {
 		method = "tste"
 	}
-	return estimate.Assumptions{Items: items, Design: st.Design, Questions: st.QuestionsPerParticipant, Method: method, Dim: max(rs.Dim, 1),
+	a := estimate.Assumptions{Items: items, Design: st.Design, Questions: st.QuestionsPerParticipant, Method: method, Dim: max(rs.Dim, 1),
 		Seed: uint64(st.ID)}
+	if len(st.Arms) > 0 {
+		a.Design, a.Arm, a.Arms = st.Arms[0].Design, st.Arms[0].Name, len(st.Arms)
+	}
+	if study.IsStateful(a.Design) {
+		a.Config = estimate.DesignConfig{Seed: dc.Seed, Repeats: dc.Repeats, Landmarks: dc.Landmarks, LandmarkItems: dc.LandmarkItems,
+			Extra: dc.Extra, Coordinates: dc.Coordinates, Warmup: dc.Warmup, Score: dc.Score, Model: dc.Model, Candidates: dc.Candidates, Pool: dc.Pool}
+		if len(a.Config.LandmarkItems) == 0 {
+			a.Config.LandmarkItems = nil // as stored (omitempty), for the comparison with a stored estimate
+		}
+	}
+	return a
 }
 
 // estimateSentence is the estimate's answer in answers, participants,
@@ -116,12 +149,25 @@ func estimateSentence(r *estimate.Result, pc pace) string {
 		roundAnswers(*r.Answers), cost, target, format.Percent(r.Level, 0), lo, hi, pc.rangeCost(r.Low, r.High))
 }
 
-// estimateAssumed says what the simulation assumed.
+// estimateAssumed says what the simulation assumed: the crowd, the
+// design whose questions it answered (with arms, the first arm's), the
+// items and the fit.
 func estimateAssumed(a estimate.Assumptions, r *estimate.Result) string {
-	s := fmt.Sprintf("Assumed: a simulated crowd with %s wrong answers answering %s random questions about %d items placed at random (a normal cloud) in d = %d dimensions, fitted by %s as the study's recompute fits; the held-out error is measured on %s more of the crowd's answers, as noisy as the rest, as the dashboard measures it.",
-		format.PercentCompact(a.Wrong), format.Thousands(int64(r.Budget)), a.Items, a.Dim, strings.ToUpper(a.Method), format.Thousands(estimate.TestAnswers))
-	if a.Design != study.DesignRandom {
-		s += fmt.Sprintf(" The study's design (%s) is not simulated: its questions are random here.", a.Design)
+	questions := format.Thousands(int64(r.Budget)) + " random questions"
+	if r.Design != "" && r.Design != study.DesignRandom {
+		questions = fmt.Sprintf("%s questions of the study's design, %s (%s", format.Thousands(int64(r.Budget)), r.Design, r.About)
+		if r.Fallbacks > 0 {
+			questions += fmt.Sprintf("; %s of them random questions once the design had none open, as the study serves them", format.Thousands(int64(r.Fallbacks)))
+		}
+		questions += ")"
+	}
+	s := fmt.Sprintf("Assumed: a simulated crowd with %s wrong answers answering %s about %d items placed at random (a normal cloud) in d = %d dimensions, fitted by %s as the study's recompute fits; the held-out error is measured on %s more of the crowd's answers to random questions, as noisy as the rest, as the dashboard measures it.",
+		format.PercentCompact(a.Wrong), questions, a.Items, a.Dim, strings.ToUpper(a.Method), format.Thousands(estimate.TestAnswers))
+	if a.Arms > 0 {
+		s += fmt.Sprintf(" The study has %d arms: only the first, %s, is simulated, as if every participant were in it.", a.Arms, a.Arm)
+	}
+	if r.Design == "" && a.Design != study.DesignRandom {
+		s += fmt.Sprintf(" The study's design (%s) was not simulated: its questions were random here.", a.Design)
 	}
 	if r.TargetAuto {
 		s += fmt.Sprintf(" The target is %s above the %s the curve levels off at.", format.PercentagePoints(estimate.TargetGap), format.Percent(r.A, 1))
@@ -176,7 +222,11 @@ func (s *Server) runEstimate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a := assumptionsOf(st, rs, len(items))
+	dc, err := s.designConfigOf(r.Context(), st)
+	if err != nil {
+		return err
+	}
+	a := assumptionsOf(st, rs, dc, len(items))
 	a.Wrong, a.Target = wrong/100, target/100
 	select {
 	case estimateSlot <- struct{}{}:

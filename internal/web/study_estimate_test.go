@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/estimate"
 	"github.com/closer-lab/closer/internal/study"
@@ -82,5 +83,71 @@ func TestStudyEstimate(t *testing.T) {
 	page = a.do(c, "GET", "/admin/studies/est", nil, nil)
 	if !strings.Contains(page.body, `id="estimate-stale"`) || !strings.Contains(page.body, "now 24 items") {
 		t.Error("the estimate is not marked stale after items were added")
+	}
+}
+
+// TestStudyEstimateDesign: the estimate simulates the study's own design.
+// A landmark study's page says the design's questions were simulated
+// (its landmarks, and the random questions after the design was covered)
+// and the stored assumptions carry its settings; a study with arms
+// simulates its first arm's design and says so. Not parallel: a process
+// runs one estimate at a time (estimateSlot), and TestStudyEstimate's
+// would meet a 503.
+func TestStudyEstimateDesign(t *testing.T) { //nolint:paralleltest // one estimate at a time per process (estimateSlot)
+	ctx := context.Background()
+	a := newApp(t)
+	collect.RegisterDesigns(a.store)
+	c := a.admin()
+	form := url.Values{"pay_per_hour": {"0"}, "currency": {"GBP"}, "seconds_per_question": {"6"}, "wrong_pct": {"10"}, "target_error_pct": {""}}
+	lm, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "lm", Title: "Landmarks", QuestionsPerParticipant: 30, Status: study.StatusDraft,
+		Design: study.DesignLandmarkK1, DesignConfig: study.DesignConfig{Seed: 2, Landmarks: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms := []study.Arm{
+		{Name: "lmarm", Design: study.DesignLandmarkK1, Config: study.DesignConfig{Seed: 2, Landmarks: 3}, Share: 0.5},
+		{Name: "rnd", Design: study.DesignRandom, Share: 0.5},
+	}
+	if _, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "arms", Title: "Arms", QuestionsPerParticipant: 30, Status: study.StatusDraft,
+		Arms: arms}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		slug string
+		want []string
+	}{
+		{"lm", []string{"questions of the study&#39;s design, landmark-k1 (landmark k1, 3 landmarks", "of them random questions once the design had none open"}},
+		{"arms", []string{"questions of the study&#39;s design, landmark-k1 (landmark k1, 3 landmarks", "The study has 2 arms: only the first, lmarm, is simulated"}},
+	} {
+		st, err := a.store.StudyBySlug(ctx, tc.slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, rej, err := a.store.AddItems(ctx, st.ID, demo.Items()[:20]); err != nil || len(rej) > 0 {
+			t.Fatal(rej, err)
+		}
+		if r := a.do(c, "POST", "/admin/studies/"+tc.slug+"/estimate", form, nil); r.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: estimate: %d %.300s", tc.slug, r.StatusCode, r.body)
+		}
+		sec := section(t, a.do(c, "GET", "/admin/studies/"+tc.slug, nil, nil).body, `<section class="estimate" id="estimate">`)
+		for _, want := range tc.want {
+			if !strings.Contains(sec, want) {
+				t.Errorf("%s: the estimate lacks %q:\n%s", tc.slug, want, sec)
+			}
+		}
+		if strings.Contains(sec, "estimate-stale") || strings.Contains(sec, "random questions about") {
+			t.Errorf("%s: stale, or random questions:\n%s", tc.slug, sec)
+		}
+	}
+	stored, err := a.store.Estimate(ctx, lm.ID)
+	if err != nil || stored == nil {
+		t.Fatal(stored, err)
+	}
+	var as estimate.Assumptions
+	if err := json.Unmarshal(stored.Assumed, &as); err != nil {
+		t.Fatal(err)
+	}
+	if as.Design != study.DesignLandmarkK1 || as.Config.Landmarks != 3 || as.Config.Seed != 2 {
+		t.Errorf("assumed %+v", as)
 	}
 }
