@@ -216,6 +216,23 @@ func languages() []i18n.Language { return i18n.Languages() }
 
 func textKeys() []i18n.KeyInfo { return i18n.Keys() }
 
+// FormFormats are the question formats the study form offers: those
+// whose question page works (issue 27).
+var FormFormats = []study.Format{study.FormatTriplet}
+
+// formatOf reads a study's stored or typed format (a triplet when it
+// cannot be read).
+func formatOf(format string) study.StudyFormat { return study.MustStudyFormat(format) }
+
+// rankOf is a format's rank size, psiz's 8-choose-2 when it is no rank
+// format (the form's starting values).
+func rankOf(format string) study.RankSpec {
+	if f := formatOf(format); f.Format == study.FormatRank {
+		return f.Rank
+	}
+	return study.RankSpec{N: 8, K: 2}
+}
+
 // layoutOf is the question layout to draw ("" is a study's default,
 // above): the question page's class layout-above or layout-beside.
 func layoutOf(layout string) string {
