@@ -27,6 +27,7 @@ type studyState struct {
 	HeldoutShare   float64
 	PerParticipant int
 	Version        int64 // studies.version: the items in memory are current at it
+	Format         study.StudyFormat
 	Quality        study.QualityControl
 	IdleMinutes    int // a participant this long without an answer is idle (0: never)
 	// Preview: the participant is a researcher's preview session (issue
@@ -73,8 +74,8 @@ const (
 	lockParticipantSQL = `
 		SELECT s.id, s.slug, s.status, coalesce(s.arms -> p.arm ->> 'design', s.design), p.arm, s.heldout_share,
 			s.questions_per_participant, s.version, s.quality, s.idle_minutes,
-			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at,
-			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at, p.preview
+			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at, q.options,
+			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at, a.options, p.preview, s.format
 		FROM participants p JOIN studies s ON s.id = p.study_id
 		LEFT JOIN questions q ON q.id = p.open_question
 		LEFT JOIN questions a ON a.id = p.ahead_question
@@ -82,10 +83,10 @@ const (
 	// insertQuestionSQL issues a question unless the participant was asked
 	// its comparison before (questions_comparison_once; the id is new).
 	insertQuestionSQL = `
-		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING issued_at`
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, options)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING issued_at`
 	// openQuestionSQL reads the question a participant holds.
-	openQuestionSQL = `SELECT anchor, left_idx, right_idx, design, issued_at FROM questions WHERE id = $1`
+	openQuestionSQL = `SELECT anchor, left_idx, right_idx, design, issued_at, options FROM questions WHERE id = $1`
 	// insertCatchSQL issues catch trial $1 to participant $3 of study $2:
 	// one of the study's gold triplets the participant was not asked, in
 	// an order drawn from $7, else anchor $4 with options $4 and $5; the
@@ -151,26 +152,30 @@ type heldQuestion struct {
 	anchor, left, right *int
 	design              *string
 	issued              *time.Time
+	options             []int // a trial's items shown (nil: a triplet)
 }
 
 // targets are the scan destinations of the held question's columns.
 func (h *heldQuestion) targets() []any {
-	return []any{&h.id, &h.anchor, &h.left, &h.right, &h.design, &h.issued}
+	return []any{&h.id, &h.anchor, &h.left, &h.right, &h.design, &h.issued, &h.options}
 }
 
 // question returns the held question, reading its row in tx when the join
 // did not see it: the row lock waited for the transaction that issued it,
 // and the join, from the statement's snapshot, could not see it; a
 // statement of its own can.
-func (h *heldQuestion) question(ctx context.Context, tx pgx.Tx, items *studyItems, studyID, participantID int64) (*study.Question, error) {
+func (h *heldQuestion) question(ctx context.Context, tx pgx.Tx, items *studyItems, st studyState, participantID int64) (*study.Question, error) {
 	var c study.Comparison
 	var issued time.Time
 	if h.anchor != nil {
-		c, issued = study.Comparison{Anchor: *h.anchor, Left: *h.left, Right: *h.right, Design: *h.design}, *h.issued
-	} else if err := tx.QueryRow(ctx, openQuestionSQL, *h.id).Scan(&c.Anchor, &c.Left, &c.Right, &c.Design, &issued); err != nil {
+		c, issued = study.Comparison{Anchor: *h.anchor, Left: *h.left, Right: *h.right, Design: *h.design, Options: h.options}, *h.issued
+	} else if err := tx.QueryRow(ctx, openQuestionSQL, *h.id).Scan(&c.Anchor, &c.Left, &c.Right, &c.Design, &issued, &c.Options); err != nil {
 		return nil, fmt.Errorf("a question held: %w", err)
 	}
-	return items.question(*h.id, studyID, participantID, c, issued), nil
+	if c.Options != nil {
+		c.Format, c.Choose = st.Format.Format, st.Format.Choices()
+	}
+	return items.question(*h.id, st.ID, participantID, c, issued), nil
 }
 
 // Next returns the participant's open question, issuing one when they have
@@ -209,10 +214,12 @@ type lockedParticipant struct {
 func (l *lockedParticipant) scan(r pgx.Row, pr *study.Progress) error {
 	*pr = study.Progress{}
 	var quality []byte
+	var format string
 	dst := append([]any{&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.Arm, &l.st.HeldoutShare,
 		&l.st.PerParticipant, &l.st.Version, &quality, &l.st.IdleMinutes,
 		&pr.Answered, &l.code}, l.open.targets()...)
-	err := r.Scan(append(append(dst, l.ahead.targets()...), &l.st.Preview)...)
+	err := r.Scan(append(append(dst, l.ahead.targets()...), &l.st.Preview, &format)...)
+	l.st.Format = study.MustStudyFormat(format)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.NotFound("participant")
 	}
@@ -241,7 +248,7 @@ func (s *Store) next(ctx context.Context, tx pgx.Tx, participantID int64, l *loc
 		return err
 	}
 	if l.open.id != nil {
-		if pr.Question, err = l.open.question(ctx, tx, items, st.ID, participantID); err != nil {
+		if pr.Question, err = l.open.question(ctx, tx, items, st, participantID); err != nil {
 			return err
 		}
 		return s.issueAhead(ctx, tx, st, participantID, pr.Answered+1, items, &l.ahead, pr)
@@ -269,7 +276,7 @@ func (s *Store) issueAhead(ctx context.Context, tx pgx.Tx, st studyState, partic
 	var err error
 	switch {
 	case held != nil && held.id != nil:
-		pr.Ahead, err = held.question(ctx, tx, items, st.ID, participantID)
+		pr.Ahead, err = held.question(ctx, tx, items, st, participantID)
 	case position < pr.Total && s.asksAhead(st):
 		pr.Ahead, err = s.issue(ctx, tx, st, participantID, position, items, nil, nil, holdAhead)
 		if errors.Is(err, ErrExhausted) {
@@ -314,7 +321,19 @@ func (s *Store) complete(ctx context.Context, tx pgx.Tx, participantID int64, pr
 
 // question is the Question of comparison c issued as id.
 func (it *studyItems) question(id string, studyID, participantID int64, c study.Comparison, issued time.Time) *study.Question {
-	q := study.NewTriplet(it.ref(c.Anchor), it.ref(c.Left), it.ref(c.Right))
+	var q study.Question
+	switch c.Format {
+	case study.FormatOddOneOut, study.FormatRank:
+		q = study.Question{Format: c.Format, Options: make([]study.ItemRef, len(c.Options)), Choose: max(c.Choose, 1)}
+		for i, o := range c.Options {
+			q.Options[i] = it.ref(o)
+		}
+		if c.Format == study.FormatRank {
+			q.Anchor = it.ref(c.Anchor)
+		}
+	default:
+		q = study.NewTriplet(it.ref(c.Anchor), it.ref(c.Left), it.ref(c.Right))
+	}
 	q.ID, q.StudyID, q.ParticipantID, q.Design, q.IssuedAt = id, studyID, participantID, c.Design, issued
 	return &q
 }
@@ -359,6 +378,7 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 		if !ok {
 			return nil
 		}
+		c = st.dress(c, n)
 		c.Design = study.DesignHeldout
 		sql, args := fallbackInsert(nil, st, participantID, id, c)
 		return &issuePlan{id: id, random: c, sql: sql, args: args}
@@ -374,6 +394,7 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	if !ok {
 		return nil
 	}
+	c = st.dress(c, n)
 	if warming {
 		// A warm-up question, while the design still warms up (else none:
 		// the slow path claims from the pool).
@@ -439,6 +460,9 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 	n := len(items.refs)
 	if n < 3 {
 		return nil, study.Errorf(study.KindNotOpen, "the study has fewer than three items")
+	}
+	if st.Format.Format == study.FormatRank && n < st.Format.Rank.N+1 {
+		return nil, study.Errorf(study.KindNotOpen, "the study has %d items; a %s trial shows %d", n, st.Format, st.Format.Rank.N+1)
 	}
 	plan := s.planIssue(st, participantID, answered, n)
 	nextID := ""
@@ -506,6 +530,7 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 		// likely path does (one round trip), the issue's statement and the
 		// hold together.
 		if c, ok := blindRandom(n, answered); ok {
+			c = st.dress(c, n)
 			c.Design = design
 			sql, args := fallbackInsert(labeller, st, participantID, id, c)
 			b := &pgx.Batch{}
@@ -539,6 +564,7 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 	if err != nil {
 		return study.Comparison{}, time.Time{}, err
 	}
+	c = st.dress(c, n)
 	c.Design = design
 	var issued time.Time
 	sql, args := fallbackInsert(labeller, st, participantID, id, c)
@@ -558,7 +584,7 @@ func fallbackInsert(labeller *DesignScheduler, st studyState, participantID int6
 	if labeller != nil {
 		return insertActiveFallbackSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm}
 	}
-	return insertQuestionSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, c.Design}
+	return insertQuestionSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, c.Design, c.Options}
 }
 
 // scanFallback reads fallbackInsert's row: when it was labelled, the
