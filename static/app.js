@@ -2,7 +2,8 @@
 // form, at the end). Without this file
 // the page is a plain form (POST, then 303 to the next question). With it:
 // keys (left/right arrow, 1/2; down arrow or 3 for "can't decide" where the
-// study offers it) answer, the answer is sent in the background
+// study offers it; in an odd-one-out question 1 to 3, and down arrow or 0)
+// answer, the answer is sent in the background
 // and its reply is the next question's page (one round trip: the header
 // X-Closer-Next asks for it), whose images are fetched and decoded before it
 // replaces the current one, so a question never appears half loaded. A
@@ -291,6 +292,16 @@
     if (e.altKey || e.ctrlKey || e.metaKey || e.repeat) return;
     var form = currentForm();
     if (!form) return;
+    if (form.getAttribute("data-format") === "odd-one-out") {
+      // Odd-one-out (issue 27): 1 to 3 choose the item, ↓ or 0 "can't decide".
+      var k = e.key === "ArrowDown" ? "0" : e.key;
+      if (!/^[0-3]$/.test(k)) return;
+      var b = form.querySelector("button[name=closer][data-key='" + k + "']");
+      if (!b) return;
+      e.preventDefault();
+      answer(form, b);
+      return;
+    }
     var i;
     if (e.key === "ArrowLeft" || e.key === "1") i = 0;
     else if (e.key === "ArrowRight" || e.key === "2") i = 1;
