@@ -226,7 +226,7 @@ func textKeys() []i18n.KeyInfo { return i18n.Keys() }
 
 // FormFormats are the question formats the study form offers: those
 // whose question page works (issue 27).
-var FormFormats = []study.Format{study.FormatTriplet, study.FormatOddOneOut}
+var FormFormats = []study.Format{study.FormatTriplet, study.FormatOddOneOut, study.FormatRank}
 
 // formatOf reads a study's stored or typed format (a triplet when it
 // cannot be read).

@@ -108,6 +108,40 @@ func TestFormatExports(t *testing.T) {
 				t.Fatalf("%s all answers row %d: %v, want format, options, choices %v", slug, i, r, gs[i].trial)
 			}
 		}
+		// trials.csv: the format's own file, the one closer embed reads,
+		// with the answered trials (not the skip) in answer order.
+		res := a.do(c, "GET", "/admin/studies/"+slug+"/trials.csv", nil, nil)
+		if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
+			t.Fatalf("%s trials.csv: %d %s", slug, res.StatusCode, res.body)
+		}
+		kind, rd, err := trial.Sniff(strings.NewReader(res.body))
+		if err != nil {
+			t.Fatalf("%s trials.csv: %v\n%s", slug, err, res.body)
+		}
+		var fileTriplets []triplet.Triplet
+		switch kind.Format {
+		case trial.FormatOddOneOut:
+			set, err := trial.ReadOddOneOut(rd, trial.ReadOptions{})
+			if err != nil || len(set.Trials) != 2 {
+				t.Fatalf("%s trials.csv: %v, %v\n%s", slug, set, err, res.body)
+			}
+			for _, tr := range set.Trials {
+				fileTriplets = append(fileTriplets, named(set.IDs, tr.Triplets(nil))...)
+			}
+		case trial.FormatRank:
+			set, err := trial.ReadRank(rd, trial.ReadOptions{})
+			if err != nil || len(set.Trials) != 2 || set.Spec != (trial.RankSpec{N: 5, K: 2}) {
+				t.Fatalf("%s trials.csv: %v, %v\n%s", slug, set, err, res.body)
+			}
+			for _, tr := range set.Trials {
+				fileTriplets = append(fileTriplets, named(set.IDs, tr.Triplets(nil))...)
+			}
+		default:
+			t.Fatalf("%s trials.csv is a %v file:\n%s", slug, kind, res.body)
+		}
+		if !slices.Equal(fileTriplets, want) {
+			t.Fatalf("%s trials.csv derives %v, want %v", slug, fileTriplets, want)
+		}
 		st, err := a.store.StudyBySlug(ctx, slug)
 		if err != nil {
 			t.Fatal(err)
@@ -122,6 +156,22 @@ func TestFormatExports(t *testing.T) {
 			}
 		}
 	}
+	a.study("tripx", 5, 3, "open")
+	if res := a.do(c, "GET", "/admin/studies/tripx/trials.csv", nil, nil); res.StatusCode != http.StatusUnprocessableEntity ||
+		!strings.Contains(res.body, "a triplet study&#39;s answers are its triplets.csv") {
+		t.Fatalf("trials.csv of a triplet study: %d %s", res.StatusCode, noticeRE.FindAllString(res.body, -1))
+	}
+}
+
+// named maps triplets over a trial file's item numbers back to the item
+// indices its ids name.
+func named(ids []string, ts []triplet.Triplet) []triplet.Triplet {
+	id := func(i int) int { n, _ := strconv.Atoi(ids[i]); return n }
+	out := make([]triplet.Triplet, len(ts))
+	for i, t := range ts {
+		out[i] = triplet.Triplet{Anchor: id(t.Anchor), Closer: id(t.Closer), Farther: id(t.Farther)}
+	}
+	return out
 }
 
 // joinInts is item indices separated by spaces, as the exports write them.

@@ -26,8 +26,8 @@ func TestOddOneOutPage(t *testing.T) {
 	a := newApp(t)
 	c := a.admin()
 	if body := a.do(c, "GET", "/admin/studies/new", nil, nil).body; !strings.Contains(body, `name="format" value="odd-one-out"`) ||
-		strings.Contains(body, `name="format" value="rank"`) {
-		t.Fatal("the study form does not offer odd-one-out (or offers rank, whose page is still to come)")
+		!strings.Contains(body, `name="format" value="rank"`) || !strings.Contains(body, `name="rank_n"`) {
+		t.Fatal("the study form does not offer odd-one-out and rank")
 	}
 	formatStudyByForm(t, a, c, "oddp", "odd-one-out", "", "", 6, 3)
 	p := a.client()
