@@ -190,6 +190,7 @@ type answering struct {
 	// What check and route made of the answer.
 	t              triplet.Triplet
 	derived        []triplet.Triplet // a trial's triplets, sorted by key (t is the first it derives)
+	catchCorrect   *bool             // an odd-one-out or rank catch trial: whether it was answered right
 	designQuestion bool              // a question of the participant's arm's stateful design
 	record         *DesignScheduler  // the design to record the answer in, after the commit
 	releasesSlot   bool              // a skip of a design question: its comparison goes back to the design
@@ -268,6 +269,9 @@ func (a *answering) checkTrial() error {
 	if a.in.Choices == nil {
 		return study.Errorf(study.KindInvalid, "choices are missing: a %s answer is the chosen items in order", a.st.Format.Format)
 	}
+	if a.qDesign == study.DesignCatch {
+		return a.checkFormatCatch()
+	}
 	var err error
 	switch a.st.Format.Format {
 	case study.FormatOddOneOut:
@@ -298,6 +302,32 @@ func (a *answering) checkTrial() error {
 		kx, ky := triplet.KeyOf(x), triplet.KeyOf(y)
 		return cmp.Or(cmp.Compare(kx.Anchor, ky.Anchor), cmp.Compare(kx.J, ky.J), cmp.Compare(kx.K, ky.K))
 	})
+	return nil
+}
+
+// checkFormatCatch judges the answer to an odd-one-out or rank catch
+// trial (trial.CatchOddOneOut: the item shown once; trial.CatchRank: the
+// query chosen first); it derives no triplet, and is stored as a trial
+// answer with its first choice and whether it was right.
+func (a *answering) checkFormatCatch() error {
+	var ok bool
+	var err error
+	if a.st.Format.Format == study.FormatOddOneOut && len(a.options) == 3 {
+		if _, err = trial.CheckOddOneOut([3]int(a.options), a.in.Choices); err == nil {
+			ok, err = trial.CatchOddOneOut([3]int(a.options), a.in.Choices[0])
+		}
+	} else {
+		ok, err = trial.CatchRank(a.anchor, a.options, a.st.Format.Choices(), a.in.Choices)
+	}
+	var refused *trial.AnswerError
+	if errors.As(err, &refused) {
+		return study.Errorf(study.KindInvalid, "%s", refused.Reason)
+	}
+	if err != nil {
+		return err
+	}
+	a.catchCorrect, a.in.Closer = &ok, a.in.Choices[0]
+	a.t = triplet.Triplet{Anchor: a.anchor, Closer: a.left, Farther: a.right}
 	return nil
 }
 
@@ -364,6 +394,9 @@ func (a *answering) queueWrites(b *pgx.Batch, _ string) {
 			closer = in.Closer
 			if a.expected != nil {
 				correct = in.Closer == *a.expected
+			}
+			if a.catchCorrect != nil {
+				correct = *a.catchCorrect
 			}
 		}
 		b.Queue(insertTrialAnswerSQL, in.QuestionID, st.ID, a.participantID, closer, correct, in.ResponseMS)

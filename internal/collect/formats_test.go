@@ -260,3 +260,98 @@ func checkVotes(t *testing.T, s *Store, studyID int64, want []triplet.Triplet) {
 		}
 	}
 }
+
+// TestFormatCatchTrials: an odd-one-out study's catch trial shows one item
+// twice beside another, the right answer the one shown once
+// (trial.CatchOddOneOut); a rank study's shows the query among its
+// references, the right answer choosing it first (trial.CatchRank). Each
+// is stored as a trial answer with whether it was right, casting no vote.
+func TestFormatCatchTrials(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s := New(pool)
+	catchFirst := study.QualityControl{CatchAt: []int{1}}
+	odd := formatStudy(t, s, "oddc", "odd-one-out", 6, 2, catchFirst)
+	rank := formatStudy(t, s, "rankc", "rank:4:2", 7, 2, catchFirst)
+	first := func(st study.Study) *study.Question {
+		t.Helper()
+		p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := s.Next(ctx, p.ID)
+		if err != nil || pr.Question == nil || pr.Question.Design != study.DesignCatch {
+			t.Fatalf("first question %+v, %v; want a catch trial", pr.Question, err)
+		}
+		return pr.Question
+	}
+	correct := func(qid string) *bool {
+		t.Helper()
+		var c *bool
+		if err := pool.QueryRow(ctx, `SELECT correct FROM trial_answers WHERE question_id = $1`, qid).Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	for _, right := range []bool{true, false} {
+		q := first(odd)
+		items := q.OptionIndices()
+		single := -1
+		for _, it := range items {
+			n := 0
+			for _, o := range items {
+				if o == it {
+					n++
+				}
+			}
+			if n == 1 {
+				single = it
+			}
+		}
+		if len(items) != 3 || single < 0 || q.Format != study.FormatOddOneOut {
+			t.Fatalf("odd-one-out catch trial %v", items)
+		}
+		choice := single
+		if !right {
+			for _, it := range items { // the item shown twice
+				if it != single {
+					choice = it
+				}
+			}
+		}
+		if _, err := s.Answer(ctx, q.ParticipantID, study.AnswerInput{QuestionID: q.ID, Choices: []int{choice}}); err != nil {
+			t.Fatal(err)
+		}
+		if c := correct(q.ID); c == nil || *c != right {
+			t.Fatalf("odd-one-out catch answered %d (single %d): correct %v, want %v", choice, single, c, right)
+		}
+
+		q = first(rank)
+		refs := q.OptionIndices()
+		if !slices.Contains(refs, q.Anchor.Index) || len(refs) != 4 {
+			t.Fatalf("rank catch trial: query %d, references %v", q.Anchor.Index, refs)
+		}
+		var others []int
+		for _, r := range refs {
+			if r != q.Anchor.Index {
+				others = append(others, r)
+			}
+		}
+		choices := []int{q.Anchor.Index, others[0]}
+		if !right {
+			choices = []int{others[0], q.Anchor.Index}
+		}
+		if _, err := s.Answer(ctx, q.ParticipantID, study.AnswerInput{QuestionID: q.ID, Choices: []int{others[0], others[0]}}); KindOf(err) != study.KindInvalid {
+			t.Fatalf("a repeated choice in a catch trial: %v", err)
+		}
+		if _, err := s.Answer(ctx, q.ParticipantID, study.AnswerInput{QuestionID: q.ID, Choices: choices}); err != nil {
+			t.Fatal(err)
+		}
+		if c := correct(q.ID); c == nil || *c != right {
+			t.Fatalf("rank catch answered %v: correct %v, want %v", choices, c, right)
+		}
+	}
+	checkVotes(t, s, odd.ID, nil)
+	checkVotes(t, s, rank.ID, nil)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -106,6 +107,12 @@ const (
 			UNION ALL SELECT 1, $4::int, $4::int, $5::int
 		) c ORDER BY c.pri LIMIT 1
 		ON CONFLICT DO NOTHING
+		RETURNING anchor, left_idx, right_idx, issued_at`
+	// insertFormatCatchSQL issues an odd-one-out or rank catch trial $1
+	// (planFormatCatch) showing options $7, keyed ($4, $5, $6).
+	insertFormatCatchSQL = `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, options)
+		VALUES ($1, $2, $3, $4, $5, $6, 'catch', $7) ON CONFLICT DO NOTHING
 		RETURNING anchor, left_idx, right_idx, issued_at`
 	// insertRepeatSQL issues repeat trial $1: a comparison participant $3
 	// answered and was not asked again yet, chosen in an order fixed by the
@@ -366,6 +373,9 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	id := secret.NewID()
 	switch st.Quality.TrialAt(participantID, answered+1, st.PerParticipant) {
 	case study.DesignCatch:
+		if st.Format.Format != study.FormatTriplet {
+			return st.planFormatCatch(participantID, answered, n, id)
+		}
 		a, x, swap := study.CatchItems(participantID, answered+1, n)
 		return &issuePlan{id: id, trial: study.DesignCatch, sql: insertCatchSQL,
 			args: []any{id, st.ID, participantID, a, x, swap, strconv.FormatInt(participantID, 10) + "-" + strconv.Itoa(answered+1)}}
@@ -417,6 +427,23 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	return &issuePlan{id: id, random: c, key: key, labeller: labeller, sql: sql, args: args}
 }
 
+// planFormatCatch plans the catch trial of an odd-one-out or rank study
+// (issue 27) at the participant's question number answered+1: item a
+// shown twice beside another item x (odd-one-out: the right answer is x,
+// trial.CatchOddOneOut), or the query a among its references (rank: the
+// right answer chooses a first, trial.CatchRank). Its key is (a, a, x);
+// a participant given that very one before gets an ordinary question.
+func (st studyState) planFormatCatch(participantID int64, answered, n int, id string) *issuePlan {
+	a, x, _ := study.CatchItems(participantID, answered+1, n)
+	c := st.dress(study.Comparison{Anchor: a, Left: a, Right: x}, n)
+	if st.Format.Format == study.FormatOddOneOut {
+		c.Options = []int{a, a, x}
+		rand.Shuffle(3, func(i, j int) { c.Options[i], c.Options[j] = c.Options[j], c.Options[i] })
+	}
+	return &issuePlan{id: id, trial: study.DesignCatch, random: c, sql: insertFormatCatchSQL,
+		args: []any{id, st.ID, participantID, a, a, x, c.Options}}
+}
+
 // read reads the plan's row: the comparison and when it was issued, or ok
 // = false when the draw was refused or the claim found nothing.
 func (p *issuePlan) read(row pgx.Row) (c study.Comparison, issued time.Time, ok bool, err error) {
@@ -427,7 +454,7 @@ func (p *issuePlan) read(row pgx.Row) (c study.Comparison, issued time.Time, ok 
 		// A trial that found nothing to ask (no answer to repeat, a catch
 		// trial the participant had) leaves the number to an ordinary
 		// question (issueSlow).
-		c = study.Comparison{Design: p.trial}
+		c = study.Comparison{Design: p.trial, Format: p.random.Format, Options: p.random.Options, Choose: p.random.Choose}
 		err = row.Scan(&c.Anchor, &c.Left, &c.Right, &issued)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return study.Comparison{}, time.Time{}, false, nil

@@ -100,6 +100,7 @@ func (st studyState) dress(c study.Comparison, n int) study.Comparison {
 	case study.FormatOddOneOut:
 		c.Options = []int{c.Anchor, c.Left, c.Right}
 	case study.FormatRank:
+		// (A catch trial's Left is its query: the references include it.)
 		c.Options = make([]int, 2, st.Format.Rank.N)
 		c.Options[0], c.Options[1] = c.Left, c.Right
 		for len(c.Options) < st.Format.Rank.N {

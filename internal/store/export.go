@@ -44,7 +44,8 @@ const (
 		UNION ALL
 		SELECT t.question_id, p.public_id, coalesce(p.external_id, ''), q.anchor, t.closer,
 			CASE WHEN t.closer = q.left_idx THEN q.right_idx WHEN t.closer = q.right_idx THEN q.left_idx END,
-			q.left_idx, q.right_idx, q.design, t.response_ms, q.issued_at, t.answered_at, p.arm, p.preview, q.options, NULL::int[], t.closer IS NULL, t.correct
+			q.left_idx, q.right_idx, q.design, t.response_ms, q.issued_at, t.answered_at, p.arm, p.preview, q.options,
+			CASE WHEN q.options IS NOT NULL AND t.closer IS NOT NULL THEN ARRAY[t.closer] END, t.closer IS NULL, t.correct
 		FROM trial_answers t
 		JOIN questions q ON q.id = t.question_id
 		JOIN participants p ON p.id = t.participant_id

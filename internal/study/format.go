@@ -89,9 +89,8 @@ func CheckFormat(in *StudyInput) error {
 			return Errorf(KindInvalid, "the %s design asks triplets only: %s studies use the random design", d, f.Format)
 		}
 	}
-	q := in.Quality
-	if q.CatchPercent > 0 || len(q.CatchAt) > 0 || q.RepeatPercent > 0 || len(q.RepeatAt) > 0 {
-		return Errorf(KindInvalid, "catch and repeat trials are triplet-only for now: a %s study cannot have them", f.Format)
+	if q := in.Quality; q.RepeatPercent > 0 || len(q.RepeatAt) > 0 {
+		return Errorf(KindInvalid, "repeat trials are triplet-only for now: %s studies cannot have them", f.Format)
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 
 // TestFormatSetting: the study form stores the question format (issue
 // 27), refuses a format with a design that asks triplets only, a rank
-// size outside 2 ≤ K < N ≤ 9 and catch trials of another format, keeps
+// size outside 2 ≤ K < N ≤ 9 and repeat trials of another format, keeps
 // the format when a post lacks it, and freezes it at the first question.
 func TestFormatSetting(t *testing.T) {
 	t.Parallel()
@@ -54,8 +54,8 @@ func TestFormatSetting(t *testing.T) {
 	f = form("bad", "pairs")
 	refused(f, "/admin/studies", http.StatusUnprocessableEntity, `unknown question format "pairs"`)
 	f = form("bad", "odd-one-out")
-	f.Set("catch_pct", "10")
-	refused(f, "/admin/studies", http.StatusUnprocessableEntity, "catch and repeat trials are triplet-only for now")
+	f.Set("repeat_pct", "10")
+	refused(f, "/admin/studies", http.StatusUnprocessableEntity, "repeat trials are triplet-only for now")
 
 	// A post without the field keeps the format.
 	f = form("odd", "")
