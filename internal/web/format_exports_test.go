@@ -156,6 +156,16 @@ func TestFormatExports(t *testing.T) {
 			}
 		}
 	}
+	if res := a.do(c, "GET", "/admin/studies/oddx/bundle.zip", nil, nil); res.StatusCode != http.StatusUnprocessableEntity ||
+		!strings.Contains(res.body, "a study of format odd-one-out has no bundle yet") {
+		t.Fatalf("bundle of an odd-one-out study: %d %s", res.StatusCode, noticeRE.FindAllString(res.body, -1))
+	}
+	// The dashboard of a study of each format shows.
+	for _, slug := range []string{"oddx", "rankx"} {
+		if res := a.do(c, "GET", "/admin/studies/"+slug+"/dashboard", nil, nil); res.StatusCode != http.StatusOK {
+			t.Fatalf("%s dashboard: %d", slug, res.StatusCode)
+		}
+	}
 	a.study("tripx", 5, 3, "open")
 	if res := a.do(c, "GET", "/admin/studies/tripx/trials.csv", nil, nil); res.StatusCode != http.StatusUnprocessableEntity ||
 		!strings.Contains(res.body, "a triplet study&#39;s answers are its triplets.csv") {
