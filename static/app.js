@@ -2,7 +2,8 @@
 // form, at the end). Without this file
 // the page is a plain form (POST, then 303 to the next question). With it:
 // keys (left/right arrow, 1/2; down arrow or 3 for "can't decide" where the
-// study offers it) answer, the answer is sent in the background
+// study offers it; in an odd-one-out question 1 to 3, and down arrow or 0)
+// answer, the answer is sent in the background
 // and its reply is the next question's page (one round trip: the header
 // X-Closer-Next asks for it), whose images are fetched and decoded before it
 // replaces the current one, so a question never appears half loaded. A
@@ -31,14 +32,14 @@
   function currentForm() { return document.querySelector("form.question"); }
 
   function setButtons(form, enabled) {
-    var bs = form.querySelectorAll("button[name=closer]");
+    var bs = form.querySelectorAll("button[name=closer], .reference, .rank-undo");
     for (var i = 0; i < bs.length; i++) bs[i].disabled = !enabled;
   }
 
   // setWaiting marks the buttons as not taking an answer yet (the images
   // are loading or the minimum viewing time runs), or no longer.
   function setWaiting(form, waiting) {
-    var bs = form.querySelectorAll("button[name=closer]");
+    var bs = form.querySelectorAll("button[name=closer], .reference");
     for (var i = 0; i < bs.length; i++) {
       if (waiting) bs[i].setAttribute("aria-disabled", "true");
       else bs[i].removeAttribute("aria-disabled");
@@ -71,6 +72,7 @@
     ready = false;
     setButtons(form, true);
     setWaiting(form, true);
+    if (form.getAttribute("data-format") === "rank") rankShow(form);
     var minView = parseInt(form.getAttribute("data-min-view-ms") || "0", 10) || 0;
     var main = document.querySelector("main");
     preload(main).then(function () {
@@ -127,6 +129,10 @@
       tooSoon(form);
       return;
     }
+    if (button.value === "choices" && form.checkValidity && !form.checkValidity()) {
+      if (form.reportValidity) form.reportValidity(); // a rank answer needs every choice
+      return;
+    }
     busy = true;
     ready = false;
     form.classList.add("sending");
@@ -157,6 +163,78 @@
       })
       .catch(function () { fallback(form, button.value); });
   }
+
+  // A rank question's choices are its selects, in order (the plain
+  // form); the references, buttons here, fill the next empty one.
+  function rankSelects(form) { return form.querySelectorAll(".rank-choices select"); }
+
+  // rankShow marks the references chosen so far with their place in the
+  // order (data-rank, aria-pressed) and shows Undo while there is one.
+  function rankShow(form) {
+    var sels = rankSelects(form);
+    var place = {};
+    var any = false;
+    for (var i = 0; i < sels.length; i++) {
+      if (sels[i].value !== "") {
+        place[sels[i].value] = i + 1;
+        any = true;
+      }
+    }
+    var refs = form.querySelectorAll(".reference");
+    for (var j = 0; j < refs.length; j++) {
+      var p = place[refs[j].value];
+      refs[j].classList.toggle("picked", !!p);
+      refs[j].setAttribute("aria-pressed", p ? "true" : "false");
+      if (p) refs[j].setAttribute("data-rank", String(p));
+      else refs[j].removeAttribute("data-rank");
+    }
+    var undo = form.querySelector(".rank-undo");
+    if (undo) undo.hidden = !any;
+  }
+
+  // rankPick puts item into the first empty select, unless it is chosen
+  // already (then nothing: a choice is made once).
+  function rankPick(form, item) {
+    if (busy) return;
+    if (!ready) {
+      tooSoon(form);
+      return;
+    }
+    var sels = rankSelects(form);
+    for (var i = 0; i < sels.length; i++) if (sels[i].value === item) return;
+    for (var j = 0; j < sels.length; j++) {
+      if (sels[j].value === "") {
+        sels[j].value = item;
+        break;
+      }
+    }
+    rankShow(form);
+  }
+
+  // rankUndo empties the last select chosen.
+  function rankUndo(form) {
+    if (busy) return;
+    var sels = rankSelects(form);
+    for (var i = sels.length - 1; i >= 0; i--) {
+      if (sels[i].value !== "") {
+        sels[i].value = "";
+        break;
+      }
+    }
+    rankShow(form);
+  }
+
+  document.addEventListener("click", function (e) {
+    var t = e.target.closest ? e.target.closest(".reference, .rank-undo") : null;
+    var form = t && t.closest("form.question[data-format=rank]");
+    if (!form) return;
+    if (t.classList.contains("rank-undo")) rankUndo(form);
+    else rankPick(form, t.value);
+  });
+  document.addEventListener("change", function (e) {
+    var form = e.target.closest && e.target.closest("form.question[data-format=rank]");
+    if (form) rankShow(form);
+  });
 
   // The study form shows only the settings and help of the chosen design
   // and platform: an element lists in data-designs (data-platforms) the
@@ -291,6 +369,34 @@
     if (e.altKey || e.ctrlKey || e.metaKey || e.repeat) return;
     var form = currentForm();
     if (!form) return;
+    if (form.getAttribute("data-format") === "rank") {
+      // Rank (issue 27): 1 to 9 choose the reference, Backspace undoes
+      // the last choice, Enter submits.
+      if (e.key === "Backspace") {
+        e.preventDefault();
+        rankUndo(form);
+      } else if (e.key === "Enter") {
+        e.preventDefault();
+        var submit = form.querySelector(".rank-submit");
+        if (form.requestSubmit) form.requestSubmit(submit);
+      } else if (/^[1-9]$/.test(e.key)) {
+        var ref = form.querySelector(".reference[data-key='" + e.key + "']");
+        if (!ref) return;
+        e.preventDefault();
+        rankPick(form, ref.value);
+      }
+      return;
+    }
+    if (form.getAttribute("data-format") === "odd-one-out") {
+      // Odd-one-out (issue 27): 1 to 3 choose the item, ↓ or 0 "can't decide".
+      var k = e.key === "ArrowDown" ? "0" : e.key;
+      if (!/^[0-3]$/.test(k)) return;
+      var b = form.querySelector("button[name=closer][data-key='" + k + "']");
+      if (!b) return;
+      e.preventDefault();
+      answer(form, b);
+      return;
+    }
     var i;
     if (e.key === "ArrowLeft" || e.key === "1") i = 0;
     else if (e.key === "ArrowRight" || e.key === "2") i = 1;

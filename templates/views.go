@@ -53,6 +53,14 @@ type Question struct {
 	// Layout is the study's question layout (study.LayoutAbove or
 	// LayoutBeside; "": above).
 	Layout string
+	// Format is the question's format (study.Format; "": a triplet of
+	// Anchor, Left and Right). An odd-one-out question shows Items, the
+	// three in display order.
+	Format study.Format
+	Items  []Image
+	// Choose is how many of Items a rank question chooses, in order (its
+	// query is Anchor, its references Items).
+	Choose int
 }
 
 // MTurkPreview is an MTurk study's page while a worker previews the HIT:
@@ -216,6 +224,32 @@ var elementEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 func languages() []i18n.Language { return i18n.Languages() }
 
 func textKeys() []i18n.KeyInfo { return i18n.Keys() }
+
+// FormFormats are the question formats the study form offers: those
+// whose question page works (issue 27).
+var FormFormats = []study.Format{study.FormatTriplet, study.FormatOddOneOut, study.FormatRank}
+
+// formatOf reads a study's stored or typed format (a triplet when it
+// cannot be read).
+func formatOf(format string) study.StudyFormat { return study.MustStudyFormat(format) }
+
+// rankOf is a format's rank size, psiz's 8-choose-2 when it is no rank
+// format (the form's starting values).
+func rankOf(format string) study.RankSpec {
+	if f := formatOf(format); f.Format == study.FormatRank {
+		return f.Rank
+	}
+	return study.RankSpec{N: 8, K: 2}
+}
+
+// positions are 1..k, a rank question's choice positions.
+func positions(k int) []int {
+	out := make([]int, k)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}
 
 // layoutOf is the question layout to draw ("" is a study's default,
 // above): the question page's class layout-above or layout-beside.

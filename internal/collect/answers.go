@@ -1,14 +1,17 @@
 package collect
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
+	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
 )
 
@@ -24,15 +27,16 @@ const (
 			s.id, s.slug, s.status, coalesce(s.arms -> p.arm ->> 'design', s.design), p.arm, s.heldout_share,
 			s.questions_per_participant, s.version, s.quality, s.idle_minutes, s.exclusion <> '{}',
 			p.open_question IS NOT DISTINCT FROM q.id, p.answered,
-			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at, p.preview
+			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at, a.options, p.preview,
+			q.options, s.format
 		FROM questions q JOIN participants p ON p.id = q.participant_id JOIN studies s ON s.id = q.study_id
 		LEFT JOIN questions a ON a.id = p.ahead_question
 		WHERE q.id = $1 FOR UPDATE OF p`
 	// previousAnswerSQL reads the answer given to a question: a triplet's
 	// closer, or a trial's or skip's (NULL: skipped).
 	previousAnswerSQL = `
-		SELECT closer FROM answers WHERE question_id = $1
-		UNION ALL SELECT closer FROM trial_answers WHERE question_id = $1`
+		SELECT closer, choices FROM answers WHERE question_id = $1
+		UNION ALL SELECT closer, NULL FROM trial_answers WHERE question_id = $1`
 	// insertTrialAnswerSQL stores an answer that is no triplet: to a catch
 	// or repeat trial ($5: it chose the expected option), or a skip ($4
 	// NULL).
@@ -53,6 +57,12 @@ const (
 	insertAnswerSQL      = `
 		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	// insertChoicesSQL stores the answer to a trial of another format
+	// than the triplet (issue 27): its choices in order ($8), and the
+	// first triplet it derives.
+	insertChoicesSQL = `
+		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms, choices)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 	addVoteSQL = `
 		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (study_id, anchor, j, k) DO UPDATE
@@ -174,13 +184,16 @@ type answering struct {
 	answered            int
 	hasRules            bool // the study has exclusion rules
 	ahead               heldQuestion
-	locked              bool // the question exists: the transaction read it
+	locked              bool  // the question exists: the transaction read it
+	options             []int // a trial's items shown (nil: a triplet)
 
 	// What check and route made of the answer.
 	t              triplet.Triplet
-	designQuestion bool             // a question of the participant's arm's stateful design
-	record         *DesignScheduler // the design to record the answer in, after the commit
-	releasesSlot   bool             // a skip of a design question: its comparison goes back to the design
+	derived        []triplet.Triplet // a trial's triplets, sorted by key (t is the first it derives)
+	catchCorrect   *bool             // an odd-one-out or rank catch trial: whether it was answered right
+	designQuestion bool              // a question of the participant's arm's stateful design
+	record         *DesignScheduler  // the design to record the answer in, after the commit
+	releasesSlot   bool              // a skip of a design question: its comparison goes back to the design
 
 	// The transaction's results.
 	created bool
@@ -191,15 +204,18 @@ type answering struct {
 // scan reads lockAnswerSQL's row: the question, its study and participant.
 func (a *answering) scan(r pgx.Row) error {
 	st := &a.st
+	var format string
 	err := r.Scan(append([]any{&a.owner, &a.anchor, &a.left, &a.right, &a.qDesign, &a.expected,
 		&st.ID, &st.Slug, &st.Status, &st.Design, &st.Arm, &st.HeldoutShare,
-		&st.PerParticipant, &st.Version, &a.quality, &st.IdleMinutes, &a.hasRules, &a.open, &a.answered}, append(a.ahead.targets(), &st.Preview)...)...)
+		&st.PerParticipant, &st.Version, &a.quality, &st.IdleMinutes, &a.hasRules, &a.open, &a.answered},
+		append(a.ahead.targets(), &st.Preview, &a.options, &format)...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.NotFound("question")
 	}
 	if err != nil {
 		return err
 	}
+	st.Format = study.MustStudyFormat(format)
 	st.forPreview()
 	return st.scanQuality(a.quality)
 }
@@ -213,6 +229,18 @@ func (a *answering) check() error {
 	}
 	if a.in.Skip && !a.st.Quality.CantDecide {
 		return study.Errorf(study.KindInvalid, "this study does not offer \"can't decide\"")
+	}
+	if a.in.Skip && a.in.Choices != nil {
+		return study.Errorf(study.KindInvalid, "send either choices or skip, not both")
+	}
+	if a.options != nil {
+		return a.checkTrial()
+	}
+	if a.in.Choices != nil && !a.in.Skip {
+		if len(a.in.Choices) != 1 {
+			return study.Errorf(study.KindInvalid, "%d choices: a triplet answer chooses one option", len(a.in.Choices))
+		}
+		a.in.Closer = a.in.Choices[0]
 	}
 	if !a.in.Skip && a.in.Closer != a.left && a.in.Closer != a.right {
 		return study.Errorf(study.KindInvalid, "closer must be one of the two options, %d or %d", a.left, a.right)
@@ -228,13 +256,89 @@ func (a *answering) check() error {
 	return nil
 }
 
+// checkTrial checks the answer to a trial of another format than the
+// triplet (issue 27) with internal/trial's checks (a choice not shown,
+// repeated, too many or too few: KindInvalid with the reason) and derives
+// its triplets, sorted by key so that the votes of concurrent answers are
+// locked in one order. A skip derives none.
+func (a *answering) checkTrial() error {
+	if a.in.Skip {
+		a.t = triplet.Triplet{Anchor: a.anchor, Closer: a.left, Farther: a.right}
+		return nil
+	}
+	if a.in.Choices == nil {
+		return study.Errorf(study.KindInvalid, "choices are missing: a %s answer is the chosen items in order", a.st.Format.Format)
+	}
+	if a.qDesign == study.DesignCatch {
+		return a.checkFormatCatch()
+	}
+	var err error
+	switch a.st.Format.Format {
+	case study.FormatOddOneOut:
+		if len(a.options) != 3 {
+			return fmt.Errorf("odd-one-out question %s shows %d items", a.in.QuestionID, len(a.options))
+		}
+		var t trial.OddOneOut
+		if t, err = trial.CheckOddOneOut([3]int(a.options), a.in.Choices); err == nil {
+			a.derived = t.Triplets(nil)
+		}
+	case study.FormatRank:
+		var t trial.Rank
+		if t, err = trial.RankAnswer(a.anchor, a.options, a.st.Format.Rank.K, a.in.Choices); err == nil {
+			a.derived = t.Triplets(nil)
+		}
+	default:
+		return fmt.Errorf("question %s shows a trial, but its study asks %s questions", a.in.QuestionID, a.st.Format)
+	}
+	var refused *trial.AnswerError
+	if errors.As(err, &refused) {
+		return study.Errorf(study.KindInvalid, "%s", refused.Reason)
+	}
+	if err != nil {
+		return err
+	}
+	a.t = a.derived[0]
+	slices.SortFunc(a.derived, func(x, y triplet.Triplet) int {
+		kx, ky := triplet.KeyOf(x), triplet.KeyOf(y)
+		return cmp.Or(cmp.Compare(kx.Anchor, ky.Anchor), cmp.Compare(kx.J, ky.J), cmp.Compare(kx.K, ky.K))
+	})
+	return nil
+}
+
+// checkFormatCatch judges the answer to an odd-one-out or rank catch
+// trial (trial.CatchOddOneOut: the item shown once; trial.CatchRank: the
+// query chosen first); it derives no triplet, and is stored as a trial
+// answer with its first choice and whether it was right.
+func (a *answering) checkFormatCatch() error {
+	var ok bool
+	var err error
+	if a.st.Format.Format == study.FormatOddOneOut && len(a.options) == 3 {
+		if _, err = trial.CheckOddOneOut([3]int(a.options), a.in.Choices); err == nil {
+			ok, err = trial.CatchOddOneOut([3]int(a.options), a.in.Choices[0])
+		}
+	} else {
+		ok, err = trial.CatchRank(a.anchor, a.options, a.st.Format.Choices(), a.in.Choices)
+	}
+	var refused *trial.AnswerError
+	if errors.As(err, &refused) {
+		return study.Errorf(study.KindInvalid, "%s", refused.Reason)
+	}
+	if err != nil {
+		return err
+	}
+	a.catchCorrect, a.in.Closer = &ok, a.in.Choices[0]
+	a.t = triplet.Triplet{Anchor: a.anchor, Closer: a.left, Farther: a.right}
+	return nil
+}
+
 // answerAgain answers a question answered before: the same answer again
 // stores nothing (and AnswerNext returns where the participant is now),
 // another one is a conflict.
 func (s *Store) answerAgain(ctx context.Context, tx pgx.Tx, a *answering) error {
 	// Every question is held until it is answered: this one was.
 	var prev *int
-	err := tx.QueryRow(ctx, previousAnswerSQL, a.in.QuestionID).Scan(&prev)
+	var prevChoices []int
+	err := tx.QueryRow(ctx, previousAnswerSQL, a.in.QuestionID).Scan(&prev, &prevChoices)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.Errorf(study.KindConflict, "this question is no longer open")
 	}
@@ -244,6 +348,11 @@ func (s *Store) answerAgain(ctx context.Context, tx pgx.Tx, a *answering) error 
 	switch {
 	case prev == nil && !a.in.Skip:
 		return study.Errorf(study.KindConflict, "this question was already answered with \"can't decide\"")
+	case prevChoices != nil && a.in.Skip:
+		return study.Errorf(study.KindConflict, "this question was already answered with %v", prevChoices)
+	case prevChoices != nil && !slices.Equal(prevChoices, a.in.Choices):
+		return study.Errorf(study.KindConflict, "this question was already answered with %v", prevChoices)
+	case prevChoices != nil:
 	case prev != nil && a.in.Skip:
 		return study.Errorf(study.KindConflict, "this question was already answered with %d", *prev)
 	case prev != nil && *prev != a.in.Closer:
@@ -286,6 +395,9 @@ func (a *answering) queueWrites(b *pgx.Batch, _ string) {
 			if a.expected != nil {
 				correct = in.Closer == *a.expected
 			}
+			if a.catchCorrect != nil {
+				correct = *a.catchCorrect
+			}
 		}
 		b.Queue(insertTrialAnswerSQL, in.QuestionID, st.ID, a.participantID, closer, correct, in.ResponseMS)
 		if a.releasesSlot {
@@ -295,14 +407,22 @@ func (a *answering) queueWrites(b *pgx.Batch, _ string) {
 		return
 	}
 	t := a.t
-	b.Queue(insertAnswerSQL, in.QuestionID, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, in.ResponseMS)
+	votes := []triplet.Triplet{t}
+	if a.derived != nil {
+		b.Queue(insertChoicesSQL, in.QuestionID, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, in.ResponseMS, in.Choices)
+		votes = a.derived
+	} else {
+		b.Queue(insertAnswerSQL, in.QuestionID, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, in.ResponseMS)
+	}
 	if a.qDesign != study.DesignHeldout && !st.Preview { // a held-out question's or a preview's triplet casts no vote
-		k := triplet.KeyOf(t)
-		jc, kc := 0, 1
-		if t.Closer == k.J {
-			jc, kc = 1, 0
+		for _, t := range votes {
+			k := triplet.KeyOf(t)
+			jc, kc := 0, 1
+			if t.Closer == k.J {
+				jc, kc = 1, 0
+			}
+			b.Queue(addVoteSQL, st.ID, k.Anchor, k.J, k.K, jc, kc)
 		}
-		b.Queue(addVoteSQL, st.ID, k.Anchor, k.J, k.K, jc, kc)
 	}
 	if a.record != nil {
 		b.Queue(inboxSQL, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, st.Arm)
@@ -346,7 +466,7 @@ func (s *Store) writeAndIssueNext(ctx context.Context, tx pgx.Tx, a *answering) 
 	if a.ahead.id != nil {
 		// The question held ahead is next; the one after it is issued in
 		// the same batch, unless there is none to ask.
-		if a.pr.Question, err = a.ahead.question(ctx, tx, items, st.ID, a.participantID); err != nil {
+		if a.pr.Question, err = a.ahead.question(ctx, tx, items, st, a.participantID); err != nil {
 			return err
 		}
 		if a.answered+2 >= st.PerParticipant || !s.asksAhead(st) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -27,6 +28,7 @@ type studyState struct {
 	HeldoutShare   float64
 	PerParticipant int
 	Version        int64 // studies.version: the items in memory are current at it
+	Format         study.StudyFormat
 	Quality        study.QualityControl
 	IdleMinutes    int // a participant this long without an answer is idle (0: never)
 	// Preview: the participant is a researcher's preview session (issue
@@ -73,8 +75,8 @@ const (
 	lockParticipantSQL = `
 		SELECT s.id, s.slug, s.status, coalesce(s.arms -> p.arm ->> 'design', s.design), p.arm, s.heldout_share,
 			s.questions_per_participant, s.version, s.quality, s.idle_minutes,
-			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at,
-			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at, p.preview
+			p.answered, p.completion_code, p.open_question, q.anchor, q.left_idx, q.right_idx, q.design, q.issued_at, q.options,
+			p.ahead_question, a.anchor, a.left_idx, a.right_idx, a.design, a.issued_at, a.options, p.preview, s.format
 		FROM participants p JOIN studies s ON s.id = p.study_id
 		LEFT JOIN questions q ON q.id = p.open_question
 		LEFT JOIN questions a ON a.id = p.ahead_question
@@ -82,10 +84,10 @@ const (
 	// insertQuestionSQL issues a question unless the participant was asked
 	// its comparison before (questions_comparison_once; the id is new).
 	insertQuestionSQL = `
-		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING issued_at`
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, options)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING issued_at`
 	// openQuestionSQL reads the question a participant holds.
-	openQuestionSQL = `SELECT anchor, left_idx, right_idx, design, issued_at FROM questions WHERE id = $1`
+	openQuestionSQL = `SELECT anchor, left_idx, right_idx, design, issued_at, options FROM questions WHERE id = $1`
 	// insertCatchSQL issues catch trial $1 to participant $3 of study $2:
 	// one of the study's gold triplets the participant was not asked, in
 	// an order drawn from $7, else anchor $4 with options $4 and $5; the
@@ -105,6 +107,12 @@ const (
 			UNION ALL SELECT 1, $4::int, $4::int, $5::int
 		) c ORDER BY c.pri LIMIT 1
 		ON CONFLICT DO NOTHING
+		RETURNING anchor, left_idx, right_idx, issued_at`
+	// insertFormatCatchSQL issues an odd-one-out or rank catch trial $1
+	// (planFormatCatch) showing options $7, keyed ($4, $5, $6).
+	insertFormatCatchSQL = `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, options)
+		VALUES ($1, $2, $3, $4, $5, $6, 'catch', $7) ON CONFLICT DO NOTHING
 		RETURNING anchor, left_idx, right_idx, issued_at`
 	// insertRepeatSQL issues repeat trial $1: a comparison participant $3
 	// answered and was not asked again yet, chosen in an order fixed by the
@@ -151,26 +159,30 @@ type heldQuestion struct {
 	anchor, left, right *int
 	design              *string
 	issued              *time.Time
+	options             []int // a trial's items shown (nil: a triplet)
 }
 
 // targets are the scan destinations of the held question's columns.
 func (h *heldQuestion) targets() []any {
-	return []any{&h.id, &h.anchor, &h.left, &h.right, &h.design, &h.issued}
+	return []any{&h.id, &h.anchor, &h.left, &h.right, &h.design, &h.issued, &h.options}
 }
 
 // question returns the held question, reading its row in tx when the join
 // did not see it: the row lock waited for the transaction that issued it,
 // and the join, from the statement's snapshot, could not see it; a
 // statement of its own can.
-func (h *heldQuestion) question(ctx context.Context, tx pgx.Tx, items *studyItems, studyID, participantID int64) (*study.Question, error) {
+func (h *heldQuestion) question(ctx context.Context, tx pgx.Tx, items *studyItems, st studyState, participantID int64) (*study.Question, error) {
 	var c study.Comparison
 	var issued time.Time
 	if h.anchor != nil {
-		c, issued = study.Comparison{Anchor: *h.anchor, Left: *h.left, Right: *h.right, Design: *h.design}, *h.issued
-	} else if err := tx.QueryRow(ctx, openQuestionSQL, *h.id).Scan(&c.Anchor, &c.Left, &c.Right, &c.Design, &issued); err != nil {
+		c, issued = study.Comparison{Anchor: *h.anchor, Left: *h.left, Right: *h.right, Design: *h.design, Options: h.options}, *h.issued
+	} else if err := tx.QueryRow(ctx, openQuestionSQL, *h.id).Scan(&c.Anchor, &c.Left, &c.Right, &c.Design, &issued, &c.Options); err != nil {
 		return nil, fmt.Errorf("a question held: %w", err)
 	}
-	return items.question(*h.id, studyID, participantID, c, issued), nil
+	if c.Options != nil {
+		c.Format, c.Choose = st.Format.Format, st.Format.Choices()
+	}
+	return items.question(*h.id, st.ID, participantID, c, issued), nil
 }
 
 // Next returns the participant's open question, issuing one when they have
@@ -209,10 +221,12 @@ type lockedParticipant struct {
 func (l *lockedParticipant) scan(r pgx.Row, pr *study.Progress) error {
 	*pr = study.Progress{}
 	var quality []byte
+	var format string
 	dst := append([]any{&l.st.ID, &l.st.Slug, &l.st.Status, &l.st.Design, &l.st.Arm, &l.st.HeldoutShare,
 		&l.st.PerParticipant, &l.st.Version, &quality, &l.st.IdleMinutes,
 		&pr.Answered, &l.code}, l.open.targets()...)
-	err := r.Scan(append(append(dst, l.ahead.targets()...), &l.st.Preview)...)
+	err := r.Scan(append(append(dst, l.ahead.targets()...), &l.st.Preview, &format)...)
+	l.st.Format = study.MustStudyFormat(format)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.NotFound("participant")
 	}
@@ -241,7 +255,7 @@ func (s *Store) next(ctx context.Context, tx pgx.Tx, participantID int64, l *loc
 		return err
 	}
 	if l.open.id != nil {
-		if pr.Question, err = l.open.question(ctx, tx, items, st.ID, participantID); err != nil {
+		if pr.Question, err = l.open.question(ctx, tx, items, st, participantID); err != nil {
 			return err
 		}
 		return s.issueAhead(ctx, tx, st, participantID, pr.Answered+1, items, &l.ahead, pr)
@@ -269,7 +283,7 @@ func (s *Store) issueAhead(ctx context.Context, tx pgx.Tx, st studyState, partic
 	var err error
 	switch {
 	case held != nil && held.id != nil:
-		pr.Ahead, err = held.question(ctx, tx, items, st.ID, participantID)
+		pr.Ahead, err = held.question(ctx, tx, items, st, participantID)
 	case position < pr.Total && s.asksAhead(st):
 		pr.Ahead, err = s.issue(ctx, tx, st, participantID, position, items, nil, nil, holdAhead)
 		if errors.Is(err, ErrExhausted) {
@@ -314,7 +328,19 @@ func (s *Store) complete(ctx context.Context, tx pgx.Tx, participantID int64, pr
 
 // question is the Question of comparison c issued as id.
 func (it *studyItems) question(id string, studyID, participantID int64, c study.Comparison, issued time.Time) *study.Question {
-	q := study.NewTriplet(it.ref(c.Anchor), it.ref(c.Left), it.ref(c.Right))
+	var q study.Question
+	switch c.Format {
+	case study.FormatOddOneOut, study.FormatRank:
+		q = study.Question{Format: c.Format, Options: make([]study.ItemRef, len(c.Options)), Choose: max(c.Choose, 1)}
+		for i, o := range c.Options {
+			q.Options[i] = it.ref(o)
+		}
+		if c.Format == study.FormatRank {
+			q.Anchor = it.ref(c.Anchor)
+		}
+	default:
+		q = study.NewTriplet(it.ref(c.Anchor), it.ref(c.Left), it.ref(c.Right))
+	}
 	q.ID, q.StudyID, q.ParticipantID, q.Design, q.IssuedAt = id, studyID, participantID, c.Design, issued
 	return &q
 }
@@ -347,6 +373,9 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	id := secret.NewID()
 	switch st.Quality.TrialAt(participantID, answered+1, st.PerParticipant) {
 	case study.DesignCatch:
+		if st.Format.Format != study.FormatTriplet {
+			return st.planFormatCatch(participantID, answered, n, id)
+		}
 		a, x, swap := study.CatchItems(participantID, answered+1, n)
 		return &issuePlan{id: id, trial: study.DesignCatch, sql: insertCatchSQL,
 			args: []any{id, st.ID, participantID, a, x, swap, strconv.FormatInt(participantID, 10) + "-" + strconv.Itoa(answered+1)}}
@@ -359,6 +388,7 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 		if !ok {
 			return nil
 		}
+		c = st.dress(c, n)
 		c.Design = study.DesignHeldout
 		sql, args := fallbackInsert(nil, st, participantID, id, c)
 		return &issuePlan{id: id, random: c, sql: sql, args: args}
@@ -374,6 +404,7 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	if !ok {
 		return nil
 	}
+	c = st.dress(c, n)
 	if warming {
 		// A warm-up question, while the design still warms up (else none:
 		// the slow path claims from the pool).
@@ -396,6 +427,23 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 	return &issuePlan{id: id, random: c, key: key, labeller: labeller, sql: sql, args: args}
 }
 
+// planFormatCatch plans the catch trial of an odd-one-out or rank study
+// (issue 27) at the participant's question number answered+1: item a
+// shown twice beside another item x (odd-one-out: the right answer is x,
+// trial.CatchOddOneOut), or the query a among its references (rank: the
+// right answer chooses a first, trial.CatchRank). Its key is (a, a, x);
+// a participant given that very one before gets an ordinary question.
+func (st studyState) planFormatCatch(participantID int64, answered, n int, id string) *issuePlan {
+	a, x, _ := study.CatchItems(participantID, answered+1, n)
+	c := st.dress(study.Comparison{Anchor: a, Left: a, Right: x}, n)
+	if st.Format.Format == study.FormatOddOneOut {
+		c.Options = []int{a, a, x}
+		rand.Shuffle(3, func(i, j int) { c.Options[i], c.Options[j] = c.Options[j], c.Options[i] })
+	}
+	return &issuePlan{id: id, trial: study.DesignCatch, random: c, sql: insertFormatCatchSQL,
+		args: []any{id, st.ID, participantID, a, a, x, c.Options}}
+}
+
 // read reads the plan's row: the comparison and when it was issued, or ok
 // = false when the draw was refused or the claim found nothing.
 func (p *issuePlan) read(row pgx.Row) (c study.Comparison, issued time.Time, ok bool, err error) {
@@ -406,7 +454,7 @@ func (p *issuePlan) read(row pgx.Row) (c study.Comparison, issued time.Time, ok 
 		// A trial that found nothing to ask (no answer to repeat, a catch
 		// trial the participant had) leaves the number to an ordinary
 		// question (issueSlow).
-		c = study.Comparison{Design: p.trial}
+		c = study.Comparison{Design: p.trial, Format: p.random.Format, Options: p.random.Options, Choose: p.random.Choose}
 		err = row.Scan(&c.Anchor, &c.Left, &c.Right, &issued)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return study.Comparison{}, time.Time{}, false, nil
@@ -439,6 +487,9 @@ func (s *Store) issue(ctx context.Context, tx pgx.Tx, st studyState, participant
 	n := len(items.refs)
 	if n < 3 {
 		return nil, study.Errorf(study.KindNotOpen, "the study has fewer than three items")
+	}
+	if st.Format.Format == study.FormatRank && n < st.Format.Rank.N+1 {
+		return nil, study.Errorf(study.KindNotOpen, "the study has %d items; a %s trial shows %d", n, st.Format, st.Format.Rank.N+1)
 	}
 	plan := s.planIssue(st, participantID, answered, n)
 	nextID := ""
@@ -506,6 +557,7 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 		// likely path does (one round trip), the issue's statement and the
 		// hold together.
 		if c, ok := blindRandom(n, answered); ok {
+			c = st.dress(c, n)
 			c.Design = design
 			sql, args := fallbackInsert(labeller, st, participantID, id, c)
 			b := &pgx.Batch{}
@@ -539,6 +591,7 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 	if err != nil {
 		return study.Comparison{}, time.Time{}, err
 	}
+	c = st.dress(c, n)
 	c.Design = design
 	var issued time.Time
 	sql, args := fallbackInsert(labeller, st, participantID, id, c)
@@ -558,7 +611,7 @@ func fallbackInsert(labeller *DesignScheduler, st studyState, participantID int6
 	if labeller != nil {
 		return insertActiveFallbackSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm}
 	}
-	return insertQuestionSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, c.Design}
+	return insertQuestionSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, c.Design, c.Options}
 }
 
 // scanFallback reads fallbackInsert's row: when it was labelled, the

@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -86,6 +87,33 @@ func displayOrder(k triplet.Key) study.Comparison {
 	if rand.IntN(2) == 1 {
 		c.Left, c.Right = c.Right, c.Left
 	}
+	return c
+}
+
+// dress makes random comparison c a question of the study's format: a
+// triplet as it is; an odd-one-out trial shows its three items in a
+// random order; a rank trial asks of c.Anchor, the query, with c.Left,
+// c.Right and N-2 other items drawn uniformly as the references, in a
+// random order. The comparison stays the trial's key (n must exceed N).
+func (st studyState) dress(c study.Comparison, n int) study.Comparison {
+	switch st.Format.Format {
+	case study.FormatOddOneOut:
+		c.Options = []int{c.Anchor, c.Left, c.Right}
+	case study.FormatRank:
+		// (A catch trial's Left is its query: the references include it.)
+		c.Options = make([]int, 2, st.Format.Rank.N)
+		c.Options[0], c.Options[1] = c.Left, c.Right
+		for len(c.Options) < st.Format.Rank.N {
+			o := rand.IntN(n)
+			if o != c.Anchor && !slices.Contains(c.Options, o) {
+				c.Options = append(c.Options, o)
+			}
+		}
+	default:
+		return c
+	}
+	c.Format, c.Choose = st.Format.Format, st.Format.Choices()
+	rand.Shuffle(len(c.Options), func(i, j int) { c.Options[i], c.Options[j] = c.Options[j], c.Options[i] })
 	return c
 }
 

@@ -47,9 +47,25 @@ const (
 	RightKey        Key = "question.right_key"
 	CantDecide      Key = "question.cant_decide"
 	SkipKey         Key = "question.skip_key"
-	TooSoon         Key = "question.too_soon"
-	AlreadyT        Key = "answered.title"
-	Already         Key = "answered.text"
+	// OddPrompt, OddAlt and OddSkipKey are an odd-one-out question's
+	// (issue 27): three items, the one that does not belong chosen by
+	// click or by the keys 1 to 3; "can't decide" by ↓ or 0.
+	OddPrompt  Key = "question.odd_prompt"
+	OddAlt     Key = "question.odd_alt"
+	OddSkipKey Key = "question.odd_skip_key"
+	// RankPrompt to RankSubmit are a rank question's (issue 27): the
+	// framed query and N numbered references, K of them chosen in order
+	// in K selects (a click or the number keys fill the next one with
+	// JavaScript; Undo empties the last).
+	RankPrompt   Key = "question.rank_prompt"
+	RankQueryAlt Key = "question.rank_query_alt"
+	RankChoice   Key = "question.rank_choice"
+	RankNone     Key = "question.rank_none"
+	RankUndo     Key = "question.rank_undo"
+	RankSubmit   Key = "question.rank_submit"
+	TooSoon      Key = "question.too_soon"
+	AlreadyT     Key = "answered.title"
+	Already      Key = "answered.text"
 
 	// Done page.
 	DoneTitle     Key = "done.title"
@@ -123,7 +139,10 @@ var defs = map[Key]def{
 	Progress: {args: []string{"answered", "total"}}, Prompt: {}, Instructions: {},
 	PromptBeside: {}, AnchorAltBeside: {args: []string{"label"}},
 	AnchorAlt: {args: []string{"label"}}, LeftAlt: {args: []string{"label"}}, RightAlt: {args: []string{"label"}},
-	LeftKey: {}, RightKey: {}, CantDecide: {}, SkipKey: {}, TooSoon: {}, AlreadyT: {}, Already: {},
+	LeftKey: {}, RightKey: {}, CantDecide: {}, SkipKey: {},
+	OddPrompt: {}, OddAlt: {args: []string{"n", "label"}}, OddSkipKey: {},
+	RankPrompt: {args: []string{"k"}}, RankQueryAlt: {args: []string{"label"}}, RankChoice: {args: []string{"r"}},
+	RankNone: {}, RankUndo: {}, RankSubmit: {}, TooSoon: {}, AlreadyT: {}, Already: {},
 
 	DoneTitle: {}, DoneAnswered: {args: []string{"n"}, count: 1}, DoneCode: {}, DoneMTurkNote: {}, DoneMTurkSend: {},
 	DoneReturn: {args: []string{"place"}}, DoneBack: {args: []string{"place"}}, StudySite: {},

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -71,6 +72,7 @@ type nextReply struct {
 	Format     study.Format `json:"format"`
 	Anchor     Item         `json:"anchor"`
 	Options    []Item       `json:"options"` // in display order
+	Choose     int          `json:"choose"`  // how many options a rank answer chooses
 	// Left and Right are a triplet's options as servers before the
 	// format vocabulary sent them (no format, no options), so that a
 	// before/after benchmark can drive an older build.
@@ -168,17 +170,23 @@ func (a *annotator) answerUntilDone(token string) {
 		if !a.sleep(think) {
 			return
 		}
-		closer, err := a.choose(*q)
+		closer, choices, err := a.choose(*q)
 		if err != nil {
 			a.halt(err.Error())
 			return
 		}
 		answer := map[string]any{"question_id": q.QuestionID, "closer": closer, "response_ms": think.Milliseconds()}
+		sent := sentAnswer{questionID: q.QuestionID, closer: closer, state: unacknowledged}
+		if choices != nil {
+			delete(answer, "closer")
+			answer["choices"] = choices
+			sent.choices = joinInts(choices)
+		}
 		if !a.cfg.SeparateNext {
 			answer["next"] = true
 		}
 		body, _ := json.Marshal(answer)
-		a.sent = append(a.sent, sentAnswer{questionID: q.QuestionID, closer: closer, state: unacknowledged})
+		a.sent = append(a.sent, sent)
 		s := &a.sent[len(a.sent)-1]
 		r, ok := a.call(Answer, http.MethodPost, "/api/v1/answers", token, body)
 		if !ok {
@@ -233,20 +241,46 @@ func (a *annotator) next(token string) (*nextReply, bool) {
 	return &q, true
 }
 
-// choose picks an option: the oracle's choice of the closer option of a
-// triplet, or one drawn uniformly.
-func (a *annotator) choose(q nextReply) (int, error) {
+// choose picks the answer: a triplet's closer option, the oracle's
+// choice or one drawn uniformly; an odd-one-out trial's odd one or a rank
+// trial's q.Choose references in order (choices, drawn uniformly: the
+// oracle answers triplets only).
+func (a *annotator) choose(q nextReply) (closer int, choices []int, err error) {
 	format, options := q.options()
 	if len(options) == 0 {
-		return 0, fmt.Errorf("question %s offers no option", q.QuestionID)
+		return 0, nil, fmt.Errorf("question %s offers no option", q.QuestionID)
+	}
+	switch format {
+	case study.FormatOddOneOut, study.FormatRank:
+		if a.cfg.Oracle != nil {
+			return 0, nil, fmt.Errorf("question %s: the oracle answers triplets, not %q", q.QuestionID, format)
+		}
+		k := max(q.Choose, 1)
+		if k > len(options) {
+			return 0, nil, fmt.Errorf("question %s: choose %d of %d options", q.QuestionID, k, len(options))
+		}
+		for _, i := range a.rng.Perm(len(options))[:k] {
+			choices = append(choices, options[i].Index)
+		}
+		return 0, choices, nil
 	}
 	if a.cfg.Oracle != nil {
 		if format != study.FormatTriplet || len(options) != 2 {
-			return 0, fmt.Errorf("question %s: the oracle answers triplets, not %q with %d options", q.QuestionID, format, len(options))
+			return 0, nil, fmt.Errorf("question %s: the oracle answers triplets, not %q with %d options", q.QuestionID, format, len(options))
 		}
-		return a.cfg.Oracle.Closer(q.Anchor, options[0], options[1])
+		closer, err = a.cfg.Oracle.Closer(q.Anchor, options[0], options[1])
+		return closer, nil, err
 	}
-	return options[a.rng.IntN(len(options))].Index, nil
+	return options[a.rng.IntN(len(options))].Index, nil, nil
+}
+
+// joinInts is item indices separated by spaces.
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, " ")
 }
 
 // reply is the outcome of the last attempt of a call: status 0 is a

@@ -60,6 +60,7 @@ const exportDeadline = time.Minute
 func checkExport(ctx context.Context, cfg *Config, sent []sentAnswer) (*Check, error) {
 	type tally struct {
 		closer   int
+		choices  string
 		state    answerState
 		rows     int
 		mismatch bool
@@ -70,14 +71,21 @@ func checkExport(ctx context.Context, cfg *Config, sent []sentAnswer) (*Check, e
 			// The server gave the same question twice (next repeats an
 			// open question until it is answered): keep the best-known fate.
 			if s.state < prev.state {
-				prev.state, prev.closer = s.state, s.closer
+				prev.state, prev.closer, prev.choices = s.state, s.closer, s.choices
 			}
 			continue
 		}
-		byID[s.questionID] = &tally{closer: s.closer, state: s.state}
+		byID[s.questionID] = &tally{closer: s.closer, choices: s.choices, state: s.state}
+	}
+	// Odd-one-out and rank trials (issue 27) are checked in the
+	// all-answers export: one row per trial, with its choices
+	// (triplets.csv has each trial's derived triplets).
+	trials := false
+	for _, s := range sent {
+		trials = trials || s.choices != ""
 	}
 
-	body, err := downloadExport(ctx, cfg)
+	body, err := downloadExport(ctx, cfg, trials)
 	if err != nil {
 		return nil, err
 	}
@@ -88,13 +96,15 @@ func checkExport(ctx context.Context, cfg *Config, sent []sentAnswer) (*Check, e
 	if err != nil {
 		return nil, fmt.Errorf("reading the export's header: %w", err)
 	}
-	qcol, ccol := -1, -1
+	qcol, ccol, chcol := -1, -1, -1
 	for i, h := range header {
 		switch h {
 		case "question_id":
 			qcol = i
 		case "closer":
 			ccol = i
+		case "choices":
+			chcol = i
 		}
 	}
 	if qcol < 0 || ccol < 0 {
@@ -114,11 +124,17 @@ func checkExport(ctx context.Context, cfg *Config, sent []sentAnswer) (*Check, e
 		if !ok {
 			continue // someone else's answer
 		}
+		t.rows++
+		if t.choices != "" {
+			if chcol < 0 || rec[chcol] != t.choices {
+				t.mismatch = true
+			}
+			continue
+		}
 		closer, err := strconv.Atoi(rec[ccol])
 		if err != nil {
 			return nil, fmt.Errorf("export row %d: closer %q is not an item index", c.ExportRows, rec[ccol])
 		}
-		t.rows++
 		if closer != t.closer {
 			t.mismatch = true
 		}
@@ -151,10 +167,14 @@ func checkExport(ctx context.Context, cfg *Config, sent []sentAnswer) (*Check, e
 	return c, nil
 }
 
-// downloadExport starts the export, retrying connection failures and 5xx
-// (the server may still be recovering) for up to exportDeadline.
-func downloadExport(ctx context.Context, cfg *Config) (io.ReadCloser, error) {
+// downloadExport starts the export (the all-answers export when all),
+// retrying connection failures and 5xx (the server may still be
+// recovering) for up to exportDeadline.
+func downloadExport(ctx context.Context, cfg *Config, all bool) (io.ReadCloser, error) {
 	url := cfg.BaseURL + "/api/v1/studies/" + neturl.PathEscape(cfg.Study) + "/triplets.csv?include_excluded=1"
+	if all {
+		url += "&all_answers=1"
+	}
 	deadline := time.Now().Add(exportDeadline)
 	pause := minPause
 	for {

@@ -268,7 +268,11 @@ const (
 type sentAnswer struct {
 	questionID string
 	closer     int
-	state      answerState
+	// choices are an odd-one-out or rank answer's items in order,
+	// separated by spaces as the all-answers export writes them ("": a
+	// triplet's answer, closer).
+	choices string
+	state   answerState
 }
 
 // Run drives the load for cfg.Duration, then (with an admin token)

@@ -24,7 +24,7 @@ const (
 	// those of preview participants only when $3.
 	exportAnswersSQL = `
 		SELECT a.question_id, p.public_id, coalesce(p.external_id, ''), a.anchor, a.closer, a.farther,
-			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm, p.preview
+			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm, p.preview, q.options, a.choices
 		FROM answers a
 		JOIN questions q ON q.id = a.question_id
 		JOIN participants p ON p.id = a.participant_id
@@ -36,7 +36,7 @@ const (
 	// preview participants only when $3.
 	exportAllAnswersSQL = `
 		SELECT a.question_id, p.public_id, coalesce(p.external_id, ''), a.anchor, a.closer, a.farther,
-			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm, p.preview, false, NULL::boolean
+			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm, p.preview, q.options, a.choices, false, NULL::boolean
 		FROM answers a
 		JOIN questions q ON q.id = a.question_id
 		JOIN participants p ON p.id = a.participant_id
@@ -44,7 +44,8 @@ const (
 		UNION ALL
 		SELECT t.question_id, p.public_id, coalesce(p.external_id, ''), q.anchor, t.closer,
 			CASE WHEN t.closer = q.left_idx THEN q.right_idx WHEN t.closer = q.right_idx THEN q.left_idx END,
-			q.left_idx, q.right_idx, q.design, t.response_ms, q.issued_at, t.answered_at, p.arm, p.preview, t.closer IS NULL, t.correct
+			q.left_idx, q.right_idx, q.design, t.response_ms, q.issued_at, t.answered_at, p.arm, p.preview, q.options,
+			CASE WHEN q.options IS NOT NULL AND t.closer IS NOT NULL THEN ARRAY[t.closer] END, t.closer IS NULL, t.correct
 		FROM trial_answers t
 		JOIN questions q ON q.id = t.question_id
 		JOIN participants p ON p.id = t.participant_id
@@ -84,6 +85,43 @@ func (s *Store) ExportAnswersCSV(ctx context.Context, studyID int64, w io.Writer
 	return s.exportCSV(ctx, studyID, w, o)
 }
 
+// exportRow is what every row an answer exports shares.
+type exportRow struct {
+	slug, qid, pid, ext, design, ms, asked, answered, arm string
+	skipped, correct, preview                             string
+}
+
+// record appends to dst[:0] (nil: a new slice) the row of the columns o
+// exports, with the answer's items: anchor, closer and farther with their
+// labels, left and right, and (the all-answers export) the format, the
+// options and the choices.
+func (r exportRow) record(dst []string, o study.ExportOptions, anchor, closer, farther, anchorLabel, closerLabel, fartherLabel,
+	left, right, format, options, choices string) []string {
+	rec := append(dst[:0], r.slug, r.qid, r.pid, r.ext, anchor, closer, farther, anchorLabel, closerLabel, fartherLabel,
+		left, right, r.design, r.ms, r.asked, r.answered, study.ExportKind(r.design))
+	if o.All {
+		rec = append(rec, r.skipped, r.correct, r.arm, format, options, choices)
+	} else {
+		rec = append(rec, r.arm)
+	}
+	if o.Previews {
+		rec = append(rec, r.preview)
+	}
+	return rec
+}
+
+// joinInts is item indices separated by spaces.
+func joinInts(xs []int) string {
+	b := make([]byte, 0, 4*len(xs))
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return string(b)
+}
+
 func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, o study.ExportOptions) error {
 	// Each export has a cursor name of its own: pgx caches FETCH's
 	// description by its text, and the two return different columns.
@@ -97,8 +135,8 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, o stu
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		var slug string
 		var st study.Study
-		err := tx.QueryRow(ctx, `SELECT slug, design, arms FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).
-			Scan(&slug, &st.Design, &st.Arms)
+		err := tx.QueryRow(ctx, `SELECT slug, design, arms, format FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).
+			Scan(&slug, &st.Design, &st.Arms, &st.Format)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return study.NotFound("study")
 		}
@@ -136,7 +174,9 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, o stu
 			skipped, preview      bool
 			correct               *bool
 			asked, answered       time.Time
+			options, choices      []int
 		)
+		format := study.MustStudyFormat(st.Format).Format
 		rec := make([]string, len(columns))
 		itoa := strconv.Itoa
 		opt := func(x *int) string {
@@ -160,7 +200,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, o stu
 			for rows.Next() {
 				n++
 				dest := []any{&qid, &pid, &ext, &anchor, &closer, &farther,
-					&left, &right, &design, &ms, &asked, &answered, &arm, &preview}
+					&left, &right, &design, &ms, &asked, &answered, &arm, &preview, &options, &choices}
 				if o.All {
 					dest = append(dest, &skipped, &correct)
 				}
@@ -171,23 +211,41 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, o stu
 				if o.NoIdentifying {
 					ext = "" // a viewer's export (issue 30)
 				}
-				rec = append(rec[:0], slug, qid, pid, ext, itoa(anchor), opt(closer), opt(farther),
-					labels[anchor], label(closer), label(farther), itoa(left), itoa(right), design, opt(ms),
-					asked.UTC().Format(time.RFC3339Nano), answered.UTC().Format(time.RFC3339Nano), study.ExportKind(design))
+				row := exportRow{slug: slug, qid: qid, pid: pid, ext: ext, design: design, ms: opt(ms),
+					asked: asked.UTC().Format(time.RFC3339Nano), answered: answered.UTC().Format(time.RFC3339Nano), arm: study.ArmName(st, arm)}
 				if o.All {
-					correctText := ""
+					row.skipped = strconv.FormatBool(skipped)
 					if correct != nil {
-						correctText = strconv.FormatBool(*correct)
+						row.correct = strconv.FormatBool(*correct)
 					}
-					rec = append(rec, strconv.FormatBool(skipped), correctText)
 				}
-				rec = append(rec, study.ArmName(st, arm))
 				if o.Previews {
-					rec = append(rec, strconv.FormatBool(preview))
+					row.preview = strconv.FormatBool(preview)
 				}
-				if err := cw.Write(rec); err != nil {
-					rows.Close()
-					return err
+				var lines [][]string
+				switch {
+				case options != nil && o.All:
+					// One row per trial, with its options and choices.
+					query, queryLabel := "", ""
+					if format == study.FormatRank {
+						query, queryLabel = itoa(anchor), labels[anchor]
+					}
+					lines = [][]string{row.record(rec, o, query, "", "", queryLabel, "", "", "", "", string(format), joinInts(options), joinInts(choices))}
+				case options != nil && choices != nil:
+					// triplets.csv: the triplets the trial derives.
+					for _, t := range derivedTriplets(anchor, options, choices) {
+						lines = append(lines, row.record(nil, o, itoa(t.Anchor), itoa(t.Closer), itoa(t.Farther),
+							labels[t.Anchor], labels[t.Closer], labels[t.Farther], "", "", string(format), "", ""))
+					}
+				default:
+					lines = [][]string{row.record(rec, o, itoa(anchor), opt(closer), opt(farther),
+						labels[anchor], label(closer), label(farther), itoa(left), itoa(right), string(study.FormatTriplet), "", "")}
+				}
+				for _, l := range lines {
+					if err := cw.Write(l); err != nil {
+						rows.Close()
+						return err
+					}
 				}
 			}
 			if err := rows.Err(); err != nil {

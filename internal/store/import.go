@@ -280,13 +280,16 @@ func (imp *ImportTx) CopyAnswers(rows study.RowSource[study.ImportAnswer]) (_ in
 	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE import_answers (
 			line int NOT NULL, qid text NOT NULL, participant text NOT NULL,
 			anchor int NOT NULL, left_idx int NOT NULL, right_idx int NOT NULL, closer int NOT NULL, farther int NOT NULL,
-			design text NOT NULL, response_ms int, asked_at timestamptz NOT NULL, answered_at timestamptz NOT NULL) ON COMMIT DROP`); err != nil {
+			design text NOT NULL, response_ms int, asked_at timestamptz NOT NULL, answered_at timestamptz NOT NULL,
+			options int[], choices int[]) ON COMMIT DROP`); err != nil {
 		return 0, err
 	}
 	n, err := tx.CopyFrom(ctx, pgx.Identifier{"import_answers"},
-		[]string{"line", "qid", "participant", "anchor", "left_idx", "right_idx", "closer", "farther", "design", "response_ms", "asked_at", "answered_at"},
+		[]string{"line", "qid", "participant", "anchor", "left_idx", "right_idx", "closer", "farther", "design", "response_ms", "asked_at", "answered_at",
+			"options", "choices"},
 		copySource(rows, func(a study.ImportAnswer) []any {
-			return []any{a.Line, secret.NewID(), a.Participant, a.Anchor, a.Left, a.Right, a.Closer, a.Farther, a.Design, a.ResponseMS, a.AskedAt, a.AnsweredAt}
+			return []any{a.Line, secret.NewID(), a.Participant, a.Anchor, a.Left, a.Right, a.Closer, a.Farther, a.Design, a.ResponseMS, a.AskedAt, a.AnsweredAt,
+				a.Options, a.Choices}
 		}))
 	if rerr := rows.Err(); rerr != nil {
 		return 0, rerr
@@ -309,8 +312,8 @@ func (imp *ImportTx) CopyAnswers(rows study.RowSource[study.ImportAnswer]) (_ in
 		return 0, err
 	}
 	if _, err := tx.Exec(ctx, `
-		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, issued_at)
-		SELECT a.qid, $1, p.participant_id, a.anchor, a.left_idx, a.right_idx, a.design, a.asked_at
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, issued_at, options)
+		SELECT a.qid, $1, p.participant_id, a.anchor, a.left_idx, a.right_idx, a.design, a.asked_at, a.options
 		FROM import_answers a JOIN import_participants p ON p.key = a.participant ORDER BY a.line`, studyID); err != nil {
 		if isUnique(err) {
 			return 0, repeated("questions", err)
@@ -318,8 +321,8 @@ func (imp *ImportTx) CopyAnswers(rows study.RowSource[study.ImportAnswer]) (_ in
 		return 0, fmt.Errorf("questions: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `
-		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms, answered_at)
-		SELECT a.qid, $1, p.participant_id, a.anchor, a.closer, a.farther, a.response_ms, a.answered_at
+		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms, answered_at, choices)
+		SELECT a.qid, $1, p.participant_id, a.anchor, a.closer, a.farther, a.response_ms, a.answered_at, a.choices
 		FROM import_answers a JOIN import_participants p ON p.key = a.participant ORDER BY a.line`, studyID); err != nil {
 		return 0, fmt.Errorf("answers: %w", err)
 	}
@@ -329,16 +332,38 @@ func (imp *ImportTx) CopyAnswers(rows study.RowSource[study.ImportAnswer]) (_ in
 		WHERE p.id = c.participant_id`, studyID); err != nil {
 		return 0, fmt.Errorf("participants' answers: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `
-		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer)
-		SELECT $1, a.anchor, least(a.closer, a.farther), greatest(a.closer, a.farther),
-			count(*) FILTER (WHERE a.closer < a.farther), count(*) FILTER (WHERE a.closer > a.farther)
-		FROM answers a JOIN questions q ON q.id = a.question_id WHERE a.study_id = $1 AND q.design <> 'heldout'
-		GROUP BY a.anchor, least(a.closer, a.farther), greatest(a.closer, a.farther)`, studyID); err != nil {
+	if _, err := tx.Exec(ctx, importVotesSQL, studyID); err != nil {
 		return 0, fmt.Errorf("votes: %w", err)
 	}
 	return int(n), nil
 }
+
+// importVotesSQL counts the votes of study $1's answers: a triplet's, and
+// every triplet a trial derives (trial.OddOneOut.Triplets: each of the two
+// items not chosen is closer to the other than to the odd one;
+// trial.Rank.Triplets: for each choice in order, the query's triplet
+// against every option ranked below it, the later choices and then the
+// options not chosen in display order).
+const importVotesSQL = `
+	WITH t AS (
+		SELECT a.anchor, a.closer, a.farther FROM answers a JOIN questions q ON q.id = a.question_id
+		WHERE a.study_id = $1 AND q.design <> 'heldout' AND a.choices IS NULL
+		UNION ALL
+		SELECT x, y, a.choices[1] FROM answers a JOIN questions q ON q.id = a.question_id,
+			unnest(q.options) x, unnest(q.options) y
+		WHERE a.study_id = $1 AND q.design <> 'heldout' AND cardinality(a.choices) = 1
+			AND x <> y AND x <> a.choices[1] AND y <> a.choices[1]
+		UNION ALL
+		SELECT o.anchor, o.ordered[r], o.ordered[s] FROM (
+			SELECT a.anchor, cardinality(a.choices) AS k, a.choices || ARRAY(
+				SELECT u.x FROM unnest(q.options) WITH ORDINALITY u(x, i) WHERE u.x <> ALL (a.choices) ORDER BY u.i) AS ordered
+			FROM answers a JOIN questions q ON q.id = a.question_id
+			WHERE a.study_id = $1 AND q.design <> 'heldout' AND cardinality(a.choices) >= 2) o,
+			generate_series(1, o.k) r, generate_series(r + 1, cardinality(o.ordered)) s)
+	INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer)
+	SELECT $1, anchor, least(closer, farther), greatest(closer, farther),
+		count(*) FILTER (WHERE closer < farther), count(*) FILTER (WHERE closer > farther)
+	FROM t GROUP BY anchor, least(closer, farther), greatest(closer, farther)`
 
 // repeated turns a unique violation into a *RepeatedRowError on rows and
 // passes other errors on.

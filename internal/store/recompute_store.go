@@ -226,7 +226,7 @@ const (
 	runAnswersSQL = `
 		SELECT a.question_id, a.participant_id, p.public_id, p.excluded_at IS NOT NULL,
 			a.anchor, a.closer, a.farther, coalesce(a.response_ms, -1), a.answered_at,
-			a.closer = q.left_idx, q.design, p.arm
+			a.closer = q.left_idx AND a.choices IS NULL, q.design, p.arm, q.options, a.choices
 		FROM answers a JOIN participants p ON p.id = a.participant_id JOIN questions q ON q.id = a.question_id
 		WHERE a.study_id = $1 AND ($2 OR p.excluded_at IS NULL) AND NOT p.preview
 		ORDER BY a.answered_at, a.question_id`
@@ -246,7 +246,10 @@ func (s *Store) DueStudies(ctx context.Context) (_ []int64, err error) {
 }
 
 // RunAnswers returns the study's answers in answer order; those of excluded
-// participants only when includeExcluded.
+// participants only when includeExcluded. An odd-one-out or rank trial's
+// answer is the triplets it derives (derivedTriplets), one after the
+// other, the first with the trial's response time and the others with
+// none (-1), so that response times count each trial once.
 func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded bool) (_ []study.RunAnswer, err error) {
 	defer wrap(&err, "store.RunAnswers(%d, %t)", studyID, includeExcluded)
 	rows, err := s.pool.Query(ctx, runAnswersSQL, studyID, includeExcluded)
@@ -255,9 +258,22 @@ func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded b
 	}
 	var out []study.RunAnswer
 	var a study.RunAnswer
+	var options, choices []int
 	_, err = pgx.ForEachRow(rows, []any{&a.QuestionID, &a.Participant, &a.PublicID, &a.Excluded,
-		&a.Anchor, &a.Closer, &a.Farther, &a.ResponseMS, &a.AnsweredAt, &a.ChoseLeft, &a.Design, &a.Arm}, func() error {
-		out = append(out, a)
+		&a.Anchor, &a.Closer, &a.Farther, &a.ResponseMS, &a.AnsweredAt, &a.ChoseLeft, &a.Design, &a.Arm, &options, &choices}, func() error {
+		derived := derivedTriplets(a.Anchor, options, choices)
+		if derived == nil {
+			out = append(out, a)
+			return nil
+		}
+		d := a
+		for i, t := range derived {
+			d.Anchor, d.Closer, d.Farther = t.Anchor, t.Closer, t.Farther
+			if i > 0 {
+				d.ResponseMS = -1
+			}
+			out = append(out, d)
+		}
 		return nil
 	})
 	if err != nil {

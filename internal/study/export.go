@@ -24,8 +24,14 @@ var ExportColumns = append(append([]string{}, exportBaseColumns...), "arm")
 // AllAnswersColumns are the columns of the all-answers export: triplets.csv's
 // first 17, then whether the question was skipped ("can't decide": closer
 // and farther empty) and, for catch and repeat trials (kind catch,
-// repeat), whether the expected option was chosen, then the arm.
-var AllAnswersColumns = append(append([]string{}, exportBaseColumns...), "skipped", "correct", "arm")
+// repeat), whether the expected option was chosen, then the arm; then
+// the question's format (issue 27: triplet, odd-one-out or rank), and for
+// a trial of another format than the triplet its options (the items
+// shown, in display order) and choices (the items chosen, in order), item
+// indices separated by spaces. Such a trial is one row: anchor is a rank
+// trial's query (empty for odd-one-out), closer, farther, left and right
+// are empty; triplets.csv has the triplets it derives instead.
+var AllAnswersColumns = append(append([]string{}, exportBaseColumns...), "skipped", "correct", "arm", "format", "options", "choices")
 
 // PreviewColumn is the last column of an export that includes preview
 // sessions (ExportOptions.Previews): "true" on a preview's row.

@@ -49,6 +49,12 @@ type ImportAnswer struct {
 	Design                               string
 	ResponseMS                           *int
 	AskedAt, AnsweredAt                  time.Time
+	// Options and Choices make the answer a trial of another format than
+	// the triplet (issue 27): the items shown in display order and those
+	// chosen in order (questions.options, answers.choices); Anchor, Left
+	// and Right are then its key and Closer, Farther with Anchor its
+	// first derived triplet. Nil for a triplet.
+	Options, Choices []int
 }
 
 // RepeatedRowError is an imported row the database refused because it

@@ -28,20 +28,36 @@ type Question struct {
 	Format        Format
 	Anchor        ItemRef   // the item the options are compared with
 	Options       []ItemRef // the items to choose from, in display order (a triplet: left, right)
-	Design        string
-	IssuedAt      time.Time
+	// Choose is how many options an answer chooses, in order (1 but in a
+	// rank trial: its K).
+	Choose   int
+	Design   string
+	IssuedAt time.Time
 }
 
 // NewTriplet is a triplet question's shape: anchor, then the options left
 // and right in display order.
 func NewTriplet(anchor, left, right ItemRef) Question {
-	return Question{Format: FormatTriplet, Anchor: anchor, Options: []ItemRef{left, right}}
+	return Question{Format: FormatTriplet, Anchor: anchor, Options: []ItemRef{left, right}, Choose: 1}
 }
 
-// Items returns every item q shows, the anchor first, then the options in
-// display order (e.g. the images a client loads ahead).
+// Items returns every item q shows, the anchor first (none in an
+// odd-one-out trial), then the options in display order (e.g. the images
+// a client loads ahead).
 func (q Question) Items() []ItemRef {
+	if q.Format == FormatOddOneOut {
+		return append([]ItemRef(nil), q.Options...)
+	}
 	return append([]ItemRef{q.Anchor}, q.Options...)
+}
+
+// OptionIndices returns the item indices of q's options in display order.
+func (q Question) OptionIndices() []int {
+	out := make([]int, len(q.Options))
+	for i, o := range q.Options {
+		out[i] = o.Index
+	}
+	return out
 }
 
 // Offers reports whether the item with index i is one of q's options: a
@@ -89,6 +105,14 @@ type Returning struct {
 // closer to Anchor. Left and Right are in display order.
 type Comparison struct {
 	Anchor, Left, Right int
+	// Format is the question's format ("" or FormatTriplet: a triplet).
+	// A trial of another format shows Options, the items in display
+	// order (odd-one-out: Anchor, Left and Right in some order; rank: N
+	// references, Left and Right among them, Anchor the query); Anchor,
+	// Left and Right are its key for the once-per-participant index.
+	Format  Format
+	Options []int
+	Choose  int // a rank trial's K
 	// Design is recorded as the question's design; empty means the study's
 	// design (a design study records its random fallbacks as DesignFallback).
 	Design string
@@ -108,4 +132,9 @@ type AnswerInput struct {
 	// Skip answers "can't decide" (studies that offer it): the question
 	// counts as answered, with no triplet; Closer is ignored.
 	Skip bool
+	// Choices are the items chosen, in the order chosen (issue 27): an
+	// odd-one-out trial's odd one, a rank trial's K references, the most
+	// similar first; a triplet's closer option as the one choice (then
+	// Closer is ignored). Nil: a triplet answered by Closer.
+	Choices []int
 }

@@ -28,6 +28,7 @@ type Study struct {
 	Quota                   Quota
 	MinViewMS               int    // how long a question is shown before it takes an answer (ms)
 	Layout                  string // where a question's anchor stands: LayoutAbove or LayoutBeside the options (layout.go)
+	Format                  string // the questions' format: "triplet", "odd-one-out" or "rank:N:K" (format.go)
 	Exclusion               ExclusionRules
 	Quality                 QualityControl // catch and repeat trials, "can't decide" (quality.go)
 	// ExcludeStudies are the studies whose participants (by external id)
@@ -63,9 +64,12 @@ type StudyInput struct {
 	Quota                   Quota
 	MinViewMS               int
 	Layout                  string // LayoutAbove or LayoutBeside; "": LayoutAbove
-	Exclusion               ExclusionRules
-	Quality                 QualityControl
-	ExcludeStudies          []int64
+	// Format is the questions' format (ParseStudyFormat; "": triplet),
+	// frozen, like the design, once a question was issued.
+	Format         string
+	Exclusion      ExclusionRules
+	Quality        QualityControl
+	ExcludeStudies []int64
 	// Arms, when set (2 to 8), replace Design and DesignConfig: the study
 	// runs every arm, and Design and DesignConfig are stored as the first
 	// arm's. Frozen, with the held-out share, once a question was issued.

@@ -129,10 +129,16 @@ func fmtTime(t *time.Time) string {
 }
 
 // ExportBundle writes the study's bundle (a zip) to w, read from one
-// snapshot of the store.
+// snapshot of the store. An odd-one-out or rank study has none yet
+// (KindInvalid): answers.csv holds triplets.
 func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) error {
 	err := db.ExportSnapshot(ctx, studyID, func(sn study.SnapshotReader) error {
 		st := sn.Study()
+		if f := study.MustStudyFormat(st.Format); f.Format != study.FormatTriplet {
+			// A bundle's answers.csv holds triplets: an odd-one-out or
+			// rank study's trials would come back as one triplet each.
+			return study.Errorf(study.KindInvalid, "a study of format %s has no bundle yet: its trials are trials.csv and the all-answers export (a bundle would keep one triplet of each trial)", f.Format)
+		}
 		rs, err := sn.Settings()
 		if err != nil {
 			return err

@@ -16,7 +16,7 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	in := study.StudyInput{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 		QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design, Platform: st.Platform,
-		Quota: st.Quota, MinViewMS: st.MinViewMS, Layout: st.Layout, Exclusion: st.Exclusion, Quality: st.Quality,
+		Quota: st.Quota, MinViewMS: st.MinViewMS, Layout: st.Layout, Format: st.Format, Exclusion: st.Exclusion, Quality: st.Quality,
 		Language: st.Language, TextOverrides: st.TextOverrides}
 	if in.DesignConfig, err = s.store.DesignConfigOf(r.Context(), st.ID); err != nil {
 		return err
@@ -62,6 +62,9 @@ func (s *Server) updateStudy(w http.ResponseWriter, r *http.Request) error {
 	excluded := r.PostForm.Get("exclude_studies")
 	if _, ok := r.PostForm["layout"]; !ok {
 		in.Layout = st.Layout // a post without the field (a script's) keeps the layout
+	}
+	if _, ok := r.PostForm["format"]; !ok {
+		in.Format = st.Format // so does one without the question format
 	}
 	overrides, err := readLanguage(r.PostForm, &in, &st)
 	if err == nil {

@@ -78,6 +78,7 @@ func studyInput(r *http.Request) (study.StudyInput, designForm, trialForm, error
 		n = 0 // reported by the store's check
 	}
 	in.QuestionsPerParticipant = n
+	in.Format = formatOfForm(f)
 	in.Quota.MaxParticipants = atoiOr(f.Get("max_participants"), -1)
 	in.Quota.IdleMinutes = atoiOr(f.Get("idle_minutes"), -1)
 	in.MinViewMS = atoiOr(f.Get("min_view_ms"), -1)
@@ -88,6 +89,18 @@ func studyInput(r *http.Request) (study.StudyInput, designForm, trialForm, error
 	d := parseDesignForm(f)
 	in.DesignConfig = d.config
 	return in, d, t, nil
+}
+
+// formatOfForm is the question format the form posts: format (triplet,
+// odd-one-out or rank), with rank_n references and rank_k choices for a
+// rank study, in the text form study.ParseStudyFormat reads (the store
+// refuses what it cannot read, with the reason).
+func formatOfForm(f url.Values) string {
+	format := strings.TrimSpace(f.Get("format"))
+	if study.Format(format) == study.FormatRank {
+		return format + ":" + strings.TrimSpace(f.Get("rank_n")) + ":" + strings.TrimSpace(f.Get("rank_k"))
+	}
+	return format
 }
 
 // armsView is the arms part of the form's view: the arms field's text,

@@ -33,10 +33,31 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 	if in.QuestionID == "" {
 		return badRequest("the form has no question_id")
 	}
-	if closer := r.PostForm.Get("closer"); closer == "skip" {
+	format := study.MustStudyFormat(st.Format).Format
+	switch closer := r.PostForm.Get("closer"); {
+	case closer == "skip":
 		in.Skip = true // "can't decide"
-	} else if in.Closer, err = strconv.Atoi(closer); err != nil {
-		return badRequest("closer must be an item index or skip")
+	case format == study.FormatRank:
+		// The rank form's selects, in order: the choices (the store
+		// checks them and says what is wrong).
+		in.Choices = []int{}
+		for _, c := range r.PostForm["choice"] {
+			if c == "" {
+				continue // a select left empty: too few choices
+			}
+			i, err := strconv.Atoi(c)
+			if err != nil {
+				return badRequest("choice must be an item index")
+			}
+			in.Choices = append(in.Choices, i)
+		}
+	default:
+		if in.Closer, err = strconv.Atoi(closer); err != nil {
+			return badRequest("closer must be an item index or skip")
+		}
+		if format == study.FormatOddOneOut {
+			in.Choices = []int{in.Closer} // the item chosen as the odd one
+		}
 	}
 	if v := r.PostForm.Get("response_ms"); v != "" {
 		ms, err := strconv.Atoi(v)

@@ -35,6 +35,13 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 		Anchor: img(q.Anchor), Left: img(q.Options[0]), Right: img(q.Options[1]),
 		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS, CantDecide: pr.CantDecide,
 		ParticipantToken: pageToken(r, st), Preview: preview, L: s.studyTexts(r, st), Layout: st.Layout,
+		Format: q.Format,
+	}
+	if q.Format == study.FormatOddOneOut || q.Format == study.FormatRank {
+		for _, it := range q.Options {
+			v.Items = append(v.Items, img(it))
+		}
+		v.Choose = q.Choose
 	}
 	if a := pr.Ahead; a != nil {
 		for _, it := range a.Items() {

@@ -24,6 +24,7 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		QuestionID *string `json:"question_id"`
 		Closer     *int    `json:"closer"`
+		Choices    []int   `json:"choices"`
 		Skip       bool    `json:"skip"`
 		ResponseMS *int    `json:"response_ms"`
 		Next       bool    `json:"next"`
@@ -34,13 +35,15 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) error {
 	if body.QuestionID == nil || *body.QuestionID == "" {
 		return badRequest("question_id is missing")
 	}
-	in := study.AnswerInput{QuestionID: *body.QuestionID, Skip: body.Skip, ResponseMS: body.ResponseMS}
+	in := study.AnswerInput{QuestionID: *body.QuestionID, Skip: body.Skip, ResponseMS: body.ResponseMS, Choices: body.Choices}
 	switch {
-	case body.Skip && body.Closer != nil:
-		return badRequest("send either closer or skip, not both")
-	case !body.Skip && body.Closer == nil:
-		return badRequest("closer is missing")
-	case !body.Skip:
+	case body.Skip && (body.Closer != nil || body.Choices != nil):
+		return badRequest("send either closer (or choices) or skip, not both")
+	case body.Closer != nil && body.Choices != nil:
+		return badRequest("send either closer or choices, not both")
+	case !body.Skip && body.Closer == nil && body.Choices == nil:
+		return badRequest("closer (or choices) is missing")
+	case body.Closer != nil:
 		in.Closer = *body.Closer
 	}
 	if !body.Next {

@@ -11,20 +11,30 @@ type apiItem struct {
 	Index    int    `json:"index"`
 	Label    string `json:"label"`
 	ImageURL string `json:"image_url"`
+	// Role is what the item is in the question: "anchor", "left" or
+	// "right" (a triplet), "item" (odd-one-out), "query" or "reference"
+	// (rank).
+	Role string `json:"role,omitempty"`
 }
 
 type apiQuestion struct {
 	QuestionID string `json:"question_id"`
 	// Format is the question's shape (study.Format): "triplet", an
-	// anchor and two options, left and right; Options are the items to
-	// choose from in display order, whatever the format.
-	Format   string    `json:"format"`
-	Anchor   apiItem   `json:"anchor"`
-	Options  []apiItem `json:"options"`
-	Left     apiItem   `json:"left"`
-	Right    apiItem   `json:"right"`
-	Answered int       `json:"answered"`
-	Total    int       `json:"total"`
+	// anchor and two options, left and right; "odd-one-out", three items
+	// and no anchor; "rank", a query (Anchor) and N references. Options
+	// are the items to choose from in display order, whatever the
+	// format, each with its role; Choose is how many an answer chooses,
+	// in order (its "choices").
+	Format  string    `json:"format"`
+	Anchor  *apiItem  `json:"anchor,omitempty"`
+	Options []apiItem `json:"options"`
+	Choose  int       `json:"choose"`
+	// Left and Right are a triplet's options (its answer may name the
+	// closer one as "closer").
+	Left     *apiItem `json:"left,omitempty"`
+	Right    *apiItem `json:"right,omitempty"`
+	Answered int      `json:"answered"`
+	Total    int      `json:"total"`
 	// AheadImages are the image URLs of the next question, already issued:
 	// a client fetches them now, so that question shows at once.
 	AheadImages []string `json:"ahead_images,omitempty"`
@@ -73,17 +83,27 @@ func (s *Server) apiProgress(pr study.Progress) any {
 	if pr.Done {
 		return apiDone{Done: true, CompletionCode: pr.CompletionCode}
 	}
-	item := func(it study.ItemRef) apiItem {
-		return apiItem{Index: it.Index, Label: it.Label, ImageURL: s.imageURL(it.SHA256)}
+	item := func(it study.ItemRef, role string) apiItem {
+		return apiItem{Index: it.Index, Label: it.Label, ImageURL: s.imageURL(it.SHA256), Role: role}
 	}
 	q := pr.Question
-	options := make([]apiItem, len(q.Options))
-	for i, o := range q.Options {
-		options[i] = item(o)
-	}
-	v := apiQuestion{
-		QuestionID: q.ID, Format: string(q.Format), Anchor: item(q.Anchor), Options: options, Left: item(q.Options[0]), Right: item(q.Options[1]),
-		Answered: pr.Answered, Total: pr.Total, CantDecide: pr.CantDecide,
+	v := apiQuestion{QuestionID: q.ID, Format: string(q.Format), Options: make([]apiItem, len(q.Options)),
+		Choose: 1, Answered: pr.Answered, Total: pr.Total, CantDecide: pr.CantDecide}
+	switch q.Format {
+	case study.FormatOddOneOut:
+		for i, o := range q.Options {
+			v.Options[i] = item(o, "item")
+		}
+	case study.FormatRank:
+		anchor := item(q.Anchor, "query")
+		v.Anchor, v.Choose = &anchor, q.Choose
+		for i, o := range q.Options {
+			v.Options[i] = item(o, "reference")
+		}
+	default:
+		anchor, left, right := item(q.Anchor, "anchor"), item(q.Options[0], "left"), item(q.Options[1], "right")
+		v.Anchor, v.Left, v.Right = &anchor, &left, &right
+		v.Options[0], v.Options[1] = left, right
 	}
 	if a := pr.Ahead; a != nil {
 		for _, it := range a.Items() {

@@ -82,15 +82,18 @@ func (s *Server) importBundle(w http.ResponseWriter, r *http.Request) error {
 	return s.toDashboard(w, r, st.Slug, "imported", "")
 }
 
-// importTriplets creates a label-only study from a triplet CSV
-// (POST /admin/import/triplets), read as a stream from a temporary file.
+// importTriplets creates a label-only study from a triplet CSV, or from
+// an odd-one-out or rank trial file (POST /admin/import/triplets), read
+// from a temporary file.
 func (s *Server) importTriplets(w http.ResponseWriter, r *http.Request) error {
 	up, err := s.receiveFile(w, r)
 	if err != nil {
 		return s.importFailed(w, r, err)
 	}
 	defer up.Close()
-	st, _, err := studyfile.ImportTriplets(r.Context(), s.store, studyfile.TripletsInput{
+	// An odd-one-out or rank trial file (issue 27), known by its header,
+	// makes a study of its format; anything else is read as triplets.
+	st, _, err := studyfile.ImportTrialsOrTriplets(r.Context(), s.store, studyfile.TripletsInput{
 		Slug: up.fields["slug"], Title: up.fields["title"], CSV: up.file})
 	if err != nil {
 		return s.importFailed(w, r, named(up.name, err))

@@ -81,6 +81,7 @@ var routeNeeds = map[string]need{
 	"GET /admin/studies/{slug}/embedding.csv":    needViewer,
 	"GET /admin/studies/{slug}/kernel-pca.csv":   needViewer,
 	"GET /admin/studies/{slug}/kernel.csv":       needViewer,
+	"GET /admin/studies/{slug}/trials.csv":       needViewer, // item labels and choices, no participant column
 	"GET /admin/studies/{slug}/people":           needViewer,
 	"GET /admin/studies/{slug}/history":          needViewer,
 

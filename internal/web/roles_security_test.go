@@ -61,6 +61,7 @@ var wantNeeds = map[string]string{
 	"GET /admin/studies/{slug}/embedding.csv":                       "viewer",
 	"GET /admin/studies/{slug}/kernel-pca.csv":                      "viewer",
 	"GET /admin/studies/{slug}/kernel.csv":                          "viewer",
+	"GET /admin/studies/{slug}/trials.csv":                          "viewer",
 	"GET /admin/studies/{slug}/people":                              "viewer",
 	"GET /admin/studies/{slug}/history":                             "viewer",
 	"GET /admin/studies/{slug}/edit":                                "editor",

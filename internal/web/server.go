@@ -229,6 +229,7 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 			r.With(uploadTimeout).Post("/admin/studies/{slug}/items", s.handle(s.uploadItems))
 			r.With(uploadTimeout).Post("/admin/studies/{slug}/gold", s.handle(s.uploadGold))
 			r.Get("/admin/studies/{slug}/triplets.csv", s.handle(s.exportCSV)) // streamed: no timeout
+			r.With(timeout).Get("/admin/studies/{slug}/trials.csv", s.handle(s.exportTrials))
 			r.With(timeout).Get("/admin/studies/{slug}/qr.png", s.handle(s.studyQR))
 			r.With(timeout).Get("/admin/account", s.handle(s.account))
 			r.With(timeout).Post("/admin/account/tokens", s.handle(s.createToken))

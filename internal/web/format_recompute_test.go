@@ -1,0 +1,43 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestFormatRecompute: an imported odd-one-out study is recomputed
+// through River from its trials' derived triplets, and its dashboard
+// shows the embedding of every item.
+func TestFormatRecompute(t *testing.T) {
+	t.Parallel()
+	a, jobs := newJobsApp(t, true)
+	admin := a.admin()
+	var file strings.Builder
+	file.WriteString("item1,item2,item3,odd\n")
+	ids := []string{"a", "b", "c", "d", "e", "f"}
+	for i := range 60 {
+		x, y, z := ids[i%6], ids[(i+1)%6], ids[(i+3)%6]
+		file.WriteString(x + "," + y + "," + z + "," + z + "\n")
+	}
+	if res := a.upload(admin, "/admin/import/triplets", map[string]string{"slug": "oddr", "title": "oddr"}, []byte(file.String()), "odd.csv"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("import: %d %s", res.StatusCode, noticeRE.FindAllString(res.body, -1))
+	}
+	st, err := a.store.StudyBySlug(t.Context(), "oddr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := a.do(admin, "POST", "/admin/studies/oddr/dashboard/recompute", url.Values{}, nil); r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("recompute: %d %s", r.StatusCode, r.body)
+	}
+	waitDone(t, a.store, jobs, st.ID, 1)
+	emb := readCSV(t, a.do(admin, "GET", "/admin/studies/oddr/embedding.csv", nil, nil).body)
+	if len(emb) != len(ids)+1 || !slices.Equal(emb[0][:2], []string{"item", "label"}) {
+		t.Fatalf("embedding.csv: %v", emb)
+	}
+	if page := a.do(admin, "GET", "/admin/studies/oddr/dashboard", nil, nil); page.StatusCode != http.StatusOK || !strings.Contains(page.body, `id="embedding"`) {
+		t.Fatalf("dashboard: %d", page.StatusCode)
+	}
+}
