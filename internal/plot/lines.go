@@ -122,13 +122,19 @@ func lines(ss []Series, w, h float64, xlabel, ylabel string, fromZero, legendRig
 					s.Class, f.sx(s.X[k]), f.sy(s.Y[k]), html.EscapeString(s.Legend), Tick(s.Y[k]), Tick(s.X[k]))
 			}
 		}
-		if s.Legend != "" {
-			lx, ly := w-150, 18+14*float64(i)
-			if legendRight {
-				lx, ly = w-legendWidth+16, f.mt+8+18*float64(i)
-			}
+		switch {
+		case s.Legend == "":
+		case legendRight:
+			lx, ly := w-legendWidth+16, f.mt+8+18*float64(i)
 			fmt.Fprintf(&b, `<path class="series %s" d="M%.1f %.1fh18"/><text class="legend" x="%.1f" y="%.1f">%s</text>`,
 				s.Class, lx, ly, lx+22, ly+4, html.EscapeString(s.Legend))
+		default:
+			// In the top right corner, the text ending before its swatch
+			// at the plot's edge: a long legend grows leftwards instead
+			// of running out of the picture.
+			lx, ly := w-f.mr-22, f.mt+8+16*float64(i)
+			fmt.Fprintf(&b, `<path class="series %s" d="M%.1f %.1fh18"/><text class="legend" x="%.1f" y="%.1f" text-anchor="end">%s</text>`,
+				s.Class, lx, ly, lx-4, ly+4, html.EscapeString(s.Legend))
 		}
 	}
 	b.WriteString(`</svg>`)

@@ -149,7 +149,9 @@ func TestBrowserScreenshots(t *testing.T) {
 		chromedp.SendKeys(`input[name=password]`, "closer-demo"),
 		chromedp.Submit(`input[name=password]`),
 		chromedp.WaitVisible(`.stats`),
-		poll(`Array.from(document.images).every(i => i.complete)`),
+		// The item list's images load lazily, and the page now runs past
+		// the window: load them all for the full-page screenshot.
+		poll(`(document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager'), Array.from(document.images).every(i => i.complete))`),
 	)
 	if err != nil {
 		t.Fatal(err)
