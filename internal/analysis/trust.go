@@ -43,6 +43,10 @@ type TrustSettings struct {
 	// The bootstrap's spread is then that of a study of MaxAnswers
 	// answers, larger than the whole study's.
 	MaxAnswers int
+	// Workers bounds the goroutines the parts' fits use (0: GOMAXPROCS).
+	// Their results do not depend on it; the app sets 1 so that a
+	// recompute in the serving process leaves the other cores to requests.
+	Workers int
 }
 
 // Enabled reports whether any part is on.
@@ -254,12 +258,12 @@ func trust(ctx context.Context, n int, train, test []triplet.Triplet, groups []i
 		if folds == 0 {
 			folds = dimension.DefaultFolds
 		}
-		cvFit := embed.Options{Seed: s.Seed}
+		cvFit := embed.Options{Seed: s.Seed, Workers: t.Workers}
 		if n > MaxMDSItems {
 			cvFit.Start = embed.StartRandom
 		}
 		cv, err := dimension.CrossValidate(ctx, n, cvTrain, dimension.Options{
-			Fit: cvFit, MaxDim: min(t.MaxDim, n-1), Folds: folds})
+			Fit: cvFit, MaxDim: min(t.MaxDim, n-1), Folds: folds, Workers: t.Workers})
 		if err != nil {
 			if err := failed("The dimension choice", err); err != nil {
 				return nil, err
@@ -280,8 +284,8 @@ func trust(ctx context.Context, n int, train, test []triplet.Triplet, groups []i
 			return nil, fmt.Errorf("trust: %d bootstrap replicates, need 2 or none", t.Bootstrap)
 		}
 		b, err := uncertainty.Bootstrap(ctx, n, cvTrain, fit, uncertainty.Options{
-			Fit:  embed.Options{Method: s.Method, Dim: s.Dim, Seed: s.Seed},
-			Reps: t.Bootstrap, Groups: cvGroups, Test: test, K: s.Neighbours})
+			Fit:  embed.Options{Method: s.Method, Dim: s.Dim, Seed: s.Seed, Workers: t.Workers},
+			Reps: t.Bootstrap, Workers: t.Workers, Groups: cvGroups, Test: test, K: s.Neighbours})
 		if err != nil {
 			if err := failed("The uncertainty", err); err != nil {
 				return nil, err
@@ -337,7 +341,7 @@ func uncertaintyOf(b *uncertainty.Result, byParticipant bool, dim, n int) *Uncer
 // and the error at twice the answers.
 func project(ctx context.Context, n int, train, test []triplet.Triplet, sizes []int, s Settings) (*Projection, error) {
 	pts, err := projection.Measure(ctx, n, train, test, sizes,
-		embed.Options{Method: s.Method, Dim: s.Dim, Seed: s.Seed, MaxIter: s.MaxIter}, 0)
+		embed.Options{Method: s.Method, Dim: s.Dim, Seed: s.Seed, MaxIter: s.MaxIter, Workers: s.Trust.Workers}, s.Trust.Workers)
 	if err != nil {
 		return nil, err
 	}

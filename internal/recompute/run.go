@@ -60,10 +60,45 @@ type Settings struct {
 // (docs/benchmarks.md); a study of 100,000 answers costs no more there.
 const TrustMaxAnswers = 20000
 
+// The trust parts (dimension choice, bootstrap, projection) cost tens of
+// fits, seconds of both cores at a few hundred items, in the process that
+// serves the answers when ROLE=all: run on every recompute they took the
+// CPU a crowd of 1,500 needed (issue 24's crowd run: answer p99 31 ms
+// before, 1.2 s and 576 answers shed after). So a run computes them only
+// when they are due, and otherwise carries the last ones forward with a
+// note: when none is stored, once the answers grew by TrustGrowth since
+// the last and it is TrustMinAge old, or once it is TrustMaxAge old; the dashboard shows the last
+// ones meanwhile (CarriedTrust).
+const (
+	TrustGrowth = 1.25
+	TrustMinAge = 10 * time.Minute // a growing crowd's study would otherwise redo them every few runs
+	TrustMaxAge = time.Hour
+)
+
+// TrustDue reports whether a run over answers answers at now computes the
+// trust parts anew, given the last stored (nil: none) of lastAnswers at
+// lastAt.
+func TrustDue(last *analysis.Trust, lastAnswers int, lastAt time.Time, answers int, now time.Time) bool {
+	age := now.Sub(lastAt)
+	return last == nil || (float64(answers) >= TrustGrowth*float64(lastAnswers) && age >= TrustMinAge) || age >= TrustMaxAge
+}
+
+// CarriedTrust is the last trust (of run runID over answers answers,
+// stored at at) as a later run without its own shows it: the same parts,
+// with a note of where they come from.
+func CarriedTrust(t *analysis.Trust, runID int64, answers int, at time.Time) *analysis.Trust {
+	c := *t
+	c.Notes = append(append([]string{}, t.Notes...), fmt.Sprintf(
+		"The dimension choice, uncertainty and projection are those of run %d (%d answers, %s UTC): they are computed again once the answers grow by a quarter (at most every 10 minutes), or an hour after.",
+		runID, answers, at.UTC().Format("2006-01-02 15:04")))
+	return &c
+}
+
 // TrustSettings are a study's trust settings as analysis takes them.
 func TrustSettings(t study.TrustSettings) analysis.TrustSettings {
 	return analysis.TrustSettings{MaxDim: t.MaxDim, Folds: t.Folds, Bootstrap: t.Bootstrap,
-		Projection: t.Project, TargetError: t.TargetError, MaxAnswers: TrustMaxAnswers}
+		Projection: t.Project, TargetError: t.TargetError, MaxAnswers: TrustMaxAnswers,
+		Workers: 1} // one core for the parts' fits: the others serve the answers meanwhile
 }
 
 // The stages a run reports after analysis.Stages.
@@ -183,7 +218,15 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 		Clusters: rs.Clusters, HoldoutFrac: set.HoldoutFrac, Seed: set.Seed, Neighbours: set.Neighbours}
 	// The arms' fits below take fitSettings without the trust parts.
 	withTrust := fitSettings
-	withTrust.Trust = TrustSettings(rs.Trust)
+	if ts := TrustSettings(rs.Trust); ts.Enabled() {
+		_, lastAnswers, lastAt, last, err := store.LatestTrust(ctx, studyID)
+		if err != nil {
+			return fail(err)
+		}
+		if TrustDue(last, lastAnswers, lastAt, len(in.Triplets), time.Now()) {
+			withTrust.Trust = ts
+		}
+	}
 	res, err := analysis.Recompute(ctx, in, withTrust,
 		func(stage int) { _ = store.SetRunStage(bg, runID, analysis.Stages[stage]) })
 	if err != nil {

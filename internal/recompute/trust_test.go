@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/closer-lab/closer/internal/analysis"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/pgtest"
 	"github.com/closer-lab/closer/internal/recompute"
@@ -85,6 +87,19 @@ func TestRunStoresTrust(t *testing.T) {
 		t.Errorf("projection: %d answers, more %v, twice %v, now %.4f", p.Answers, p.More.Value, p.Twice.Value, p.Now)
 	}
 
+	// Not due again with the same answers (recompute.TrustGrowth): the next
+	// run computes none, and the last stays the study's latest.
+	again, err := recompute.Run(ctx, store, st.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := store.RunTrust(ctx, again); err != nil || tr != nil {
+		t.Errorf("a run right after, with the same answers: stored %+v, %v; want none (not due)", tr, err)
+	}
+	if last, answers, _, tr, err := store.LatestTrust(ctx, st.ID); err != nil || last != runID || answers != 3000 || tr == nil {
+		t.Errorf("latest trust: run %d of %d answers (%v), want run %d of 3000", last, answers, err, runID)
+	}
+
 	rs.Trust = study.TrustSettings{Folds: 5}
 	if err := store.SetRecomputeSettings(ctx, st.ID, rs); err != nil {
 		t.Fatal(err)
@@ -95,5 +110,32 @@ func TestRunStoresTrust(t *testing.T) {
 	}
 	if tr, err := store.RunTrust(ctx, off); err != nil || tr != nil {
 		t.Errorf("trust off: stored %+v, %v", tr, err)
+	}
+}
+
+// When a run computes the trust parts: the first time, once the answers
+// grew by TrustGrowth and the last is TrustMinAge old, once it is
+// TrustMaxAge old.
+func TestTrustDue(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	last := &analysis.Trust{}
+	for _, c := range []struct {
+		last    *analysis.Trust
+		answers int
+		now     time.Time
+		want    bool
+	}{
+		{nil, 1000, at, true},
+		{last, 1000, at.Add(time.Minute), false},
+		{last, 1249, at.Add(59 * time.Minute), false},
+		{last, 1250, at.Add(time.Minute), false}, // grown, but within TrustMinAge
+		{last, 1250, at.Add(10 * time.Minute), true},
+		{last, 1249, at.Add(10 * time.Minute), false},
+		{last, 1000, at.Add(time.Hour), true},
+	} {
+		if got := recompute.TrustDue(c.last, 1000, at, c.answers, c.now); got != c.want {
+			t.Errorf("last %v, %d answers after 1,000, %v later: due %v, want %v", c.last != nil, c.answers, c.now.Sub(at), got, c.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -79,4 +80,22 @@ func (s *Store) RunTrust(ctx context.Context, runID int64) (_ *analysis.Trust, e
 		}
 	}
 	return t, nil
+}
+
+// LatestTrust returns the study's newest stored trust (dimension choice,
+// uncertainty, projection) with the id of its run, the answers that run
+// used and when it was stored; a nil Trust if no run stored one.
+func (s *Store) LatestTrust(ctx context.Context, studyID int64) (runID int64, answers int, at time.Time, _ *analysis.Trust, err error) {
+	defer wrap(&err, "store.LatestTrust(%d)", studyID)
+	err = s.pool.QueryRow(ctx, `
+		SELECT t.run_id, r.answers, t.created_at FROM recompute_trust t JOIN recompute_runs r ON r.id = t.run_id
+		WHERE r.study_id = $1 ORDER BY t.run_id DESC LIMIT 1`, studyID).Scan(&runID, &answers, &at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, 0, time.Time{}, nil, nil
+	}
+	if err != nil {
+		return 0, 0, time.Time{}, nil, err
+	}
+	t, err := s.RunTrust(ctx, runID)
+	return runID, answers, at, t, err
 }

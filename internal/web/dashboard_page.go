@@ -129,6 +129,15 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashb
 		if trust, err = s.store.RunTrust(ctx, v.Shown.ID); err != nil {
 			return v, err
 		}
+		if trust == nil { // not due at this run (recompute.TrustGrowth): the last one
+			last, answers, at, t, err := s.store.LatestTrust(ctx, st.ID)
+			if err != nil {
+				return v, err
+			}
+			if t != nil && last < v.Shown.ID {
+				trust = recompute.CarriedTrust(t, last, answers, at)
+			}
+		}
 		pc, err := s.paceOf(ctx, st)
 		if err != nil {
 			return v, err
