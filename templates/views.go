@@ -278,6 +278,18 @@ func exampleTextKey(layout string) i18n.Key {
 	return i18n.ExampleText
 }
 
+// questionPrompt is the question page's heading in the study's language:
+// the format's question, and a triplet's names its anchor by the layout.
+func questionPrompt(v Question) string {
+	switch v.Format {
+	case study.FormatOddOneOut:
+		return v.L.T(i18n.OddPrompt)
+	case study.FormatRank:
+		return v.L.T(i18n.RankPrompt, v.Choose)
+	}
+	return v.L.T(promptKey(v.Layout))
+}
+
 func anchorAltKey(layout string) i18n.Key {
 	if layoutOf(layout) == study.LayoutBeside {
 		return i18n.AnchorAltBeside
