@@ -36,15 +36,6 @@ type config struct {
 	Role string
 	// RecomputeWorkers is how many recomputes a worker runs at once.
 	RecomputeWorkers int
-	// WorkerNice (WORKER_NICE, 0-19, default 10) is the scheduling
-	// priority the background jobs run at: with ROLE=all they run in a
-	// child process of this binary (ROLE=worker) at that niceness, so a
-	// recompute gets only the CPU the requests and PostgreSQL leave
-	// (worker_child.go); a ROLE=worker replica lowers its own priority to
-	// it. 0 keeps them in the serving process at its priority.
-	WorkerNice int
-	// env is every setting read, as read: a child worker gets the same.
-	env map[string]string
 	// TLSCertFile and TLSKeyFile, when set, make the server speak HTTPS
 	// itself (PEM files; reloaded on SIGHUP).
 	TLSCertFile string
@@ -95,11 +86,6 @@ const (
 	defaultImageCacheBytes      = 64 << 20
 )
 
-// defaultWorkerNice is WORKER_NICE's default: weight 110 against the
-// requests' 1024 in Linux's scheduler, so a recompute yields nine tenths
-// of a contended core and still runs at full speed on an idle one.
-const defaultWorkerNice = 10
-
 // Defaults of the load-shedding settings.
 const (
 	defaultDBQueueWait      = time.Second
@@ -129,15 +115,7 @@ func (c config) runsWorker() bool { return c.Role != roleWeb }
 // loadConfig reads and validates the configuration; the error lists every
 // problem found.
 func loadConfig(getenv func(string) string) (config, error) {
-	read := map[string]string{}
-	outer := getenv
-	getenv = func(k string) string {
-		v := outer(k)
-		read[k] = v
-		return v
-	}
 	c := config{
-		env:           read,
 		DatabaseURL:   strings.TrimSpace(getenv("DATABASE_URL")),
 		Addr:          strings.TrimSpace(getenv("ADDR")),
 		BaseURL:       strings.TrimRight(strings.TrimSpace(getenv("BASE_URL")), "/"),
@@ -220,15 +198,6 @@ func loadConfig(getenv func(string) string) (config, error) {
 			errs = append(errs, fmt.Errorf("RECOMPUTE_WORKERS %q must be a number from 1 to 64", v))
 		} else {
 			c.RecomputeWorkers = n
-		}
-	}
-	c.WorkerNice = defaultWorkerNice
-	if v := strings.TrimSpace(getenv("WORKER_NICE")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 19 {
-			errs = append(errs, fmt.Errorf("WORKER_NICE %q must be a number from 0 (the serving process's priority) to 19 (the lowest)", v))
-		} else {
-			c.WorkerNice = n
 		}
 	}
 	proxies, err := parseTrustedProxies(getenv("TRUSTED_PROXIES"))

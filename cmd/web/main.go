@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := cfg.logger(stderr)
 	switch {
 	case len(args) == 0:
-		return serve(ctx, cfg, log, stdout, stderr)
+		return serve(ctx, cfg, log, stdout)
 	case len(args) == 2 && args[0] == "migrate" && args[1] == "up":
 		if err := dbmigrate.Up(ctx, cfg.DatabaseURL); err != nil {
 			return err
@@ -94,7 +94,7 @@ const maxHeaderBytes = 64 << 10
 // defaultMaxConns is the pool size unless DATABASE_URL sets pool_max_conns.
 const defaultMaxConns = 16
 
-func serve(ctx context.Context, cfg config, log *slog.Logger, stdout, stderr io.Writer) error {
+func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) error {
 	if err := dbmigrate.Up(ctx, cfg.DatabaseURL); err != nil {
 		return err
 	}
@@ -141,13 +141,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout, stderr io.
 	// Background jobs (River): every role enqueues and cancels recomputes
 	// and enqueues the purges of deleted studies; worker and all replicas
 	// also run them, on one client (one leader runs the periodic scans).
-	inChild := cfg.Role == roleAll && cfg.WorkerNice > 0
-	if cfg.Role == roleWorker && cfg.WorkerNice > 0 {
-		if err := lowerPriority(cfg.WorkerNice); err != nil {
-			return err
-		}
-	}
-	jobs, err := recompute.New(pool, collector, recompute.Config{Work: cfg.runsWorker() && !inChild, Workers: cfg.RecomputeWorkers,
+	jobs, err := recompute.New(pool, collector, recompute.Config{Work: cfg.runsWorker(), Workers: cfg.RecomputeWorkers,
 		Register: []func(*river.Workers, *river.Config){purge.Register(collector.Store, purge.Config{}, log)}}, log)
 	if err != nil {
 		return err
@@ -164,23 +158,6 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout, stderr io.
 			log.Warn("stopping recompute workers", "err", err)
 		}
 	}()
-	if inChild {
-		child, err := newWorkerChild(cfg, stderr, log)
-		if err != nil {
-			return err
-		}
-		if err := child.Start(); err != nil {
-			return fmt.Errorf("start the background jobs' child process: %w", err)
-		}
-		fmt.Fprintf(stdout, "closer background jobs run in process %d at nice %d\n", child.PID(), cfg.WorkerNice)
-		defer func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-			defer cancel()
-			if err := child.Stop(sctx); err != nil {
-				log.Warn("stopping the background jobs' child process", "err", err)
-			}
-		}()
-	}
 	if !cfg.runsWeb() {
 		fmt.Fprintf(stdout, "closer recompute worker is running (ROLE=%s)\n", cfg.Role)
 		<-ctx.Done()

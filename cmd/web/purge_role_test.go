@@ -67,7 +67,7 @@ func TestDeletionPurgedByWorkerReplica(t *testing.T) {
 
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	worker := map[string]string{"DATABASE_URL": dbURL, "ADDR": freeAddr(t), "ROLE": "worker", "WORKER_NICE": "0"}
+	worker := map[string]string{"DATABASE_URL": dbURL, "ADDR": freeAddr(t), "ROLE": "worker"}
 	go func() { done <- run(wctx, nil, env(worker), io.Discard, io.Discard) }()
 	deadline := time.Now().Add(time.Minute)
 	for {

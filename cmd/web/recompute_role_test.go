@@ -45,7 +45,7 @@ func TestWorkerRoleServesNoHTTP(t *testing.T) {
 	done := make(chan error, 1)
 	addr := freeAddr(t)
 	go func() {
-		done <- run(ctx, nil, env(map[string]string{"DATABASE_URL": dbURL, "ROLE": "worker", "ADDR": addr, "WORKER_NICE": "0"}), &out, io.Discard)
+		done <- run(ctx, nil, env(map[string]string{"DATABASE_URL": dbURL, "ROLE": "worker", "ADDR": addr}), &out, io.Discard)
 	}()
 	deadline := time.Now().Add(time.Minute)
 	for !strings.Contains(out.String(), "recompute worker is running") {
