@@ -71,7 +71,7 @@ addr=127.0.0.1:18180 debug=127.0.0.1:16160
 # JOIN_RATE=0: closer load joins all its annotators from one loopback
 # address, which the per-address join limit (docs/security.md) would
 # refuse; a real crowd joins from as many addresses as it has people.
-DATABASE_URL="$dburl" ADDR="$addr" ROLE=all DEBUG_ADDR="$debug" JOIN_RATE=0 \
+DATABASE_URL="$dburl" ADDR="$addr" ROLE="${CROWD_ROLE:-all}" DEBUG_ADDR="$debug" JOIN_RATE=0 \
 	ADMIN_EMAIL=admin@example.com ADMIN_PASSWORD=closer-demo ADMIN_API_TOKEN="$token" \
 	LOG_LEVEL=warn "$web" >"$out/web.log" 2>&1 &
 webpid=$!
@@ -115,11 +115,11 @@ for d in $designs; do
 	sleep 3 # the previous run's writers and jobs settle
 	declare -A pg_before=()
 	for p in $(app_backends); do pg_before[$p]="$(ticks "$p")"; done
-	web_before="$(ticks "$webpid")"
+	web_before="$(ticks "$webpid" $(pgrep -P "$webpid"))" # with the jobs' child (WORKER_NICE)
 	psqlc -d closer_crowd -c "SELECT pg_stat_statements_reset()" >/dev/null
 	t0="$(date +%s.%N)"
 	bin/closer load --base "http://$addr" --study "crowd-$d" --concurrency "$concurrency" --think "$think" \
-		--ramp "$ramp" --duration "$duration" --admin-token "$token" --json >"$out/$d.json" 2>"$out/$d.err" &
+		--ramp "$ramp" --duration "$duration" --admin-token "$token" --events "$out/$d-events.csv" --json >"$out/$d.json" 2>"$out/$d.err" &
 	loadpid=$!
 	probepid=""
 	if [ "$fsync_probe" = 1 ]; then
@@ -128,12 +128,14 @@ for d in $designs; do
 	fi
 	if [ "$profile" = 1 ] && [ "$d" = landmark-k1 ]; then
 		(sleep "${ramp%s}"; curl -fsS -o "$out/$d-cpu.pprof" "http://$debug/debug/pprof/profile?seconds=20" || true) &
+		(sleep "$(( ${ramp%s} + 1 ))"; curl -fsS -o "$out/$d-trace.out" "http://$debug/debug/pprof/trace?seconds=4" || true) &
 	fi
 	# wait events of the app's backends, every 0.5 s, while the load runs
 	load_ticks=0
 	while kill -0 "$loadpid" 2>/dev/null; do
 		load_ticks="$(ticks "$loadpid")" # read while it lives: its last reading stands
-		psqlc -d postgres -F $'\t' -c "SELECT state, coalesce(wait_event_type, 'CPU'), coalesce(wait_event, '-'), left(regexp_replace(query, '\s+', ' ', 'g'), 70)
+		psqlc -d postgres -F $'\t' -c "SELECT state, coalesce(wait_event_type, 'CPU'), coalesce(wait_event, '-'), left(regexp_replace(query, '\s+', ' ', 'g'), 70),
+				round(extract(epoch FROM clock_timestamp()) - $t0, 1)
 			FROM pg_stat_activity WHERE datname = 'closer_crowd' AND pid <> pg_backend_pid() AND state <> 'idle'" >>"$out/$d-waits.tsv" 2>/dev/null || true
 		sleep 0.5
 	done
@@ -141,7 +143,7 @@ for d in $designs; do
 	wait "$loadpid" || loadrc=$?
 	[ -n "$probepid" ] && wait "$probepid"
 	t1="$(date +%s.%N)"
-	web_cpu=$(($(ticks "$webpid") - web_before))
+	web_cpu=$(($(ticks "$webpid" $(pgrep -P "$webpid")) - web_before))
 	pg_cpu=0
 	for p in $(app_backends); do pg_cpu=$((pg_cpu + $(ticks "$p") - ${pg_before[$p]:-0})); done
 	unset pg_before
@@ -163,6 +165,15 @@ for d in $designs; do
 		[ ${#db_settings[@]} -gt 0 ] && echo "database settings: ${db_settings[*]}"
 		echo "  wait events sampled (top 6):"
 		cut -f2,3 "$out/$d-waits.tsv" | sort | uniq -c | sort -rn | head -6 | sed 's/^/    /'
+		# when the slow answers came (seconds since the load's start), and
+		# the study's recomputes in the same time
+		echo "  seconds with answers over 100 ms (second: how many, the slowest ms):"
+		awk -F, 'NR > 1 && $2 == "answer" && $4 > 100 { s = int($1 / 1000); n[s]++; if ($4 > m[s]) m[s] = $4 }
+			END { for (s in n) printf "%d %d %.0f\n", s, n[s], m[s] }' "$out/$d-events.csv" | sort -n | awk '{ printf "    %ss: %s, %s ms\n", $1, $2, $3 }' | head -20
+		echo "  recomputes (start and end, seconds since the load's start; stage):"
+		psqlc -d closer_crowd -F ' ' -c "SELECT round(extract(epoch FROM r.started_at) - $t0, 1), coalesce(round(extract(epoch FROM r.finished_at) - $t0, 1)::text, '-'), r.answers, r.status,
+				(SELECT count(*) FROM recompute_trust t WHERE t.run_id = r.id) AS trust
+			FROM recompute_runs r JOIN studies s ON s.id = r.study_id WHERE s.slug = 'crowd-$d' ORDER BY r.id" | sed 's/^/    /' | tail -12
 		echo "load exit status: $loadrc"
 	} | tee -a "$out/summary.txt"
 done

@@ -72,6 +72,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	seed := fs.Uint64("seed", 1, "seed of the random answers and think times")
 	timeout := fs.Duration("timeout", 30*time.Second, "bound on one request")
+	eventsPath := fs.String("events", "", "write every request to this CSV file (at_ms since the start, endpoint, status, latency_ms), to line the slow ones up with the server's own events")
 	separate := fs.Bool("separate-next", false, "ask for each next question with a request of its own (GET …/next), not in the answer's reply")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -112,7 +113,21 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "closer load: %d annotators on %s, study %s, for %s, think %s, %s\n",
 			cfg.Concurrency, *base, cfg.Study, cfg.Duration, think, answers)
 	}
+	var events *eventLog
+	if *eventsPath != "" {
+		f, err := os.Create(*eventsPath)
+		if err != nil {
+			return err
+		}
+		events = newEventLog(f, time.Now())
+		cfg.OnEvent = events.add
+	}
 	res, runErr := loadgen.Run(ctx, cfg)
+	if events != nil {
+		if err := events.close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("%s: %w", *eventsPath, err)
+		}
+	}
 	if res == nil {
 		return runErr
 	}

@@ -535,3 +535,51 @@ func TestLoadTwoReplicasLandmark(t *testing.T) {
 			over, designAnswers, status.Recorded, status.Progress.Landmark)
 	}
 }
+
+// --events writes one CSV line per request: as many answer lines as
+// answers acknowledged, each with the status and a latency the run's own
+// percentiles agree with.
+func TestLoadEventsFile(t *testing.T) {
+	t.Parallel()
+	a := newLoadApp(t, nil)
+	a.study("plain", 12)
+	path := filepath.Join(t.TempDir(), "events.csv")
+	out, stderr, code := a.load("plain", "--events", path)
+	if code != 0 || !out.OK {
+		t.Fatalf("exit %d, ok %v: %s %s", code, out.OK, out.Error, stderr)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || strings.Join(rows[0], ",") != "at_ms,endpoint,status,latency_ms" {
+		t.Fatalf("header %v", rows[:min(1, len(rows))])
+	}
+	count := map[string]int{}
+	var maxAnswerMS, lastAt float64
+	for _, r := range rows[1:] {
+		at, err1 := strconv.ParseFloat(r[0], 64)
+		ms, err2 := strconv.ParseFloat(r[3], 64)
+		if err1 != nil || err2 != nil || at < 0 || ms <= 0 {
+			t.Fatalf("row %v", r)
+		}
+		lastAt = max(lastAt, at)
+		if strings.HasPrefix(r[2], "2") {
+			count[r[1]]++
+			if r[1] == "answer" {
+				maxAnswerMS = max(maxAnswerMS, ms)
+			}
+		}
+	}
+	if count["answer"] != out.Answers || count["participants"] != out.Participants {
+		t.Fatalf("events: %v; the run: %d answers, %d participants", count, out.Answers, out.Participants)
+	}
+	if maxAnswerMS < out.Endpoints["answer"].P99MS || lastAt <= 0 {
+		t.Fatalf("slowest answer in the events %.3f ms, the run's p99 %.3f ms", maxAnswerMS, out.Endpoints["answer"].P99MS)
+	}
+}
