@@ -8,14 +8,18 @@
 # arriving over --ramp. During each run it samples PostgreSQL's wait events
 # (pg_stat_activity, every 0.5 s) and reads the CPU time of the server, of
 # the app's PostgreSQL backends and of the load generator itself from
-# /proc; with --profile it also takes a CPU profile of the server during
-# the landmark run. Everything lands in --out; the summary is summary.txt.
+# /proc; with --profile it also takes a CPU profile (20 s) and an execution
+# trace (4 s) of the server during the landmark run. Every request goes to
+# DESIGN-events.csv (closer load --events); the summary lists the seconds
+# with answers over 100 ms and the study's recomputes (start, end) on the
+# same clock. Everything lands in --out; the summary is summary.txt.
 #
 #   scripts/crowd-bench.sh                                  # 1,500 annotators, exp:2s, ramp 15 s, 45 s each
 #   scripts/crowd-bench.sh --designs landmark-k1 --profile  # one study, with a CPU profile
 #   scripts/crowd-bench.sh --web-bin /tmp/web-before        # another build of the server, for a before/after
 #   scripts/crowd-bench.sh --fsync-probe                    # also the disk's own fsync latency during each run
 #   scripts/crowd-bench.sh --db-setting synchronous_commit=off  # a diagnosis: commits that do not wait for the disk
+#   CROWD_ROLE=web scripts/crowd-bench.sh                   # a diagnosis: the server without its background jobs (no recompute)
 #
 # It runs a private PostgreSQL cluster of its own (.data/crowd, port 54349,
 # fsync on), apart from scripts/load-bench.sh's, so that both may run.
