@@ -11,6 +11,7 @@
 #   scripts/load-bench.sh                                   # random design, 200 annotators, 30 s
 #   scripts/load-bench.sh --design landmark-k1 --repeats 40
 #   scripts/load-bench.sh --design basis
+#   scripts/load-bench.sh --format rank:8:2 --pgbench 0        # a rank 8-choose-2 study (odd-one-out, triplet)
 #   scripts/load-bench.sh --concurrency 2000 --think exp:2s --pgbench 0
 #   scripts/load-bench.sh --replicas 2 --design landmark-k1  # two web replicas and a worker
 #   scripts/load-bench.sh --profile                          # also a 20 s CPU profile of replica 1
@@ -22,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 
-design=random concurrency=200 duration=30s think=0 replicas=1 pgclients=32 repeats=40 landmarks=10
+format=triplet design=random concurrency=200 duration=30s think=0 replicas=1 pgclients=32 repeats=40 landmarks=10
 out=""
 profile=0
 pgbench_after=0
@@ -40,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--pgbench) pgclients="$2"; shift 2 ;;
 	--repeats) repeats="$2"; shift 2 ;;
 	--landmarks) landmarks="$2"; shift 2 ;;
+	--format) format="$2"; shift 2 ;; # triplet, odd-one-out or rank:N:K (issue 27)
 	--out) out="$2"; shift 2 ;;
 	--profile) profile=1; shift ;;
 	--pgbench-after) pgbench_after=1; shift ;; # each alone on the machine, one after the other
@@ -50,7 +52,7 @@ while [ $# -gt 0 ]; do
 	*) echo "load-bench: unknown flag $1" >&2; exit 2 ;;
 	esac
 done
-out="${out:-$root/.data/bench-out/$(date +%Y%m%d-%H%M%S)-$design-c$concurrency}"
+out="${out:-$root/.data/bench-out/$(date +%Y%m%d-%H%M%S)-$design-${format//:/-}-c$concurrency}"
 mkdir -p "$out"
 
 # --- the private cluster
@@ -137,8 +139,8 @@ basis) cfg='{"seed": 1, "repeats": 1, "coordinates": "rank-difference"}' ;;
 *) echo "load-bench: unknown design $design" >&2; exit 2 ;;
 esac
 psqlc -d closer_load >/dev/null <<SQL
-INSERT INTO studies (slug, title, questions_per_participant, status, design, design_config)
-VALUES ('bench', 'Bench', 50, 'open', '$design', '$cfg');
+INSERT INTO studies (slug, title, questions_per_participant, status, design, design_config, format)
+VALUES ('bench', 'Bench', 50, 'open', '$design', '$cfg', '$format');
 INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
 SELECT (SELECT id FROM studies WHERE slug = 'bench'), idx, label, file_name, content_type, sha256, width, height, data
 FROM items WHERE study_id = (SELECT id FROM studies WHERE slug = 'demo');
@@ -218,7 +220,7 @@ aps="$(jq -r '.answers_per_s' "$out/load.json")"
 tps=0
 [ -f "$out/pgbench.txt" ] && tps="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out/pgbench.txt" | head -1)"
 {
-	echo "design $design, $concurrency annotators, think $think, $duration, $replicas web replica(s)"
+	echo "design $design, format $format, $concurrency annotators, think $think, $duration, $replicas web replica(s)"
 	jq -r '"closer load: \(.answers) answers, \(.answers_per_s | floor) answers/s; check ok: \(.check.ok), lost \(.check.lost), duplicated \(.check.duplicated)"' "$out/load.json"
 	jq -r '.endpoints | to_entries[] | "  \(.key): p50 \(.value.p50_ms) ms, p95 \(.value.p95_ms) ms, p99 \(.value.p99_ms) ms, errors \(.value.errors)"' "$out/load.json"
 	when="in the same window"

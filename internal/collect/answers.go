@@ -67,6 +67,16 @@ const (
 		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (study_id, anchor, j, k) DO UPDATE
 		SET j_closer = votes.j_closer + excluded.j_closer, k_closer = votes.k_closer + excluded.k_closer`
+	// addVotesSQL casts the votes of a trial's derived triplets in one
+	// statement: $2..$6 the keys, sorted (so concurrent answers lock the
+	// rows in one order) and distinct (ON CONFLICT may touch a row once).
+	// A rank 8-choose-2 answer derives 13 triplets: as 13 statements they
+	// cost it about a third more CPU than a triplet's answer.
+	addVotesSQL = `
+		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer)
+		SELECT $1, u.a, u.j, u.k, u.jc, u.kc FROM unnest($2::int[], $3::int[], $4::int[], $5::int[], $6::int[]) AS u(a, j, k, jc, kc)
+		ON CONFLICT (study_id, anchor, j, k) DO UPDATE
+		SET j_closer = votes.j_closer + excluded.j_closer, k_closer = votes.k_closer + excluded.k_closer`
 	// inboxSQL hands an answer to a design question to the writer of the
 	// design of arm $6.
 	inboxSQL = `INSERT INTO design_inbox (study_id, participant_id, anchor, closer, farther, arm) VALUES ($1, $2, $3, $4, $5, $6)`
@@ -415,14 +425,7 @@ func (a *answering) queueWrites(b *pgx.Batch, _ string) {
 		b.Queue(insertAnswerSQL, in.QuestionID, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, in.ResponseMS)
 	}
 	if a.qDesign != study.DesignHeldout && !st.Preview { // a held-out question's or a preview's triplet casts no vote
-		for _, t := range votes {
-			k := triplet.KeyOf(t)
-			jc, kc := 0, 1
-			if t.Closer == k.J {
-				jc, kc = 1, 0
-			}
-			b.Queue(addVoteSQL, st.ID, k.Anchor, k.J, k.K, jc, kc)
-		}
+		queueVotes(b, st.ID, votes)
 	}
 	if a.record != nil {
 		b.Queue(inboxSQL, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, st.Arm)
@@ -519,4 +522,36 @@ func sendSteps(ctx context.Context, tx pgx.Tx, steps ...batchStep) error {
 		step(b, "")
 	}
 	return tx.SendBatch(ctx, b).Close()
+}
+
+// queueVotes queues the votes of triplets ts, sorted by key (checkTrial):
+// one triplet's as addVoteSQL, as every triplet answer did before formats;
+// several as one addVotesSQL, equal keys summed.
+func queueVotes(b *pgx.Batch, studyID int64, ts []triplet.Triplet) {
+	if len(ts) == 1 {
+		k := triplet.KeyOf(ts[0])
+		jc, kc := 0, 1
+		if ts[0].Closer == k.J {
+			jc, kc = 1, 0
+		}
+		b.Queue(addVoteSQL, studyID, k.Anchor, k.J, k.K, jc, kc)
+		return
+	}
+	n := len(ts)
+	anchors, js, ks, jcs, kcs := make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n)
+	for _, t := range ts {
+		k := triplet.KeyOf(t)
+		jc, kc := int32(0), int32(1)
+		if t.Closer == k.J {
+			jc, kc = 1, 0
+		}
+		if last := len(anchors) - 1; last >= 0 && anchors[last] == int32(k.Anchor) && js[last] == int32(k.J) && ks[last] == int32(k.K) {
+			jcs[last] += jc
+			kcs[last] += kc
+			continue
+		}
+		anchors, js, ks = append(anchors, int32(k.Anchor)), append(js, int32(k.J)), append(ks, int32(k.K))
+		jcs, kcs = append(jcs, jc), append(kcs, kc)
+	}
+	b.Queue(addVotesSQL, studyID, anchors, js, ks, jcs, kcs)
 }

@@ -240,6 +240,7 @@ func hotQueries(fx planFixture) []planCase {
 		{"insertAnswer/live", insertAnswerSQL, []any{fx.liveOpen, live, fx.livePart, 0, 1, 2, 900}},
 		{"insertChoices/live", insertChoicesSQL, []any{fx.liveOpen, live, fx.livePart, 0, 1, 2, 900, []int{2}}},
 		{"addVote/live", addVoteSQL, []any{live, fx.liveAnchor, fx.liveJ, fx.liveK, 1, 0}},
+		{"addVotes/live", addVotesSQL, []any{live, []int32{int32(fx.liveAnchor)}, []int32{int32(fx.liveJ)}, []int32{int32(fx.liveK)}, []int32{1}, []int32{0}}},
 		{"inbox/live", inboxSQL, []any{live, fx.livePart, 0, 1, 2, 0}},
 		{"answered/large", answeredSQL, []any{fx.largePart, "q-new", 100, "CODE"}},
 		{"complete/large", completeSQL, []any{fx.largePart, "CODE"}},
