@@ -11,6 +11,9 @@ import (
 
 // DashboardPage is a study's results dashboard.
 type DashboardPage struct {
+	// Can says which actions the viewer's role allows (the buttons and
+	// forms shown).
+	Can      Can
 	Study    study.Study
 	Stats    study.Stats
 	Figures  dashboard.Figures
@@ -252,7 +255,10 @@ func DashboardSections(v DashboardPage) []SectionLink {
 			out = append(out, SectionLink{ID: p.ID, Title: p.Title, Sub: true})
 		}
 	}
-	return append(out, SectionLink{ID: "participants", Title: "Participants"}, SectionLink{ID: "neighbours", Title: "Neighbours"},
-		SectionLink{ID: "contradicted", Title: "Contradicted"}, SectionLink{ID: "exports", Title: "Exports"},
-		SectionLink{ID: "settings", Title: "Settings"})
+	out = append(out, SectionLink{ID: "participants", Title: "Participants"}, SectionLink{ID: "neighbours", Title: "Neighbours"},
+		SectionLink{ID: "contradicted", Title: "Contradicted"}, SectionLink{ID: "exports", Title: "Exports"})
+	if v.Can.Do("POST /admin/studies/{slug}/dashboard/settings") {
+		out = append(out, SectionLink{ID: "settings", Title: "Settings"})
+	}
+	return out
 }

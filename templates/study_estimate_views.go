@@ -8,6 +8,7 @@ import "github.com/a-h/templ"
 // own settings, with what it assumed.
 type EstimateView struct {
 	Slug string
+	Can  Can // the form is shown to those who may run an estimate
 	// The form's values.
 	PayPerHour, Currency, Seconds, WrongPct, TargetPct string
 	// Pace says which seconds per question the figures use (measured or

@@ -194,10 +194,14 @@ type StudyPage struct {
 	// Previews counts the study's preview sessions (the delete button's).
 	Previews int
 	Estimate *EstimateView // the "How many answers" section (nil: none)
+	// Can says which actions the viewer's role allows (the buttons and
+	// forms shown).
+	Can Can
 }
 
 // Account is the admin's account page.
 type Account struct {
+	Can      Can // the site administrator's sections
 	Admin    study.Admin
 	Tokens   []study.APIToken
 	Sessions []study.Session
@@ -403,3 +407,13 @@ func reasonText(r string) string {
 	}
 	return " automatically: " + r
 }
+
+// Can says whether the page's viewer may use a route, named as in
+// internal/web's role table ("POST /admin/studies/{slug}/delete"; issue
+// 30). internal/web builds it from that table, the one the router checks,
+// so a page shows a button, form or link only when its click is allowed;
+// a nil Can allows nothing.
+type Can func(route string) bool
+
+// Do reports whether the viewer may use route.
+func (c Can) Do(route string) bool { return c != nil && c(route) }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/closer-lab/closer/internal/mailer"
 	"github.com/closer-lab/closer/internal/web"
 )
 
@@ -44,6 +45,9 @@ type config struct {
 	// PASSWORD_LOGIN=off (config_oidc.go).
 	OIDC            *web.OIDCConfig
 	NoPasswordLogin bool
+	// SMTP is the server invitations are e-mailed through (SMTP_*; nil:
+	// none, the links are shown to pass on; config_smtp.go).
+	SMTP *mailer.Config
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
 	// believed for the client's address (login throttling, sessions).
 	TrustedProxies []netip.Prefix
@@ -268,6 +272,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	var oidcErrs []error
 	c.OIDC, c.NoPasswordLogin, oidcErrs = oidcFromEnv(getenv)
 	errs = append(errs, oidcErrs...)
+	var smtpErrs []error
+	c.SMTP, smtpErrs = smtpFromEnv(getenv)
+	errs = append(errs, smtpErrs...)
 	if len(errs) > 0 {
 		return config{}, fmt.Errorf("bad configuration:\n  %w", joinLines(errs))
 	}

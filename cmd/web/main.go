@@ -45,6 +45,7 @@ import (
 	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/dbmigrate"
+	"github.com/closer-lab/closer/internal/mailer"
 	"github.com/closer-lab/closer/internal/purge"
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/store"
@@ -189,6 +190,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		JoinRate: cfg.JoinRate, JoinBurst: cfg.JoinBurst,
 		ItemLimits:      store.ItemLimits{MaxUploadBytes: cfg.UploadMaxStoredBytes, MaxStudyBytes: cfg.StudyMaxImageBytes},
 		ImageCacheBytes: cfg.ImageCacheBytes, OIDC: cfg.OIDC, NoPasswordLogin: cfg.NoPasswordLogin}
+	if cfg.SMTP != nil {
+		if hcfg.Mailer, err = mailer.New(*cfg.SMTP); err != nil {
+			return err
+		}
+		log.Info("invitations are e-mailed", "smtp", hcfg.Mailer.Server(), "tls", cfg.SMTP.TLS)
+	}
 	if hcfg.ImageCacheBytes == 0 {
 		hcfg.ImageCacheBytes = -1 // IMAGE_CACHE_BYTES=0: no cache (web.Config's 0 is its default)
 	}

@@ -50,6 +50,16 @@ const eraseLeasesSQL = `
 	UPDATE design_pool p SET taken = p.taken - 1
 	FROM l WHERE p.study_id = l.study_id AND p.arm = l.arm AND p.anchor = l.anchor AND p.j = l.j AND p.k = l.k`
 
+// eraseArmCountsSQL takes participants $1 out of study $2's counts per
+// arm (arm_counts, a study with arms only), as if they had never joined:
+// previews were never counted; a count never goes below zero.
+const eraseArmCountsSQL = `
+	UPDATE arm_counts c SET counts = (
+		SELECT array_agg(greatest(c.counts[i] - coalesce(g.n, 0), 0)::int ORDER BY i)
+		FROM generate_subscripts(c.counts, 1) i
+		LEFT JOIN (SELECT arm, count(*) AS n FROM participants WHERE id = ANY($1) AND NOT preview GROUP BY arm) g ON g.arm + 1 = i)
+	WHERE c.study_id = $2`
+
 // ErasurePreview says what deleting the participants with the public or
 // external id in the studies would remove, per study (none: no match).
 func (s *Store) ErasurePreview(ctx context.Context, studyIDs []int64, id string) (_ []study.Erasure, err error) {
@@ -61,8 +71,9 @@ func (s *Store) ErasurePreview(ctx context.Context, studyIDs []int64, id string)
 // EraseParticipant deletes the participants with the public or external
 // id in the studies, in one transaction: their questions, answers, trial
 // answers and tokens, their votes taken out of the studies' votes, their
-// design leases given back and their answers not yet written to a design
-// dropped. A design's state keeps what it learned from answers already
+// arms' participant counts lowered (so the next joins restore the arms'
+// shares), their design leases given back and their answers not yet
+// written to a design dropped. A design's state keeps what it learned from answers already
 // written (its events); the caller recomputes the results.
 func (s *Store) EraseParticipant(ctx context.Context, studyIDs []int64, id string) (_ []study.Erasure, err error) {
 	defer wrap(&err, "store.EraseParticipant(%v)", studyIDs)
@@ -79,6 +90,14 @@ func (s *Store) EraseParticipant(ctx context.Context, studyIDs []int64, id strin
 				return err
 			}
 			if _, err := tx.Exec(ctx, `DELETE FROM votes WHERE study_id = $1 AND j_closer = 0 AND k_closer = 0`, e.StudyID); err != nil {
+				return err
+			}
+			// Before the participants' rows go (the counts are read from
+			// them). A join locks arm_counts, then inserts; the insert
+			// waits on one of these rows only once this transaction has
+			// deleted it, which is after it holds arm_counts, so the two
+			// cannot deadlock.
+			if _, err := tx.Exec(ctx, eraseArmCountsSQL, pids, e.StudyID); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, eraseLeasesSQL, pids); err != nil {

@@ -32,7 +32,7 @@ func (s *Server) accountView(r *http.Request) (templates.Account, error) {
 			return templates.Account{}, err
 		}
 	}
-	return templates.Account{Admin: a, Tokens: tokens, Sessions: sessions, Admins: admins}, nil
+	return templates.Account{Admin: a, Tokens: tokens, Sessions: sessions, Admins: admins, Can: canFrom(r.Context())}, nil
 }
 
 // account shows the admin's API tokens and sessions, and every admin

@@ -30,7 +30,7 @@ func (s *Server) studyPage(r *http.Request, st study.Study) (templates.StudyPage
 			ps[i].ExternalID = ""
 		}
 	}
-	v := templates.StudyPage{Study: st, Stats: stats, Participants: ps, PublicURL: s.publicURL("/s/" + st.Slug)}
+	v := templates.StudyPage{Study: st, Stats: stats, Participants: ps, PublicURL: s.publicURL("/s/" + st.Slug), Can: canFrom(r.Context())}
 	v.Recruit = st.Platform.RecruitLinks(v.PublicURL)
 	if v.Designs, err = s.store.DesignStatuses(r.Context(), st); err != nil {
 		return templates.StudyPage{}, err

@@ -53,7 +53,7 @@ func dashboardParamsOf(q url.Values) dashboardParams {
 // advanced past the answers added since the last load; the decoded results
 // and their plots from s.dash while the run is the same.
 func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashboardParams) (templates.DashboardPage, error) {
-	v := templates.DashboardPage{Study: st, Methods: embed.MethodNames(), Notice: p.notice, PeoplePage: p.peoplePage}
+	v := templates.DashboardPage{Study: st, Methods: embed.MethodNames(), Notice: p.notice, PeoplePage: p.peoplePage, Can: canFrom(ctx)}
 	v.JobsEnabled = s.cfg.Jobs != nil
 	ver, err := s.store.DashboardVersion(ctx, st.ID)
 	if err != nil {

@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 
-	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
 )
 
@@ -27,8 +26,8 @@ func (s *Server) peopleView(r *http.Request) (templates.People, error) {
 	if err != nil {
 		return templates.People{}, err
 	}
-	v := templates.People{Study: st, Members: ms, Owner: roleFrom(r.Context()) >= study.RoleOwner}
-	if v.Owner {
+	v := templates.People{Study: st, Members: ms, Can: canFrom(r.Context())}
+	if v.Can.Do("POST /admin/studies/{slug}/people") {
 		if v.Invitations, err = s.accounts.PendingInvitations(r.Context(), st.ID); err != nil {
 			return templates.People{}, err
 		}

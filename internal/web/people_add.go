@@ -21,10 +21,15 @@ func (s *Server) addPerson(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	email := r.PostForm.Get("email")
-	link, err := s.grantByEmail(r, v.Study, email, r.PostForm.Get("role"))
+	link, inv, err := s.grantByEmail(r, v.Study, email, r.PostForm.Get("role"))
 	switch collect.KindOf(err) {
 	case 0:
 		v.Added, v.InviteLink = email, link
+		if link != "" && s.cfg.Mailer != nil {
+			// After the invitation's commit: a slow or failing mail
+			// server holds no lock and undoes nothing.
+			v.Mailed, v.MailError = s.mailInvitation(r, v.Study, inv, link)
+		}
 	case study.KindInvalid, study.KindConflict, study.KindNotFound:
 		v.Error, v.Email = userMessage(err), email
 		if v, err = s.refreshedPeople(r, v); err != nil {
@@ -41,26 +46,26 @@ func (s *Server) addPerson(w http.ResponseWriter, r *http.Request) error {
 }
 
 // grantByEmail gives the account with the e-mail the named role, or, when
-// no account has the e-mail, invites it: the invitation link is returned
-// for the owner to pass on (no e-mail is sent).
-func (s *Server) grantByEmail(r *http.Request, st study.Study, email, roleName string) (string, error) {
+// no account has the e-mail, invites it: the invitation and its link are
+// returned for the owner to pass on (and for the caller to mail).
+func (s *Server) grantByEmail(r *http.Request, st study.Study, email, roleName string) (string, study.Invitation, error) {
 	role, err := study.ParseRole(roleName)
 	if err != nil {
-		return "", err
+		return "", study.Invitation{}, err
 	}
 	by := adminFrom(r.Context()).ID
 	a, err := s.accounts.AdminByEmail(r.Context(), email)
 	if collect.KindOf(err) == study.KindNotFound {
-		plain, _, err := s.accounts.Invite(r.Context(), st.ID, email, role, by)
+		plain, inv, err := s.accounts.Invite(r.Context(), st.ID, email, role, by)
 		if err != nil {
-			return "", err
+			return "", study.Invitation{}, err
 		}
-		return s.publicURL("/invite/" + plain), nil
+		return s.publicURL("/invite/" + plain), inv, nil
 	}
 	if err != nil {
-		return "", err
+		return "", study.Invitation{}, err
 	}
-	return "", s.accounts.GrantRole(r.Context(), st.ID, a.ID, role, by)
+	return "", study.Invitation{}, s.accounts.GrantRole(r.Context(), st.ID, a.ID, role, by)
 }
 
 // refreshedPeople is v with the study's members read again.

@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/closer-lab/closer/internal/study"
+	"github.com/closer-lab/closer/templates"
 )
 
 // need is what a route asks of the request's account (issue 30).
@@ -108,6 +109,39 @@ var routeNeeds = map[string]need{
 	"POST /admin/studies/{slug}/people/{account}/remove": needOwner,
 }
 
+// studyRoleNeeded is the least role in a study each study need asks.
+var studyRoleNeeded = map[need]study.Role{needViewer: study.RoleViewer, needEditor: study.RoleEditor, needOwner: study.RoleOwner}
+
+// permits reports whether account a, holding role in the route's study
+// (RoleNone on a route without one), may use a route that needs n. It is
+// authorize's decision, and the pages' (canFrom): a page offers an action
+// exactly when its click would be allowed.
+func permits(n need, a study.Admin, role study.Role) bool {
+	switch n {
+	case needPublic:
+		return true
+	case needAccount:
+		return a.ID != 0
+	case needSiteAdmin:
+		return a.ID != 0 && a.SiteAdmin
+	}
+	want, ok := studyRoleNeeded[n]
+	return ok && a.ID != 0 && role >= want
+}
+
+// canFrom says, for the pages of the request, which routes (as written in
+// routeNeeds, "POST /admin/studies/{slug}/delete") its account may use in
+// the request's study: the view models' Can, so that a page shows only the
+// buttons, forms and links its viewer's role allows. A route routeNeeds
+// does not declare is never offered.
+func canFrom(ctx context.Context) templates.Can {
+	a, role := adminFrom(ctx), roleFrom(ctx)
+	return func(route string) bool {
+		n, ok := routeNeeds[route]
+		return ok && permits(n, a, role)
+	}
+}
+
 type roleKey struct{}
 
 // access is what authorize found the request may do in its study.
@@ -159,7 +193,7 @@ func (s *Server) authorized(r *http.Request, next http.Handler, w http.ResponseW
 		s.serveAudited(w, r, next, study.Study{})
 		return nil
 	case needSiteAdmin:
-		if !a.SiteAdmin {
+		if !permits(n, a, study.RoleNone) {
 			return &httpError{status: http.StatusForbidden, msg: "only a site administrator may do this"}
 		}
 		s.serveAudited(w, r, next, study.Study{})
@@ -180,8 +214,7 @@ func (s *Server) authorized(r *http.Request, next http.Handler, w http.ResponseW
 	if err := tok.refuse(st.ID, n); err != nil {
 		return err
 	}
-	want := map[need]study.Role{needViewer: study.RoleViewer, needEditor: study.RoleEditor, needOwner: study.RoleOwner}[n]
-	if role < want {
+	if !permits(n, a, role) {
 		return &httpError{status: http.StatusForbidden, msg: "your role in this study (" + role.String() + ") does not allow this; ask its owner"}
 	}
 	ctx := context.WithValue(r.Context(), roleKey{}, access{role: role, identifying: tok.identifying(role)})

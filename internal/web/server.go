@@ -19,6 +19,7 @@ import (
 	"github.com/closer-lab/closer/internal/account"
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/i18n"
+	"github.com/closer-lab/closer/internal/mailer"
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/store"
 	"github.com/closer-lab/closer/internal/study"
@@ -96,6 +97,10 @@ type Config struct {
 	// (oidc.go); NoPasswordLogin then switches the password login off.
 	OIDC            *OIDCConfig
 	NoPasswordLogin bool
+	// Mailer, when set, e-mails invitations (invite_mail.go); without it
+	// the people page shows the link for the owner to pass on, as it
+	// always does.
+	Mailer *mailer.Mailer
 	// MTurkTestOrigins are, for tests only, local stand-ins for MTurk
 	// (origins such as http://localhost:8081): accepted as an MTurk
 	// link's turkSubmitTo and allowed to frame MTurk studies' pages

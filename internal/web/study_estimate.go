@@ -45,7 +45,7 @@ func (s *Server) estimateView(ctx context.Context, st study.Study, items, answer
 		return nil, err
 	}
 	c := pc.Costs
-	v := &templates.EstimateView{Slug: st.Slug, PayPerHour: strconv.FormatFloat(c.PayPerHour, 'f', -1, 64), Currency: c.Currency,
+	v := &templates.EstimateView{Slug: st.Slug, Can: canFrom(ctx), PayPerHour: strconv.FormatFloat(c.PayPerHour, 'f', -1, 64), Currency: c.Currency,
 		Seconds: strconv.FormatFloat(c.SecondsPerQuestion, 'f', -1, 64), WrongPct: strconv.FormatFloat(100*defaultWrong, 'f', -1, 64),
 		Opened: answers > 0}
 	_, how := pc.answersCost(1)
