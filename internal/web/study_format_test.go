@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/study"
 )
@@ -21,6 +22,7 @@ func TestFormatSetting(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	a := newApp(t)
+	collect.RegisterDesigns(a.store)
 	c := a.admin()
 	form := func(slug, format string) url.Values {
 		return url.Values{"slug": {slug}, "title": {"Format"}, "status": {"open"}, "design": {"random"},
