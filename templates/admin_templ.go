@@ -1127,7 +1127,7 @@ func formatSettings(format string, frozen bool) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 108, "<p class=\"muted\">Landmark, basis and active designs ask triplets only: an odd-one-out or rank study uses the random design (arms too), without repeat trials. Its catch trials are the format's own: one item shown twice beside another (odd-one-out: the other is the answer), or the query among the references (rank: it must be chosen first). The format cannot change once a question was issued.</p></fieldset>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 108, "<p class=\"muted\">Landmark and basis designs ask triplets only: an odd-one-out or rank study uses the random or the active design (arms too). Its active design chooses the trials the current fit is least sure of (the uncertainty score under t-STE; information gain and CKL are triplet-only). Its catch trials are the format's own: one item shown twice beside another (odd-one-out: the other is the answer), or the query among the references (rank: it must be chosen first). Its repeat trials show the participant's own trial again, the items in a fresh order, consistent when the first choice is the same. The format cannot change once a question was issued.</p></fieldset>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

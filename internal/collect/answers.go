@@ -282,6 +282,9 @@ func (a *answering) checkTrial() error {
 	if a.qDesign == study.DesignCatch {
 		return a.checkFormatCatch()
 	}
+	if a.qDesign == study.DesignRepeat {
+		return a.checkFormatRepeat()
+	}
 	var err error
 	switch a.st.Format.Format {
 	case study.FormatOddOneOut:
@@ -336,6 +339,36 @@ func (a *answering) checkFormatCatch() error {
 	if err != nil {
 		return err
 	}
+	a.catchCorrect, a.in.Closer = &ok, a.in.Choices[0]
+	a.t = triplet.Triplet{Anchor: a.anchor, Closer: a.left, Farther: a.right}
+	return nil
+}
+
+// checkFormatRepeat judges the answer to an odd-one-out or rank repeat
+// trial (the participant's own earlier trial, its items in a fresh
+// order): checked as any trial's answer, consistent when its first choice
+// is the earlier answer's (expected: the same odd one; the same most
+// similar reference). Like a triplet's repeat it derives no triplet and
+// is stored as a trial answer with its first choice and whether it
+// agreed.
+func (a *answering) checkFormatRepeat() error {
+	var err error
+	switch {
+	case a.st.Format.Format == study.FormatOddOneOut && len(a.options) == 3:
+		_, err = trial.CheckOddOneOut([3]int(a.options), a.in.Choices)
+	case a.st.Format.Format == study.FormatRank:
+		_, err = trial.RankAnswer(a.anchor, a.options, a.st.Format.Rank.K, a.in.Choices)
+	default:
+		return fmt.Errorf("repeat question %s shows %d items, its study asks %s questions", a.in.QuestionID, len(a.options), a.st.Format)
+	}
+	var refused *trial.AnswerError
+	if errors.As(err, &refused) {
+		return study.Errorf(study.KindInvalid, "%s", refused.Reason)
+	}
+	if err != nil {
+		return err
+	}
+	ok := a.expected != nil && a.in.Choices[0] == *a.expected
 	a.catchCorrect, a.in.Closer = &ok, a.in.Choices[0]
 	a.t = triplet.Triplet{Anchor: a.anchor, Closer: a.left, Farther: a.right}
 	return nil
@@ -428,6 +461,13 @@ func (a *answering) queueWrites(b *pgx.Batch, _ string) {
 		queueVotes(b, st.ID, votes)
 	}
 	if a.record != nil {
+		if a.derived != nil {
+			// A trial's design (the active design of an odd-one-out or rank
+			// study) counts the trial by its key, the three items its pool
+			// row and lease hold (anchor, left, right), not by the first
+			// triplet it derives: the fit reads the answers themselves.
+			t = triplet.Triplet{Anchor: a.anchor, Closer: a.left, Farther: a.right}
+		}
 		b.Queue(inboxSQL, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, st.Arm)
 	}
 }

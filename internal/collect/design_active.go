@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -45,6 +46,9 @@ type ActiveArm struct {
 	Name string
 	// Config is the arm's settings.
 	Config study.DesignConfig
+	// Format is the study's question format: an odd-one-out or rank
+	// study's pool is a pool of trials (ApplyTrialPool).
+	Format study.StudyFormat
 	// State is the arm's design as stored, restored from PostgreSQL: a
 	// copy of its own, independent of every cache, safe to call NextPool
 	// on (or anything else). nil when the arm has no state yet (its first
@@ -64,8 +68,9 @@ func (s *Store) ActiveArms(ctx context.Context, studyID int64) ([]ActiveArm, err
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var st study.Study
 		var raw []byte
-		err := tx.QueryRow(ctx, `SELECT design, design_config, arms FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).
-			Scan(&st.Design, &raw, &st.Arms)
+		var format string
+		err := tx.QueryRow(ctx, `SELECT design, design_config, arms, format FROM studies WHERE id = $1 AND deleted_at IS NULL`, studyID).
+			Scan(&st.Design, &raw, &st.Arms, &format)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return study.NotFound("study")
 		}
@@ -80,7 +85,7 @@ func (s *Store) ActiveArms(ctx context.Context, studyID int64) ([]ActiveArm, err
 			if a.Design != study.DesignActive {
 				continue
 			}
-			aa := ActiveArm{Arm: i, Name: a.Name, Config: a.Config}
+			aa := ActiveArm{Arm: i, Name: a.Name, Config: a.Config, Format: study.MustStudyFormat(format)}
 			d, row, err := s.storedState(ctx, tx, armKey{studyID, i})
 			switch {
 			case KindOf(err) == study.KindNotFound:
@@ -122,14 +127,77 @@ func (s *Store) ApplyActivePool(ctx context.Context, studyID int64, arm int, qs 
 	if !ok {
 		return errors.New("apply active pool: the active design is not registered")
 	}
-	if err := ds.applyPool(ctx, armKey{studyID, arm}, qs); err != nil {
+	if err := ds.applyPool(ctx, armKey{studyID, arm}, qs, nil); err != nil {
 		return fmt.Errorf("apply active pool: %w", err)
 	}
 	return nil
 }
 
-// applyPool is ApplyActivePool's transaction.
-func (ds *DesignScheduler) applyPool(ctx context.Context, key armKey, qs []active.Question) error {
+// ApplyTrialPool is ApplyActivePool for an odd-one-out or rank study
+// (issue 27): qs[i] is a trial by its key (its anchor, j and k, the three
+// items questions_comparison_once and the leases know it by) and
+// options[i] the items it shows, all of one length (odd-one-out: its
+// three items; rank: the N references of the query qs[i].Key.Anchor,
+// j and k among them). The pool rows hold the items (design_pool.options)
+// and a claim shows them in a fresh random order. A trial whose items are
+// not distinct, do not hold its key, or differ in number from the others
+// is refused and changes nothing.
+func (s *Store) ApplyTrialPool(ctx context.Context, studyID int64, arm int, qs []active.Question, options [][]int) error {
+	ds, ok := s.designs[study.DesignActive]
+	if !ok {
+		return errors.New("apply trial pool: the active design is not registered")
+	}
+	if len(options) != len(qs) {
+		return fmt.Errorf("apply trial pool: %d trials with %d sets of items", len(qs), len(options))
+	}
+	for i, o := range options {
+		k := qs[i].Key
+		inRank := slices.Contains(o, k.J) && slices.Contains(o, k.K) && !slices.Contains(o, k.Anchor)
+		inOdd := len(o) == 3 && slices.Contains(o, k.Anchor) && slices.Contains(o, k.J) && slices.Contains(o, k.K)
+		if len(o) < 3 || len(o) != len(options[0]) || (!inRank && !inOdd) || hasDuplicate(o) {
+			return fmt.Errorf("apply trial pool: trial %d (%d; %d, %d) shows %v", i, k.Anchor, k.J, k.K, o)
+		}
+	}
+	if err := ds.applyPool(ctx, armKey{studyID, arm}, qs, options); err != nil {
+		return fmt.Errorf("apply trial pool: %w", err)
+	}
+	return nil
+}
+
+// hasDuplicate reports whether xs holds a value twice.
+func hasDuplicate(xs []int) bool {
+	for i, x := range xs {
+		if slices.Contains(xs[i+1:], x) {
+			return true
+		}
+	}
+	return false
+}
+
+// poolOptionsSQL stores the items of the trials of arm $2's pool: trial i
+// (from 1) is (anchor $3[i]; $4[i], $5[i]) and shows the $7 items
+// $6[(i-1)·$7 + 1 .. i·$7].
+const poolOptionsSQL = `
+	UPDATE design_pool p SET options = ($6::int[])[((u.i::int - 1) * $7::int + 1):(u.i::int * $7::int)]
+	FROM unnest($3::int[], $4::int[], $5::int[]) WITH ORDINALITY AS u(a, j, k, i)
+	WHERE p.study_id = $1 AND p.arm = $2 AND p.anchor = u.a AND p.j = u.j AND p.k = u.k`
+
+// poolOptionsArgs are poolOptionsSQL's arguments for qs and their items.
+func poolOptionsArgs(key armKey, qs []active.Question, options [][]int) []any {
+	as, js, ks := make([]int32, len(qs)), make([]int32, len(qs)), make([]int32, len(qs))
+	flat := make([]int32, 0, len(qs)*len(options[0]))
+	for i, q := range qs {
+		as[i], js[i], ks[i] = int32(q.Key.Anchor), int32(q.Key.J), int32(q.Key.K)
+		for _, o := range options[i] {
+			flat = append(flat, int32(o))
+		}
+	}
+	return []any{key.study, key.arm, as, js, ks, flat, len(options[0])}
+}
+
+// applyPool is ApplyActivePool's transaction (and ApplyTrialPool's, with
+// the trials' items: options, nil for triplets).
+func (ds *DesignScheduler) applyPool(ctx context.Context, key armKey, qs []active.Question, options [][]int) error {
 	ds.stats.steps.Add(1)
 	tx, err := ds.db.Begin(ctx)
 	if err != nil {
@@ -185,6 +253,9 @@ func (ds *DesignScheduler) applyPool(ctx context.Context, key armKey, qs []activ
 	if len(drop) > 0 {
 		b.Queue(poolDropSQL, poolDropArgs(key, drop)...)
 	}
+	if len(options) > 0 {
+		b.Queue(poolOptionsSQL, poolOptionsArgs(key, qs, options)...)
+	}
 	deleted := map[triplet.Key]bool{}
 	br := tx.SendBatch(ctx, b)
 	err = func() error {
@@ -197,7 +268,13 @@ func (ds *DesignScheduler) applyPool(ctx context.Context, key armKey, qs []activ
 			}
 		}
 		if len(drop) > 0 {
-			return scanKeys(br, func(k triplet.Key) { deleted[k] = true })
+			if err := scanKeys(br, func(k triplet.Key) { deleted[k] = true }); err != nil {
+				return err
+			}
+		}
+		if len(options) > 0 {
+			_, err := br.Exec()
+			return err
 		}
 		return nil
 	}()

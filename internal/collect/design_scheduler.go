@@ -322,9 +322,27 @@ const noCap = 1 << 30
 // PostgreSQL otherwise made it an anti join that read every question of
 // the participant first (up to their 50, 34–42 buffers against 11, 0.45
 // against 0.16 ms a claim, measured on a crowd's pool).
-func claimWith(ret string, picks ...pick) string {
+func claimWith(ret string, picks ...pick) string { return claimStatement(false, ret, picks...) }
+
+// trialClaimWith is claimWith for a study of another format than the
+// triplet (issue 27): it takes only rows that hold their trial's items
+// (design_pool.options) and issues the question on them in a fresh random
+// order (so that two participants given one trial see it differently
+// arranged, as random trials are); it returns the items shown after the
+// row's column ret.
+func trialClaimWith(ret string, picks ...pick) string { return claimStatement(true, ret, picks...) }
+
+// shuffledOptions is the expression of a trial's items, from the claimed
+// row c, in a random order.
+const shuffledOptions = `(SELECT array_agg(o ORDER BY random()) FROM unnest(c.options) o)`
+
+// claimStatement is claimWith (trial false) or trialClaimWith.
+func claimStatement(trial bool, ret string, picks ...pick) string {
 	var with, union strings.Builder
 	for i, p := range picks {
+		if trial {
+			p.cond += ` AND x.options IS NOT NULL`
+		}
 		fmt.Fprintf(&with, `
 		s%d AS (
 			SELECT x.anchor, x.j, x.k FROM design_pool x
@@ -337,6 +355,23 @@ func claimWith(ret string, picks ...pick) string {
 			union.WriteString(" UNION ALL ")
 		}
 		fmt.Fprintf(&union, "SELECT * FROM s%d", i)
+	}
+	if trial {
+		return `
+		WITH` + with.String() + `
+		slot AS (` + union.String() + ` LIMIT 1),
+		c AS (
+			UPDATE design_pool p SET taken = p.taken + 1
+			FROM slot WHERE p.study_id = $1 AND p.arm = $7 AND p.anchor = slot.anchor AND p.j = slot.j AND p.k = slot.k
+			RETURNING p.anchor, p.j, p.k, p.band, p.taken, p.options),
+		l AS (
+			INSERT INTO design_leases (participant_id, anchor, j, k, study_id, arm, expires_at)
+			SELECT $2, anchor, j, k, $1, $7, now() + make_interval(secs => $3) FROM c),
+		q AS (
+			INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, options)
+			SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6, ` + shuffledOptions + ` FROM c
+			RETURNING anchor, left_idx, right_idx, issued_at, options)
+		SELECT q.anchor, q.left_idx, q.right_idx, q.issued_at, c.` + ret + `, q.options FROM q, c`
 	}
 	return `
 		WITH` + with.String() + `
@@ -381,6 +416,16 @@ var (
 	claimFirstSQL = claimWith(`band`,
 		pick{firstBand + ` AND x.prio >= $9 AND x.taken < least(x.wanted, $8::int)`, `x.prio`},
 		pick{firstBand + ` AND x.prio < $9 AND x.taken < least(x.wanted, $8::int)`, `x.prio`})
+	// trialClaimBandSQL and trialClaimFirstSQL are claimBandSQL and
+	// claimFirstSQL for an active odd-one-out or rank study
+	// (trialClaimWith; the designs that spread, landmark's, ask triplets
+	// only, so claimAnySQL has none).
+	trialClaimBandSQL = trialClaimWith(`band`,
+		pick{`x.band = $9 AND x.prio >= $10 AND x.taken < least(x.wanted, $8::int)`, `x.prio`},
+		pick{`x.band = $9 AND x.prio < $10 AND x.taken < least(x.wanted, $8::int)`, `x.prio`})
+	trialClaimFirstSQL = trialClaimWith(`band`,
+		pick{firstBand + ` AND x.prio >= $9 AND x.taken < least(x.wanted, $8::int)`, `x.prio`},
+		pick{firstBand + ` AND x.prio < $9 AND x.taken < least(x.wanted, $8::int)`, `x.prio`})
 	// claimAnySQL claims in any band, in order, a comparison with fewer
 	// than $8 leases out (the arm's level), else one with fewer than $8 +
 	// 1, else one with fewer leases out than answers wanted: for a
@@ -419,15 +464,35 @@ const (
 		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
 		SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6 FROM c
 		RETURNING anchor, left_idx, right_idx, issued_at, 0`
+	// trialTakeOverSQL is takeOverSQL for an active odd-one-out or rank
+	// study: the trial's items come from its pool row, shown in a fresh
+	// random order (trialClaimWith).
+	trialTakeOverSQL = `
+		WITH slot AS (
+			SELECT x.participant_id, x.anchor, x.j, x.k, p.options FROM design_leases x
+			JOIN design_pool p ON p.study_id = $1 AND p.arm = $7 AND p.anchor = x.anchor AND p.j = x.j AND p.k = x.k
+			WHERE x.study_id = $1 AND x.arm = $7 AND x.expires_at <= now() AND p.wanted > 0 AND p.options IS NOT NULL
+				AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.participant_id = $2 AND q.anchor = x.anchor
+					AND least(q.left_idx, q.right_idx) = x.j AND greatest(q.left_idx, q.right_idx) = x.k
+					AND q.design NOT IN ('import', 'repeat'))
+			ORDER BY x.expires_at LIMIT 1 FOR UPDATE OF x SKIP LOCKED),
+		c AS (
+			UPDATE design_leases d SET participant_id = $2, leased_at = now(), expires_at = now() + make_interval(secs => $3)
+			FROM slot WHERE d.participant_id = slot.participant_id AND d.anchor = slot.anchor AND d.j = slot.j AND d.k = slot.k
+			RETURNING d.anchor, d.j, d.k, slot.options)
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, options)
+		SELECT $4, $1, $2, anchor, CASE WHEN $5 THEN k ELSE j END, CASE WHEN $5 THEN j ELSE k END, $6, ` + shuffledOptions + ` FROM c
+		RETURNING anchor, left_idx, right_idx, issued_at, 0, options`
 	stateExistsSQL = `SELECT EXISTS (SELECT 1 FROM design_states WHERE study_id = $1 AND arm = $2)`
 	// insertWarmupSQL issues question $1 to participant $3 of study $2 on
 	// a random comparison as a warm-up question of the active design of
 	// arm $7 ('active': the design records its answer), if the design has
 	// recorded fewer answers than its warm-up takes; nothing otherwise, or
-	// when the participant had this comparison.
+	// when the participant had this comparison. $8: a trial's items shown
+	// (NULL: a triplet).
 	insertWarmupSQL = `
-		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
-		SELECT $1, $2, $3, $4, $5, $6, 'active' FROM design_states d
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, options)
+		SELECT $1, $2, $3, $4, $5, $6, 'active', $8::int[] FROM design_states d
 		WHERE d.study_id = $2 AND d.arm = $7 AND d.version < (d.progress -> 'active' ->> 'warmup')::bigint
 		ON CONFLICT DO NOTHING RETURNING issued_at`
 	// insertActiveFallbackSQL issues question $1 to participant $3 of
@@ -436,10 +501,11 @@ const (
 	// design ('active', whose answer the design records) while the design
 	// has recorded fewer answers than its warm-up takes, else as
 	// random-fallback. Nothing when the participant had this comparison.
+	// $8: a trial's items shown (NULL: a triplet).
 	insertActiveFallbackSQL = `
-		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design)
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, options)
 		VALUES ($1, $2, $3, $4, $5, $6, coalesce((SELECT 'active' FROM design_states d WHERE d.study_id = $2 AND d.arm = $7
-			AND d.version < (d.progress -> 'active' ->> 'warmup')::bigint), 'random-fallback'))
+			AND d.version < (d.progress -> 'active' ->> 'warmup')::bigint), 'random-fallback'), $8::int[])
 		ON CONFLICT DO NOTHING RETURNING issued_at, design`
 )
 
@@ -453,6 +519,27 @@ type claim struct {
 	// exact: the claim returns the leases out on its comparison in place
 	// of the band (claimAnySQL), a level to raise the arm's to.
 	exact bool
+	// format, when not the triplet, is the study's format: the claim is a
+	// trial's (trialClaimWith), which returns the items shown too.
+	format study.StudyFormat
+}
+
+// forFormat makes cl the claim of a trial of format f (its statement the
+// trial variant of cl's), when f is not the triplet.
+func (cl claim) forFormat(f study.StudyFormat) claim {
+	if f.Format == study.FormatTriplet || f.Format == "" {
+		return cl
+	}
+	cl.format = f
+	switch cl.sql {
+	case claimBandSQL:
+		cl.sql = trialClaimBandSQL
+	case claimFirstSQL:
+		cl.sql = trialClaimFirstSQL
+	case takeOverSQL:
+		cl.sql = trialTakeOverSQL
+	}
+	return cl
 }
 
 // likelyClaim is the claim a question tries first: in the band this
@@ -466,9 +553,9 @@ func (ds *DesignScheduler) likelyClaim(st studyState, participantID int64, answe
 	band, known := ds.bands[key]
 	ds.mu.Unlock()
 	if known {
-		return claim{sql: claimBandSQL, args: append(base, band, start), bandHint: true}
+		return claim{sql: claimBandSQL, args: append(base, band, start), bandHint: true}.forFormat(st.Format)
 	}
-	return claim{sql: claimFirstSQL, args: append(base, start), bandHint: true}
+	return claim{sql: claimFirstSQL, args: append(base, start), bandHint: true}.forFormat(st.Format)
 }
 
 // leaseFor is how long a question of study st holds its comparison:
@@ -486,7 +573,13 @@ func (ds *DesignScheduler) read(cl claim, key armKey, r pgx.Row) (study.Comparis
 	c := study.Comparison{Design: ds.name}
 	var issued time.Time
 	var band int32 // or the level (cl.exact)
-	err := r.Scan(&c.Anchor, &c.Left, &c.Right, &issued, &band)
+	var err error
+	if cl.format.Format != "" {
+		c.Format, c.Choose = cl.format.Format, cl.format.Choices()
+		err = r.Scan(&c.Anchor, &c.Left, &c.Right, &issued, &band, &c.Options)
+	} else {
+		err = r.Scan(&c.Anchor, &c.Left, &c.Right, &issued, &band)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return study.Comparison{}, time.Time{}, false, nil
 	}
@@ -538,8 +631,11 @@ func (ds *DesignScheduler) takeOver(ctx context.Context, tx pgx.Tx, st studyStat
 		tries = []claim{{sql: claimFirstSQL, args: append(append([]any{}, base...), noCap, int64(0)), bandHint: true}}
 	}
 	tries = append(tries, claim{sql: takeOverSQL, args: base})
+	for i := range tries {
+		tries[i] = tries[i].forFormat(st.Format)
+	}
 	for _, cl := range tries {
-		if cl.sql == takeOverSQL {
+		if cl.sql == takeOverSQL || cl.sql == trialTakeOverSQL {
 			// Every claim found the pool without a free slot.
 			ds.markFull(key)
 		}

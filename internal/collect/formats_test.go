@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -354,4 +355,87 @@ func TestFormatCatchTrials(t *testing.T) {
 	}
 	checkVotes(t, s, odd.ID, nil)
 	checkVotes(t, s, rank.ID, nil)
+}
+
+// TestFormatRepeatTrials: an odd-one-out and a rank study with a repeat
+// trial at question 3 (issue 27) ask the participant one of their own two
+// earlier trials again: the same query and the same items (in an order
+// of its own), answered with the format's checks (a bad answer refused
+// with the reason, nothing stored), stored as a trial answer that derives
+// no triplet and is consistent exactly when its first choice is the
+// earlier answer's (odd-one-out: the same odd one; rank: the same most
+// similar reference).
+func TestFormatRepeatTrials(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := pgtest.NewDB(t)
+	s := New(pool)
+	repeatThird := study.QualityControl{RepeatAt: []int{3}}
+	for _, format := range []string{"odd-one-out", "rank:4:2"} {
+		st := formatStudy(t, s, "rep-"+strings.ReplaceAll(format, ":", "-"), format, 8, 3, repeatThird)
+		for _, consistent := range []bool{true, false} {
+			p, _, err := s.CreateParticipant(ctx, st.ID, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			earlier := map[string][]int{} // sorted items (rank: the query first) → choices
+			key := func(q *study.Question) string {
+				items := slices.Clone(q.OptionIndices())
+				slices.Sort(items)
+				if q.Format == study.FormatRank {
+					items = append([]int{q.Anchor.Index}, items...)
+				}
+				return fmt.Sprint(items)
+			}
+			for i := range 2 {
+				pr, err := s.Next(ctx, p.ID)
+				if err != nil || pr.Question == nil || pr.Question.Design == study.DesignRepeat {
+					t.Fatalf("question %d: %+v, %v", i+1, pr.Question, err)
+				}
+				q := pr.Question
+				choices := q.OptionIndices()[:q.Choose]
+				if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Choices: choices}); err != nil {
+					t.Fatal(err)
+				}
+				earlier[key(q)] = slices.Clone(choices)
+			}
+			pr, err := s.Next(ctx, p.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := pr.Question
+			before, ok := earlier[key(q)]
+			if q.Design != study.DesignRepeat || !ok || q.Format != study.MustStudyFormat(format).Format || q.Choose != len(before) {
+				t.Fatalf("%s: question 3 is %+v; want a repeat of one of %v", format, q, earlier)
+			}
+			// A bad answer is refused and stores nothing.
+			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Choices: []int{before[0], before[0]}}); KindOf(err) != study.KindInvalid {
+				t.Fatalf("%s: a repeated choice: %v", format, err)
+			}
+			choices := slices.Clone(before)
+			if !consistent {
+				for _, o := range q.OptionIndices() {
+					if !slices.Contains(before, o) {
+						choices[0] = o
+						break
+					}
+				}
+			}
+			if _, err := s.Answer(ctx, p.ID, study.AnswerInput{QuestionID: q.ID, Choices: choices}); err != nil {
+				t.Fatal(err)
+			}
+			var correct *bool
+			var closer int
+			if err := pool.QueryRow(ctx, `SELECT correct, closer FROM trial_answers WHERE question_id = $1`, q.ID).Scan(&correct, &closer); err != nil {
+				t.Fatal(err)
+			}
+			if correct == nil || *correct != consistent || closer != choices[0] {
+				t.Fatalf("%s: repeat answered %v after %v: correct %v, closer %d; want %v", format, choices, before, correct, closer, consistent)
+			}
+			var answers int
+			if err := pool.QueryRow(ctx, `SELECT count(*) FROM answers WHERE participant_id = $1`, p.ID).Scan(&answers); err != nil || answers != 2 {
+				t.Fatalf("%s: %d answers (the repeat derives none), %v", format, answers, err)
+			}
+		}
+	}
 }

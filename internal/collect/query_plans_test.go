@@ -255,8 +255,8 @@ func hotQueries(fx planFixture) []planCase {
 		{"takeOver/large", takeOverSQL, []any{large, fx.largePart, 120.0, "q-new", true, "landmark-k1", 0}},
 		{"stateExists/large", stateExistsSQL, []any{large, 0}},
 		{"poolLoad/live", poolLoadSQL, []any{live, 0}},
-		{"insertActiveFallback/live", insertActiveFallbackSQL, []any{"q-new", live, fx.livePart, 0, 1, 2, 0}},
-		{"insertWarmup/live", insertWarmupSQL, []any{"q-new", live, fx.livePart, 0, 1, 2, 0}},
+		{"insertActiveFallback/live", insertActiveFallbackSQL, []any{"q-new", live, fx.livePart, 0, 1, 2, 0, nil}},
+		{"insertWarmup/live", insertWarmupSQL, []any{"q-new", live, fx.livePart, 0, 1, 2, 0, nil}},
 		// The writer.
 		{"lockDesignState/large", lockDesignStateSQL, []any{large, 0}},
 		{"eventRev/large", eventRevSQL, []any{large, 0, int64(1000)}},

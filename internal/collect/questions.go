@@ -127,6 +127,21 @@ const (
 				AND r.anchor = q.anchor AND r.left_idx = q.right_idx AND r.right_idx = q.left_idx)
 		ORDER BY md5(q.id || $4::text) LIMIT 1
 		RETURNING anchor, left_idx, right_idx, issued_at`
+	// insertFormatRepeatSQL is insertRepeatSQL for an odd-one-out or rank
+	// study (issue 27): the participant's own earlier trial, its items in
+	// a fresh random order; expected is the first choice of their answer
+	// (the odd one; the most similar reference), the one a consistent
+	// participant makes again.
+	insertFormatRepeatSQL = `
+		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, expected, options)
+		SELECT $1, $2, $3, q.anchor, q.right_idx, q.left_idx, 'repeat', a.choices[1],
+			(SELECT array_agg(o ORDER BY random()) FROM unnest(q.options) o)
+		FROM questions q JOIN answers a ON a.question_id = q.id
+		WHERE q.participant_id = $3 AND q.design NOT IN ('import', 'catch', 'repeat') AND q.options IS NOT NULL AND a.choices IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM questions r WHERE r.participant_id = $3 AND r.design = 'repeat'
+				AND r.anchor = q.anchor AND r.left_idx = q.right_idx AND r.right_idx = q.left_idx)
+		ORDER BY md5(q.id || $4::text) LIMIT 1
+		RETURNING anchor, left_idx, right_idx, issued_at, options`
 	// holdQuestionSQL makes question $2 the participant's open question
 	// (none if it was not inserted).
 	holdQuestionSQL = `UPDATE participants SET open_question = (SELECT id FROM questions WHERE id = $2) WHERE id = $1`
@@ -354,9 +369,12 @@ type issuePlan struct {
 	id     string
 	random study.Comparison // the drawn comparison (random design, or a design's fallback: random.Design)
 	trial  string           // DesignCatch or DesignRepeat: the statement returns the comparison
-	claim  *claim           // a design's claim (its statement returns the comparison)
-	design *DesignScheduler // the claim's design
-	key    armKey
+	// trialOptions: the trial's statement returns the items it shows too
+	// (an odd-one-out or rank repeat trial, insertFormatRepeatSQL).
+	trialOptions bool
+	claim        *claim           // a design's claim (its statement returns the comparison)
+	design       *DesignScheduler // the claim's design
+	key          armKey
 	// labeller, when set, is the active design whose fallback the
 	// statement labels (fallbackInsert, scanFallback).
 	labeller *DesignScheduler
@@ -380,6 +398,11 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 		return &issuePlan{id: id, trial: study.DesignCatch, sql: insertCatchSQL,
 			args: []any{id, st.ID, participantID, a, x, swap, strconv.FormatInt(participantID, 10) + "-" + strconv.Itoa(answered+1)}}
 	case study.DesignRepeat:
+		if st.Format.Format != study.FormatTriplet {
+			return &issuePlan{id: id, trial: study.DesignRepeat, sql: insertFormatRepeatSQL, trialOptions: true,
+				random: study.Comparison{Format: st.Format.Format, Choose: st.Format.Choices()},
+				args:   []any{id, st.ID, participantID, strconv.FormatInt(participantID, 10)}}
+		}
 		return &issuePlan{id: id, trial: study.DesignRepeat, sql: insertRepeatSQL,
 			args: []any{id, st.ID, participantID, strconv.FormatInt(participantID, 10)}}
 	}
@@ -410,7 +433,7 @@ func (s *Store) planIssue(st studyState, participantID int64, answered, n int) *
 		// the slow path claims from the pool).
 		c.Design = study.DesignActive
 		return &issuePlan{id: id, random: c, sql: insertWarmupSQL,
-			args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm}}
+			args: []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm, c.Options}}
 	}
 	// A design with no free slot a moment ago (seemsFull) gets its
 	// fallback question at once, as a random study does; so does an active
@@ -455,7 +478,11 @@ func (p *issuePlan) read(row pgx.Row) (c study.Comparison, issued time.Time, ok 
 		// trial the participant had) leaves the number to an ordinary
 		// question (issueSlow).
 		c = study.Comparison{Design: p.trial, Format: p.random.Format, Options: p.random.Options, Choose: p.random.Choose}
-		err = row.Scan(&c.Anchor, &c.Left, &c.Right, &issued)
+		if p.trialOptions {
+			err = row.Scan(&c.Anchor, &c.Left, &c.Right, &issued, &c.Options)
+		} else {
+			err = row.Scan(&c.Anchor, &c.Left, &c.Right, &issued)
+		}
 		if errors.Is(err, pgx.ErrNoRows) {
 			return study.Comparison{}, time.Time{}, false, nil
 		}
@@ -609,7 +636,7 @@ func (s *Store) issueSlow(ctx context.Context, tx pgx.Tx, st studyState, partici
 // labeller (warm-up or fallback) when it is not nil.
 func fallbackInsert(labeller *DesignScheduler, st studyState, participantID int64, id string, c study.Comparison) (string, []any) {
 	if labeller != nil {
-		return insertActiveFallbackSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm}
+		return insertActiveFallbackSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, st.Arm, c.Options}
 	}
 	return insertQuestionSQL, []any{id, st.ID, participantID, c.Anchor, c.Left, c.Right, c.Design, c.Options}
 }

@@ -135,6 +135,17 @@ func refreshPools(ctx context.Context, store *collect.Store, studyID int64, out,
 				}
 				x, pr.Embedding = fit.Embedding, rowsOf(fit.Embedding)
 			}
+			if aa.Format.Format != study.FormatTriplet {
+				qs, options, err := trialPool(aa, x, rs.Dim)
+				if err != nil {
+					return err
+				}
+				if err := store.ApplyTrialPool(ctx, studyID, aa.Arm, qs, options); err != nil {
+					return err
+				}
+				pr.Questions = len(qs)
+				return nil
+			}
 			qs, err := aa.State.NextPool(x, ts)
 			if err != nil {
 				return err

@@ -69,8 +69,12 @@ func MustStudyFormat(text string) StudyFormat {
 
 // CheckFormat normalises in.Format to its text form and refuses what a
 // format other than the triplet does not take yet: a design other than
-// random (landmark and basis are triplet designs, the active design
-// scores triplets), arms of such a design, and catch and repeat trials.
+// random and active (landmark and basis are triplet designs), arms of
+// such a design, the active design's triplet-only settings (the
+// information-gain score and the CKL model: such a study's trials are
+// scored by the entropy of their answer under t-STE's kernel,
+// internal/trialactive). Repeat trials show a participant's own earlier
+// trial again, its items in a fresh order.
 func CheckFormat(in *StudyInput) error {
 	f, err := ParseStudyFormat(in.Format)
 	if err != nil {
@@ -80,17 +84,24 @@ func CheckFormat(in *StudyInput) error {
 	if f.Format == FormatTriplet {
 		return nil
 	}
-	designs := []string{in.Design}
+	type named struct {
+		design string
+		config DesignConfig
+	}
+	designs := []named{{in.Design, in.DesignConfig}}
 	for _, a := range in.Arms {
-		designs = append(designs, a.Design)
+		designs = append(designs, named{a.Design, a.Config})
 	}
 	for _, d := range designs {
-		if d != DesignRandom {
-			return Errorf(KindInvalid, "the %s design asks triplets only: %s studies use the random design", d, f.Format)
+		switch {
+		case d.design != DesignRandom && d.design != DesignActive:
+			return Errorf(KindInvalid, "the %s design asks triplets only: %s studies use the random or the active design", d.design, f.Format)
+		case d.design != DesignActive:
+		case d.config.Score != "" && d.config.Score != DefaultActiveScore:
+			return Errorf(KindInvalid, "the %s score is triplet-only: the active design scores %s trials by how unsure the fit is of their answer (uncertainty)", d.config.Score, f.Format)
+		case d.config.Model != "" && d.config.Model != DefaultActiveModel:
+			return Errorf(KindInvalid, "the %s answer model is triplet-only: the active design scores %s trials under t-STE's kernel (tste)", d.config.Model, f.Format)
 		}
-	}
-	if q := in.Quality; q.RepeatPercent > 0 || len(q.RepeatAt) > 0 {
-		return Errorf(KindInvalid, "repeat trials are triplet-only for now: %s studies cannot have them", f.Format)
 	}
 	return nil
 }

@@ -8,18 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/study"
 )
 
 // TestFormatSetting: the study form stores the question format (issue
 // 27), refuses a format with a design that asks triplets only, a rank
-// size outside 2 ≤ K < N ≤ 9 and repeat trials of another format, keeps
+// size outside 2 ≤ K < N ≤ 9 and the active design's triplet-only settings, takes
+// the active design and repeat trials for every format, keeps
 // the format when a post lacks it, and freezes it at the first question.
 func TestFormatSetting(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	a := newApp(t)
+	collect.RegisterDesigns(a.store)
 	c := a.admin()
 	form := func(slug, format string) url.Values {
 		return url.Values{"slug": {slug}, "title": {"Format"}, "status": {"open"}, "design": {"random"},
@@ -44,7 +47,26 @@ func TestFormatSetting(t *testing.T) {
 	}
 	f := form("bad", "odd-one-out")
 	f.Set("design", study.DesignLandmarkK1)
-	refused(f, "/admin/studies", http.StatusUnprocessableEntity, "the landmark-k1 design asks triplets only: odd-one-out studies use the random design")
+	refused(f, "/admin/studies", http.StatusUnprocessableEntity, "the landmark-k1 design asks triplets only: odd-one-out studies use the random or the active design")
+	f = form("bad", "odd-one-out")
+	f.Set("design", study.DesignActive)
+	f.Set("score", "infogain")
+	refused(f, "/admin/studies", http.StatusUnprocessableEntity, "the infogain score is triplet-only")
+	f = form("bad", "rank")
+	f.Set("design", study.DesignActive)
+	f.Set("model", "ckl")
+	refused(f, "/admin/studies", http.StatusUnprocessableEntity, "the ckl answer model is triplet-only")
+	// The active design chooses odd-one-out and rank trials (issue 27).
+	for _, format := range []string{"odd-one-out", "rank"} {
+		f = form("active-"+format, format)
+		f.Set("design", study.DesignActive)
+		if res := a.do(c, "POST", "/admin/studies", f, nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("create an active %s study: %d %s", format, res.StatusCode, noticeRE.FindAllString(res.body, -1))
+		}
+		if st, err := a.store.StudyBySlug(ctx, "active-"+format); err != nil || st.Design != study.DesignActive {
+			t.Fatalf("active %s study: design %q, %v", format, st.Design, err)
+		}
+	}
 	f = form("bad", "rank")
 	f.Set("design", study.DesignBasis)
 	refused(f, "/admin/studies", http.StatusUnprocessableEntity, "the basis design asks triplets only")
@@ -53,9 +75,12 @@ func TestFormatSetting(t *testing.T) {
 	refused(f, "/admin/studies", http.StatusUnprocessableEntity, "the choices must be fewer than the references")
 	f = form("bad", "pairs")
 	refused(f, "/admin/studies", http.StatusUnprocessableEntity, `unknown question format "pairs"`)
-	f = form("bad", "odd-one-out")
+	// Repeat trials are taken (issue 27: the participant's own trial again).
+	f = form("odd-repeats", "odd-one-out")
 	f.Set("repeat_pct", "10")
-	refused(f, "/admin/studies", http.StatusUnprocessableEntity, "repeat trials are triplet-only for now")
+	if res := a.do(c, "POST", "/admin/studies", f, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("an odd-one-out study with repeat trials: %d %s", res.StatusCode, noticeRE.FindAllString(res.body, -1))
+	}
 
 	// A post without the field keeps the format.
 	f = form("odd", "")

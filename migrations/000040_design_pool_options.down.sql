@@ -1,0 +1,1 @@
+ALTER TABLE design_pool DROP COLUMN IF EXISTS options;
