@@ -26,4 +26,13 @@ type EstimateView struct {
 	// Opened: the study has answers, and the dashboard's projection from
 	// them is the better estimate.
 	Opened bool
+	// Arms are the study's arms, each with its own curve's answer (none
+	// without arms).
+	Arms []EstimateArm
+}
+
+// EstimateArm is one arm's line of the estimate: how many answers of its
+// own it needs for the study's target.
+type EstimateArm struct {
+	Name, Sentence string
 }

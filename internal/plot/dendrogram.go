@@ -17,7 +17,8 @@ type Merge struct {
 // Dendrogram draws the dendrogram of n items in an SVG of w×h: leaves in
 // the tree's order along x (in their cluster's colour, clusters[i] for
 // item i, grey without one; with their labels when few), merge heights
-// along y.
+// along y, and, when any leaf has a cluster, a legend of the leaves'
+// colours in a margin on the right (dendrogramLegend).
 func Dendrogram(n int, merges []Merge, labels []string, clusters []int, w, h float64, label string) string {
 	var b strings.Builder
 	svgOpen(&b, w, h, "dendrogram", label)
@@ -33,7 +34,12 @@ func Dendrogram(n int, merges []Merge, labels []string, clusters []int, w, h flo
 	for _, m := range merges {
 		top = math.Max(top, m.Height)
 	}
-	f := frame{w: w, h: h, ml: 48, mr: 16, mt: 10, mb: mb, xmin: 0, xmax: float64(n - 1), ymin: 0, ymax: top}
+	legend := dendrogramLegend(n, clusters)
+	mr := 16.0
+	if len(legend) > 0 {
+		mr = legendWidth
+	}
+	f := frame{w: w, h: h, ml: 48, mr: mr, mt: 10, mb: mb, xmin: 0, xmax: float64(n - 1), ymin: 0, ymax: top}
 	// Leaf order: depth-first from the root, iteratively.
 	pos := make([]float64, 2*n-1)
 	height := make([]float64, 2*n-1)
@@ -68,11 +74,44 @@ func Dendrogram(n int, merges []Merge, labels []string, clusters []int, w, h flo
 			c = clusters[v]
 		}
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="6" fill="%s"><title>%s</title></rect>`,
-			x-math.Max(1, (w-56)/float64(n)/2), f.sy(0)+1, math.Max(2, (w-56)/float64(n)), clusterColor(c), html.EscapeString(labels[v]))
+			x-math.Max(1, (w-mr-40)/float64(n)/2), f.sy(0)+1, math.Max(2, (w-mr-40)/float64(n)), clusterColor(c), html.EscapeString(labels[v]))
 		if showLabels {
 			fmt.Fprintf(&b, `<text class="leaf" transform="translate(%.1f %.1f) rotate(60)">%s</text>`, x-2, f.sy(0)+12, html.EscapeString(labels[v]))
 		}
 	}
+	if len(legend) > 0 {
+		lx := w - legendWidth + 16
+		fmt.Fprintf(&b, `<text class="legend legend-title" x="%.1f" y="%.1f">leaf colour:</text>`, lx, f.mt+8)
+		for i, e := range legend {
+			ly := f.mt + 26 + 18*float64(i)
+			fmt.Fprintf(&b, `<rect class="swatch" x="%.1f" y="%.1f" width="14" height="8" fill="%s"/><text class="legend" x="%.1f" y="%.1f">%s</text>`,
+				lx, ly-4, html.EscapeString(e.Color), lx+20, ly+4, html.EscapeString(e.Text))
+		}
+	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// dendrogramLegend says what the leaves' colours mean: the clusters the
+// leaves have (ClusterLegend: one line each for up to 8, else one line),
+// and grey for leaves without a cluster when there are any. Nil when no
+// leaf has a cluster: every leaf is grey and there is nothing to tell
+// apart.
+func dendrogramLegend(n int, clusters []int) []LegendEntry {
+	k, none := 0, false
+	for v := range n {
+		if v < len(clusters) && clusters[v] >= 0 {
+			k = max(k, clusters[v]+1)
+		} else {
+			none = true
+		}
+	}
+	if k == 0 {
+		return nil
+	}
+	out := ClusterLegend(k, "dot")
+	if none {
+		out = append(out, LegendEntry{Color: clusterColor(-1), Text: "no cluster"})
+	}
+	return out
 }

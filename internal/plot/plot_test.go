@@ -127,13 +127,15 @@ func svgCases() []svgCase {
 			count: map[string]int{`class="empty"`: 1}},
 
 		{name: "dendrogram", svg: plot.Dendrogram(4, []plot.Merge{{0, 1, 0.2}, {2, 3, 0.5}, {4, 5, 1}}, []string{"a", markup, "c", "d"}, []int{0, 0, 1}, 880, 320, "dendrogram"),
-			count: map[string]int{`class="leaf"`: 4, `<rect x=`: 4, `fill="#888"`: 1}, texts: []string{markup}},
+			// The legend: clusters 1 and 2, and grey for item d, which has none.
+			count: map[string]int{`class="leaf"`: 4, `<rect x=`: 4, `fill="#888"`: 2, `class="swatch"`: 3},
+			texts: []string{markup, "leaf colour:", "cluster 1", "cluster 2", "no cluster"}},
 		// Identical items merge at height 0: one tick, the tree drawn at
 		// mid-height (the frame has no span).
 		{name: "dendrogram-flat", svg: plot.Dendrogram(3, []plot.Merge{{0, 1, 0}, {3, 2, 0}}, []string{"a", "b", "c"}, []int{0, 0, 0}, 880, 320, "dendrogram"),
-			count: map[string]int{`class="tick"`: 1, `class="leaf"`: 3}},
+			count: map[string]int{`class="tick"`: 1, `class="leaf"`: 3, `class="swatch"`: 1}, texts: []string{"cluster 1"}},
 		{name: "dendrogram-many", svg: plot.Dendrogram(61, chain, chainLabels, nil, 880, 320, "dendrogram"),
-			count: map[string]int{`class="leaf"`: 0, `<rect x=`: 61}},
+			count: map[string]int{`class="leaf"`: 0, `<rect x=`: 61, `class="swatch"`: 0, "leaf colour": 0}},
 		{name: "dendrogram-empty", svg: plot.Dendrogram(1, nil, []string{"a"}, []int{0}, 880, 320, "dendrogram"),
 			count: map[string]int{`class="empty"`: 1}},
 	}

@@ -297,7 +297,7 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 		return fail(err)
 	}
 	if err := finish(study.RunOutcome{Status: study.RunDone, TrainError: out.TrainError,
-		HeldoutError: out.HeldoutError, Result: blob}); err != nil {
+		HeldoutError: out.HeldoutError, HeldoutAnswers: out.Heldout, Result: blob}); err != nil {
 		return runID, err
 	}
 	return runID, nil

@@ -63,6 +63,10 @@ type StudyCheckpoint struct {
 	Annotators int
 	// Arms are the arms, in the order given.
 	Arms []ArmCheckpoint
+	// Order is the arm of each answer so far that is not held out, in
+	// the order given: with it the arms' answers interleave back into the
+	// study's (shared with the run: read, do not keep or modify).
+	Order []int
 }
 
 // ArmStats sums up one arm of a run: Stats over the arm's own answers
@@ -181,6 +185,7 @@ func RunArms(ctx context.Context, arms []Arm, crowd Crowd, study Study, budget i
 	var (
 		ss      = StudyStats{Arms: make([]ArmStats, len(arms))}
 		heldout []triplet.Triplet
+		order   []int
 		counts  = make([]int, len(arms))
 		need    = make([]int, len(arms))
 		slots   = make([]slot, m)
@@ -254,12 +259,13 @@ func RunArms(ctx context.Context, arms []Arm, crowd Crowd, study Study, budget i
 				r.ts = append(r.ts, t)
 				r.fallback = append(r.fallback, q.fallback)
 				r.st.Answers++
+				order = append(order, sl.arm)
 			}
 			sl.asked++
 			ss.Answers++
 			if len(cps) > 0 && ss.Answers == cps[0] {
 				cps = cps[1:]
-				cp := StudyCheckpoint{Answers: ss.Answers, Heldout: heldout, Annotators: ss.Annotators, Arms: make([]ArmCheckpoint, len(runs))}
+				cp := StudyCheckpoint{Answers: ss.Answers, Heldout: heldout, Annotators: ss.Annotators, Arms: make([]ArmCheckpoint, len(runs)), Order: order}
 				for i, r := range runs {
 					cp.Arms[i] = ArmCheckpoint{Name: r.arm.Name, Annotators: r.st.Annotators, Checkpoint: Checkpoint{
 						Answers: r.st.Answers, Fallbacks: r.st.Fallbacks, Triplets: r.ts, Fallback: r.fallback, Design: r.arm.Design}}

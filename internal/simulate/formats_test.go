@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/closer-lab/closer/internal/design"
 	"github.com/closer-lab/closer/internal/embed"
 	"github.com/closer-lab/closer/internal/trial"
 	"github.com/closer-lab/closer/internal/triplet"
@@ -117,5 +118,62 @@ func TestAssessTrials(t *testing.T) {
 		if q.Score < 0.75 || q.Heldout > 0.15 || q.Tau < 0.7 {
 			t.Errorf("native %v: %+v", native, q)
 		}
+	}
+}
+
+// TestRunTrialArms: a random-design study in a format beyond the triplet
+// with arms runs its participants one after the other, each a block of
+// the questions per participant in the arm design.NextArm gives them,
+// holds out the positions design.HeldOut names, and asks every other
+// question a random trial drawn as RandomOddOneOut / RandomRank draw them
+// from the run's seed, in that order.
+func TestRunTrialArms(t *testing.T) {
+	t.Parallel()
+	x := triplet.Gaussian(triplet.NewRand(3), 15, 2, 1)
+	shares := []float64{0.5, 0.25, 0.25}
+	const per, budget, seed, h = 6, 200, 99, 0.2
+	for _, r := range []TrialArmsRun{
+		{Format: trial.FormatOddOneOut},
+		{Format: trial.FormatRank, Rank: trial.RankSpec{N: 5, K: 2}},
+	} {
+		r.Oracle, r.Shares, r.Study, r.Seed = NewTrialOracle(x, 0.1, 4), shares, Study{PerAnnotator: per, HeldoutShare: h}, seed
+		got, err := RunTrialArms(context.Background(), r, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// By hand.
+		o, rng := NewTrialOracle(x, 0.1, 4), triplet.NewRand(seed)
+		counts := make([]int, len(shares))
+		var arms []int
+		var want Trials
+		heldout := 0
+		for p, asked := 0, 0; asked < budget; p++ {
+			arm := design.NextArm(shares, counts)
+			counts[arm]++
+			for pos := 0; pos < per && asked < budget; pos++ {
+				asked++
+				if design.HeldOut(h, seed, uint64(p), pos) {
+					heldout++
+					continue
+				}
+				arms = append(arms, arm)
+				if r.Format == trial.FormatOddOneOut {
+					want.Odd = append(want.Odd, RandomOddOneOut(rng, o, 1)[0])
+				} else {
+					want.Rank = append(want.Rank, RandomRank(rng, o, r.Rank, 1)[0])
+				}
+			}
+		}
+		if !slices.Equal(got.Arm, arms) || got.Heldout != heldout || !slices.Equal(got.Participants, counts) ||
+			!slices.Equal(got.Trials.Triplets(), want.Triplets()) || got.Trials.Len() != want.Len() {
+			t.Errorf("%s: %d trials in arms %v, %d held out; by hand %d in %v, %d held out", r.Format, got.Trials.Len(), got.Participants, got.Heldout,
+				want.Len(), counts, heldout)
+		}
+		if heldout == 0 || got.Trials.Len()+heldout != budget {
+			t.Errorf("%s: %d trials and %d held out of %d", r.Format, got.Trials.Len(), heldout, budget)
+		}
+	}
+	if _, err := RunTrialArms(context.Background(), TrialArmsRun{Oracle: NewTrialOracle(x, 0, 1), Format: trial.FormatTriplet}, 10); err == nil {
+		t.Error("RunTrialArms of triplets: no error")
 	}
 }

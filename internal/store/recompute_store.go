@@ -104,13 +104,13 @@ func isForeignKey(err error) bool {
 }
 
 const runCols = `id, study_id, coalesce(job_id, 0), status, stage, started_at, finished_at, coalesce(duration_ms, 0),
-	answers, items, settings, train_error, heldout_error, error`
+	answers, items, settings, train_error, heldout_error, heldout_answers, error`
 
 func scanRun(row pgx.Row) (study.Run, error) {
 	var r study.Run
 	var ms int64
 	err := row.Scan(&r.ID, &r.StudyID, &r.JobID, &r.Status, &r.Stage, &r.StartedAt, &r.FinishedAt, &ms,
-		&r.Answers, &r.Items, &r.Settings, &r.TrainError, &r.HeldoutError, &r.Error)
+		&r.Answers, &r.Items, &r.Settings, &r.TrainError, &r.HeldoutError, &r.HeldoutAnswers, &r.Error)
 	r.Duration = time.Duration(ms) * time.Millisecond
 	return r, err
 }
@@ -151,8 +151,8 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, o study.RunOutcome) 
 	defer wrap(&err, "store.FinishRun(%d, %q)", runID, o.Status)
 	_, err = s.pool.Exec(ctx, `
 		UPDATE recompute_runs SET status = $2, finished_at = now(), duration_ms = $3,
-			train_error = $4, heldout_error = $5, error = $6, result = $7, stage = ''
-		WHERE id = $1`, runID, o.Status, o.Duration.Milliseconds(), o.TrainError, o.HeldoutError, o.Error, o.Result)
+			train_error = $4, heldout_error = $5, error = $6, result = $7, stage = '', heldout_answers = nullif($8, 0)
+		WHERE id = $1`, runID, o.Status, o.Duration.Milliseconds(), o.TrainError, o.HeldoutError, o.Error, o.Result, o.HeldoutAnswers)
 	return err
 }
 
@@ -179,7 +179,7 @@ func (s *Store) LatestResult(ctx context.Context, studyID int64) (_ *study.Run, 
 	err = s.pool.QueryRow(ctx, `SELECT `+runCols+`, result FROM recompute_runs
 		WHERE study_id = $1 AND status = 'done' ORDER BY id DESC LIMIT 1`, studyID).
 		Scan(&r.ID, &r.StudyID, &r.JobID, &r.Status, &r.Stage, &r.StartedAt, &r.FinishedAt, &ms,
-			&r.Answers, &r.Items, &r.Settings, &r.TrainError, &r.HeldoutError, &r.Error, &blob)
+			&r.Answers, &r.Items, &r.Settings, &r.TrainError, &r.HeldoutError, &r.HeldoutAnswers, &r.Error, &blob)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil, nil
 	}

@@ -69,7 +69,11 @@ type Run struct {
 	Settings     json.RawMessage
 	TrainError   *float64
 	HeldoutError *float64
-	Error        string
+	// HeldoutAnswers is the number of held-out answers HeldoutError was
+	// measured on (nil: none, or a run stored before it was kept), for
+	// the interval of the dashboard's learning curve.
+	HeldoutAnswers *int
+	Error          string
 }
 
 // Run statuses.
@@ -86,8 +90,11 @@ type RunOutcome struct {
 	Duration     time.Duration
 	TrainError   *float64
 	HeldoutError *float64
-	Error        string
-	Result       []byte // the encoded results (done runs)
+	// HeldoutAnswers is the number of held-out answers HeldoutError was
+	// measured on (0: none).
+	HeldoutAnswers int
+	Error          string
+	Result         []byte // the encoded results (done runs)
 }
 
 // RunAnswer is one answer as a recompute run reads it.

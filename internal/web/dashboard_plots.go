@@ -120,18 +120,32 @@ func scatterItems(rows [][]float64, views []templates.ItemView, clusters []int, 
 }
 
 // learningPlot is the held-out and training error of each finished run
-// against its answers.
+// against its answers, the held-out error with its 95% Wilson interval on
+// the run's held-out answers (the arms' curves' method; a run stored
+// before their number was kept has no interval, NaN leaves it out).
 func learningPlot(runs []study.Run) templates.Plot {
 	held := plot.Series{Class: "s1", Legend: "held-out error"}
 	train := plot.Series{Class: "s2", Legend: "training error"}
+	banded := false
 	for _, r := range runs {
 		if r.Status != study.RunDone || r.HeldoutError == nil {
 			continue
 		}
 		held.X, held.Y = append(held.X, float64(r.Answers)), append(held.Y, *r.HeldoutError)
 		train.X, train.Y = append(train.X, float64(r.Answers)), append(train.Y, deref(r.TrainError))
+		lo, hi := math.NaN(), math.NaN()
+		if n := r.HeldoutAnswers; n != nil && *n > 0 {
+			lo, hi = dashboard.Wilson(int(math.Round(*r.HeldoutError*float64(*n))), *n, dashboard.Z95)
+			banded = true
+		}
+		held.Low, held.High = append(held.Low, lo), append(held.High, hi)
 	}
-	return templates.Plot{ID: "learning", Title: "Learning curve", Note: "triplet error of each recompute's embedding",
+	if banded {
+		held.Legend = "held-out error (95% interval)"
+	} else {
+		held.Low, held.High = nil, nil
+	}
+	return templates.Plot{ID: "learning", Title: "Learning curve", Note: "triplet error of each recompute's embedding; the shaded band is the 95% Wilson interval of the held-out error on that run's held-out answers",
 		SVG: templ.Raw(plot.Lines([]plot.Series{held, train}, 430, 300, "answers used", "triplet error (share wrong)", true, "held-out error versus answers"))}
 }
 

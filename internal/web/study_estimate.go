@@ -25,6 +25,18 @@ import (
 // researcher says otherwise (crowds of the papers behind closer: 5–20%).
 const defaultWrong = 0.1
 
+// estimateShare is the share of the request timeout an estimate may
+// take: it runs inside the request, and the rest of the time is left for
+// storing it and the redirect, so that an estimate slowed down by a busy
+// machine ends in a clear 503 before the request timeout, never in it.
+const estimateShare = 0.6
+
+// estimateLimit is the time an estimate may take in a request with the
+// given timeout.
+func estimateLimit(timeout time.Duration) time.Duration {
+	return time.Duration(float64(timeout) * estimateShare)
+}
+
 // estimateSlot lets one estimate run at a time in a process: each is
 // bounded (estimate.MaxItems, estimate.MaxBudget: seconds at the bounds on
 // 2 cores, an active study's the longest, its refits included; measure
@@ -82,12 +94,12 @@ func (s *Server) estimateView(ctx context.Context, st study.Study, items, answer
 	if err != nil {
 		return nil, err
 	}
+	v.Arms = estimateArms(&r)
 	now := assumptionsOf(st, rs, dc, items)
 	switch {
-	case now.Items != a.Items || now.Questions != a.Questions || now.Design != a.Design || now.Method != a.Method || now.Dim != a.Dim ||
-		!reflect.DeepEqual(now.Config, a.Config) || now.Arm != a.Arm || now.Arms != a.Arms:
-		v.Stale = fmt.Sprintf("The study's settings changed since this estimate (now %d items, %d questions per participant, design %s, %s in d = %d): estimate again.",
-			now.Items, now.Questions, now.Design, strings.ToUpper(now.Method), now.Dim)
+	case !sameStudy(now, a):
+		v.Stale = fmt.Sprintf("The study's settings changed since this estimate (now %d items, %s, %d questions per participant, %s, %s in d = %d): estimate again.",
+			now.Items, formatName(now.Format), now.Questions, designsOf(now), strings.ToUpper(now.Method), now.Dim)
 	case r.Design == "" && a.Design != study.DesignRandom:
 		v.Stale = fmt.Sprintf("This estimate simulated random questions, not the study's design (%s): estimate again to simulate the design.", a.Design)
 	}
@@ -104,25 +116,70 @@ func (s *Server) designConfigOf(ctx context.Context, st study.Study) (study.Desi
 }
 
 // assumptionsOf are the study's own settings as an estimate takes them:
-// its design with its settings dc (with arms, the first arm's).
+// its items, question format, design with its settings dc (with arms,
+// the first arm's) or its arms with theirs at their shares, questions per
+// participant, held-out share and fit.
 func assumptionsOf(st study.Study, rs study.RecomputeSettings, dc study.DesignConfig, items int) estimate.Assumptions {
 	method := rs.Method
 	if method == "" {
 		method = "tste"
 	}
 	a := estimate.Assumptions{Items: items, Design: st.Design, Questions: st.QuestionsPerParticipant, Method: method, Dim: max(rs.Dim, 1),
-		Seed: uint64(st.ID)}
-	if len(st.Arms) > 0 {
-		a.Design, a.Arm, a.Arms = st.Arms[0].Design, st.Arms[0].Name, len(st.Arms)
+		Seed: uint64(st.ID), HeldoutShare: st.HeldoutShare}
+	if f := study.MustStudyFormat(st.Format); f.Format != study.FormatTriplet {
+		a.Format = f.String() // a triplet study's is "", as an estimate stored before formats were simulated has it
 	}
-	if study.IsStateful(a.Design) {
-		a.Config = estimate.DesignConfig{Seed: dc.Seed, Repeats: dc.Repeats, Landmarks: dc.Landmarks, LandmarkItems: dc.LandmarkItems,
-			Extra: dc.Extra, Coordinates: dc.Coordinates, Warmup: dc.Warmup, Score: dc.Score, Model: dc.Model, Candidates: dc.Candidates, Pool: dc.Pool}
-		if len(a.Config.LandmarkItems) == 0 {
-			a.Config.LandmarkItems = nil // as stored (omitempty), for the comparison with a stored estimate
+	a.Config = estimateConfig(st.Design, dc)
+	if len(st.Arms) > 0 {
+		a.Design, a.Config = st.Arms[0].Design, estimateConfig(st.Arms[0].Design, st.Arms[0].Config)
+		for _, arm := range st.Arms {
+			a.Arms = append(a.Arms, estimate.Arm{Name: arm.Name, Design: arm.Design, Config: estimateConfig(arm.Design, arm.Config), Share: arm.Share})
 		}
 	}
 	return a
+}
+
+// estimateConfig is a design's settings as an estimate takes them (none
+// for the random design).
+func estimateConfig(design string, dc study.DesignConfig) estimate.DesignConfig {
+	if !study.IsStateful(design) {
+		return estimate.DesignConfig{}
+	}
+	c := estimate.DesignConfig{Seed: dc.Seed, Repeats: dc.Repeats, Landmarks: dc.Landmarks, LandmarkItems: dc.LandmarkItems,
+		Extra: dc.Extra, Coordinates: dc.Coordinates, Warmup: dc.Warmup, Score: dc.Score, Model: dc.Model, Candidates: dc.Candidates, Pool: dc.Pool}
+	if len(c.LandmarkItems) == 0 {
+		c.LandmarkItems = nil // as stored (omitempty), for the comparison with a stored estimate
+	}
+	return c
+}
+
+// sameStudy reports whether two estimates' assumptions are of the same
+// study settings (the crowd's wrong answers, the target and the budget
+// set apart: the researcher's choices for the estimate, not the study's).
+func sameStudy(x, y estimate.Assumptions) bool {
+	x.Wrong, x.Target, x.Budget = 0, 0, 0
+	y.Wrong, y.Target, y.Budget = 0, 0, 0
+	return reflect.DeepEqual(x, y)
+}
+
+// formatName names a's question format for a sentence.
+func formatName(f string) string {
+	if f == "" {
+		return "triplets"
+	}
+	return f + " trials"
+}
+
+// designsOf names the design a simulates, or its arms with their shares.
+func designsOf(a estimate.Assumptions) string {
+	if len(a.Arms) == 0 {
+		return "design " + a.Design
+	}
+	parts := make([]string, len(a.Arms))
+	for i, arm := range a.Arms {
+		parts[i] = fmt.Sprintf("%s (%s, %s)", arm.Name, arm.Design, format.PercentCompact(arm.Share))
+	}
+	return "arms " + strings.Join(parts, ", ")
 }
 
 // estimateSentence is the estimate's answer in answers, participants,
@@ -150,21 +207,34 @@ func estimateSentence(r *estimate.Result, pc pace) string {
 }
 
 // estimateAssumed says what the simulation assumed: the crowd, the
-// design whose questions it answered (with arms, the first arm's), the
-// items and the fit.
+// format and the design(s) whose questions it answered, the participants
+// and their questions, the items and the fit.
 func estimateAssumed(a estimate.Assumptions, r *estimate.Result) string {
 	questions := format.Thousands(int64(r.Budget)) + " random questions"
-	if r.Design != "" && r.Design != study.DesignRandom {
-		questions = fmt.Sprintf("%s questions of the study's design, %s (%s", format.Thousands(int64(r.Budget)), r.Design, r.About)
-		if r.Fallbacks > 0 {
-			questions += fmt.Sprintf("; %s of them random questions once the design had none open, as the study serves them", format.Thousands(int64(r.Fallbacks)))
+	switch {
+	case r.Format != "" && r.Format != string(study.FormatTriplet):
+		questions = fmt.Sprintf("%s random %s trials (each implying %d triplets, fitted as the study's recompute fits them)",
+			format.Thousands(int64(r.Budget)), r.Format, r.PerAnswer)
+	case len(r.Arms) > 0:
+		parts := make([]string, len(r.Arms))
+		for i, arm := range r.Arms {
+			parts[i] = fmt.Sprintf("%s, %s of the participants: %s (%s)", arm.Name, format.PercentCompact(arm.Share), arm.Design, arm.About)
 		}
-		questions += ")"
+		questions = fmt.Sprintf("%s questions of the study's arms, each participant in one (%s)", format.Thousands(int64(r.Budget)), strings.Join(parts, "; "))
+	case r.Design != "" && r.Design != study.DesignRandom:
+		questions = fmt.Sprintf("%s questions of the study's design, %s (%s)", format.Thousands(int64(r.Budget)), r.Design, r.About)
 	}
-	s := fmt.Sprintf("Assumed: a simulated crowd with %s wrong answers answering %s about %d items placed at random (a normal cloud) in d = %d dimensions, fitted by %s as the study's recompute fits; the held-out error is measured on %s more of the crowd's answers to random questions, as noisy as the rest, as the dashboard measures it.",
+	if r.Fallbacks > 0 {
+		questions += fmt.Sprintf("; %s of them random questions once a design had none open, as the study serves them", format.Thousands(int64(r.Fallbacks)))
+	}
+	s := fmt.Sprintf("Assumed: a simulated crowd with %s wrong answers answering %s about %d items placed at random (a normal cloud) in d = %d dimensions, fitted by %s as the study's recompute fits; the held-out error is measured on %s more of the crowd's answers to random triplets, as noisy as the rest, as the dashboard measures it.",
 		format.PercentCompact(a.Wrong), questions, a.Items, a.Dim, strings.ToUpper(a.Method), format.Thousands(estimate.TestAnswers))
-	if a.Arms > 0 {
-		s += fmt.Sprintf(" The study has %d arms: only the first, %s, is simulated, as if every participant were in it.", a.Arms, a.Arm)
+	if r.Participants > 0 {
+		s += fmt.Sprintf(" %s participants answered %d questions each, one after the other", format.Thousands(int64(r.Participants)), a.Questions)
+		if r.Heldout > 0 {
+			s += fmt.Sprintf(", %s of their answers held out of every fit (the study's held-out share, %s)", format.Thousands(int64(r.Heldout)), format.PercentCompact(a.HeldoutShare))
+		}
+		s += "."
 	}
 	if r.Design == "" && a.Design != study.DesignRandom {
 		s += fmt.Sprintf(" The study's design (%s) was not simulated: its questions were random here.", a.Design)
@@ -173,6 +243,37 @@ func estimateAssumed(a estimate.Assumptions, r *estimate.Result) string {
 		s += fmt.Sprintf(" The target is %s above the %s the curve levels off at.", format.PercentagePoints(estimate.TargetGap), format.Percent(r.A, 1))
 	}
 	return s + fmt.Sprintf(" Fitted by e(n) = a + b·n^(−c) with a = %s, c = %.2f; the interval is a residual bootstrap of the fit.", format.Percent(r.A, 1), r.C)
+}
+
+// estimateArms says, for each arm of the simulated study, how many
+// answers of its own its curve needs to reach the study's target, and
+// what that is in answers of the study at the arm's share.
+func estimateArms(r *estimate.Result) []templates.EstimateArm {
+	out := make([]templates.EstimateArm, 0, len(r.Arms))
+	target := format.Percent(r.Target, 1)
+	for _, arm := range r.Arms {
+		e := templates.EstimateArm{Name: arm.Name}
+		head := fmt.Sprintf("%s (%s, %s of the participants, %s simulated answers)", arm.Name, arm.Design, format.PercentCompact(arm.Share), format.Thousands(int64(arm.Simulated)))
+		switch {
+		case arm.Error != "":
+			e.Sentence = fmt.Sprintf("%s: no curve of its own (%s).", head, arm.Error)
+		case arm.Answers == nil:
+			e.Sentence = fmt.Sprintf("%s: its curve levels off at %s and does not reach %s.", head, format.Percent(arm.A, 1), target)
+		default:
+			hi := "never"
+			if arm.High != nil {
+				hi = roundAnswers(*arm.High)
+			}
+			lo := "none"
+			if arm.Low != nil && *arm.Low > 0 {
+				lo = roundAnswers(*arm.Low)
+			}
+			e.Sentence = fmt.Sprintf("%s: about %s answers of its own to reach %s (%s interval: %s to %s), about %s answers of the study at its share.",
+				head, roundAnswers(*arm.Answers), target, format.Percent(r.Level, 0), lo, hi, roundAnswers(*arm.Answers/arm.Share))
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // estimateSVG draws the simulated learning curve and its fit.
@@ -235,9 +336,18 @@ func (s *Server) runEstimate(w http.ResponseWriter, r *http.Request) error {
 		return &httpError{status: http.StatusServiceUnavailable, msg: "another estimate is running; try again in a few seconds"}
 	}
 	start := time.Now()
-	res, runErr := estimate.Run(r.Context(), a)
+	limit := estimateLimit(s.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(r.Context(), limit)
+	defer cancel()
+	res, runErr := estimate.Run(ctx, a)
 	if r.Context().Err() != nil {
 		return r.Context().Err()
+	}
+	if ctx.Err() != nil {
+		s.log.Warn("estimate over its time", "study", st.ID, "items", a.Items, "limit", limit)
+		return &httpError{status: http.StatusServiceUnavailable, msg: fmt.Sprintf(
+			"the estimate did not finish within %s, its share of the request's time (the server is busy: an estimate at its caps takes about 3 s on 2 idle cores); nothing was replaced, try again in a minute",
+			limit.Round(time.Second))}
 	}
 	stored := store.StoredEstimate{}
 	if stored.Assumed, err = json.Marshal(a); err != nil {

@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/closer-lab/closer/internal/collect"
 	"github.com/closer-lab/closer/internal/demo"
 	"github.com/closer-lab/closer/internal/estimate"
 	"github.com/closer-lab/closer/internal/study"
+	"github.com/closer-lab/closer/internal/web"
 )
 
 // TestStudyEstimate is issue 28's estimate before a study opens: the
@@ -86,11 +89,12 @@ func TestStudyEstimate(t *testing.T) {
 	}
 }
 
-// TestStudyEstimateDesign: the estimate simulates the study's own design.
+// TestStudyEstimateDesign: the estimate simulates the study as it runs.
 // A landmark study's page says the design's questions were simulated
 // (its landmarks, and the random questions after the design was covered)
 // and the stored assumptions carry its settings; a study with arms
-// simulates its first arm's design and says so. Not parallel: a process
+// simulates every arm at its share, says so, and gives each arm a line
+// of its own; an odd-one-out study simulates its trials. Not parallel: a process
 // runs one estimate at a time (estimateSlot), and TestStudyEstimate's
 // would meet a 503.
 func TestStudyEstimateDesign(t *testing.T) { //nolint:paralleltest // one estimate at a time per process (estimateSlot)
@@ -112,12 +116,20 @@ func TestStudyEstimateDesign(t *testing.T) { //nolint:paralleltest // one estima
 		Arms: arms}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "odd", Title: "Odd", QuestionsPerParticipant: 25, Status: study.StatusDraft,
+		Design: study.DesignRandom, Format: string(study.FormatOddOneOut)}); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		slug string
 		want []string
 	}{
-		{"lm", []string{"questions of the study&#39;s design, landmark-k1 (landmark k1, 3 landmarks", "of them random questions once the design had none open"}},
-		{"arms", []string{"questions of the study&#39;s design, landmark-k1 (landmark k1, 3 landmarks", "The study has 2 arms: only the first, lmarm, is simulated"}},
+		{"lm", []string{"questions of the study&#39;s design, landmark-k1 (landmark k1, 3 landmarks", "of them random questions once a design had none open",
+			"participants answered 30 questions each"}},
+		{"arms", []string{"questions of the study&#39;s arms, each participant in one (lmarm, 50% of the participants: landmark-k1 (landmark k1, 3 landmarks",
+			"rnd, 50% of the participants: random (random questions)", `id="estimate-arms"`, `<li data-arm="lmarm">lmarm (landmark-k1, 50% of the participants, `,
+			`<li data-arm="rnd">rnd (random, 50% of the participants, `}},
+		{"odd", []string{"random odd-one-out trials (each implying 2 triplets", "participants answered 25 questions each"}},
 	} {
 		st, err := a.store.StudyBySlug(ctx, tc.slug)
 		if err != nil {
@@ -149,5 +161,52 @@ func TestStudyEstimateDesign(t *testing.T) { //nolint:paralleltest // one estima
 	}
 	if as.Design != study.DesignLandmarkK1 || as.Config.Landmarks != 3 || as.Config.Seed != 2 {
 		t.Errorf("assumed %+v", as)
+	}
+	st, err := a.store.StudyBySlug(ctx, "arms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored, err = a.store.Estimate(ctx, st.ID); err != nil || stored == nil {
+		t.Fatal(stored, err)
+	}
+	as = estimate.Assumptions{}
+	var res estimate.Result
+	if err := json.Unmarshal(stored.Assumed, &as); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(stored.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	want := []estimate.Arm{{Name: "lmarm", Design: study.DesignLandmarkK1, Config: estimate.DesignConfig{Seed: 2, Repeats: 1, Landmarks: 3}, Share: 0.5},
+		{Name: "rnd", Design: study.DesignRandom, Share: 0.5}}
+	if !reflect.DeepEqual(as.Arms, want) || as.Questions != 30 || len(res.Arms) != 2 || res.Arms[0].Simulated == 0 || res.Arms[1].Simulated == 0 {
+		t.Errorf("arms study: assumed arms %+v, %d questions; result arms %+v", as.Arms, as.Questions, res.Arms)
+	}
+}
+
+// TestStudyEstimateDeadline: an estimate that cannot finish within its
+// share of the request timeout (estimateShare) ends in a 503 saying so,
+// before the timeout and not in it, and stores nothing. The
+// server's timeout is 300 ms here; 40 items in 5 dimensions take
+// seconds. Not parallel: one estimate at a time per process.
+func TestStudyEstimateDeadline(t *testing.T) { //nolint:paralleltest // one estimate at a time per process (estimateSlot)
+	ctx := context.Background()
+	a := newAppWithConfig(t, web.Config{Timeout: 300 * time.Millisecond})
+	c := a.admin()
+	st := a.study("slow", 40, 30, study.StatusDraft)
+	if err := a.store.SetRecomputeSettings(ctx, st.ID, study.RecomputeSettings{MinNewAnswers: 200, MaxAge: 10 * time.Minute,
+		Method: "tste", Dim: 5}); err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"pay_per_hour": {"0"}, "currency": {"GBP"}, "seconds_per_question": {"6"}, "wrong_pct": {"10"}, "target_error_pct": {""}}
+	// The handler says this only when its own deadline passed and the
+	// request's had not (else it returns the request's error): the
+	// answer came before the request timeout.
+	r := a.do(c, "POST", "/admin/studies/slow/estimate", form, nil)
+	if r.StatusCode != http.StatusServiceUnavailable || !strings.Contains(r.body, "the estimate did not finish within") {
+		t.Fatalf("an estimate over its time: %d %.400s", r.StatusCode, r.body)
+	}
+	if e, err := a.store.Estimate(ctx, st.ID); err != nil || e != nil {
+		t.Errorf("an estimate over its time stored %+v, %v", e, err)
 	}
 }

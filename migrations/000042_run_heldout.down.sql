@@ -1,0 +1,1 @@
+ALTER TABLE recompute_runs DROP COLUMN IF EXISTS heldout_answers;
