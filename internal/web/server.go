@@ -50,6 +50,9 @@ type Config struct {
 	SessionTTL time.Duration
 	// Timeout bounds ordinary requests (not exports, not uploads).
 	Timeout time.Duration
+	// EstimateLimit is the time an estimate before opening may take in
+	// its request (0: estimateShare of Timeout).
+	EstimateLimit time.Duration
 	// HSTSMaxAge, when positive, sends Strict-Transport-Security with this
 	// max-age on every response. Set it when the app serves HTTPS itself;
 	// behind a TLS proxy the proxy sends it.

@@ -336,7 +336,10 @@ func (s *Server) runEstimate(w http.ResponseWriter, r *http.Request) error {
 		return &httpError{status: http.StatusServiceUnavailable, msg: "another estimate is running; try again in a few seconds"}
 	}
 	start := time.Now()
-	limit := estimateLimit(s.cfg.Timeout)
+	limit := s.cfg.EstimateLimit
+	if limit <= 0 {
+		limit = estimateLimit(s.cfg.Timeout)
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), limit)
 	defer cancel()
 	res, runErr := estimate.Run(ctx, a)

@@ -187,13 +187,21 @@ func TestStudyEstimateDesign(t *testing.T) { //nolint:paralleltest // one estima
 // TestStudyEstimateDeadline: an estimate that cannot finish within its
 // share of the request timeout (estimateShare) ends in a 503 saying so,
 // before the timeout and not in it, and stores nothing. The
-// server's timeout is 300 ms here; 40 items in 5 dimensions take
-// seconds. Not parallel: one estimate at a time per process.
+// estimate's limit is 50 ms here (the request's 30 s); an active design's
+// refits over 40 items in 5 dimensions take 0.7–4.4 s. Not parallel: one estimate at a time per process.
 func TestStudyEstimateDeadline(t *testing.T) { //nolint:paralleltest // one estimate at a time per process (estimateSlot)
 	ctx := context.Background()
-	a := newAppWithConfig(t, web.Config{Timeout: 300 * time.Millisecond})
+	a := newAppWithConfig(t, web.Config{EstimateLimit: 50 * time.Millisecond})
+	collect.RegisterDesigns(a.store)
 	c := a.admin()
-	st := a.study("slow", 40, 30, study.StatusDraft)
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: "slow", Title: "Slow", QuestionsPerParticipant: 30, Status: study.StatusDraft,
+		Design: study.DesignActive, DesignConfig: study.DesignConfig{Seed: 1, Repeats: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, rej, err := a.store.AddItems(ctx, st.ID, demo.Items()[:40]); err != nil || len(rej) > 0 {
+		t.Fatal(rej, err)
+	}
 	if err := a.store.SetRecomputeSettings(ctx, st.ID, study.RecomputeSettings{MinNewAnswers: 200, MaxAge: 10 * time.Minute,
 		Method: "tste", Dim: 5}); err != nil {
 		t.Fatal(err)
