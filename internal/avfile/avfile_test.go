@@ -77,7 +77,7 @@ func TestProbeFixtures(t *testing.T) {
 		{"tone.flac", Audio, MIMEFLAC, "FLAC", "flac", "flac", 5 * time.Second, 0, 0, 8000},
 		{"tone.m4a", Audio, MIMEM4A, "M4A", "aac", "aac", 5 * time.Second, 0, 0, 8000},
 		{"clip.mp4", Video, MIMEMP4, "MP4", "h264", "aac", 5 * time.Second, 64, 48, 8000},
-		{"clip.webm", Video, MIMEWebM, "WebM", "vp9", "opus", 5 * time.Second, 64, 48, 48000},
+		{"clip.webm", Video, MIMEWebM, "WebM", "vp9", "opus", 5 * time.Second, 64, 48, 8000}, // the input's rate, which Opus resamples
 		{"clip-stream.webm", Video, MIMEWebM, "WebM", "vp8", "", 5 * time.Second, 64, 48, 0},
 	} {
 		t.Run(tc.file, func(t *testing.T) {

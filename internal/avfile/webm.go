@@ -104,13 +104,13 @@ func (s *stream) webm() (Info, error) {
 		}
 	}
 	var (
-		scale      uint64 = 1_000_000
-		stated     float64
-		tracks     []webmTrack
-		haveInfo   bool
-		haveTracks bool
-		last       int64 // the latest block's time, in scale units
-		blocks     int64
+		scale       uint64 = 1_000_000
+		stated      float64
+		tracks      []webmTrack
+		haveInfo    bool
+		haveTracks  bool
+		first, last int64 = -1, 0 // the earliest and latest blocks' times, in scale units
+		blocks      int64
 	)
 	for segEnd < 0 || s.pos < segEnd {
 		if s.atEOF() {
@@ -252,7 +252,10 @@ func (s *stream) cluster(n int64) (first, last, blocks int64, err error) {
 func (s *stream) blockTime(m int64) (int64, error) {
 	b := s.peek(12)
 	_, w, ok := vint(b)
-	if !ok || int64(w+2) > m || len(b) < w+2 {
+	if (!ok || len(b) < w+2) && len(b) < 12 {
+		return 0, errEOF
+	}
+	if !ok || int64(w+2) > m {
 		return 0, refuse(Malformed, "not a WebM file: a block's header is invalid")
 	}
 	t := int64(int16(binary.BigEndian.Uint16(b[w : w+2])))
@@ -265,19 +268,19 @@ func (s *stream) element() (uint32, int64, error) {
 	id, w, ok := peekID(b)
 	if !ok {
 		if len(b) < 4 {
-			return 0, 0, 0, errEOF
+			return 0, 0, errEOF
 		}
-		return 0, 0, 0, refuse(Malformed, "not a WebM file: an invalid element ID at byte %d", s.pos)
+		return 0, 0, refuse(Malformed, "not a WebM file: an invalid element ID at byte %d", s.pos)
 	}
 	n, k, ok := vint(b[w:])
 	if !ok {
 		if len(b) < w+8 {
-			return 0, 0, 0, errEOF
+			return 0, 0, errEOF
 		}
-		return 0, 0, 0, refuse(Malformed, "not a WebM file: an invalid element size at byte %d", s.pos)
+		return 0, 0, refuse(Malformed, "not a WebM file: an invalid element size at byte %d", s.pos)
 	}
 	if _, err := s.read(w + k); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, err
 	}
 	if n == 1<<(7*k)-1 { // all ones: unknown size
 		return id, -1, nil
