@@ -69,16 +69,28 @@ type Limits struct {
 	MaxHeight   int
 }
 
-// DefaultAudio are the limits of a sound item unless the study sets others.
-var DefaultAudio = Limits{MaxDuration: 30 * time.Second, MaxBytes: 25 << 20}
+// The defaults of Limits' fields.
+const (
+	DefaultMaxDuration   = 30 * time.Second // sounds and videos alike (issue 29: "default at most 30 s")
+	DefaultMaxAudioBytes = 25 << 20         // 30 s of 96 kHz 24-bit stereo WAV is 17 MB
+	DefaultMaxVideoBytes = 50 << 20
+	DefaultMaxSide       = 1920 // a video's width and height each: full HD, landscape or portrait
+)
 
-// DefaultVideo are the limits of a video item unless the study sets others.
-var DefaultVideo = Limits{MaxDuration: 30 * time.Second, MaxBytes: 50 << 20, MaxWidth: 1920, MaxHeight: 1920}
+// DefaultAudio returns the limits of a sound item unless the study sets others.
+func DefaultAudio() Limits {
+	return Limits{MaxDuration: DefaultMaxDuration, MaxBytes: DefaultMaxAudioBytes, MaxWidth: DefaultMaxSide, MaxHeight: DefaultMaxSide}
+}
+
+// DefaultVideo returns the limits of a video item unless the study sets others.
+func DefaultVideo() Limits {
+	return Limits{MaxDuration: DefaultMaxDuration, MaxBytes: DefaultMaxVideoBytes, MaxWidth: DefaultMaxSide, MaxHeight: DefaultMaxSide}
+}
 
 func (l Limits) withDefaults(k Kind) Limits {
-	def := DefaultAudio
+	def := DefaultAudio()
 	if k == Video {
-		def = DefaultVideo
+		def = DefaultVideo()
 	}
 	if l.MaxDuration <= 0 {
 		l.MaxDuration = def.MaxDuration
@@ -87,10 +99,10 @@ func (l Limits) withDefaults(k Kind) Limits {
 		l.MaxBytes = def.MaxBytes
 	}
 	if l.MaxWidth <= 0 {
-		l.MaxWidth = DefaultVideo.MaxWidth
+		l.MaxWidth = def.MaxWidth
 	}
 	if l.MaxHeight <= 0 {
-		l.MaxHeight = DefaultVideo.MaxHeight
+		l.MaxHeight = def.MaxHeight
 	}
 	return l
 }

@@ -163,6 +163,30 @@ func TestProbeRefusals(t *testing.T) {
 	mulaw := wavBytes(1, 8000, 1, 8, 8000)
 	binary.LittleEndian.PutUint16(mulaw[20:], 7)
 	m4a := fixture(t, "tone.m4a")
+	badBlock := wavBytes(1, 8000, 1, 8, 8000)
+	binary.LittleEndian.PutUint16(badBlock[32:], 2) // block size 2 for one 8-bit channel
+	// tone-opus.ogg without its fourth page.
+	opus := fixture(t, "tone-opus.ogg")
+	var pages []int
+	for i := 0; i+4 <= len(opus); i++ {
+		if string(opus[i:i+4]) == "OggS" {
+			pages = append(pages, i)
+		}
+	}
+	if len(pages) < 5 {
+		t.Fatalf("tone-opus.ogg has %d pages", len(pages))
+	}
+	pageMissing := append(bytes.Clone(opus[:pages[3]]), opus[pages[4]:]...)
+	// clip.webm declared as Matroska: the DocType "webm" becomes
+	// "matroska" and the EBML header grows by 4 bytes.
+	webm := fixture(t, "clip.webm")
+	dt := bytes.Index(webm[:64], []byte("\x42\x82\x84webm"))
+	if dt < 0 || webm[4]&0x80 == 0 {
+		t.Fatal("clip.webm's EBML header is not as expected")
+	}
+	mkv := append(bytes.Clone(webm[:dt]), []byte("\x42\x82\x88matroska")...)
+	mkv = append(mkv, webm[dt+7:]...)
+	mkv[4] += 4
 	type probeFunc func(io.Reader, int64, Limits) (Info, error)
 	cases := []struct {
 		name  string
@@ -182,6 +206,11 @@ func TestProbeRefusals(t *testing.T) {
 		{"WAV whose header claims 4 GB", wav4GB, ProbeAudio, Limits{}, Truncated, "its header declares 4"},
 		{"WAV in mu-law", mulaw, ProbeAudio, Limits{}, Unsupported, "format 0x0007"},
 		{"a QuickTime movie", patch(m4a, 8, "qt  "), Probe, Limits{}, Unsupported, "QuickTime"},
+		{"WAV whose block size does not match", badBlock, ProbeAudio, Limits{}, Malformed, "block size (2)"},
+		{"Ogg with a page missing", pageMissing, ProbeAudio, Limits{}, Truncated, "1 of its pages are missing"},
+		{"a Matroska file", mkv, ProbeVideo, Limits{}, Unsupported, "Matroska"},
+		{"an MP4 of HEVC", bytes.ReplaceAll(fixture(t, "clip.mp4"), []byte("avc1"), []byte("hvc1")), ProbeVideo, Limits{}, Unsupported, `coded as "hvc1"`},
+		{"an MP3 mostly junk", append(fixture(t, "tone.mp3"), make([]byte, 20_000)...), ProbeAudio, Limits{}, Malformed, "are not MP3 frames"},
 		{"an M4A as a video", m4a, ProbeVideo, Limits{}, WrongKind, "not a video"},
 		{"an MP3 as a video", fixture(t, "tone.mp3"), ProbeVideo, Limits{}, WrongKind, "not a video"},
 		{"an MP4 video as a sound", fixture(t, "clip.mp4"), ProbeAudio, Limits{}, WrongKind, "a video (MP4"},

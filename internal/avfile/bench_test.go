@@ -122,7 +122,7 @@ func benchmarkProbeZip(b *testing.B, path string, files int) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			info, err := ProbeAudio(rc, int64(e.UncompressedSize64), DefaultAudio)
+			info, err := ProbeAudio(rc, int64(e.UncompressedSize64), DefaultAudio())
 			_ = rc.Close()
 			if err != nil {
 				b.Fatalf("%s: %v", e.Name, err)

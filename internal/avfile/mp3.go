@@ -18,15 +18,12 @@ type mp3Header struct {
 	crc        bool
 }
 
-var (
-	mp3BitratesV1 = [16]int{0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 0}
-	mp3BitratesV2 = [16]int{0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 0}
-	mp3Rates      = [3]int{44100, 48000, 32000}
-)
-
 // parseMP3Header decodes four bytes; ok is false unless they are a valid
 // Layer III header with a stated bitrate (free format is refused).
 func parseMP3Header(b []byte) (h mp3Header, ok bool) {
+	bitratesV1 := [16]int{0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 0}
+	bitratesV2 := [16]int{0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 0}
+	rates := [3]int{44100, 48000, 32000}
 	if len(b) < 4 || b[0] != 0xFF || b[1]&0xE0 != 0xE0 {
 		return h, false
 	}
@@ -49,11 +46,11 @@ func parseMP3Header(b []byte) (h mp3Header, ok bool) {
 		return h, false
 	}
 	if h.version == 1 {
-		h.bitrate = mp3BitratesV1[bi] * 1000
+		h.bitrate = bitratesV1[bi] * 1000
 	} else {
-		h.bitrate = mp3BitratesV2[bi] * 1000
+		h.bitrate = bitratesV2[bi] * 1000
 	}
-	h.sampleRate = mp3Rates[si]
+	h.sampleRate = rates[si]
 	switch h.version {
 	case 2:
 		h.sampleRate /= 2
