@@ -13,6 +13,16 @@
 // because the Go libraries for these formats either need an io.ReadSeeker
 // (MP4 box readers, WAV decoders), decode the audio, or read elements of
 // the size a header claims into memory; a probe must do none of these.
+//
+// What a probe does not check, by choice: Ogg pages' CRCs; the inside of
+// the frames (nothing is decoded, so a file whose headers are whole but
+// whose coded sound is damaged is accepted and plays with glitches); a
+// FLAC file cut inside its last frame (at most one block, a fraction of a
+// second); a constant-bitrate MP3 without a Xing header that was cut (it
+// is simply shorter); an M4A's mp4a entry is taken for AAC without reading
+// its decoder configuration. Fragmented MP4s that state no duration,
+// QuickTime, 3GPP, Matroska and sound-only WebM files are refused with
+// the reason.
 package avfile
 
 import (

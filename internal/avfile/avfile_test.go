@@ -210,6 +210,7 @@ func TestProbeRefusals(t *testing.T) {
 		{"Ogg with a page missing", pageMissing, ProbeAudio, Limits{}, Truncated, "1 of its pages are missing"},
 		{"a Matroska file", mkv, ProbeVideo, Limits{}, Unsupported, "Matroska"},
 		{"an MP4 of HEVC", bytes.ReplaceAll(fixture(t, "clip.mp4"), []byte("avc1"), []byte("hvc1")), ProbeVideo, Limits{}, Unsupported, `coded as "hvc1"`},
+		{"MP4 boxes nested 100,000 deep", nestedMP4(100_000), Probe, Limits{}, Malformed, "nest more than 8 deep"},
 		{"an MP3 mostly junk", append(fixture(t, "tone.mp3"), make([]byte, 20_000)...), ProbeAudio, Limits{}, Malformed, "are not MP3 frames"},
 		{"an M4A as a video", m4a, ProbeVideo, Limits{}, WrongKind, "not a video"},
 		{"an MP3 as a video", fixture(t, "tone.mp3"), ProbeVideo, Limits{}, WrongKind, "not a video"},
@@ -355,4 +356,20 @@ func TestReasonOf(t *testing.T) {
 	if got := Seconds(2500 * time.Millisecond); got != "2.5 s" {
 		t.Errorf("Seconds(2.5 s) = %q", got)
 	}
+}
+
+// nestedMP4 is an ftyp box and a moov box holding a trak holding mdia
+// boxes nested depth deep.
+func nestedMP4(depth int) []byte {
+	box := func(typ string, n int) []byte {
+		b := binary.BigEndian.AppendUint32(nil, uint32(n+8))
+		return append(b, typ...)
+	}
+	out := append(box("ftyp", 8), "isom\x00\x00\x02\x00"...)
+	out = append(out, box("moov", depth*8)...)
+	out = append(out, box("trak", (depth-1)*8)...)
+	for i := range depth - 1 {
+		out = append(out, box("mdia", (depth-2-i)*8)...)
+	}
+	return out
 }

@@ -8,6 +8,9 @@ import (
 // maxTracks bounds the tracks of one MP4 file.
 const maxTracks = 16
 
+// maxBoxDepth bounds how deep the boxes read may nest.
+const maxBoxDepth = 8
+
 // mp4Track is what one trak box says.
 type mp4Track struct {
 	handler       string // "vide", "soun", …
@@ -250,6 +253,13 @@ func ticks(n uint64, scale uint32) time.Duration {
 // file) positioned at its payload; whatever of the payload visit leaves
 // unread is skipped.
 func (s *stream) boxes(end int64, visit func(typ string, n int64) error) error {
+	// The boxes read nest five deep (moov, trak, mdia, minf, stbl); a
+	// file nesting them deeper would otherwise grow the stack with it.
+	s.depth++
+	defer func() { s.depth-- }()
+	if s.depth > maxBoxDepth {
+		return refuse(Malformed, "not an MP4 file: its boxes nest more than %d deep", maxBoxDepth)
+	}
 	for end < 0 || s.pos < end {
 		if end < 0 && s.atEOF() {
 			return nil

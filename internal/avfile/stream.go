@@ -16,6 +16,7 @@ type stream struct {
 	limit int64 // bytes the file may have
 	size  int64 // the file's length when known, else -1
 	what  string
+	depth int // the MP4 boxes being read, nested
 }
 
 // errEOF marks a read that found the end of the file where more was
