@@ -321,7 +321,7 @@ func heapAllocated() int64 {
 
 // TestMemoryDoesNotGrowWithFile probes a 256 MB WAV stream of unknown
 // length: the probe allocates its look-ahead buffer and little else.
-func TestMemoryDoesNotGrowWithFile(t *testing.T) {
+func TestMemoryDoesNotGrowWithFile(t *testing.T) { //nolint:paralleltest // it measures the process's allocations, which parallel tests would add to
 	const n = 256 << 20
 	head := wavBytes(1, 8000, 1, 8, 0)
 	binary.LittleEndian.PutUint32(head[len(head)-4:], n)
