@@ -103,7 +103,7 @@ func TestServeBootstrapsAndShutsDown(t *testing.T) {
 		}
 	})
 	base := "http://" + envm["ADDR"]
-	for _, want := range []string{"demo study:  " + base + "/s/demo", "admin login: " + base + "/admin/login"} {
+	for _, want := range []string{"demo study:  " + base + "/s/demo", "text demo:   " + base + "/s/demo-words", "admin login: " + base + "/admin/login"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("start-up output lacks %q:\n%s", want, out)
 		}
