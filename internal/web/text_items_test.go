@@ -149,21 +149,23 @@ func TestTextItemRefusals(t *testing.T) {
 	checkRefusals(t, a, admin, regexp.MustCompile(`^/admin/studies/(tx|img)\?upload=[a-z0-9]+#upload$`), prefix, stored, []refusal{
 		{"control character", typed("tx", "cat\nbe\x07ll\n"), "the typed items were not added: line 2: a control character (U+0007) at character 3"},
 		{"bidi override", typed("tx", "cat\nevil\u202Etxt.exe"), "the typed items were not added: line 2: a bidirectional override character (U+202E) at character 5"},
-		{"bidi isolate", typed("tx", "\u2067cat"), "line 1: a bidirectional override character (U+2067) at character 1"},
-		{"too long", typed("tx", "cat\n"+strings.Repeat("w", 501)), "line 2: 501 characters, the limit is 500 characters"},
-		{"empty line", typed("tx", "cat\n\nmouse"), "line 2: empty (an item has 1 to 500 characters; remove the blank line)"},
+		{"bidi isolate", typed("tx", "\u2067cat"), "the typed items were not added: line 1: a bidirectional override character (U+2067) at character 1"},
+		{"too long", typed("tx", "cat\n"+strings.Repeat("w", 501)), "the typed items were not added: line 2: 501 characters, the limit is 500 characters"},
+		{"empty line", typed("tx", "cat\n\nmouse"), "the typed items were not added: line 2: empty (an item has 1 to 500 characters; remove the blank line)"},
 		{"nothing typed", typed("tx", "\n \n"), "type the items, one per line, or choose a .txt or .csv file"},
 		{"bad UTF-8", file("w.txt", "cat\nmo\xffuse\n"), "w.txt was not added: line 2: not valid UTF-8"},
 		{"CSV with a control character", file("w.csv", "label,text\na,cat\nb,mo\x1buse\n"), "w.csv was not added: line 3: text: a control character (U+001B)"},
-		{"the same text twice", typed("tx", "cat\nmouse\ncat"), "line 3: the same text as line 1"},
+		{"the same text twice", typed("tx", "cat\nmouse\ncat"), "the typed items were not added: line 3: the same text as line 1"},
 		{"already an item", typed("tx", "cat\ndog"), "line 2: &#34;dog&#34; is already an item of this study; nothing was added"},
 		{"mixed kinds", typed("img", "cat"), "this study&#39;s items are image items and these are text items"},
 		{"another type of file", file("w.docx", "cat"), "w.docx: choose a UTF-8 .txt file (one item per line) or a .csv of label,text"},
 		{"typed and a file", func() response {
 			return a.postTexts(admin, "tx", textP("texts", "cat"), fileP("file", "w.txt", "mouse"))
 		}, "type the items or choose a file, not both"},
-		{"past the byte bound", file("big.txt", strings.Repeat(strings.Repeat("x", 300)+"\n", media.MaxTextUploadBytes/300+1000)),
-			"larger than 16."},
+		{"past the byte bound", file("big.txt", "dog\n"+strings.Repeat(" \n", media.MaxTextUploadBytes/2+1000)),
+			"big.txt was not added: larger than 16.0 MiB (the limit of one upload)"},
+		{"past the item bound", file("many.txt", manyWords(media.MaxTextItems+1)),
+			"many.txt was not added: more than 5000 items (the limit of one upload)"},
 	})
 }
 
@@ -271,4 +273,13 @@ func TestTextQuestionPageEscaped(t *testing.T) {
 			t.Errorf("the API shows an option as %+v", o)
 		}
 	}
+}
+
+// manyWords is n distinct words, one a line.
+func manyWords(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "w%d\n", i)
+	}
+	return b.String()
 }
