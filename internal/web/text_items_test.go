@@ -283,3 +283,38 @@ func manyWords(n int) string {
 	}
 	return b.String()
 }
+
+// The store checks every text again (a caller that built TextItems by
+// hand stores nothing bad), and the items table's CHECK bounds a text's
+// length even for SQL that goes around the store.
+func TestStoreRefusesUncheckedTexts(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ctx := context.Background()
+	st := a.textStudy("raw", "", 3, "dog")
+	for _, bad := range []string{"", "   ", "a\x00b", "a\x1bb", "evil\u202Etxt", "\u2069x", "bad\xff", strings.Repeat("x", 501)} {
+		_, err := a.store.AddTextItems(ctx, st.ID, []media.TextItem{{Line: 1, Label: "l", Text: bad}}, "hand", 0)
+		if collect.KindOf(err) != study.KindInvalid {
+			t.Errorf("%q: %v, want a KindInvalid refusal", bad, err)
+		}
+	}
+	if n := a.count(`SELECT count(*) FROM items WHERE study_id = $1`, st.ID); n != 1 {
+		t.Fatalf("%d items stored, want the 1 from before", n)
+	}
+	_, err := a.pool.Exec(ctx, `INSERT INTO items (study_id, idx, kind, label, file_name, content_type, sha256, width, height, text)
+		VALUES ($1, 1, 'text', 'l', 'f', 'text/plain', 'x', 0, 0, repeat('x', 501))`, st.ID)
+	if err == nil || !strings.Contains(err.Error(), "check constraint") {
+		t.Fatalf("a 501-character text through SQL: %v, want the CHECK's refusal", err)
+	}
+	_, err = a.pool.Exec(ctx, `INSERT INTO items (study_id, idx, kind, label, file_name, content_type, sha256, width, height, data, text)
+		VALUES ($1, 1, 'text', 'l', 'f', 'text/plain', 'y', 0, 0, '\x00', 'both')`, st.ID)
+	if err == nil || !strings.Contains(err.Error(), "items_kind_content") {
+		t.Fatalf("a text item with bytes: %v, want the CHECK's refusal", err)
+	}
+	// At most maxItems in the study.
+	more, _ := media.ReadTextLines(strings.NewReader("cat\nmouse"))
+	if _, err := a.store.AddTextItems(ctx, st.ID, more, "typed", 2); collect.KindOf(err) != study.KindInvalid ||
+		!strings.Contains(err.Error(), "the study would hold 3 items, the limit is 2") {
+		t.Fatalf("past the study's bound: %v", err)
+	}
+}
