@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -316,5 +317,56 @@ func TestStoreRefusesUncheckedTexts(t *testing.T) {
 	if _, err := a.store.AddTextItems(ctx, st.ID, more, "typed", 2); collect.KindOf(err) != study.KindInvalid ||
 		!strings.Contains(err.Error(), "the study would hold 3 items, the limit is 2") {
 		t.Fatalf("past the study's bound: %v", err)
+	}
+}
+
+// A text study's export names its items by their labels (issue 29): a
+// CSV's label where one was given, else the text.
+func TestTextExportLabels(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	st := a.textStudy("exp", "", 3, "dog", "cat")
+	texts, err := media.ReadTextCSV(strings.NewReader("label,text\nfr,fraise\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.store.AddTextItems(context.Background(), st.ID, texts, "f.csv", 0); err != nil {
+		t.Fatal(err)
+	}
+	admin := a.admin()
+	for range 2 {
+		j := a.join("exp", "{}")
+		var n struct {
+			QuestionID string `json:"question_id"`
+			Left       struct {
+				Index int `json:"index"`
+			} `json:"left"`
+		}
+		if res := a.api("GET", "/api/v1/studies/exp/next", j.Token, "", &n); res.StatusCode != http.StatusOK {
+			t.Fatalf("next: %d %s", res.StatusCode, res.body)
+		}
+		if res := a.api("POST", "/api/v1/answers", j.Token, fmt.Sprintf(`{"question_id": %q, "closer": %d}`, n.QuestionID, n.Left.Index), nil); res.StatusCode != http.StatusCreated {
+			t.Fatalf("answer: %d %s", res.StatusCode, res.body)
+		}
+	}
+	res := a.do(admin, "GET", "/admin/studies/exp/triplets.csv", nil, nil)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("export: %d\n%s", res.StatusCode, res.body)
+	}
+	rows, err := csv.NewReader(strings.NewReader(res.body)).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("export: %d rows, %v:\n%s", len(rows), err, res.body)
+	}
+	seen := map[string]bool{}
+	for _, row := range rows[1:] {
+		for c, name := range rows[0] {
+			if strings.HasSuffix(name, "_label") {
+				seen[row[c]] = true
+			}
+		}
+	}
+	// Every question of three items shows all three: each row names them.
+	if len(seen) != 3 || !seen["dog"] || !seen["cat"] || !seen["fr"] {
+		t.Fatalf("the export's labels: %v, want dog, cat and fr", seen)
 	}
 }
