@@ -315,13 +315,38 @@ func exampleTextKey(layout string) i18n.Key {
 // questionPrompt is the question page's heading in the study's language:
 // the format's question, and a triplet's names its anchor by the layout.
 func questionPrompt(v Question) string {
-	switch v.Format {
-	case study.FormatOddOneOut:
+	text := v.allText()
+	switch {
+	case v.Format == study.FormatOddOneOut:
 		return v.L.T(i18n.OddPrompt)
-	case study.FormatRank:
+	case v.Format == study.FormatRank && text:
+		return v.L.T(i18n.RankPromptText, v.Choose)
+	case v.Format == study.FormatRank:
 		return v.L.T(i18n.RankPrompt, v.Choose)
+	case text && layoutOf(v.Layout) == study.LayoutBeside:
+		return v.L.T(i18n.PromptBesideText)
+	case text:
+		return v.L.T(i18n.PromptText)
 	}
 	return v.L.T(promptKey(v.Layout))
+}
+
+// allText reports whether every item the question shows is a text item
+// (issue 29): its prompt then speaks of texts, not images.
+func (v Question) allText() bool {
+	items := v.Items
+	if v.Format != study.FormatOddOneOut && v.Format != study.FormatRank {
+		items = []Image{v.Left, v.Right}
+	}
+	if v.Format != study.FormatOddOneOut && !v.Anchor.IsText() {
+		return false
+	}
+	for _, it := range items {
+		if !it.IsText() {
+			return false
+		}
+	}
+	return len(items) > 0
 }
 
 func anchorAltKey(layout string) i18n.Key {

@@ -252,6 +252,11 @@ func TestTextQuestionPageEscaped(t *testing.T) {
 		if strings.Contains(page.body, "/img/") || strings.Contains(page.body, `rel="prefetch"`) {
 			t.Errorf("%s: a text study's page shows or fetches an image", f.format)
 		}
+		prompt := map[string]string{"triplet": "Which is more similar to the text at the top?",
+			"odd-one-out": "Which one does not belong?", "rank:4:2": "Choose the 2 texts most like the framed one, in order: the most similar first."}[f.format]
+		if !strings.Contains(page.body, `<h1 class="prompt">`+prompt+`</h1>`) {
+			t.Errorf("%s: the prompt is not %q", f.format, prompt)
+		}
 		// The longest item has 28 characters: the phrase size.
 		if !strings.Contains(page.body, `text-fit-phrase`) {
 			t.Errorf("%s: the page is not sized for its longest item", f.format)
