@@ -107,7 +107,17 @@ type Plot struct {
 type ItemView struct {
 	Index int
 	Label string
-	URL   string
+	URL   string // an image's
+	Text  string // a text item's (issue 29): shown in place of a thumbnail
+}
+
+// Shown is what stands for the item where there is no thumbnail: a text
+// item's text, else its label.
+func (it ItemView) Shown() string {
+	if it.Text != "" {
+		return it.Text
+	}
+	return it.Label
 }
 
 // QualityRow is one participant's line in the dashboard.

@@ -15,11 +15,39 @@ import (
 	"github.com/closer-lab/closer/internal/study"
 )
 
-// Image is an item as a page shows it.
+// Image is an item as a page shows it: an image at URL, or (Kind
+// study.ItemText) its Text.
 type Image struct {
 	Index int
 	Label string
 	URL   string
+	Kind  study.ItemKind
+	Text  string
+}
+
+// IsText reports whether the item shows as text.
+func (im Image) IsText() bool { return im.Kind == study.ItemText }
+
+// TextFitClass is the class that sizes a page's text items (style.css,
+// .text-fit-*) for a study whose longest text item has chars characters
+// (0: none, no class): a font size clamped between a floor that stays
+// readable and a ceiling, scaled with the screen's width in between, and
+// smaller the longer the longest item, so that the longest fits its box
+// on a 320 px phone. The one study-wide size keeps the texts of every
+// question at one size: a larger text would draw the eye.
+func TextFitClass(chars int) string {
+	switch {
+	case chars <= 0:
+		return ""
+	case chars <= 12:
+		return "text-fit-word"
+	case chars <= 40:
+		return "text-fit-phrase"
+	case chars <= 150:
+		return "text-fit-sentence"
+	default:
+		return "text-fit-paragraph"
+	}
 }
 
 // Question is the annotator's question page.
@@ -61,6 +89,9 @@ type Question struct {
 	// Choose is how many of Items a rank question chooses, in order (its
 	// query is Anchor, its references Items).
 	Choose int
+	// TextChars is the length of the study's longest text item (0: none),
+	// which sizes the page's texts (TextFitClass).
+	TextChars int
 }
 
 // MTurkPreview is an MTurk study's page while a worker previews the HIT:
@@ -75,7 +106,10 @@ type MTurkPreview struct {
 }
 
 // ExampleQuestion is a question shown only as an example.
-type ExampleQuestion struct{ Anchor, Left, Right Image }
+type ExampleQuestion struct {
+	Anchor, Left, Right Image
+	TextChars           int // the study's longest text item (TextFitClass)
+}
 
 // Landing is a study's start page.
 type Landing struct {
@@ -285,13 +319,38 @@ func exampleTextKey(layout string) i18n.Key {
 // questionPrompt is the question page's heading in the study's language:
 // the format's question, and a triplet's names its anchor by the layout.
 func questionPrompt(v Question) string {
-	switch v.Format {
-	case study.FormatOddOneOut:
+	text := v.allText()
+	switch {
+	case v.Format == study.FormatOddOneOut:
 		return v.L.T(i18n.OddPrompt)
-	case study.FormatRank:
+	case v.Format == study.FormatRank && text:
+		return v.L.T(i18n.RankPromptText, v.Choose)
+	case v.Format == study.FormatRank:
 		return v.L.T(i18n.RankPrompt, v.Choose)
+	case text && layoutOf(v.Layout) == study.LayoutBeside:
+		return v.L.T(i18n.PromptBesideText)
+	case text:
+		return v.L.T(i18n.PromptText)
 	}
 	return v.L.T(promptKey(v.Layout))
+}
+
+// allText reports whether every item the question shows is a text item
+// (issue 29): its prompt then speaks of texts, not images.
+func (v Question) allText() bool {
+	items := v.Items
+	if v.Format != study.FormatOddOneOut && v.Format != study.FormatRank {
+		items = []Image{v.Left, v.Right}
+	}
+	if v.Format != study.FormatOddOneOut && !v.Anchor.IsText() {
+		return false
+	}
+	for _, it := range items {
+		if !it.IsText() {
+			return false
+		}
+	}
+	return len(items) > 0
 }
 
 func anchorAltKey(layout string) i18n.Key {

@@ -244,6 +244,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	if _, err := collector.StudyBySlug(ctx, demoSlug); err == nil {
 		fmt.Fprintf(stdout, "  demo study:  %s/s/%s\n", cfg.BaseURL, demoSlug)
 	}
+	if _, err := collector.StudyBySlug(ctx, demoWordsSlug); err == nil {
+		fmt.Fprintf(stdout, "  text demo:   %s/s/%s\n", cfg.BaseURL, demoWordsSlug)
+	}
 	fmt.Fprintf(stdout, "  admin login: %s/admin/login\n", cfg.BaseURL)
 
 	select {

@@ -83,17 +83,19 @@ func TestServeBootstrapsAndShutsDown(t *testing.T) {
 		"ADMIN_EMAIL": "boss@example.org", "ADMIN_PASSWORD": "boss-password", "ADMIN_API_TOKEN": "script-token-0123456789",
 	}
 	out := serveOnce(t, envm, func(base string) {
-		res, err := http.Get(base + "/s/demo")
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		if res.StatusCode != 200 {
-			t.Fatalf("demo study page: %d", res.StatusCode)
+		for _, slug := range []string{"demo", "demo-words"} {
+			res, err := http.Get(base + "/s/" + slug)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				t.Fatalf("%s study page: %d", slug, res.StatusCode)
+			}
 		}
 		req, _ := http.NewRequest("GET", base+"/api/v1/studies/demo/triplets.csv", nil)
 		req.Header.Set("Authorization", "Bearer script-token-0123456789")
-		res, err = http.DefaultClient.Do(req)
+		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +105,7 @@ func TestServeBootstrapsAndShutsDown(t *testing.T) {
 		}
 	})
 	base := "http://" + envm["ADDR"]
-	for _, want := range []string{"demo study:  " + base + "/s/demo", "admin login: " + base + "/admin/login"} {
+	for _, want := range []string{"demo study:  " + base + "/s/demo", "text demo:   " + base + "/s/demo-words", "admin login: " + base + "/admin/login"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("start-up output lacks %q:\n%s", want, out)
 		}
@@ -123,8 +125,9 @@ func TestServeBootstrapsAndShutsDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if studies != 1 || items != 40 || admins != 1 || tokens != 1 {
-		t.Fatalf("after two starts: %d studies, %d items, %d admins, %d tokens; want 1, 40, 1, 1", studies, items, admins, tokens)
+	// The image demo's 40 disks and the text demo's 20 words, once.
+	if studies != 2 || items != 60 || admins != 1 || tokens != 1 {
+		t.Fatalf("after two starts: %d studies, %d items, %d admins, %d tokens; want 2, 60, 1, 1", studies, items, admins, tokens)
 	}
 }
 

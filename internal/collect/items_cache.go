@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/closer-lab/closer/internal/cache"
 	"github.com/closer-lab/closer/internal/store"
@@ -14,6 +15,10 @@ import (
 type studyItems struct {
 	version int64
 	refs    []study.ItemRef // by index
+	// textChars is the length in characters of the study's longest text
+	// item (0: none): the question page sizes every text to fit it, so
+	// that the size does not jump from one question to the next.
+	textChars int
 }
 
 // itemsCache keeps the items of the studies a server has asked questions
@@ -35,7 +40,7 @@ func newItemsCache() itemsCache {
 }
 
 // itemsAtVersionSQL reads a study's items for the cache.
-const itemsAtVersionSQL = `SELECT idx, label, sha256 FROM items WHERE study_id = $1 ORDER BY idx`
+const itemsAtVersionSQL = `SELECT idx, label, sha256, kind, coalesce(text, '') FROM items WHERE study_id = $1 ORDER BY idx`
 
 // get returns the items of the study at version, reading them with q (the
 // caller's transaction, so they match the version it read) when the copy
@@ -52,9 +57,10 @@ func (c *itemsCache) get(ctx context.Context, q store.Querier, studyID, version 
 	fresh := &studyItems{version: version}
 	for rows.Next() {
 		var r study.ItemRef
-		if err := rows.Scan(&r.Index, &r.Label, &r.SHA256); err != nil {
+		if err := rows.Scan(&r.Index, &r.Label, &r.SHA256, &r.Kind, &r.Text); err != nil {
 			return nil, err
 		}
+		fresh.textChars = max(fresh.textChars, utf8.RuneCountInString(r.Text))
 		if r.Index != len(fresh.refs) {
 			return nil, fmt.Errorf("items of study %d are not numbered 0..n-1 (index %d at %d)", studyID, r.Index, len(fresh.refs))
 		}

@@ -20,10 +20,11 @@ const previewJoinSQL = `
 	VALUES ($1, $2, $3, now(), true)
 	RETURNING id, created_at`
 
-// previewItemsSQL counts study $1's items and those without an image
-// (imported from a triplet file): a preview asks questions as the study
-// would, which needs three items with images.
-const previewItemsSQL = `SELECT count(*), count(*) FILTER (WHERE data IS NULL) FROM items WHERE study_id = $1`
+// previewItemsSQL counts study $1's items and the images without their
+// bytes (imported from a triplet file): a preview asks questions as the
+// study would, which needs three items it can show (a text item keeps no
+// bytes and shows its text).
+const previewItemsSQL = `SELECT count(*), count(*) FILTER (WHERE kind = 'image' AND data IS NULL) FROM items WHERE study_id = $1`
 
 // CreatePreviewParticipant adds a researcher's preview session to a study
 // and returns it with its secret token. A preview is a participant whom

@@ -357,6 +357,7 @@ func (it *studyItems) question(id string, studyID, participantID int64, c study.
 		q = study.NewTriplet(it.ref(c.Anchor), it.ref(c.Left), it.ref(c.Right))
 	}
 	q.ID, q.StudyID, q.ParticipantID, q.Design, q.IssuedAt = id, studyID, participantID, c.Design, issued
+	q.TextChars = it.textChars
 	return &q
 }
 

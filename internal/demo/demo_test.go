@@ -145,3 +145,21 @@ func TestItemsShowTheirHue(t *testing.T) {
 		}
 	}
 }
+
+func TestWords(t *testing.T) {
+	t.Parallel()
+	words, cats := Words(), WordCategories()
+	if len(words) != 20 || len(cats) != len(words) {
+		t.Fatalf("%d words and %d categories, want 20 of each", len(words), len(cats))
+	}
+	per := map[string]int{}
+	for i, w := range words {
+		if w.Text == "" || w.Label != w.Text || w.Line != i+1 {
+			t.Errorf("word %d: %+v", i, w)
+		}
+		per[cats[i]]++
+	}
+	if len(per) != 4 {
+		t.Errorf("categories %v, want 4 of 5 words", per)
+	}
+}

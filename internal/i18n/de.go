@@ -52,6 +52,10 @@ var german = map[Key]msg{
 	AlreadyT:        t("Bereits beantwortet"),
 	Already:         t("Sie haben diese Frage bereits mit dem anderen Bild beantwortet; Ihre erste Antwort zählt."),
 
+	PromptText:       t("Welcher Text ist dem oberen ähnlicher?"),
+	PromptBesideText: t("Welcher Text ist dem gerahmten Text links ähnlicher?"),
+	RankPromptText:   t("Wählen Sie die %[1]d Texte, die dem gerahmten am ähnlichsten sind, der Reihe nach: den ähnlichsten zuerst."),
+
 	DoneTitle:     t("Vielen Dank!"),
 	DoneAnswered:  p("one", "Sie haben %[1]d Frage beantwortet.", "other", "Sie haben %[1]d Fragen beantwortet."),
 	DoneCode:      t("Ihr Abschlusscode:"),

@@ -52,6 +52,10 @@ var english = map[Key]msg{
 	AlreadyT:        t("Already answered"),
 	Already:         t("You already answered this question with the other image; your first answer counts."),
 
+	PromptText:       t("Which is more similar to the text at the top?"),
+	PromptBesideText: t("Which is more similar to the framed text on the left?"),
+	RankPromptText:   t("Choose the %[1]d texts most like the framed one, in order: the most similar first."),
+
 	DoneTitle:     t("Thank you!"),
 	DoneAnswered:  p("one", "You answered %[1]d question.", "other", "You answered %[1]d questions."),
 	DoneCode:      t("Your completion code:"),

@@ -52,6 +52,10 @@ var spanish = map[Key]msg{
 	AlreadyT:        t("Ya respondida"),
 	Already:         t("Ya respondió esta pregunta con la otra imagen; cuenta su primera respuesta."),
 
+	PromptText:       t("¿Cuál se parece más al texto de arriba?"),
+	PromptBesideText: t("¿Cuál se parece más al texto enmarcado de la izquierda?"),
+	RankPromptText:   t("Elija los %[1]d textos más parecidos al enmarcado, en orden: el más parecido primero."),
+
 	DoneTitle:     t("¡Gracias!"),
 	DoneAnswered:  p("one", "Ha respondido %[1]d pregunta.", "other", "Ha respondido %[1]d preguntas."),
 	DoneCode:      t("Su código de finalización:"),

@@ -52,6 +52,10 @@ var french = map[Key]msg{
 	AlreadyT:        t("Déjà répondu"),
 	Already:         t("Vous avez déjà répondu à cette question avec l’autre image ; votre première réponse compte."),
 
+	PromptText:       t("Lequel ressemble le plus au texte du haut ?"),
+	PromptBesideText: t("Lequel ressemble le plus au texte encadré à gauche ?"),
+	RankPromptText:   t("Choisissez les %[1]d textes les plus proches du texte encadré, dans l'ordre : le plus proche d'abord."),
+
 	DoneTitle:     t("Merci !"),
 	DoneAnswered:  p("one", "Vous avez répondu à %[1]d question.", "other", "Vous avez répondu à %[1]d questions."),
 	DoneCode:      t("Votre code de fin :"),

@@ -52,6 +52,10 @@ var japanese = map[Key]msg{
 	AlreadyT:        t("回答済み"),
 	Already:         t("この質問にはすでにもう一方の画像で回答しています。最初の回答が有効です。"),
 
+	PromptText:       t("上のテキストにより似ているのはどちらですか？"),
+	PromptBesideText: t("左の枠付きのテキストにより似ているのはどちらですか？"),
+	RankPromptText:   t("枠で囲まれたテキストに最も似ているテキストを %[1]d 個、似ている順に選んでください。"),
+
 	DoneTitle:     t("ありがとうございました！"),
 	DoneAnswered:  t("%[1]d 問に回答しました。"),
 	DoneCode:      t("完了コード："),

@@ -66,6 +66,12 @@ const (
 	TooSoon      Key = "question.too_soon"
 	AlreadyT     Key = "answered.title"
 	Already      Key = "answered.text"
+	// PromptText, PromptBesideText and RankPromptText are Prompt,
+	// PromptBeside and RankPrompt for a question of text items (issue
+	// 29): the words or sentences are no images.
+	PromptText       Key = "question.prompt_text"
+	PromptBesideText Key = "question.prompt_beside_text"
+	RankPromptText   Key = "question.rank_prompt_text"
 
 	// Done page.
 	DoneTitle     Key = "done.title"
@@ -141,6 +147,7 @@ var defs = map[Key]def{
 	AnchorAlt: {args: []string{"label"}}, LeftAlt: {args: []string{"label"}}, RightAlt: {args: []string{"label"}},
 	LeftKey: {}, RightKey: {}, CantDecide: {}, SkipKey: {},
 	OddPrompt: {}, OddAlt: {args: []string{"n", "label"}}, OddSkipKey: {},
+	PromptText: {}, PromptBesideText: {}, RankPromptText: {args: []string{"k"}},
 	RankPrompt: {args: []string{"k"}}, RankQueryAlt: {args: []string{"label"}}, RankChoice: {args: []string{"r"}},
 	RankNone: {}, RankUndo: {}, RankSubmit: {}, TooSoon: {}, AlreadyT: {}, Already: {},
 

@@ -53,6 +53,10 @@ var chinese = map[Key]msg{
 	AlreadyT:        t("已经回答过"),
 	Already:         t("您已经用另一张图片回答过这个问题；以您的第一次回答为准。"),
 
+	PromptText:       t("哪一段文字与上方的文字更相似？"),
+	PromptBesideText: t("哪一段文字与左侧带框的文字更相似？"),
+	RankPromptText:   t("请按顺序选出与带框文字最相似的 %[1]d 段文字：最相似的在前。"),
+
 	DoneTitle:     t("谢谢！"),
 	DoneAnswered:  t("您回答了 %[1]d 个问题。"),
 	DoneCode:      t("您的完成码："),

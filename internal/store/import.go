@@ -177,15 +177,25 @@ func (imp *ImportTx) CopyItems(rows study.RowSource[study.ImportItem]) (_ int, e
 	}
 	defer wrapCopy(&err, rows.Err, "store.ImportTx.CopyItems()")
 	n, err := imp.tx.CopyFrom(imp.ctx, pgx.Identifier{"items"},
-		[]string{"study_id", "idx", "label", "file_name", "content_type", "sha256", "width", "height", "data"},
+		[]string{"study_id", "idx", "kind", "label", "file_name", "content_type", "sha256", "width", "height", "data", "text"},
 		copySource(rows, func(it study.ImportItem) []any {
-			return []any{id, it.Index, it.Label, it.FileName, it.ContentType, it.SHA256, it.Width, it.Height, it.Data}
+			kind, text := it.Kind, (*string)(nil)
+			if kind == "" {
+				kind = study.ItemImage
+			}
+			if kind == study.ItemText {
+				text = &it.Text
+			}
+			return []any{id, it.Index, string(kind), it.Label, it.FileName, it.ContentType, it.SHA256, it.Width, it.Height, it.Data, text}
 		}))
 	if rerr := rows.Err(); rerr != nil {
 		return 0, rerr
 	}
 	if err != nil {
 		return 0, repeated("items", err)
+	}
+	if err := checkKinds(imp.ctx, imp.tx, id); err != nil {
+		return 0, err
 	}
 	return int(n), nil
 }

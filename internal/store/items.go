@@ -76,6 +76,9 @@ func (s *Store) addItems(ctx context.Context, studyID int64, imgs []media.Image,
 		if err != nil {
 			return err
 		}
+		if err := checkKindAllowed(ctx, tx, studyID, study.ItemImage); err != nil {
+			return err
+		}
 		type existing struct {
 			id   int64
 			name string
@@ -197,11 +200,161 @@ func (s *Store) addItems(ctx context.Context, studyID int64, imgs []media.Image,
 	return added, rejected, nil
 }
 
+// itemKindsSQL counts the kinds of a study's items.
+const itemKindsSQL = `SELECT count(DISTINCT kind) FROM items WHERE study_id = $1`
+
+// otherKindSQL finds the kind of an item of study $1 that is not of kind
+// $2, and whether the study allows mixed kinds.
+const otherKindSQL = `
+	SELECT s.mixed_kinds, (SELECT kind FROM items WHERE study_id = s.id AND kind <> $2 LIMIT 1)
+	FROM studies s WHERE s.id = $1`
+
+// checkKindAllowed refuses items of kind into a study (locked by the
+// caller) that holds items of another kind, unless it allows mixed kinds
+// (studies.mixed_kinds; issue 29): by default a study is all images or
+// all texts.
+func checkKindAllowed(ctx context.Context, tx pgx.Tx, studyID int64, kind study.ItemKind) error {
+	var mixed bool
+	var other *string
+	if err := tx.QueryRow(ctx, otherKindSQL, studyID, string(kind)).Scan(&mixed, &other); err != nil {
+		return err
+	}
+	if other != nil && !mixed {
+		return study.Errorf(study.KindConflict, "this study's items are %s items and these are %s items: a study has items of one kind unless its settings allow mixed kinds (Edit → Items and questions); nothing was added",
+			*other, kind)
+	}
+	return nil
+}
+
+// checkKinds refuses a study (an import's, in its transaction) whose
+// items are of more than one kind while it does not allow mixed kinds.
+func checkKinds(ctx context.Context, tx pgx.Tx, studyID int64) error {
+	var mixed bool
+	var kinds int
+	if err := tx.QueryRow(ctx, `SELECT s.mixed_kinds, (`+itemKindsSQL+`) FROM studies s WHERE s.id = $1`, studyID).Scan(&mixed, &kinds); err != nil {
+		return err
+	}
+	if kinds > 1 && !mixed {
+		return study.Errorf(study.KindInvalid, "the items are of %d kinds and the study does not allow mixed kinds", kinds)
+	}
+	return nil
+}
+
+// insertTextItemsSQL stores text items at indices $2, $2+1, ... in the
+// order of its arrays, returning each one's id and index.
+const insertTextItemsSQL = `
+	INSERT INTO items (study_id, idx, kind, label, file_name, content_type, sha256, width, height, text)
+	SELECT $1, $2 + u.ord::int - 1, 'text', u.label, u.file_name, '` + media.TextContentType + `', u.sha256, 0, 0, u.body
+	FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS u(label, file_name, sha256, body, ord)
+	RETURNING id, idx`
+
+// AddTextItems stores text items (issue 29; media.ReadTextLines or
+// ReadTextCSV read them, and each is checked again here with
+// media.CheckText) at the end of the study's items, in their order, all
+// or none: a text that is already an item of the study (by its sha256),
+// a study that holds items of another kind without allowing mixed kinds,
+// or more items than maxItems in the study (0: no bound) refuse the
+// whole upload with the reason. source names where they came from
+// ("typed" or a file name): an item's file name is source:line.
+func (s *Store) AddTextItems(ctx context.Context, studyID int64, texts []media.TextItem, source string, maxItems int) (_ []study.Item, err error) {
+	defer wrap(&err, "store.AddTextItems(%d, %d texts from %q)", studyID, len(texts), source)
+	if len(texts) == 0 {
+		return nil, study.Errorf(study.KindInvalid, "no items to add")
+	}
+	seen := map[string]int{}
+	for _, t := range texts {
+		if err := media.CheckText(t.Text); err != nil {
+			return nil, study.Errorf(study.KindInvalid, "line %d: %v", t.Line, err)
+		}
+		if err := media.CheckLabel(t.Label); err != nil {
+			return nil, study.Errorf(study.KindInvalid, "line %d: label: %v", t.Line, err)
+		}
+		if prev, dup := seen[t.Text]; dup {
+			return nil, study.Errorf(study.KindInvalid, "line %d: the same text as line %d", t.Line, prev)
+		}
+		seen[t.Text] = t.Line
+	}
+	source = media.ShortName(source)
+	var added []study.Item
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		added = nil
+		var asked bool
+		err := tx.QueryRow(ctx, lockStudyForItemsSQL, studyID).Scan(&asked)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return study.NotFound("study")
+		}
+		if err != nil {
+			return err
+		}
+		if err := checkKindAllowed(ctx, tx, studyID, study.ItemText); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM items WHERE study_id = $1`, studyID).Scan(&n); err != nil {
+			return err
+		}
+		if maxItems > 0 && n+len(texts) > maxItems {
+			return study.Errorf(study.KindInvalid, "the study would hold %d items, the limit is %d; nothing was added", n+len(texts), maxItems)
+		}
+		sums := make([]string, len(texts))
+		for i, t := range texts {
+			sums[i] = t.SHA256()
+		}
+		var dup *int32
+		if err := tx.QueryRow(ctx, `SELECT min(u.ord)::int FROM unnest($2::text[]) WITH ORDINALITY AS u(sha256, ord)
+			JOIN items i ON i.study_id = $1 AND i.sha256 = u.sha256`, studyID, sums).Scan(&dup); err != nil {
+			return err
+		}
+		if dup != nil {
+			t := texts[*dup-1]
+			return study.Errorf(study.KindConflict, "line %d: %q is already an item of this study; nothing was added", t.Line, media.ShortName(t.Text))
+		}
+		// Texts keep the order they were given: appended, never
+		// renumbered (their file names are no order). One statement for
+		// the lot.
+		labels, names, bodies := make([]string, len(texts)), make([]string, len(texts)), make([]string, len(texts))
+		for i, t := range texts {
+			it := study.Item{StudyID: studyID, Index: n + i, Kind: study.ItemText, Label: t.Label,
+				FileName: fmt.Sprintf("%s:%d", source, t.Line), ContentType: media.TextContentType, SHA256: sums[i], Text: t.Text}
+			labels[i], names[i], bodies[i] = it.Label, it.FileName, it.Text
+			added = append(added, it)
+		}
+		rows, err := tx.Query(ctx, insertTextItemsSQL, studyID, n, labels, names, sums, bodies)
+		if err != nil {
+			return err
+		}
+		stored := 0
+		var id int64
+		var idx int
+		_, err = pgx.ForEachRow(rows, []any{&id, &idx}, func() error {
+			if idx < n || idx >= n+len(added) {
+				return fmt.Errorf("text item stored at index %d, outside %d..%d", idx, n, n+len(added)-1)
+			}
+			added[idx-n].ID = id
+			stored++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if stored != len(added) {
+			return fmt.Errorf("%d text items stored of %d", stored, len(added))
+		}
+		// Servers keep a study's items in memory by version (items_cache.go).
+		_, err = tx.Exec(ctx, `UPDATE studies SET version = version + 1 WHERE id = $1`, studyID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return added, nil
+}
+
 // ListItems returns a study's items in index order (without their bytes).
 func (s *Store) ListItems(ctx context.Context, studyID int64) (_ []study.Item, err error) {
 	defer wrap(&err, "store.ListItems(%d)", studyID)
 	rows, err := s.pool.Query(ctx, `
-		SELECT id, study_id, idx, label, file_name, content_type, sha256, width, height
+		SELECT id, study_id, idx, kind, label, file_name, content_type, sha256, width, height, coalesce(text, '')
 		FROM items WHERE study_id = $1 ORDER BY idx`, studyID)
 	if err != nil {
 		return nil, err
@@ -212,7 +365,7 @@ func (s *Store) ListItems(ctx context.Context, studyID int64) (_ []study.Item, e
 // scanItem reads an item row of ListItems and ExampleItems.
 func scanItem(r pgx.CollectableRow) (study.Item, error) {
 	var it study.Item
-	err := r.Scan(&it.ID, &it.StudyID, &it.Index, &it.Label, &it.FileName, &it.ContentType, &it.SHA256, &it.Width, &it.Height)
+	err := r.Scan(&it.ID, &it.StudyID, &it.Index, &it.Kind, &it.Label, &it.FileName, &it.ContentType, &it.SHA256, &it.Width, &it.Height, &it.Text)
 	return it, err
 }
 
@@ -221,7 +374,7 @@ func scanItem(r pgx.CollectableRow) (study.Item, error) {
 func (s *Store) ExampleItems(ctx context.Context, studyID int64, n int) (_ []study.Item, err error) {
 	defer wrap(&err, "store.ExampleItems(%d, %d)", studyID, n)
 	rows, err := s.pool.Query(ctx, `
-		SELECT id, study_id, idx, label, file_name, content_type, sha256, width, height
+		SELECT id, study_id, idx, kind, label, file_name, content_type, sha256, width, height, coalesce(text, '')
 		FROM items WHERE study_id = $1 ORDER BY idx LIMIT $2`, studyID, n)
 	if err != nil {
 		return nil, err
@@ -231,7 +384,7 @@ func (s *Store) ExampleItems(ctx context.Context, studyID int64, n int) (_ []stu
 
 // itemImageSQL reads an image by its sha256 (by name so that
 // TestHotQueryPlans explains this very string on a large study).
-const itemImageSQL = `SELECT content_type, data FROM items WHERE sha256 = $1 LIMIT 1`
+const itemImageSQL = `SELECT content_type, data FROM items WHERE sha256 = $1 AND data IS NOT NULL LIMIT 1`
 
 // ItemImage returns the bytes and content type of an image by its sha256
 // (images are content-addressed: equal hashes are equal bytes).

@@ -59,13 +59,13 @@ func (sn *Snapshot) DesignConfig() (_ json.RawMessage, err error) {
 // Items calls f with each item, by index.
 func (sn *Snapshot) Items(f func(study.SnapshotItem) error) (err error) {
 	defer wrap(&err, "store.Snapshot.Items()")
-	rows, err := sn.tx.Query(sn.ctx, `SELECT idx, label, file_name, content_type, sha256, width, height, data
+	rows, err := sn.tx.Query(sn.ctx, `SELECT idx, kind, label, file_name, content_type, sha256, width, height, data, coalesce(text, '')
 		FROM items WHERE study_id = $1 ORDER BY idx`, sn.study.ID)
 	if err != nil {
 		return err
 	}
 	var it study.SnapshotItem
-	_, err = pgx.ForEachRow(rows, []any{&it.Index, &it.Label, &it.FileName, &it.ContentType, &it.SHA256, &it.Width, &it.Height, &it.Data},
+	_, err = pgx.ForEachRow(rows, []any{&it.Index, &it.Kind, &it.Label, &it.FileName, &it.ContentType, &it.SHA256, &it.Width, &it.Height, &it.Data, &it.Text},
 		func() error { return f(it) })
 	return err
 }

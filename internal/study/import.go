@@ -21,6 +21,8 @@ type RowSource[T any] interface {
 // ImportItem is an item to import.
 type ImportItem struct {
 	Index               int
+	Kind                ItemKind // "" is an image
+	Text                string   // a text item's text (checked as an upload's)
 	Label, FileName     string
 	ContentType, SHA256 string // "" and a unique placeholder for a label-only item
 	Width, Height       int

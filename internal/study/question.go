@@ -33,6 +33,10 @@ type Question struct {
 	Choose   int
 	Design   string
 	IssuedAt time.Time
+	// TextChars is the length in characters of the study's longest text
+	// item (0: the study has none): the page sizes the texts of every
+	// question by it (TextFontSize).
+	TextChars int
 }
 
 // NewTriplet is a triplet question's shape: anchor, then the options left

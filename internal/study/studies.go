@@ -29,8 +29,12 @@ type Study struct {
 	MinViewMS               int    // how long a question is shown before it takes an answer (ms)
 	Layout                  string // where a question's anchor stands: LayoutAbove or LayoutBeside the options (layout.go)
 	Format                  string // the questions' format: "triplet", "odd-one-out" or "rank:N:K" (format.go)
-	Exclusion               ExclusionRules
-	Quality                 QualityControl // catch and repeat trials, "can't decide" (quality.go)
+	// MixedKinds allows items of more than one kind (images and texts) in
+	// the study; by default every item is of one kind (the store refuses
+	// an item of another).
+	MixedKinds bool
+	Exclusion  ExclusionRules
+	Quality    QualityControl // catch and repeat trials, "can't decide" (quality.go)
 	// ExcludeStudies are the studies whose participants (by external id)
 	// this one refuses.
 	ExcludeStudies []int64
@@ -66,7 +70,9 @@ type StudyInput struct {
 	Layout                  string // LayoutAbove or LayoutBeside; "": LayoutAbove
 	// Format is the questions' format (ParseStudyFormat; "": triplet),
 	// frozen, like the design, once a question was issued.
-	Format         string
+	Format string
+	// MixedKinds allows items of more than one kind (Study.MixedKinds).
+	MixedKinds     bool
 	Exclusion      ExclusionRules
 	Quality        QualityControl
 	ExcludeStudies []int64

@@ -22,7 +22,7 @@ import (
 //
 //	manifest.json      {"format": "closer-study-bundle", "version": 1, "exported_at", "counts"}
 //	study.json         the study's settings, its design's settings (its arms' and held-out share) and its dashboard settings
-//	items.csv          index,label,file_name,content_type,sha256,width,height,image
+//	items.csv          index,label,file_name,content_type,sha256,width,height,image,kind,text
 //	images/...         the image bytes (the image column names the file; empty for label-only items)
 //	participants.csv   participant,external_id,completion_code,created_at,completed_at,excluded_at,arm
 //	answers.csv        question_id,participant,anchor,left,right,closer,farther,design,response_ms,asked_at,answered_at
@@ -37,10 +37,12 @@ import (
 // and the held-out share to study.json and the participant's arm to
 // participants.csv (a last column, read when present): an app that reads
 // only up to version 2 refuses such a bundle rather than import a study
-// of several designs as one.
+// of several designs as one. Version 4 adds the items' kind and a text
+// item's text to items.csv (two last columns, read when present; absent:
+// an image) and mixed_kinds to study.json (issue 29).
 const (
 	BundleFormat  = "closer-study-bundle"
-	BundleVersion = 3
+	BundleVersion = 4
 )
 
 // bundleEscapedFrom is the first bundle version whose CSV cells are
@@ -49,7 +51,10 @@ const bundleEscapedFrom = 2
 
 // Bundle CSV columns, in order.
 var (
-	BundleItemColumns        = []string{"index", "label", "file_name", "content_type", "sha256", "width", "height", "image"}
+	BundleItemColumns = []string{"index", "label", "file_name", "content_type", "sha256", "width", "height", "image"}
+	// BundleItemKindColumns follow BundleItemColumns from version 4 on:
+	// the item's kind (study.ItemKind) and a text item's text.
+	BundleItemKindColumns    = []string{"kind", "text"}
 	BundleParticipantColumns = []string{"participant", "external_id", "completion_code", "created_at", "completed_at", "excluded_at"}
 	// BundleParticipantArmColumn follows BundleParticipantColumns from
 	// version 3 on: the participant's arm (0 in a study without arms).
@@ -87,7 +92,8 @@ type BundleStudy struct {
 	MaxParticipants int                   `json:"max_participants,omitempty"`
 	IdleMinutes     int                   `json:"idle_minutes,omitempty"`
 	MinViewMS       int                   `json:"min_view_ms,omitempty"`
-	Layout          string                `json:"layout,omitempty"` // study.LayoutAbove or LayoutBeside (absent, in older bundles: above)
+	Layout          string                `json:"layout,omitempty"`      // study.LayoutAbove or LayoutBeside (absent, in older bundles: above)
+	MixedKinds      bool                  `json:"mixed_kinds,omitempty"` // items of more than one kind allowed (version 4)
 	Exclusion       *study.ExclusionRules `json:"exclusion,omitempty"`
 	// Quality is the quality control's settings (absent: none).
 	Quality *study.QualityControl `json:"quality,omitempty"`
@@ -174,7 +180,7 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 			bs.Platform = &st.Platform
 		}
 		bs.MaxParticipants, bs.IdleMinutes, bs.MinViewMS = st.Quota.MaxParticipants, st.Quota.IdleMinutes, st.MinViewMS
-		bs.Layout = st.Layout
+		bs.Layout, bs.MixedKinds = st.Layout, st.MixedKinds
 		if st.Exclusion != (study.ExclusionRules{}) {
 			bs.Exclusion = &st.Exclusion
 		}
@@ -191,7 +197,7 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 			data []byte
 		}
 		var imgs []img
-		err = writeCSV("items.csv", BundleItemColumns, func(cw *csvsafe.Writer) (int, error) {
+		err = writeCSV("items.csv", append(append([]string{}, BundleItemColumns...), BundleItemKindColumns...), func(cw *csvsafe.Writer) (int, error) {
 			n := 0
 			err := sn.Items(func(it study.SnapshotItem) error {
 				name := ""
@@ -200,8 +206,12 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 					imgs = append(imgs, img{name, it.Data})
 				}
 				n++
+				kind := it.Kind
+				if kind == "" {
+					kind = study.ItemImage
+				}
 				return cw.Write([]string{strconv.Itoa(it.Index), it.Label, it.FileName, it.ContentType, it.SHA256,
-					strconv.Itoa(it.Width), strconv.Itoa(it.Height), name})
+					strconv.Itoa(it.Width), strconv.Itoa(it.Height), name, string(kind), it.Text})
 			})
 			return n, err
 		})
@@ -351,7 +361,7 @@ func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, name
 		}
 		in.Quota = study.Quota{MaxParticipants: bs.MaxParticipants, IdleMinutes: bs.IdleMinutes}
 		in.MinViewMS = bs.MinViewMS
-		in.Layout = bs.Layout
+		in.Layout, in.MixedKinds = bs.Layout, bs.MixedKinds
 		if bs.Exclusion != nil {
 			in.Exclusion = *bs.Exclusion
 		}

@@ -233,7 +233,8 @@ func (b *bundleReader) items() (*bundleRows[study.ImportItem], error) {
 	seenIndex := make([]bool, n)
 	seenHash := map[string]int{}
 	var imagesBytes int64
-	return openRows(b, "items", BundleItemColumns, b.lim.MaxItems, func(rec []string, line int) (study.ImportItem, error) {
+	kindCol := -1 // set before the first row is read
+	rows, err := openRows(b, "items", BundleItemColumns, b.lim.MaxItems, func(rec []string, line int) (study.ImportItem, error) {
 		if len(rec) < len(BundleItemColumns) {
 			return study.ImportItem{}, errors.New("too few fields")
 		}
@@ -265,6 +266,25 @@ func (b *bundleReader) items() (*bundleRows[study.ImportItem], error) {
 			return study.ImportItem{}, fmt.Errorf("the same image (or sha256) as line %d", prev)
 		}
 		seenHash[it.SHA256] = line
+		if kindCol >= 0 && kindCol < len(rec) {
+			kind, ok := study.ParseItemKind(rec[kindCol])
+			if !ok {
+				return study.ImportItem{}, fmt.Errorf("kind %q is not one of image, text, audio, video", media.ShortName(rec[kindCol]))
+			}
+			text := ""
+			if kindCol+1 < len(rec) {
+				text = rec[kindCol+1]
+			}
+			switch kind {
+			case study.ItemText:
+				return textItem(it, rec[7], text)
+			case study.ItemAudio, study.ItemVideo:
+				return study.ImportItem{}, fmt.Errorf("%s items cannot be imported by this version of closer", kind)
+			}
+			if text != "" {
+				return study.ImportItem{}, errors.New("an image item with a text")
+			}
+		}
 		if rec[7] == "" {
 			if it.ContentType != "" {
 				return study.ImportItem{}, errors.New("an item with a content type needs an image")
@@ -301,6 +321,40 @@ func (b *bundleReader) items() (*bundleRows[study.ImportItem], error) {
 		it.Data = data
 		return it, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	if i := len(BundleItemColumns); i < len(rows.header) && rows.header[i] == BundleItemKindColumns[0] {
+		if i+1 >= len(rows.header) || rows.header[i+1] != BundleItemKindColumns[1] {
+			rows.Close()
+			return nil, invalidBundle("items.csv: a kind column needs the text column after it")
+		}
+		kindCol = i
+	}
+	return rows, nil
+}
+
+// textItem is a bundle's text item (issue 29), checked as a text upload's
+// are (media.CheckText) and against its row: no image, its sha256 that of
+// its text, no dimensions.
+func textItem(it study.ImportItem, image, text string) (study.ImportItem, error) {
+	if image != "" {
+		return study.ImportItem{}, errors.New("a text item with an image")
+	}
+	if err := media.CheckText(text); err != nil {
+		return study.ImportItem{}, fmt.Errorf("text: %v", err)
+	}
+	if it.SHA256 != media.TextSHA256(text) {
+		return study.ImportItem{}, errors.New("the text does not match its sha256")
+	}
+	if it.Width != 0 || it.Height != 0 {
+		return study.ImportItem{}, errors.New("a text item with a width or height")
+	}
+	if it.ContentType != media.TextContentType {
+		return study.ImportItem{}, fmt.Errorf("a text item's content type is %q", media.TextContentType)
+	}
+	it.Kind, it.Text = study.ItemText, text
+	return it, nil
 }
 
 // participants reads participants.csv; the participant column is the key

@@ -69,7 +69,7 @@ func studyInput(r *http.Request) (study.StudyInput, designForm, trialForm, error
 	in := study.StudyInput{
 		Slug: strings.TrimSpace(f.Get("slug")), Title: f.Get("title"),
 		Instructions: f.Get("instructions"), Debrief: f.Get("debrief"), Consent: f.Get("consent"),
-		Status: f.Get("status"), Design: f.Get("design"), Layout: f.Get("layout"),
+		Status: f.Get("status"), Design: f.Get("design"), Layout: f.Get("layout"), MixedKinds: f.Get("mixed_kinds") == "on",
 		Platform: study.Platform{Kind: f.Get("platform"), CompletionCode: f.Get("completion_code"),
 			ScreenedOutCode: f.Get("screened_out_code"), IDParam: f.Get("id_param"), ReturnURL: f.Get("return_url")},
 	}

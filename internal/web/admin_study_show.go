@@ -45,7 +45,7 @@ func (s *Server) studyPage(r *http.Request, st study.Study) (templates.StudyPage
 		return templates.StudyPage{}, err
 	}
 	for _, it := range items {
-		v.Items = append(v.Items, templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256})
+		v.Items = append(v.Items, itemFace(itemRef(it)))
 	}
 	return v, nil
 }

@@ -18,10 +18,9 @@ func (s *Server) mturkPreview(w http.ResponseWriter, r *http.Request, st study.S
 	}
 	v := templates.MTurkPreview{Study: st, Instructions: s.texts.render(st.Instructions), L: s.studyTexts(r, st)}
 	if len(items) == 3 {
-		img := func(it study.Item) templates.Image {
-			return templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256}
-		}
-		v.Example = &templates.ExampleQuestion{Anchor: img(items[0]), Left: img(items[1]), Right: img(items[2])}
+		img := func(it study.Item) templates.Image { return itemFace(itemRef(it)) }
+		v.Example = &templates.ExampleQuestion{Anchor: img(items[0]), Left: img(items[1]), Right: img(items[2]),
+			TextChars: longestText(items)}
 	}
 	return s.render(w, r, http.StatusOK, templates.MTurkPreviewPage(v))
 }

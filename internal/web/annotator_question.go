@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/closer-lab/closer/templates"
@@ -27,15 +28,13 @@ func (s *Server) question(w http.ResponseWriter, r *http.Request) error {
 // session's page says it is one.
 func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study.Study, pr study.Progress, preview bool) error {
 	q := pr.Question
-	img := func(it study.ItemRef) templates.Image {
-		return templates.Image{Index: it.Index, Label: it.Label, URL: "/img/" + it.SHA256}
-	}
+	img := itemFace
 	v := templates.Question{
 		Slug: st.Slug, Title: st.Title, QuestionID: q.ID,
 		Anchor: img(q.Anchor), Left: img(q.Options[0]), Right: img(q.Options[1]),
 		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS, CantDecide: pr.CantDecide,
 		ParticipantToken: pageToken(r, st), Preview: preview, L: s.studyTexts(r, st), Layout: st.Layout,
-		Format: q.Format,
+		Format: q.Format, TextChars: q.TextChars,
 	}
 	if q.Format == study.FormatOddOneOut || q.Format == study.FormatRank {
 		for _, it := range q.Options {
@@ -45,11 +44,38 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 	}
 	if a := pr.Ahead; a != nil {
 		for _, it := range a.Items() {
-			v.Ahead = append(v.Ahead, img(it).URL)
+			if !it.IsText() { // a text comes with its page
+				v.Ahead = append(v.Ahead, img(it).URL)
+			}
 		}
 	}
 	if strings.TrimSpace(st.Instructions) != "" {
 		v.Instructions = s.texts.render(st.Instructions)
 	}
 	return s.render(w, r, http.StatusOK, templates.QuestionPage(v))
+}
+
+// itemFace is an item as a participant's page shows it: its image's URL
+// (content-addressed, GET /img/{sha256}), or a text item's text, which
+// the page writes escaped.
+func itemFace(it study.ItemRef) templates.Image {
+	if it.IsText() {
+		return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemText, Text: it.Text}
+	}
+	return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemImage, URL: "/img/" + it.SHA256}
+}
+
+// itemRef is what a question shows of a stored item.
+func itemRef(it study.Item) study.ItemRef {
+	return study.ItemRef{Index: it.Index, Label: it.Label, SHA256: it.SHA256, Kind: it.Kind, Text: it.Text}
+}
+
+// longestText is the length in characters of the longest text item of
+// items (0: none), which sizes a page's texts (templates.TextFitClass).
+func longestText(items []study.Item) int {
+	n := 0
+	for _, it := range items {
+		n = max(n, utf8.RuneCountInString(it.Text))
+	}
+	return n
 }

@@ -8,9 +8,13 @@ import (
 
 // apiItem is an item in the JSON API.
 type apiItem struct {
-	Index    int    `json:"index"`
-	Label    string `json:"label"`
-	ImageURL string `json:"image_url"`
+	Index int    `json:"index"`
+	Label string `json:"label"`
+	// Kind is "image" (ImageURL its picture) or "text" (Text its words,
+	// to be shown as text, never as markup).
+	Kind     string `json:"kind"`
+	ImageURL string `json:"image_url,omitempty"`
+	Text     string `json:"text,omitempty"`
 	// Role is what the item is in the question: "anchor", "left" or
 	// "right" (a triplet), "item" (odd-one-out), "query" or "reference"
 	// (rank).
@@ -84,7 +88,10 @@ func (s *Server) apiProgress(pr study.Progress) any {
 		return apiDone{Done: true, CompletionCode: pr.CompletionCode}
 	}
 	item := func(it study.ItemRef, role string) apiItem {
-		return apiItem{Index: it.Index, Label: it.Label, ImageURL: s.imageURL(it.SHA256), Role: role}
+		if it.IsText() {
+			return apiItem{Index: it.Index, Label: it.Label, Kind: string(study.ItemText), Text: it.Text, Role: role}
+		}
+		return apiItem{Index: it.Index, Label: it.Label, Kind: string(study.ItemImage), ImageURL: s.imageURL(it.SHA256), Role: role}
 	}
 	q := pr.Question
 	v := apiQuestion{QuestionID: q.ID, Format: string(q.Format), Options: make([]apiItem, len(q.Options)),
@@ -107,7 +114,9 @@ func (s *Server) apiProgress(pr study.Progress) any {
 	}
 	if a := pr.Ahead; a != nil {
 		for _, it := range a.Items() {
-			v.AheadImages = append(v.AheadImages, s.imageURL(it.SHA256))
+			if !it.IsText() {
+				v.AheadImages = append(v.AheadImages, s.imageURL(it.SHA256))
+			}
 		}
 	}
 	return v

@@ -150,7 +150,9 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashb
 	}
 
 	views := itemViews(items)
-	v.HasImages = len(items) == 0 || views[0].URL != ""
+	// A study of label-only items (a triplet file's) has no images and
+	// no texts: the page says so. Text items show as their text.
+	v.HasImages = len(items) == 0 || views[0].URL != "" || views[0].Text != ""
 	v.Live = st.Status == study.StatusOpen || v.Pending != ""
 	v.ContradictionShare = contradictionShare(v.Stats)
 	v.MedianResponse = msText(v.Figures.MedianResponseMS)
@@ -211,7 +213,10 @@ func itemViews(items []study.Item) []templates.ItemView {
 	out := make([]templates.ItemView, len(items))
 	for i, it := range items {
 		out[i] = templates.ItemView{Index: it.Index, Label: it.Label}
-		if it.ContentType != "" {
+		switch {
+		case it.Kind == study.ItemText:
+			out[i].Text = it.Text
+		case it.ContentType != "":
 			out[i].URL = "/img/" + it.SHA256
 		}
 	}

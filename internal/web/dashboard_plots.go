@@ -8,6 +8,7 @@ import (
 
 	"github.com/closer-lab/closer/internal/analysis"
 	"github.com/closer-lab/closer/internal/dashboard"
+	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/plot"
 	"github.com/closer-lab/closer/internal/recompute"
 	"github.com/closer-lab/closer/internal/study"
@@ -104,7 +105,8 @@ func scatterItems(rows [][]float64, views []templates.ItemView, clusters []int, 
 		if len(row) == 0 || i >= len(views) {
 			continue
 		}
-		it := plot.Point{X: row[0], Label: pointLabel(views[i].Label, i), Cluster: -1}
+		// A text item is labelled by its text (cut as labels are).
+		it := plot.Point{X: row[0], Label: pointLabel(media.TextLabel(views[i].Shown()), i), Cluster: -1}
 		if len(row) > 1 {
 			it.Y = row[1]
 		}

@@ -118,6 +118,9 @@ func (s *Server) limitsFor(method, path string) routeLimits {
 	case len(seg) == 4 && seg[1] == "studies" && (seg[3] == "items" || seg[3] == "gold"),
 		len(seg) == 3 && seg[1] == "import" && (seg[2] == "bundle" || seg[2] == "triplets"):
 		lim.kind, lim.body, lim.firstByte = bodyUpload, s.cfg.MaxUploadBytes, longTimeout
+	case len(seg) == 4 && seg[1] == "studies" && seg[3] == "texts":
+		// Text items (admin_texts.go): parsed as they arrive.
+		lim.kind, lim.body, lim.firstByte = bodyUpload, maxTextRequestBytes, longTimeout
 	case len(seg) >= 2 && len(seg) <= 3 && seg[1] == "studies": // create (POST /admin/studies) and edit
 		lim.body = maxStudyForm
 	}

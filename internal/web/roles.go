@@ -95,6 +95,7 @@ var routeNeeds = map[string]need{
 	"POST /admin/studies/{slug}/preview":                            needEditor,
 	"POST /admin/studies/{slug}/previews/delete":                    needEditor,
 	"POST /admin/studies/{slug}/items":                              needEditor,
+	"POST /admin/studies/{slug}/texts":                              needEditor,
 	"POST /admin/studies/{slug}/gold":                               needEditor,
 	"POST /admin/studies/{slug}/dashboard/recompute":                needEditor,
 	"POST /admin/studies/{slug}/estimate":                           needEditor, // runs and stores the estimate before opening

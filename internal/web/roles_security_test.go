@@ -73,6 +73,7 @@ var wantNeeds = map[string]string{
 	"POST /admin/studies/{slug}/preview":                            "editor",
 	"POST /admin/studies/{slug}/previews/delete":                    "editor",
 	"POST /admin/studies/{slug}/items":                              "editor",
+	"POST /admin/studies/{slug}/texts":                              "editor",
 	"POST /admin/studies/{slug}/gold":                               "editor",
 	"POST /admin/studies/{slug}/dashboard/recompute":                "editor",
 	"POST /admin/studies/{slug}/estimate":                           "editor",

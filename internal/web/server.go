@@ -235,6 +235,7 @@ func New(store *collect.Store, accounts *account.Store, cfg Config, log *slog.Lo
 			r.With(timeout).Post("/admin/studies/{slug}/previews/delete", s.handle(s.deletePreviews))
 			r.With(timeout).Post("/admin/studies/{slug}/estimate", s.handle(s.runEstimate))
 			r.With(uploadTimeout).Post("/admin/studies/{slug}/items", s.handle(s.uploadItems))
+			r.With(uploadTimeout).Post("/admin/studies/{slug}/texts", s.handle(s.uploadTexts))
 			r.With(uploadTimeout).Post("/admin/studies/{slug}/gold", s.handle(s.uploadGold))
 			r.Get("/admin/studies/{slug}/triplets.csv", s.handle(s.exportCSV)) // streamed: no timeout
 			r.With(timeout).Get("/admin/studies/{slug}/trials.csv", s.handle(s.exportTrials))
