@@ -231,7 +231,7 @@ func TestImportBundleRefusesBadTrials(t *testing.T) {
 		studies != 0 || answers != 0 {
 		t.Fatalf("refused bundles stored %d studies and %d answers, %v", studies, answers, err)
 	}
-	for i, ok := range []struct{ format, row, anchor string }{
+	for i, ok := range []struct{ format, row, anchor string }{ //nolint:paralleltest // no subtests: one database, studies imported in turn
 		{"odd-one-out", oddOK, "0 0"},
 		// The question keeps its key (2, 0, 1); the answer its first derived triplet's anchor, 0.
 		{"odd-one-out", "2,0,1,1,2," + at + "0 1 2,2", "2 0"},
