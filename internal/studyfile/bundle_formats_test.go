@@ -174,6 +174,18 @@ func trialParts(format, row string) bundleParts {
 	}
 }
 
+// Rows of answers.csv after question_id and participant: at is the
+// middle, oddOK and rankOK are good trials.
+const (
+	at = "random,800,2026-01-01T00:00:00Z,2026-01-01T00:00:01Z,"
+	// Odd-one-out: items 0 1 2 shown, 2 the odd one; the first derived
+	// triplet is (0, 1, 2).
+	oddOK = "0,1,2,1,2," + at + "0 1 2,2"
+	// rank:4:2: query 0, references 1 2 3 4, 3 then 1 chosen; the first
+	// derived triplet is (0, 3, 1).
+	rankOK = "0,1,2,3,1," + at + "1 2 3 4,3 1"
+)
+
 // Every bad trial row of a bundle is refused with its line and reason,
 // and nothing is stored; the good rows they spoil import. The rows are
 // anchor,left,right,closer,farther,design,response_ms,asked_at,answered_at,options,choices.
@@ -182,13 +194,6 @@ func TestImportBundleRefusesBadTrials(t *testing.T) {
 	pool, _ := pgtest.NewDB(t)
 	s := collect.New(pool)
 	ctx := context.Background()
-	const at = "random,800,2026-01-01T00:00:00Z,2026-01-01T00:00:01Z,"
-	// Odd-one-out: items 0 1 2 shown, 2 the odd one; the first derived
-	// triplet is (0, 1, 2).
-	const oddOK = "0,1,2,1,2," + at + "0 1 2,2"
-	// rank:4:2: query 0, references 1 2 3 4, 3 then 1 chosen; the first
-	// derived triplet is (0, 3, 1).
-	const rankOK = "0,1,2,3,1," + at + "1 2 3 4,3 1"
 	cases := []struct {
 		name, format, row, reason string
 	}{
