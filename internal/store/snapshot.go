@@ -87,8 +87,8 @@ func (sn *Snapshot) Participants(f func(study.SnapshotParticipant) error) (err e
 
 // Answers calls f with each answer, by answer time (then question id),
 // but for those of preview sessions; a trial's with its question's anchor,
-// options and choices. The slices are reused between calls: f copies what
-// it keeps.
+// options and choices. f must copy the slices to keep them past its call
+// (the next row's scan may reuse them).
 func (sn *Snapshot) Answers(f func(study.SnapshotAnswer) error) (err error) {
 	defer wrap(&err, "store.Snapshot.Answers()")
 	rows, err := sn.tx.Query(sn.ctx, `
