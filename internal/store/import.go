@@ -291,15 +291,15 @@ func (imp *ImportTx) CopyAnswers(rows study.RowSource[study.ImportAnswer]) (_ in
 			line int NOT NULL, qid text NOT NULL, participant text NOT NULL,
 			anchor int NOT NULL, left_idx int NOT NULL, right_idx int NOT NULL, closer int NOT NULL, farther int NOT NULL,
 			design text NOT NULL, response_ms int, asked_at timestamptz NOT NULL, answered_at timestamptz NOT NULL,
-			options int[], choices int[]) ON COMMIT DROP`); err != nil {
+			options int[], choices int[], question_anchor int) ON COMMIT DROP`); err != nil {
 		return 0, err
 	}
 	n, err := tx.CopyFrom(ctx, pgx.Identifier{"import_answers"},
 		[]string{"line", "qid", "participant", "anchor", "left_idx", "right_idx", "closer", "farther", "design", "response_ms", "asked_at", "answered_at",
-			"options", "choices"},
+			"options", "choices", "question_anchor"},
 		copySource(rows, func(a study.ImportAnswer) []any {
 			return []any{a.Line, secret.NewID(), a.Participant, a.Anchor, a.Left, a.Right, a.Closer, a.Farther, a.Design, a.ResponseMS, a.AskedAt, a.AnsweredAt,
-				a.Options, a.Choices}
+				a.Options, a.Choices, a.QuestionAnchor}
 		}))
 	if rerr := rows.Err(); rerr != nil {
 		return 0, rerr
@@ -323,7 +323,7 @@ func (imp *ImportTx) CopyAnswers(rows study.RowSource[study.ImportAnswer]) (_ in
 	}
 	if _, err := tx.Exec(ctx, `
 		INSERT INTO questions (id, study_id, participant_id, anchor, left_idx, right_idx, design, issued_at, options)
-		SELECT a.qid, $1, p.participant_id, a.anchor, a.left_idx, a.right_idx, a.design, a.asked_at, a.options
+		SELECT a.qid, $1, p.participant_id, coalesce(a.question_anchor, a.anchor), a.left_idx, a.right_idx, a.design, a.asked_at, a.options
 		FROM import_answers a JOIN import_participants p ON p.key = a.participant ORDER BY a.line`, studyID); err != nil {
 		if isUnique(err) {
 			return 0, repeated("questions", err)

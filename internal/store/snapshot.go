@@ -86,12 +86,14 @@ func (sn *Snapshot) Participants(f func(study.SnapshotParticipant) error) (err e
 }
 
 // Answers calls f with each answer, by answer time (then question id),
-// but for those of preview sessions.
+// but for those of preview sessions; a trial's with its question's anchor,
+// options and choices. f must copy the slices to keep them past its call
+// (the next row's scan may reuse them).
 func (sn *Snapshot) Answers(f func(study.SnapshotAnswer) error) (err error) {
 	defer wrap(&err, "store.Snapshot.Answers()")
 	rows, err := sn.tx.Query(sn.ctx, `
 		SELECT a.question_id, p.public_id, a.anchor, q.left_idx, q.right_idx, a.closer, a.farther, q.design,
-			a.response_ms, q.issued_at, a.answered_at
+			a.response_ms, q.issued_at, a.answered_at, q.anchor, q.options, a.choices
 		FROM answers a JOIN questions q ON q.id = a.question_id JOIN participants p ON p.id = a.participant_id
 		WHERE a.study_id = $1 AND NOT p.preview ORDER BY a.answered_at, a.question_id`, sn.study.ID)
 	if err != nil {
@@ -99,6 +101,6 @@ func (sn *Snapshot) Answers(f func(study.SnapshotAnswer) error) (err error) {
 	}
 	var a study.SnapshotAnswer
 	_, err = pgx.ForEachRow(rows, []any{&a.QuestionID, &a.Participant, &a.Anchor, &a.Left, &a.Right, &a.Closer, &a.Farther, &a.Design,
-		&a.ResponseMS, &a.AskedAt, &a.AnsweredAt}, func() error { return f(a) })
+		&a.ResponseMS, &a.AskedAt, &a.AnsweredAt, &a.QuestionAnchor, &a.Options, &a.Choices}, func() error { return f(a) })
 	return err
 }

@@ -70,6 +70,14 @@ type SnapshotAnswer struct {
 	Design                               string // the question's
 	ResponseMS                           *int
 	AskedAt, AnsweredAt                  time.Time // the question's issue and the answer's time
+	// QuestionAnchor is the question's anchor, its key with Left and
+	// Right (questions.anchor): Anchor's but for an odd-one-out trial,
+	// whose answer's Anchor is its first derived triplet's.
+	QuestionAnchor int
+	// Options and Choices are a trial's items shown in display order and
+	// chosen in order (questions.options, answers.choices; issue 27); nil
+	// for a triplet.
+	Options, Choices []int
 }
 
 // SnapshotReader is one study as of one moment, as the store gives it to

@@ -57,6 +57,11 @@ type ImportAnswer struct {
 	// and Right are then its key and Closer, Farther with Anchor its
 	// first derived triplet. Nil for a triplet.
 	Options, Choices []int
+	// QuestionAnchor, when not nil, is the question's anchor (its key with
+	// Left and Right) where it differs from the answer's Anchor: an
+	// odd-one-out trial's answer keeps its first derived triplet, whose
+	// anchor need not be the question's. Nil: Anchor.
+	QuestionAnchor *int
 }
 
 // RepeatedRowError is an imported row the database refused because it

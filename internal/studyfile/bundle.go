@@ -25,7 +25,7 @@ import (
 //	items.csv          index,label,file_name,content_type,sha256,width,height,image,kind,text
 //	images/...         the image bytes (the image column names the file; empty for label-only items)
 //	participants.csv   participant,external_id,completion_code,created_at,completed_at,excluded_at,arm
-//	answers.csv        question_id,participant,anchor,left,right,closer,farther,design,response_ms,asked_at,answered_at
+//	answers.csv        question_id,participant,anchor,left,right,closer,farther,design,response_ms,asked_at,answered_at,options,choices
 //
 // Times are RFC 3339 UTC with microseconds; empty cells are unknown values.
 // Readers accept any version up to BundleVersion and ignore unknown files and
@@ -39,7 +39,15 @@ import (
 // only up to version 2 refuses such a bundle rather than import a study
 // of several designs as one. Version 4 adds the items' kind and a text
 // item's text to items.csv (two last columns, read when present; absent:
-// an image) and mixed_kinds to study.json (issue 29).
+// an image) and mixed_kinds to study.json (issue 29); and the study's
+// question format to study.json ("format", absent: triplet) and a trial's
+// items and choices to answers.csv (the last two columns, options and
+// choices: item indices separated by spaces, the items shown in display
+// order and those chosen in order; empty for a triplet). An odd-one-out or
+// rank trial's row keeps its question's key in anchor, left and right and
+// its first derived triplet's closer and farther (issue 27): an app that
+// reads only up to version 3 refuses such a bundle rather than import text
+// items as images or each trial as one triplet.
 const (
 	BundleFormat  = "closer-study-bundle"
 	BundleVersion = 4
@@ -60,6 +68,9 @@ var (
 	// version 3 on: the participant's arm (0 in a study without arms).
 	BundleParticipantArmColumn = "arm"
 	BundleAnswerColumns        = []string{"question_id", "participant", "anchor", "left", "right", "closer", "farther", "design", "response_ms", "asked_at", "answered_at"}
+	// BundleAnswerTrialColumns follow BundleAnswerColumns from version 4
+	// on: a trial's options and choices (empty for a triplet).
+	BundleAnswerTrialColumns = []string{"options", "choices"}
 )
 
 // BundleManifest is manifest.json.
@@ -80,6 +91,9 @@ type BundleStudy struct {
 	QuestionsPerParticipant int    `json:"questions_per_participant"`
 	Status                  string `json:"status"`
 	Design                  string `json:"design"`
+	// Format is the study's question format: "odd-one-out" or "rank:N:K"
+	// (absent: triplet; from version 4 on).
+	Format string `json:"format,omitempty"`
 	// DesignConfig is the design's settings as stored (studies.design_config).
 	DesignConfig json.RawMessage `json:"design_config,omitempty"`
 	// Arms are the designs the study runs side by side (absent: one,
@@ -135,16 +149,11 @@ func fmtTime(t *time.Time) string {
 }
 
 // ExportBundle writes the study's bundle (a zip) to w, read from one
-// snapshot of the store. An odd-one-out or rank study has none yet
-// (KindInvalid): answers.csv holds triplets.
+// snapshot of the store; an odd-one-out or rank study's with its format
+// and each trial's options and choices.
 func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) error {
 	err := db.ExportSnapshot(ctx, studyID, func(sn study.SnapshotReader) error {
 		st := sn.Study()
-		if f := study.MustStudyFormat(st.Format); f.Format != study.FormatTriplet {
-			// A bundle's answers.csv holds triplets: an odd-one-out or
-			// rank study's trials would come back as one triplet each.
-			return study.Errorf(study.KindInvalid, "a study of format %s has no bundle yet: its trials are trials.csv and the all-answers export (a bundle would keep one triplet of each trial)", f.Format)
-		}
 		rs, err := sn.Settings()
 		if err != nil {
 			return err
@@ -181,6 +190,9 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 		}
 		bs.MaxParticipants, bs.IdleMinutes, bs.MinViewMS = st.Quota.MaxParticipants, st.Quota.IdleMinutes, st.MinViewMS
 		bs.Layout, bs.MixedKinds = st.Layout, st.MixedKinds
+		if f := study.MustStudyFormat(st.Format); f.Format != study.FormatTriplet {
+			bs.Format = f.String()
+		}
 		if st.Exclusion != (study.ExclusionRules{}) {
 			bs.Exclusion = &st.Exclusion
 		}
@@ -242,7 +254,8 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 			return err
 		}
 
-		err = writeCSV("answers.csv", BundleAnswerColumns, func(cw *csvsafe.Writer) (int, error) {
+		answerColumns := append(append([]string{}, BundleAnswerColumns...), BundleAnswerTrialColumns...)
+		err = writeCSV("answers.csv", answerColumns, func(cw *csvsafe.Writer) (int, error) {
 			n := 0
 			itoa := strconv.Itoa
 			err := sn.Answers(func(a study.SnapshotAnswer) error {
@@ -251,8 +264,11 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 				if a.ResponseMS != nil {
 					m = itoa(*a.ResponseMS)
 				}
-				return cw.Write([]string{a.QuestionID, a.Participant, itoa(a.Anchor), itoa(a.Left), itoa(a.Right),
-					itoa(a.Closer), itoa(a.Farther), a.Design, m, fmtTime(&a.AskedAt), fmtTime(&a.AnsweredAt)})
+				// anchor is the question's: a trial's key with left and
+				// right (its answer's anchor is derived again on import).
+				return cw.Write([]string{a.QuestionID, a.Participant, itoa(a.QuestionAnchor), itoa(a.Left), itoa(a.Right),
+					itoa(a.Closer), itoa(a.Farther), a.Design, m, fmtTime(&a.AskedAt), fmtTime(&a.AnsweredAt),
+					joinInts(a.Options), joinInts(a.Choices)})
 			})
 			return n, err
 		})
@@ -269,6 +285,19 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 		return fmt.Errorf("export bundle: %w", err)
 	}
 	return nil
+}
+
+// joinInts writes a trial's item indices as one cell, separated by
+// spaces ("" for none: a triplet's).
+func joinInts(xs []int) string {
+	b := make([]byte, 0, 2*len(xs))
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return string(b)
 }
 
 // bundleWriter writes a bundle's entries, each dated the time of the export
@@ -354,7 +383,7 @@ func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, name
 			}
 		}
 		in := study.StudyInput{Slug: bs.Slug, Title: title, Instructions: bs.Instructions, Debrief: bs.Debrief, Consent: bs.Consent,
-			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design, HeldoutShare: bs.HeldoutShare,
+			QuestionsPerParticipant: bs.QuestionsPerParticipant, Status: bs.Status, Design: bs.Design, Format: bs.Format, HeldoutShare: bs.HeldoutShare,
 			Language: bs.Language, TextOverrides: bs.TextOverrides}
 		if bs.Platform != nil {
 			in.Platform = *bs.Platform

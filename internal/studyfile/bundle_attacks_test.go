@@ -281,7 +281,8 @@ func TestImportBundleLimits(t *testing.T) {
 
 // bundleSeeds are the valid and spoiled bundles, compact, for the fuzzer.
 func bundleSeeds(t testing.TB) map[string][]byte {
-	seeds := map[string][]byte{"valid": validParts().zip(t)}
+	seeds := map[string][]byte{"valid": validParts().zip(t),
+		"odd-one-out": trialParts("odd-one-out", oddOK).zip(t), "rank": trialParts("rank:4:2", rankOK).zip(t)}
 	for name, c := range spoiledBundles() {
 		if name == "long-row" {
 			continue // 2 MiB of x compress well, but the seed file stays small without it

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/study"
+	"github.com/closer-lab/closer/internal/trial"
+	"github.com/closer-lab/closer/internal/triplet"
 )
 
 // BundleLimits bound what importing one bundle reads. Zero values take
@@ -71,7 +74,12 @@ type bundleReader struct {
 	lim      BundleLimits
 	manifest BundleManifest
 	study    BundleStudy
+	format   study.StudyFormat // study.json's (triplet before version 4)
 }
+
+// bundleFormatFrom is the first bundle version with a study's format and
+// its trials' options and choices.
+const bundleFormatFrom = 4
 
 // bundleFiles are the CSVs of a bundle and their manifest counts.
 var bundleFiles = [...]string{"items", "participants", "answers"}
@@ -122,6 +130,15 @@ func openBundle(r io.ReaderAt, size int64, lim BundleLimits) (*bundleReader, err
 	if err := json.Unmarshal(data, &b.study); err != nil {
 		return nil, invalidBundle("study.json: %v", err)
 	}
+	// A format is version 4's: older bundles are triplet studies, read as
+	// they always were.
+	if b.manifest.Version < bundleFormatFrom {
+		b.study.Format = ""
+	}
+	if b.format, err = study.ParseStudyFormat(b.study.Format); err != nil {
+		return nil, invalidBundle("study.json: %v", err)
+	}
+	b.study.Format = b.format.String()
 	return b, nil
 }
 
@@ -408,9 +425,12 @@ func (b *bundleReader) participants() (*bundleRows[study.ImportParticipant], err
 
 // answers reads answers.csv; item indices must be below nItems. An
 // answer's participant is the key of a row of participants.csv, checked by
-// the store.
+// the store. The options and choices columns, when the file has them
+// (version 4), hold an odd-one-out or rank study's trials (trialAnswer);
+// a triplet study's rows leave them empty.
 func (b *bundleReader) answers(nItems int) (*bundleRows[study.ImportAnswer], error) {
-	return openRows(b, "answers", BundleAnswerColumns, b.lim.MaxAnswers, func(rec []string, line int) (study.ImportAnswer, error) {
+	trialCol := -1 // set before the first row is read
+	rows, err := openRows(b, "answers", BundleAnswerColumns, b.lim.MaxAnswers, func(rec []string, line int) (study.ImportAnswer, error) {
 		if len(rec) < len(BundleAnswerColumns) {
 			return study.ImportAnswer{}, errors.New("too few fields")
 		}
@@ -426,9 +446,22 @@ func (b *bundleReader) answers(nItems int) (*bundleRows[study.ImportAnswer], err
 			v[i] = x
 		}
 		a := study.ImportAnswer{Line: line, Participant: rec[1], Anchor: v[0], Left: v[1], Right: v[2], Closer: v[3], Farther: v[4], Design: rec[7]}
-		if a.Anchor == a.Left || a.Anchor == a.Right || a.Left == a.Right ||
-			!((a.Closer == a.Left && a.Farther == a.Right) || (a.Closer == a.Right && a.Farther == a.Left)) {
-			return study.ImportAnswer{}, errors.New("closer and farther must be left and right, and differ from the anchor")
+		var options, choices string
+		if trialCol >= 0 && trialCol+1 < len(rec) {
+			options, choices = rec[trialCol], rec[trialCol+1]
+		}
+		if b.format.Format != study.FormatTriplet {
+			if err := b.trialAnswer(&a, options, choices, nItems); err != nil {
+				return study.ImportAnswer{}, err
+			}
+		} else {
+			if options != "" || choices != "" {
+				return study.ImportAnswer{}, errors.New("options and choices are for odd-one-out and rank trials: a triplet study's answers leave them empty")
+			}
+			if a.Anchor == a.Left || a.Anchor == a.Right || a.Left == a.Right ||
+				!((a.Closer == a.Left && a.Farther == a.Right) || (a.Closer == a.Right && a.Farther == a.Left)) {
+				return study.ImportAnswer{}, errors.New("closer and farther must be left and right, and differ from the anchor")
+			}
 		}
 		if rec[8] != "" {
 			x, err := strconv.Atoi(rec[8])
@@ -445,6 +478,95 @@ func (b *bundleReader) answers(nItems int) (*bundleRows[study.ImportAnswer], err
 		}
 		return a, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	if i := len(BundleAnswerColumns); b.manifest.Version >= bundleFormatFrom && i+1 < len(rows.header) &&
+		rows.header[i] == BundleAnswerTrialColumns[0] && rows.header[i+1] == BundleAnswerTrialColumns[1] {
+		trialCol = i
+	}
+	return rows, nil
+}
+
+// trialAnswer reads an odd-one-out or rank trial's options and choices
+// into a, with internal/trial's checks (those of an answer to the
+// question page: a choice among the items shown, none twice, as many as
+// the format takes): the items shown are the format's number of distinct
+// item indices below nItems, a rank trial's query (anchor) not among
+// them; the question's key (anchor, left, right) is three of its items
+// (odd-one-out: the three; rank: the query and two references); closer
+// and farther are the first triplet the trial derives, whose anchor
+// becomes the answer's (a.QuestionAnchor keeps the question's).
+func (b *bundleReader) trialAnswer(a *study.ImportAnswer, optionsCell, choicesCell string, nItems int) error {
+	f := b.format
+	options, err := parseItems("options", optionsCell, f.Options(), nItems)
+	if err != nil {
+		return err
+	}
+	choices, err := parseItems("choices", choicesCell, f.Options(), nItems)
+	if err != nil {
+		return err
+	}
+	if len(options) != f.Options() {
+		return fmt.Errorf("options: %d items, a %s trial shows %d", len(options), f, f.Options())
+	}
+	var derived triplet.Triplet
+	switch f.Format {
+	case study.FormatOddOneOut:
+		t, err := trial.CheckOddOneOut([3]int(options), choices)
+		if err != nil {
+			return fmt.Errorf("choices: %v", err)
+		}
+		if err := t.Validate(nItems); err != nil {
+			return err
+		}
+		key := []int{a.Anchor, a.Left, a.Right}
+		for _, o := range options {
+			if !slices.Contains(key, o) {
+				return fmt.Errorf("anchor, left and right must be the trial's three options (%s)", optionsCell)
+			}
+		}
+		derived = t.Triplets(nil)[0]
+	case study.FormatRank:
+		t := trial.Rank{Query: a.Anchor, Options: options, Choices: choices}
+		if err := t.Validate(nItems, f.Rank); err != nil {
+			return err
+		}
+		if a.Left == a.Right || !slices.Contains(options, a.Left) || !slices.Contains(options, a.Right) {
+			return errors.New("left and right must be two of the trial's options")
+		}
+		derived = t.Triplets(nil)[0]
+	}
+	if a.Closer != derived.Closer || a.Farther != derived.Farther {
+		return fmt.Errorf("closer and farther must be the first triplet the trial derives (%d, %d)", derived.Closer, derived.Farther)
+	}
+	if derived.Anchor != a.Anchor {
+		q := a.Anchor
+		a.QuestionAnchor = &q
+	}
+	a.Anchor, a.Options, a.Choices = derived.Anchor, options, choices
+	return nil
+}
+
+// parseItems reads a cell of at most max item indices below nItems,
+// separated by spaces.
+func parseItems(column, cell string, max, nItems int) ([]int, error) {
+	fields := strings.Fields(cell)
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("%s is empty: the study's answers are trials", column)
+	}
+	if len(fields) > max {
+		return nil, fmt.Errorf("%s: %d items, more than a trial shows (%d)", column, len(fields), max)
+	}
+	xs := make([]int, len(fields))
+	for i, s := range fields {
+		x, err := strconv.Atoi(s)
+		if err != nil || x < 0 || x >= nItems {
+			return nil, fmt.Errorf("%s: %q is not an item index", column, s)
+		}
+		xs[i] = x
+	}
+	return xs, nil
 }
 
 // checkText refuses fields that PostgreSQL cannot store as text (NUL bytes,
