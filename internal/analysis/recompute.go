@@ -267,6 +267,12 @@ func holdout(in Input, s Settings) (train, test []triplet.Triplet, groups []int)
 	return train, test, groups
 }
 
+// HeldOut reports whether the answer with this id is among those Recompute
+// holds out (Settings.Seed, Settings.HoldoutFrac; when it holds any out):
+// a property of the id alone, so a caller can score the same answers in
+// another form (a trial in its own format).
+func HeldOut(id string, seed uint64, frac float64) bool { return heldOut(id, seed, frac) }
+
 // heldOut reports whether the answer with this id belongs to the held-out
 // share frac, for the seed: a property of the id alone.
 func heldOut(id string, seed uint64, frac float64) bool {

@@ -34,6 +34,9 @@ type Result struct {
 	Embedding    [][]float64 `json:"embedding"`
 	TrainError   *float64    `json:"train_error"`
 	HeldoutError *float64    `json:"heldout_error"`
+	// FormatScore is an odd-one-out or rank study's held-out score in its
+	// own format (nil for a triplet study, or without held-out trials).
+	FormatScore *FormatScore `json:"format_score,omitempty"`
 	Iterations   int         `json:"iterations"`
 
 	K1PCA      [][]float64 `json:"k1_pca"`
@@ -276,4 +279,18 @@ func Decode(b []byte) (*Result, error) {
 		return nil, fmt.Errorf("decode result: version %d", r.Version)
 	}
 	return &r, nil
+}
+
+// FormatScore is the share of held-out trials whose answer the embedding
+// predicts in the trial's own format (issue 27): for odd-one-out the odd
+// one (the item left out of the closest pair, embed.OddOneOutAccuracy),
+// for rank the first choice (the reference nearest the query,
+// embed.RankTop1Accuracy). The trials are those whose derived triplets the
+// fit held out (analysis.HeldOut on the question id), so the score and the
+// held-out triplet error judge the same answers.
+type FormatScore struct {
+	Name   string   `json:"name"` // "odd-one-out accuracy" or "rank top-1 accuracy"
+	Value  *float64 `json:"value"`
+	Trials int      `json:"trials"`
+	Chance float64  `json:"chance"` // the score of answering at random
 }

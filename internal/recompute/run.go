@@ -239,6 +239,9 @@ func Run(ctx context.Context, store *collect.Store, studyID, jobID int64) (int64
 	}
 	out := newResult(n, res)
 	out.FastMS = fastMS
+	if res.Heldout > 0 {
+		out.FormatScore = formatScore(all, res.Embedding, set.Seed, set.HoldoutFrac)
+	}
 
 	// Participant quality over every answer, against the new embedding.
 	index := map[int64]int{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -267,6 +268,7 @@ func (s *Store) RunAnswers(ctx context.Context, studyID int64, includeExcluded b
 			return nil
 		}
 		d := a
+		d.Options, d.Choices = slices.Clone(options), slices.Clone(choices)
 		for i, t := range derived {
 			d.Anchor, d.Closer, d.Farther = t.Anchor, t.Closer, t.Farther
 			if i > 0 {

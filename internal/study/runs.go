@@ -115,4 +115,9 @@ type RunAnswer struct {
 	Design string
 	// Arm is the participant's arm (0 in a study without arms).
 	Arm int
+	// Options and Choices are an odd-one-out or rank trial's items shown
+	// and chosen (nil for a triplet): every triplet the trial derives
+	// carries them, with the trial's QuestionID, so that a run can score
+	// the trial in its own format.
+	Options, Choices []int
 }

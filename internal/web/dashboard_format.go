@@ -79,6 +79,9 @@ func embeddingNote(res *recompute.Result) string {
 	if res.HeldoutError != nil {
 		note += fmt.Sprintf("; held-out error %s on %d answers", format.Percent(*res.HeldoutError, 1), res.Heldout)
 	}
+	if fs := res.FormatScore; fs != nil && fs.Value != nil {
+		note += fmt.Sprintf("; %s %s on %d held-out trials (chance %s)", fs.Name, format.Percent(*fs.Value, 1), fs.Trials, format.Percent(fs.Chance, 0))
+	}
 	return note + "; framed by cluster; scroll to zoom, drag to pan"
 }
 

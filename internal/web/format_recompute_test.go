@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +11,8 @@ import (
 
 // TestFormatRecompute: an imported odd-one-out study is recomputed
 // through River from its trials' derived triplets, and its dashboard
-// shows the embedding of every item.
+// shows the embedding of every item and the held-out trials' own score
+// (odd-one-out accuracy against its chance, a third).
 func TestFormatRecompute(t *testing.T) {
 	t.Parallel()
 	a, jobs := newJobsApp(t, true)
@@ -18,7 +20,7 @@ func TestFormatRecompute(t *testing.T) {
 	var file strings.Builder
 	file.WriteString("item1,item2,item3,odd\n")
 	ids := []string{"a", "b", "c", "d", "e", "f"}
-	for i := range 60 {
+	for i := range 120 { // a tenth held out: none with probability 0.9^120
 		x, y, z := ids[i%6], ids[(i+1)%6], ids[(i+3)%6]
 		file.WriteString(x + "," + y + "," + z + "," + z + "\n")
 	}
@@ -37,7 +39,11 @@ func TestFormatRecompute(t *testing.T) {
 	if len(emb) != len(ids)+1 || !slices.Equal(emb[0][:2], []string{"item", "label"}) {
 		t.Fatalf("embedding.csv: %v", emb)
 	}
-	if page := a.do(admin, "GET", "/admin/studies/oddr/dashboard", nil, nil); page.StatusCode != http.StatusOK || !strings.Contains(page.body, `id="embedding"`) {
+	page := a.do(admin, "GET", "/admin/studies/oddr/dashboard", nil, nil)
+	if page.StatusCode != http.StatusOK || !strings.Contains(page.body, `id="embedding"`) {
 		t.Fatalf("dashboard: %d", page.StatusCode)
+	}
+	if !regexp.MustCompile(`odd-one-out accuracy \d+(\.\d)?% on \d+ held-out trials \(chance 33%\)`).MatchString(page.body) {
+		t.Fatalf("the dashboard does not give the held-out trials' odd-one-out accuracy")
 	}
 }
