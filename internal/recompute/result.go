@@ -37,7 +37,7 @@ type Result struct {
 	// FormatScore is an odd-one-out or rank study's held-out score in its
 	// own format (nil for a triplet study, or without held-out trials).
 	FormatScore *FormatScore `json:"format_score,omitempty"`
-	Iterations   int         `json:"iterations"`
+	Iterations  int          `json:"iterations"`
 
 	K1PCA      [][]float64 `json:"k1_pca"`
 	K2PCA      [][]float64 `json:"k2_pca"`
