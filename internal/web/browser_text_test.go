@@ -21,7 +21,7 @@ func TestBrowserTextStudy(t *testing.T) {
 	}
 	a := newApp(t)
 	// Three items: every question shows all three, the markup among them.
-	a.textStudy("wordsb", "", 3, "dog", "<script>alert(1)</script>", "screwdriver")
+	a.textStudy("wordsb", "", "dog", "<script>alert(1)</script>", "screwdriver")
 	b := newBrowser(t, 360, 740)
 	if err := chromedp.Do(b, chromedp.Navigate(a.srv.URL+"/s/wordsb"), chromedp.WaitVisible(`form.start`),
 		chromedp.Focus(`form.start button[type=submit]`), chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`form.question`)); err != nil {

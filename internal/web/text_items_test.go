@@ -16,11 +16,12 @@ import (
 	"github.com/closer-lab/closer/internal/study"
 )
 
-// textStudy creates a study of the given format whose items are texts.
-func (a *app) textStudy(slug, format string, per int, texts ...string) study.Study {
+// textStudy creates a study of the given format whose items are texts,
+// three questions per participant.
+func (a *app) textStudy(slug, format string, texts ...string) study.Study {
 	a.t.Helper()
 	ctx := context.Background()
-	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: slug, Title: "Study " + slug, QuestionsPerParticipant: per,
+	st, err := a.store.CreateStudy(ctx, study.StudyInput{Slug: slug, Title: "Study " + slug, QuestionsPerParticipant: 3,
 		Status: study.StatusOpen, Format: format})
 	if err != nil {
 		a.t.Fatal(err)
@@ -136,7 +137,7 @@ func TestTextItemsByEachRoute(t *testing.T) {
 func TestTextItemRefusals(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	st := a.textStudy("tx", "", 3, "dog")
+	st := a.textStudy("tx", "", "dog")
 	img := a.study("img", 3, 3, "draft")
 	admin := a.admin()
 	typed := func(slug, text string) func() response {
@@ -178,7 +179,7 @@ func TestMixedKinds(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	ctx := context.Background()
-	st := a.textStudy("mix", "", 3, "dog", "cat", "mouse")
+	st := a.textStudy("mix", "", "dog", "cat", "mouse")
 	if _, _, err := a.store.AddItems(ctx, st.ID, demo.Items()[:1]); collect.KindOf(err) != study.KindConflict ||
 		!strings.Contains(err.Error(), "this study's items are text items and these are image items") {
 		t.Fatalf("an image into a text study: %v, want a conflict", err)
@@ -222,7 +223,7 @@ func TestTextQuestionPageEscaped(t *testing.T) {
 		shown  int
 	}{{"triplet", 3}, {"odd-one-out", 3}, {"rank:4:2", 5}} {
 		slug := "t-" + strings.ReplaceAll(f.format, ":", "-")
-		a.textStudy(slug, f.format, 3, texts...)
+		a.textStudy(slug, f.format, texts...)
 		c := a.client()
 		if res := a.do(c, "POST", "/s/"+slug+"/start", url.Values{}, nil); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("%s: start %d", f.format, res.StatusCode)
@@ -297,7 +298,7 @@ func TestStoreRefusesUncheckedTexts(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	ctx := context.Background()
-	st := a.textStudy("raw", "", 3, "dog")
+	st := a.textStudy("raw", "", "dog")
 	for _, bad := range []string{"", "   ", "a\x00b", "a\x1bb", "evil\u202Etxt", "\u2069x", "bad\xff", strings.Repeat("x", 501)} {
 		_, err := a.store.AddTextItems(ctx, st.ID, []media.TextItem{{Line: 1, Label: "l", Text: bad}}, "hand", 0)
 		if collect.KindOf(err) != study.KindInvalid {
@@ -330,7 +331,7 @@ func TestStoreRefusesUncheckedTexts(t *testing.T) {
 func TestTextExportLabels(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	st := a.textStudy("exp", "", 3, "dog", "cat")
+	st := a.textStudy("exp", "", "dog", "cat")
 	texts, err := media.ReadTextCSV(strings.NewReader("label,text\nfr,fraise\n"))
 	if err != nil {
 		t.Fatal(err)
