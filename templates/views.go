@@ -105,9 +105,14 @@ type MTurkPreview struct {
 	L       i18n.Texts
 }
 
-// ExampleQuestion is a question shown only as an example.
+// ExampleQuestion is a question shown only as an example, in the study's
+// format: a triplet's Anchor, Left and Right; an odd-one-out's three Items;
+// a rank trial's Anchor (the query) and its Items, Choose of them to pick.
 type ExampleQuestion struct {
+	Format              study.Format
 	Anchor, Left, Right Image
+	Items               []Image
+	Choose              int
 	TextChars           int // the study's longest text item (TextFitClass)
 }
 

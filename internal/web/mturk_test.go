@@ -183,6 +183,42 @@ func TestMTurkPreviewFollowsLayoutAndLanguage(t *testing.T) {
 	}
 }
 
+// The MTurk preview's example question is of the study's format: an
+// odd-one-out study's shows three items side by side under the
+// odd-one-out question; a rank 4-choose-2 study's shows the framed query
+// and its four references under the rank question (issue 27).
+func TestMTurkPreviewFollowsFormat(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		form   url.Values
+		images int
+		want   []string
+	}{
+		{url.Values{"format": {"odd-one-out"}}, 3, []string{"Which one does not belong?", `class="trial trial-odd"`}},
+		{url.Values{"format": {"rank"}, "rank_n": {"4"}, "rank_k": {"2"}}, 5, []string{
+			"Choose the 2 images most like the framed one, in order", `class="trial trial-rank"`, `class="references example-options"`}},
+	} {
+		t.Run(c.form.Get("format"), func(t *testing.T) {
+			t.Parallel()
+			a := newApp(t)
+			a.study("hit", 6, 3, "open")
+			mturkStudy(a, a.admin(), "hit", c.form)
+			res := a.do(noCookies(), "GET", "/s/hit", nil, nil)
+			if res.StatusCode != http.StatusOK || !strings.Contains(res.body, `id="preview-note"`) || strings.Contains(res.body, "<form") {
+				t.Fatalf("preview: %d %s", res.StatusCode, res.body)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(res.body, w) {
+					t.Errorf("the preview lacks %q:\n%s", w, res.body)
+				}
+			}
+			if n := strings.Count(res.body, `src="/img/`); n != c.images {
+				t.Errorf("the example shows %d images, want %d", n, c.images)
+			}
+		})
+	}
+}
+
 // A worker takes the HIT with no cookie (as in MTurk's iframe with
 // third-party cookies blocked): workerId is their participant id, the
 // assignment's parameters are kept with them, the pages carry their token,
