@@ -56,11 +56,14 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 }
 
 // itemFace is an item as a participant's page shows it: its image's URL
-// (content-addressed, GET /img/{sha256}), or a text item's text, which
-// the page writes escaped.
+// (content-addressed, GET /img/{sha256}), a sound's URL (the same route),
+// or a text item's text, which the page writes escaped.
 func itemFace(it study.ItemRef) templates.Image {
-	if it.IsText() {
+	switch it.Kind {
+	case study.ItemText:
 		return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemText, Text: it.Text}
+	case study.ItemAudio:
+		return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemAudio, URL: "/img/" + it.SHA256}
 	}
 	return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemImage, URL: "/img/" + it.SHA256}
 }

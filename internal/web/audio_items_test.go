@@ -1,0 +1,179 @@
+package web_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/closer-lab/closer/internal/demo"
+)
+
+// soundFixtures are avfile's test files of each accepted sound format and
+// the MIME type each must be stored (and served) as.
+var soundFixtures = []struct{ file, mime string }{
+	{"tone.wav", "audio/wav"},
+	{"tone.mp3", "audio/mpeg"},
+	{"cbr128.mp3", "audio/mpeg"},
+	{"tone-opus.ogg", "audio/ogg"},
+	{"tone-vorbis.ogg", "audio/ogg"},
+	{"tone.flac", "audio/flac"},
+	{"tone.m4a", "audio/mp4"},
+}
+
+func soundFixture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "avfile", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// silentWAV is a WAV of 8 kHz 8-bit mono silence lasting seconds.
+func silentWAV(seconds int) string {
+	n := 8000 * seconds
+	var b bytes.Buffer
+	b.WriteString("RIFF")
+	binary.Write(&b, binary.LittleEndian, uint32(36+n))
+	b.WriteString("WAVEfmt ")
+	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(8000), uint32(8000), uint16(1), uint16(8)} {
+		binary.Write(&b, binary.LittleEndian, v)
+	}
+	b.WriteString("data")
+	binary.Write(&b, binary.LittleEndian, uint32(n))
+	b.Write(bytes.Repeat([]byte{0x80}, n))
+	return b.String()
+}
+
+// storedItems lists a study's items as stored: file name, kind, content
+// type and byte count.
+func (a *app) storedItems(studyID int64) string {
+	a.t.Helper()
+	rows, err := a.pool.Query(context.Background(), `SELECT file_name, kind, content_type, octet_length(data)
+		FROM items WHERE study_id = $1 ORDER BY file_name`, studyID)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var name, kind, ct string
+		var n int
+		if err := rows.Scan(&name, &kind, &ct, &n); err != nil {
+			a.t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %s %s %d\n", name, kind, ct, n)
+	}
+	return b.String()
+}
+
+// Sounds upload as files and inside a zip (issue 29): each is stored as
+// an audio item with the MIME type its content was probed as, whatever
+// its name says, and the study page lists it as a player and its label.
+func TestUploadSoundsAsFilesAndZip(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	files := a.study("sounds", 0, 3, "draft")
+	zipped := a.study("zipped", 0, 3, "draft")
+	c := a.admin()
+	var parts [][2]string
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	var want strings.Builder
+	var zwant strings.Builder
+	for i, f := range soundFixtures {
+		data := soundFixture(t, f.file)
+		// A misleading name: the content decides.
+		name := fmt.Sprintf("s%d-%s.bin", i, f.file)
+		parts = append(parts, [2]string{name, data})
+		fmt.Fprintf(&want, "%s audio %s %d\n", name, f.mime, len(data))
+		w, _ := zw.Create("set/" + f.file)
+		w.Write([]byte(data))
+		fmt.Fprintf(&zwant, "set/%s audio %s %d\n", f.file, f.mime, len(data))
+	}
+	zw.Close()
+	res := upload(t, a, c, "sounds", parts)
+	if res.StatusCode != 200 || !strings.Contains(res.body, fmt.Sprintf("%d added", len(soundFixtures))) {
+		t.Fatalf("upload: %d %s", res.StatusCode, res.body)
+	}
+	if got := a.storedItems(files.ID); got != want.String() {
+		t.Errorf("stored:\n%s\nwant:\n%s", got, want.String())
+	}
+	if n := strings.Count(res.body, `<audio controls preload="none" src="/img/`); n != len(soundFixtures) {
+		t.Errorf("%d players on the study page, want %d", n, len(soundFixtures))
+	}
+	if !strings.Contains(res.body, "s0-tone.wav") {
+		t.Error("the study page lacks the label")
+	}
+	res = upload(t, a, c, "zipped", [][2]string{{"sounds.zip", zbuf.String()}})
+	if res.StatusCode != 200 || !strings.Contains(res.body, fmt.Sprintf("%d added", len(soundFixtures))) {
+		t.Fatalf("zip upload: %d %s", res.StatusCode, res.body)
+	}
+	// Files named alike: the order of the listing is by name.
+	if got, w := a.storedItems(zipped.ID), sortedLines(zwant.String()); got != w {
+		t.Errorf("stored from the zip:\n%s\nwant:\n%s", got, w)
+	}
+}
+
+func sortedLines(s string) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i := range lines {
+		for j := i + 1; j < len(lines); j++ {
+			if lines[j] < lines[i] {
+				lines[i], lines[j] = lines[j], lines[i]
+			}
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// A file named as a sound whose content is not one, a sound over the
+// length limit and an image into a study of sounds are refused with the
+// reason, and nothing of them is stored.
+func TestUploadSoundRefusals(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	st := a.study("refused", 0, 3, "draft")
+	c := a.admin()
+	png := string(demo.Items()[0].Data)
+	res := upload(t, a, c, "refused", [][2]string{
+		{"picture.mp3", png},
+		{"long.wav", silentWAV(31)},
+		{"ok.wav", soundFixture(t, "tone.wav")},
+	})
+	if res.StatusCode != 200 {
+		t.Fatalf("upload: %d %s", res.StatusCode, res.body)
+	}
+	for _, want := range []string{
+		"<strong>picture.mp3</strong>: not a sound file closer accepts (WAV, MP3, Ogg (Opus or Vorbis), FLAC or M4A): its content is image/png",
+		"<strong>long.wav</strong>: lasts 31 s, the study&#39;s limit is 30 s",
+		"1 added, 2 rejected",
+	} {
+		if !strings.Contains(res.body, want) {
+			t.Errorf("report lacks %q:\n%s", want, res.body)
+		}
+	}
+	if got, want := a.storedItems(st.ID), fmt.Sprintf("ok.wav audio audio/wav %d\n", len(soundFixture(t, "tone.wav"))); got != want {
+		t.Errorf("stored %q, want %q", got, want)
+	}
+	// One kind per study: an image into a study of sounds is refused whole.
+	res = upload(t, a, c, "refused", [][2]string{{"a.png", png}})
+	if !strings.Contains(res.body, "this study&#39;s items are audio items and these are image items") {
+		t.Errorf("an image into a study of sounds: %d %s", res.StatusCode, res.body)
+	}
+	// And an upload of both kinds into an empty study.
+	mixed := a.study("mixed", 0, 3, "draft")
+	res = upload(t, a, c, "mixed", [][2]string{{"a.png", png}, {"b.wav", soundFixture(t, "tone.wav")}})
+	if !strings.Contains(res.body, "the upload holds 1 images and 1 sounds") {
+		t.Errorf("images and sounds together: %d %s", res.StatusCode, res.body)
+	}
+	if got := a.storedItems(st.ID) + a.storedItems(mixed.ID); strings.Count(got, "\n") != 1 {
+		t.Errorf("stored after the refusals:\n%s", got)
+	}
+}
