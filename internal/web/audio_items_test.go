@@ -6,12 +6,16 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/closer-lab/closer/internal/avfile"
 	"github.com/closer-lab/closer/internal/demo"
+	"github.com/closer-lab/closer/internal/media"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // soundFixtures are avfile's test files of each accepted sound format and
@@ -35,14 +39,15 @@ func soundFixture(t *testing.T, name string) string {
 	return string(b)
 }
 
-// silentWAV is a WAV of 8 kHz 8-bit mono silence lasting seconds.
-func silentWAV(seconds int) string {
-	n := 8000 * seconds
+// silentWAV is a WAV of 8-bit mono silence of rate samples a second
+// lasting seconds.
+func silentWAV(seconds, rate int) string {
+	n := rate * seconds
 	var b bytes.Buffer
 	b.WriteString("RIFF")
 	binary.Write(&b, binary.LittleEndian, uint32(36+n))
 	b.WriteString("WAVEfmt ")
-	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(8000), uint32(8000), uint16(1), uint16(8)} {
+	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(rate), uint16(1), uint16(8)} {
 		binary.Write(&b, binary.LittleEndian, v)
 	}
 	b.WriteString("data")
@@ -144,7 +149,7 @@ func TestUploadSoundRefusals(t *testing.T) {
 	png := string(demo.Items()[0].Data)
 	res := upload(t, a, c, "refused", [][2]string{
 		{"picture.mp3", png},
-		{"long.wav", silentWAV(31)},
+		{"long.wav", silentWAV(31, 8000)},
 		{"ok.wav", soundFixture(t, "tone.wav")},
 	})
 	if res.StatusCode != 200 {
@@ -175,5 +180,99 @@ func TestUploadSoundRefusals(t *testing.T) {
 	}
 	if got := a.storedItems(st.ID) + a.storedItems(mixed.ID); strings.Count(got, "\n") != 1 {
 		t.Errorf("stored after the refusals:\n%s", got)
+	}
+}
+
+// addSounds stores the fixtures as the audio items of a new study and
+// returns their sha256 sums in the fixtures' order.
+func addSounds(t *testing.T, a *app, slug string, files ...string) []string {
+	t.Helper()
+	st := a.study(slug, 0, 3, study.StatusDraft)
+	var ims []media.Image
+	for _, f := range files {
+		data := soundFixture(t, f)
+		info, err := avfile.ProbeAudio(strings.NewReader(data), int64(len(data)), avfile.DefaultAudio())
+		if err != nil {
+			t.Fatal(f, err)
+		}
+		im, err := media.Sound(f, []byte(data), info.MIME)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ims = append(ims, im)
+	}
+	if _, rej, err := a.store.AddItems(t.Context(), st.ID, ims); err != nil || len(rej) > 0 {
+		t.Fatal(rej, err)
+	}
+	sums := make([]string, len(ims))
+	for i, im := range ims {
+		sums[i] = im.SHA256
+	}
+	return sums
+}
+
+// A sound item is served by GET /img/{sha256} as its probed MIME type,
+// with nosniff, and answers Range requests (206 and the bytes asked), so
+// that a browser can seek; from the cache and streamed alike (streamed:
+// whole responses only), with the policy allowing media from this server.
+func TestServeSoundWithRanges(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		cache int64
+	}{{"cached", 0}, {"streamed", -1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, _, _ := imageApp(t, tc.cache)
+			files := make([]string, len(soundFixtures))
+			for i, f := range soundFixtures {
+				files[i] = f.file
+			}
+			sums := addSounds(t, a, "play", files...)
+			c := a.client()
+			// A sound of more than one chunk of the database reader
+			// (store.ImageChunkBytes): streamed, it is probed to its end
+			// before its first byte is sent.
+			long := silentWAV(20, 16000)
+			im, err := media.Sound("long.wav", []byte(long), "audio/wav")
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := a.study("long", 0, 3, study.StatusDraft)
+			if _, rej, err := a.store.AddItems(t.Context(), st.ID, []media.Image{im}); err != nil || len(rej) > 0 {
+				t.Fatal(rej, err)
+			}
+			if res := a.do(c, "GET", "/img/"+im.SHA256, nil, nil); res.StatusCode != 200 || res.body != long || res.Header.Get("Content-Type") != "audio/wav" {
+				t.Errorf("a sound of %d bytes: %d %q, %d bytes", len(long), res.StatusCode, res.Header.Get("Content-Type"), len(res.body))
+			}
+			for i, f := range soundFixtures {
+				data := soundFixture(t, f.file)
+				res := a.do(c, "GET", "/img/"+sums[i], nil, nil)
+				if res.StatusCode != 200 || res.body != data || res.Header.Get("Content-Type") != f.mime ||
+					res.Header.Get("X-Content-Type-Options") != "nosniff" {
+					t.Fatalf("%s: %d %q %q, %d bytes of %d", f.file, res.StatusCode, res.Header.Get("Content-Type"),
+						res.Header.Get("X-Content-Type-Options"), len(res.body), len(data))
+				}
+				if !strings.Contains(res.Header.Get("Content-Security-Policy"), "media-src 'self'") {
+					t.Errorf("policy %q", res.Header.Get("Content-Security-Policy"))
+				}
+				res = a.do(c, "GET", "/img/"+sums[i], nil, map[string]string{"Range": "bytes=100-199"})
+				if tc.cache < 0 {
+					if res.StatusCode != 200 || res.body != data {
+						t.Errorf("%s streamed with a Range: %d, %d bytes", f.file, res.StatusCode, len(res.body))
+					}
+					continue
+				}
+				want := fmt.Sprintf("bytes 100-199/%d", len(data))
+				if res.StatusCode != http.StatusPartialContent || res.body != data[100:200] || res.Header.Get("Content-Range") != want ||
+					res.Header.Get("Content-Type") != f.mime {
+					t.Errorf("%s Range: %d %q %q, %d bytes", f.file, res.StatusCode, res.Header.Get("Content-Range"), res.Header.Get("Content-Type"), len(res.body))
+				}
+				res = a.do(c, "GET", "/img/"+sums[i], nil, map[string]string{"Range": fmt.Sprintf("bytes=%d-", len(data)+10)})
+				if res.StatusCode != http.StatusRequestedRangeNotSatisfiable {
+					t.Errorf("%s past its end: %d", f.file, res.StatusCode)
+				}
+			}
+		})
 	}
 }
