@@ -7,8 +7,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -274,5 +276,88 @@ func TestServeSoundWithRanges(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// soundStudy creates an open study of the format whose items are the
+// sound fixtures, the first named label (escaped on the pages).
+func (a *app) soundStudy(slug, format, label string) {
+	a.t.Helper()
+	st, err := a.store.CreateStudy(a.t.Context(), study.StudyInput{Slug: slug, Title: "Study " + slug, QuestionsPerParticipant: 3,
+		Status: study.StatusOpen, Format: format})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	var ims []media.Image
+	for i, f := range soundFixtures {
+		data := soundFixture(a.t, f.file)
+		name := f.file
+		if i == 0 {
+			name = label + ".wav"
+		}
+		im, err := media.Sound(name, []byte(data), f.mime)
+		if err != nil {
+			a.t.Fatal(err)
+		}
+		ims = append(ims, im)
+	}
+	if _, rej, err := a.store.AddItems(a.t.Context(), st.ID, ims); err != nil || len(rej) > 0 {
+		a.t.Fatal(rej, err)
+	}
+}
+
+// The question page of a study of sounds (issue 29), in each format: every
+// item shown is a play button whose data-src is the item's /img/ URL with
+// a preloaded audio element beside it, nothing plays by itself, the keys
+// are A (the anchor) and S, D, F... (the options), and labels are escaped.
+func TestSoundQuestionPage(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	label := `<b>x & "y"` // no slash: a file name's folders end at one
+	play := regexp.MustCompile(`<button type="button" class="play" data-src="(/img/[0-9a-f]{64})" data-play-key="([a-z])" aria-label="[^"]*" hidden><span aria-hidden="true">▶</span> ([^<]*) <span class="key">([A-Z])</span></button>\s*<audio preload="auto" src="(/img/[0-9a-f]{64})" controls`)
+	for _, f := range []struct {
+		format string
+		keys   string
+	}{{"triplet", "asd"}, {"odd-one-out", "sdf"}, {"rank:4:2", "asdfg"}} {
+		slug := "s-" + strings.ReplaceAll(f.format, ":", "-")
+		a.soundStudy(slug, f.format, label)
+		c := a.client()
+		if res := a.do(c, "POST", "/s/"+slug+"/start", url.Values{}, nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: start %d", f.format, res.StatusCode)
+		}
+		page := a.do(c, "GET", "/s/"+slug+"/q", nil, nil)
+		if page.StatusCode != http.StatusOK {
+			t.Fatalf("%s: question page %d", f.format, page.StatusCode)
+		}
+		buttons := play.FindAllStringSubmatch(page.body, -1)
+		keys := ""
+		for _, b := range buttons {
+			keys += b[2]
+			if b[1] != b[5] || strings.ToLower(b[4]) != b[2] {
+				t.Errorf("%s: a play button %q", f.format, b[0])
+			}
+			if res := a.do(c, "GET", b[1], nil, nil); res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "audio/") {
+				t.Errorf("%s: %s is %d %q", f.format, b[1], res.StatusCode, res.Header.Get("Content-Type"))
+			}
+		}
+		if keys != f.keys {
+			t.Errorf("%s: play keys %q, want %q:\n%s", f.format, keys, f.keys, page.body)
+		}
+		if strings.Contains(page.body, "autoplay") || strings.Contains(page.body, "<b>x") {
+			t.Errorf("%s: the page plays by itself or holds a label as markup", f.format)
+		}
+		if strings.Contains(page.body, "<img src=\"/img/") {
+			t.Errorf("%s: a sound shown as an image", f.format)
+		}
+		// Every option shows its label (escaped) inside its answer button.
+		if n := strings.Count(page.body, `<span class="item-sound" dir="auto">`); n != len(f.keys) {
+			t.Errorf("%s: %d sound labels, want %d", f.format, n, len(f.keys))
+		}
+	}
+	// The label, escaped, is on some page: the first item is in every
+	// triplet of 7 items with probability 3/7, so check the study page.
+	admin := a.admin()
+	if body := a.do(admin, "GET", "/admin/studies/s-triplet", nil, nil).body; !strings.Contains(body, "&lt;b&gt;x &amp; &#34;y&#34;") {
+		t.Error("the study page does not show the label escaped")
 	}
 }
