@@ -75,6 +75,7 @@
     setWaiting(form, true);
     if (form.getAttribute("data-format") === "rank") rankShow(form);
     players(document.querySelector("main"));
+    var ended = soundsEnded(form);
     var minView = parseInt(form.getAttribute("data-min-view-ms") || "0", 10) || 0;
     var main = document.querySelector("main");
     preload(main).then(function () {
@@ -84,9 +85,11 @@
         requestAnimationFrame(function () {
           shownAt = performance.now();
           setTimeout(function () {
-            if (currentForm() !== form) return;
-            ready = true;
-            setWaiting(form, false);
+            ended.then(function () {
+              if (currentForm() !== form) return;
+              ready = true;
+              setWaiting(form, false);
+            });
           }, minView);
         });
       });
@@ -102,6 +105,19 @@
       bs[i].querySelector("audio").controls = false;
       bs[i].querySelector(".play").hidden = false;
     }
+  }
+
+  // soundsEnded resolves once every sound of the question fired "ended",
+  // where the study asks for that (data-play-to-end; issue 29), at once
+  // otherwise. A rule the page keeps, not one the server checks.
+  function soundsEnded(form) {
+    if (!form.hasAttribute("data-play-to-end")) return Promise.resolve();
+    var as = document.querySelectorAll("main .player audio");
+    var waits = [];
+    for (var i = 0; i < as.length; i++) {
+      waits.push(new Promise(function (done) { as[i].addEventListener("ended", done, { once: true }); }));
+    }
+    return Promise.all(waits);
   }
 
   function play(button) {

@@ -93,6 +93,9 @@ type Question struct {
 	// MinViewMS is how long the images are shown before the buttons take
 	// a click (app.js).
 	MinViewMS int
+	// PlayToEnd: the answer buttons wait until every sound of the question
+	// was played to its end (Study.PlayToEnd; app.js).
+	PlayToEnd bool
 	// Ahead are the image URLs of the next question, already issued: the
 	// page asks the browser to fetch them while this question is shown.
 	Ahead []string

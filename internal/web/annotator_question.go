@@ -32,7 +32,7 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 	v := templates.Question{
 		Slug: st.Slug, Title: st.Title, QuestionID: q.ID,
 		Anchor: img(q.Anchor), Left: img(q.Options[0]), Right: img(q.Options[1]),
-		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS, CantDecide: pr.CantDecide,
+		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS, PlayToEnd: st.PlayToEnd, CantDecide: pr.CantDecide,
 		ParticipantToken: pageToken(r, st), Preview: preview, L: s.studyTexts(r, st), Layout: st.Layout,
 		Format: q.Format, TextChars: q.TextChars,
 	}

@@ -283,8 +283,14 @@ func TestServeSoundWithRanges(t *testing.T) {
 // sound fixtures, the first named label (escaped on the pages).
 func (a *app) soundStudy(slug, format, label string) {
 	a.t.Helper()
-	st, err := a.store.CreateStudy(a.t.Context(), study.StudyInput{Slug: slug, Title: "Study " + slug, QuestionsPerParticipant: 3,
-		Status: study.StatusOpen, Format: format})
+	a.soundStudyWith(study.StudyInput{Slug: slug, Title: "Study " + slug, QuestionsPerParticipant: 3,
+		Status: study.StatusOpen, Format: format}, label)
+}
+
+// soundStudyWith is soundStudy with the study's settings in.
+func (a *app) soundStudyWith(in study.StudyInput, label string) {
+	a.t.Helper()
+	st, err := a.store.CreateStudy(a.t.Context(), in)
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -359,5 +365,41 @@ func TestSoundQuestionPage(t *testing.T) {
 	admin := a.admin()
 	if body := a.do(admin, "GET", "/admin/studies/s-triplet", nil, nil).body; !strings.Contains(body, "&lt;b&gt;x &amp; &#34;y&#34;") {
 		t.Error("the study page does not show the label escaped")
+	}
+}
+
+// The setting "every sound played to its end" (issue 29) is saved by the
+// study form, shown checked when editing, and marks the question form
+// (data-play-to-end) for app.js; a study without it has no such mark.
+func TestPlayToEndSetting(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c := a.admin()
+	for _, on := range []bool{true, false} {
+		slug := fmt.Sprintf("end-%v", on)
+		form := url.Values{"slug": {slug}, "title": {slug}, "status": {"open"}, "design": {"random"}, "questions_per_participant": {"3"}}
+		if on {
+			form.Set("play_to_end", "on")
+		}
+		if res := a.do(c, "POST", "/admin/studies", form, nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("create %s: %d %s", slug, res.StatusCode, noticeRE.FindAllString(res.body, -1))
+		}
+		st, err := a.store.StudyBySlug(t.Context(), slug)
+		if err != nil || st.PlayToEnd != on {
+			t.Fatalf("%s stored PlayToEnd %v, %v", slug, st.PlayToEnd, err)
+		}
+		edit := a.do(c, "GET", "/admin/studies/"+slug+"/edit", nil, nil).body
+		if got := strings.Contains(edit, `name="play_to_end" id="play_to_end" checked`); got != on {
+			t.Errorf("%s: the edit form shows the box checked: %v", slug, got)
+		}
+		a.soundStudyWith(study.StudyInput{Slug: slug + "-q", Title: "q", QuestionsPerParticipant: 3, Status: study.StatusOpen, PlayToEnd: on}, "x")
+		p := a.client()
+		if res := a.do(p, "POST", "/s/"+slug+"-q/start", url.Values{}, nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("start: %d", res.StatusCode)
+		}
+		page := a.do(p, "GET", "/s/"+slug+"-q/q", nil, nil).body
+		if got := strings.Contains(page, " data-play-to-end "); got != on {
+			t.Errorf("%s: the question form is marked play-to-end: %v", slug, got)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/closer-lab/closer/internal/study"
 )
 
 // TestBrowserSoundStudy: a triplet study of sounds (issue 29) in Chromium.
@@ -71,6 +73,47 @@ func TestBrowserSoundStudy(t *testing.T) {
 		t.Fatalf("playing stored %d answers", n)
 	}
 	if err := chromedp.Do(b, chromedp.KeyEvent(kb.ArrowLeft),
+		pollJS(`document.querySelector(".progress-text") && document.querySelector(".progress-text").textContent === "1 of 3"`)); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.count(`SELECT count(*) FROM answers`); n != 1 {
+		t.Fatalf("%d answers stored, want 1", n)
+	}
+}
+
+// TestBrowserPlayToEnd: in a study that asks for every sound to be played
+// to its end (issue 29), the answer buttons wait (an arrow key answers
+// nothing) until the anchor and both options were played through, and
+// then answer. Runs with CLOSER_BROWSER=1.
+func TestBrowserPlayToEnd(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("CLOSER_BROWSER") == "" {
+		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
+	}
+	a := newApp(t)
+	a.soundStudyWith(study.StudyInput{Slug: "toend", Title: "To the end", QuestionsPerParticipant: 3, Status: study.StatusOpen, PlayToEnd: true}, "first")
+	b := newBrowser(t, 800, 900)
+	if err := chromedp.Do(b, chromedp.Navigate(a.srv.URL+"/s/toend"), chromedp.WaitVisible(`form.start`),
+		chromedp.Focus(`form.start button[type=submit]`), chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`form.question[data-play-to-end]`)); err != nil {
+		t.Fatal(err)
+	}
+	waiting := `document.querySelector("form.question.waiting") !== null`
+	// Two of the three sounds played through: still waiting.
+	if err := chromedp.Do(b, chromedp.KeyEvent("a"), pollJS(`document.querySelectorAll(".player audio")[0].ended`),
+		chromedp.KeyEvent("s"), pollJS(`document.querySelectorAll(".player audio")[1].ended`)); err != nil {
+		t.Fatal(err)
+	}
+	still, err := chromedp.Run(b, chromedp.Evaluate[bool](waiting))
+	if err != nil || !still {
+		t.Fatalf("after two sounds of three the form waits: %v %v", still, err)
+	}
+	if err := chromedp.Do(b, chromedp.KeyEvent(kb.ArrowLeft)); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.count(`SELECT count(*) FROM answers`); n != 0 {
+		t.Fatalf("an answer before every sound was played: %d stored", n)
+	}
+	if err := chromedp.Do(b, chromedp.KeyEvent("d"), pollJS(`!(`+waiting+`)`), chromedp.KeyEvent(kb.ArrowLeft),
 		pollJS(`document.querySelector(".progress-text") && document.querySelector(".progress-text").textContent === "1 of 3"`)); err != nil {
 		t.Fatal(err)
 	}
