@@ -44,7 +44,9 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 	}
 	if a := pr.Ahead; a != nil {
 		for _, it := range a.Items() {
-			if !it.IsText() { // a text comes with its page
+			// A text comes with its page; a sound loads with its own
+			// (preload="auto"), not as the image a prefetch link names.
+			if it.Kind != study.ItemText && it.Kind != study.ItemAudio {
 				v.Ahead = append(v.Ahead, img(it).URL)
 			}
 		}

@@ -352,8 +352,8 @@ func TestSoundQuestionPage(t *testing.T) {
 		if strings.Contains(page.body, "autoplay") || strings.Contains(page.body, "<b>x") {
 			t.Errorf("%s: the page plays by itself or holds a label as markup", f.format)
 		}
-		if strings.Contains(page.body, "<img src=\"/img/") {
-			t.Errorf("%s: a sound shown as an image", f.format)
+		if strings.Contains(page.body, "<img src=\"/img/") || strings.Contains(page.body, `rel="prefetch"`) {
+			t.Errorf("%s: a sound shown or fetched ahead as an image", f.format)
 		}
 		// Every option shows its label (escaped) inside its answer button.
 		if n := strings.Count(page.body, `<span class="item-sound" dir="auto">`); n != len(f.keys) {
