@@ -3,7 +3,8 @@
 // the page is a plain form (POST, then 303 to the next question). With it:
 // keys (left/right arrow, 1/2; down arrow or 3 for "can't decide" where the
 // study offers it; in an odd-one-out question 1 to 3, and down arrow or 0)
-// answer, the answer is sent in the background
+// answer; in a question of sounds A plays the anchor and S, D, F... the
+// options in order; the answer is sent in the background
 // and its reply is the next question's page (one round trip: the header
 // X-Closer-Next asks for it), whose images are fetched and decoded before it
 // replaces the current one, so a question never appears half loaded. A
@@ -73,6 +74,8 @@
     setButtons(form, true);
     setWaiting(form, true);
     if (form.getAttribute("data-format") === "rank") rankShow(form);
+    players(document.querySelector("main"));
+    var ended = soundsEnded(form);
     var minView = parseInt(form.getAttribute("data-min-view-ms") || "0", 10) || 0;
     var main = document.querySelector("main");
     preload(main).then(function () {
@@ -82,14 +85,54 @@
         requestAnimationFrame(function () {
           shownAt = performance.now();
           setTimeout(function () {
-            if (currentForm() !== form) return;
-            ready = true;
-            setWaiting(form, false);
+            ended.then(function () {
+              if (currentForm() !== form) return;
+              ready = true;
+              setWaiting(form, false);
+            });
           }, minView);
         });
       });
     });
   }
+
+  // players turns a question's sound items (issue 29) into play buttons:
+  // the browser's controls give way to the button, which plays its sound
+  // from the start (stopping any other) on a click or its key.
+  function players(root) {
+    var bs = root.querySelectorAll(".player");
+    for (var i = 0; i < bs.length; i++) {
+      bs[i].querySelector("audio").controls = false;
+      bs[i].querySelector(".play").hidden = false;
+    }
+  }
+
+  // soundsEnded resolves once every sound of the question fired "ended",
+  // where the study asks for that (data-play-to-end; issue 29), at once
+  // otherwise. A rule the page keeps, not one the server checks.
+  function soundsEnded(form) {
+    if (!form.hasAttribute("data-play-to-end")) return Promise.resolve();
+    var as = document.querySelectorAll("main .player audio");
+    var waits = [];
+    for (var i = 0; i < as.length; i++) {
+      waits.push(new Promise(function (done) { as[i].addEventListener("ended", done, { once: true }); }));
+    }
+    return Promise.all(waits);
+  }
+
+  function play(button) {
+    var all = document.querySelectorAll(".player audio");
+    var mine = button.parentNode.querySelector("audio");
+    for (var i = 0; i < all.length; i++) if (all[i] !== mine) all[i].pause();
+    mine.currentTime = 0;
+    var p = mine.play();
+    if (p && p.catch) p.catch(function () {});
+  }
+
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest && e.target.closest("button.play");
+    if (b) play(b);
+  });
 
   function preload(root) {
     var imgs = root.querySelectorAll("img");
@@ -369,6 +412,16 @@
     if (e.altKey || e.ctrlKey || e.metaKey || e.repeat) return;
     var form = currentForm();
     if (!form) return;
+    // A, then S to L, play the sounds (issue 29): letters, which no
+    // answer key is, outside a field being typed in.
+    if (/^[a-z]$/i.test(e.key) && !(e.target.matches && e.target.matches("input, select, textarea"))) {
+      var pb = document.querySelector("button.play[data-play-key='" + e.key.toLowerCase() + "']");
+      if (pb) {
+        e.preventDefault();
+        play(pb);
+      }
+      return;
+    }
     if (form.getAttribute("data-format") === "rank") {
       // Rank (issue 27): 1 to 9 choose the reference, Backspace undoes
       // the last choice, Enter submits.

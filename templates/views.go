@@ -28,6 +28,34 @@ type Image struct {
 // IsText reports whether the item shows as text.
 func (im Image) IsText() bool { return im.Kind == study.ItemText }
 
+// IsSound reports whether the item is a sound, played rather than shown.
+func (im Image) IsSound() bool { return im.Kind == study.ItemAudio }
+
+// anySound reports whether one of items is a sound.
+func anySound(items []Image) bool {
+	for _, it := range items {
+		if it.IsSound() {
+			return true
+		}
+	}
+	return false
+}
+
+// playKeys are the keys that play a question's options, in order (A
+// plays the anchor): the home row, which no answer key uses (app.js).
+const playKeys = "sdfghjkl"
+
+// playKey is the key that plays option i ("" past the eighth).
+func playKey(i int) string {
+	if i < 0 || i >= len(playKeys) {
+		return ""
+	}
+	return playKeys[i : i+1]
+}
+
+// upper is s in capitals, as a key is printed.
+func upper(s string) string { return strings.ToUpper(s) }
+
 // TextFitClass is the class that sizes a page's text items (style.css,
 // .text-fit-*) for a study whose longest text item has chars characters
 // (0: none, no class): a font size clamped between a floor that stays
@@ -65,6 +93,9 @@ type Question struct {
 	// MinViewMS is how long the images are shown before the buttons take
 	// a click (app.js).
 	MinViewMS int
+	// PlayToEnd: the answer buttons wait until every sound of the question
+	// was played to its end (Study.PlayToEnd; app.js).
+	PlayToEnd bool
 	// Ahead are the image URLs of the next question, already issued: the
 	// page asks the browser to fetch them while this question is shown.
 	Ahead []string

@@ -63,6 +63,10 @@ type Image struct {
 	Width       int
 	Height      int
 	Size        int64 // bytes
+	// Sound marks an audio item (made by Sound, its type found by
+	// avfile's probe, which this package cannot call: avfile imports it);
+	// Width and Height are then 0.
+	Sound bool
 	// Data holds the bytes when they are kept in memory; an image read
 	// from a spooled upload leaves it nil and Bytes reads them again.
 	Data    []byte
@@ -95,6 +99,23 @@ func (im Image) Bytes() ([]byte, error) {
 func (im Image) Spooled(load func() ([]byte, error)) Image {
 	im.Data, im.load = nil, load
 	return im
+}
+
+// Sound returns data as an audio item whose content type a probe of its
+// content found (avfile.ProbeAudio; the caller's job, as this package
+// cannot import avfile): its label and hash. It is not Checked: a store
+// probes a sound's bytes again before keeping them. The error's text is
+// the reason.
+func Sound(name string, data []byte, contentType string) (Image, error) {
+	if err := CheckFileName(name); err != nil {
+		return Image{}, err
+	}
+	if len(data) == 0 {
+		return Image{}, errors.New("empty file")
+	}
+	sum := sha256.Sum256(data)
+	return Image{Name: name, Label: Label(name), ContentType: contentType, SHA256: hex.EncodeToString(sum[:]),
+		Size: int64(len(data)), Data: data, Sound: true}, nil
 }
 
 // Rejection names a file that was not accepted and why.

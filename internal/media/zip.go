@@ -36,6 +36,10 @@ type ZipLimits struct {
 	MaxImageBytes int64 // one entry (as for a single image)
 	MaxEntries    int   // the files the archive lists (0: MaxZipEntries)
 	MaxExpanded   int64 // the bytes of all entries read, together (0: no limit)
+	// Check checks an entry's bytes instead of Check(name, data,
+	// MaxImageBytes) (nil: that), so that a caller may accept sounds as
+	// well; MaxImageBytes then bounds every entry read.
+	Check func(name string, data []byte) (Image, error)
 }
 
 // IsZip reports whether data starts like a zip archive (a local file
@@ -176,7 +180,12 @@ func ReadZip(name string, r io.ReaderAt, size int64, lim ZipLimits) (images []Im
 		}
 		buf = data[:0]
 		expanded += int64(len(data))
-		img, err := Check(entry, data, lim.MaxImageBytes)
+		var img Image
+		if lim.Check != nil {
+			img, err = lim.Check(entry, data)
+		} else {
+			img, err = Check(entry, data, lim.MaxImageBytes)
+		}
 		if err != nil {
 			rejected = append(rejected, Rejection{ShortName(entry), err.Error()})
 			continue

@@ -1,12 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 
+	"github.com/closer-lab/closer/internal/avfile"
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/study"
 	"github.com/jackc/pgx/v5"
@@ -76,7 +78,7 @@ func (s *Store) addItems(ctx context.Context, studyID int64, imgs []media.Image,
 		if err != nil {
 			return err
 		}
-		if err := checkKindAllowed(ctx, tx, studyID, study.ItemImage); err != nil {
+		if err := checkUploadKinds(ctx, tx, studyID, imgs); err != nil {
 			return err
 		}
 		type existing struct {
@@ -130,7 +132,7 @@ func (s *Store) addItems(ctx context.Context, studyID int64, imgs []media.Image,
 				continue
 			}
 			uploadBytes += im.Size
-			it := study.Item{StudyID: studyID, Index: next, Label: im.Label, FileName: im.Name,
+			it := study.Item{StudyID: studyID, Index: next, Kind: itemKind(im), Label: im.Label, FileName: im.Name,
 				ContentType: im.ContentType, SHA256: im.SHA256, Width: im.Width, Height: im.Height}
 			// One image's bytes in memory at a time (an upload's images
 			// wait in its spool file).
@@ -138,13 +140,20 @@ func (s *Store) addItems(ctx context.Context, studyID int64, imgs []media.Image,
 			if err != nil {
 				return err
 			}
-			if ct, _, ok := media.Sniff(data); !im.Checked() || !ok || ct != im.ContentType {
+			if im.Sound {
+				// The probe that found its type, again on the bytes kept:
+				// a caller's Image is not taken at its word.
+				info, err := avfile.ProbeAudio(bytes.NewReader(data), int64(len(data)), avfile.DefaultAudio())
+				if err != nil || info.MIME != im.ContentType || it.Width != 0 || it.Height != 0 {
+					return fmt.Errorf("%s: not a sound probed by avfile.ProbeAudio (%v)", im.Name, err)
+				}
+			} else if ct, _, ok := media.Sniff(data); !im.Checked() || !ok || ct != im.ContentType {
 				return fmt.Errorf("%s: not an image checked by media.Check", im.Name)
 			}
 			err = tx.QueryRow(ctx, `
-				INSERT INTO items (study_id, idx, label, file_name, content_type, sha256, width, height, data)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-				studyID, it.Index+1_000_000_000, it.Label, it.FileName, it.ContentType, it.SHA256, it.Width, it.Height, data).Scan(&it.ID)
+				INSERT INTO items (study_id, idx, kind, label, file_name, content_type, sha256, width, height, data)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+				studyID, it.Index+1_000_000_000, string(it.Kind), it.Label, it.FileName, it.ContentType, it.SHA256, it.Width, it.Height, data).Scan(&it.ID)
 			if err != nil {
 				return err
 			}
@@ -222,6 +231,39 @@ func checkKindAllowed(ctx context.Context, tx pgx.Tx, studyID int64, kind study.
 	if other != nil && !mixed {
 		return study.Errorf(study.KindConflict, "this study's items are %s items and these are %s items: a study has items of one kind unless its settings allow mixed kinds (Edit → Items and questions); nothing was added",
 			*other, kind)
+	}
+	return nil
+}
+
+// itemKind is the kind of item an uploaded file makes.
+func itemKind(im media.Image) study.ItemKind {
+	if im.Sound {
+		return study.ItemAudio
+	}
+	return study.ItemImage
+}
+
+// checkUploadKinds refuses an upload's files into a study (locked by the
+// caller) unless the study allows mixed kinds or they are all of one kind,
+// the kind of the items it holds already.
+func checkUploadKinds(ctx context.Context, tx pgx.Tx, studyID int64, imgs []media.Image) error {
+	kinds := map[study.ItemKind]int{}
+	for _, im := range imgs {
+		kinds[itemKind(im)]++
+	}
+	if len(kinds) > 1 {
+		var mixed bool
+		if err := tx.QueryRow(ctx, `SELECT mixed_kinds FROM studies WHERE id = $1`, studyID).Scan(&mixed); err != nil {
+			return err
+		}
+		if !mixed {
+			return study.Errorf(study.KindConflict, "the upload holds %d images and %d sounds: a study has items of one kind unless its settings allow mixed kinds (Edit → Items and questions); nothing was added",
+				kinds[study.ItemImage], kinds[study.ItemAudio])
+		}
+		return nil
+	}
+	for k := range kinds {
+		return checkKindAllowed(ctx, tx, studyID, k)
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func (s *Store) check(in *study.StudyInput) error {
 }
 
 const studyCols = `id, slug, title, instructions, debrief, consent, questions_per_participant, status, design, platform,
-	max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds, created_at, updated_at`
+	max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds, play_to_end, created_at, updated_at`
 
 // scanStudy scans the studyCols of row, then the columns after them into
 // more.
@@ -96,7 +96,7 @@ func scanStudy(row pgx.Row, more ...any) (study.Study, error) {
 	var st study.Study
 	err := row.Scan(append([]any{&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief, &st.Consent,
 		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.Platform, &st.Quota.MaxParticipants, &st.Quota.IdleMinutes,
-		&st.MinViewMS, &st.Exclusion, &st.ExcludeStudies, &st.Quality, &st.Arms, &st.HeldoutShare, &st.Language, &st.TextOverrides, &st.Layout, &st.Format, &st.MixedKinds, &st.CreatedAt, &st.UpdatedAt}, more...)...)
+		&st.MinViewMS, &st.Exclusion, &st.ExcludeStudies, &st.Quality, &st.Arms, &st.HeldoutShare, &st.Language, &st.TextOverrides, &st.Layout, &st.Format, &st.MixedKinds, &st.PlayToEnd, &st.CreatedAt, &st.UpdatedAt}, more...)...)
 	if len(st.Arms) == 0 {
 		st.Arms = nil
 	}
@@ -120,11 +120,11 @@ func (s *Store) CreateStudy(ctx context.Context, in study.StudyInput) (_ study.S
 		var err error
 		st, err = scanStudy(tx.QueryRow(ctx, `
 			INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform, consent,
-				max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) RETURNING `+studyCols,
+				max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds, play_to_end)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) RETURNING `+studyCols,
 			in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
 			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality,
-			armsJSON(in.Arms), in.HeldoutShare, in.Language, overridesJSON(in.TextOverrides), in.Layout, in.Format, in.MixedKinds))
+			armsJSON(in.Arms), in.HeldoutShare, in.Language, overridesJSON(in.TextOverrides), in.Layout, in.Format, in.MixedKinds, in.PlayToEnd))
 		if isUnique(err) {
 			return study.Errorf(study.KindConflict, "the URL slug %q is taken", in.Slug)
 		}
@@ -145,11 +145,11 @@ func (s *Store) CreateStudy(ctx context.Context, in study.StudyInput) (_ study.S
 func insertStudy(ctx context.Context, tx pgx.Tx, in study.StudyInput) (study.Study, error) {
 	st, err := scanStudy(tx.QueryRow(ctx, `
 		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, platform, consent,
-			max_participants, idle_minutes, min_view_ms, exclusion, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) RETURNING `+studyCols,
+			max_participants, idle_minutes, min_view_ms, exclusion, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds, play_to_end)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) RETURNING `+studyCols,
 		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform, in.Consent,
 		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, in.Quality, armsJSON(in.Arms), in.HeldoutShare,
-		in.Language, overridesJSON(in.TextOverrides), in.Layout, study.MustStudyFormat(in.Format).String(), in.MixedKinds))
+		in.Language, overridesJSON(in.TextOverrides), in.Layout, study.MustStudyFormat(in.Format).String(), in.MixedKinds, in.PlayToEnd))
 	if isUnique(err) {
 		return study.Study{}, study.Errorf(study.KindConflict, "the URL slug %q is taken", in.Slug)
 	}
@@ -250,11 +250,11 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in study.StudyInput) 
 			UPDATE studies SET version = version + 1, slug = $2, title = $3, instructions = $4, debrief = $5,
 				questions_per_participant = $6, status = $7, design = $8, design_config = $9, platform = $10, consent = $11,
 				max_participants = $12, idle_minutes = $13, min_view_ms = $14, exclusion = $15, exclude_studies = $16, quality = $17,
-				arms = $18, heldout_share = $19, language = $20, text_overrides = $21, layout = $22, format = $23, mixed_kinds = $24, updated_at = now()
+				arms = $18, heldout_share = $19, language = $20, text_overrides = $21, layout = $22, format = $23, mixed_kinds = $24, play_to_end = $25, updated_at = now()
 			WHERE id = $1 RETURNING `+studyCols,
 			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
 			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality,
-			armsJSON(in.Arms), in.HeldoutShare, in.Language, overridesJSON(in.TextOverrides), in.Layout, in.Format, in.MixedKinds))
+			armsJSON(in.Arms), in.HeldoutShare, in.Language, overridesJSON(in.TextOverrides), in.Layout, in.Format, in.MixedKinds, in.PlayToEnd))
 		if isUnique(err) {
 			return study.Errorf(study.KindConflict, "the URL slug %q is taken", in.Slug)
 		}

@@ -33,8 +33,13 @@ type Study struct {
 	// the study; by default every item is of one kind (the store refuses
 	// an item of another).
 	MixedKinds bool
-	Exclusion  ExclusionRules
-	Quality    QualityControl // catch and repeat trials, "can't decide" (quality.go)
+	// PlayToEnd asks that every sound of a question be played to its end
+	// before the question takes an answer (issue 29): enforced by the
+	// question page's script only, a rule for participants rather than a
+	// check (a participant without JavaScript answers regardless).
+	PlayToEnd bool
+	Exclusion ExclusionRules
+	Quality   QualityControl // catch and repeat trials, "can't decide" (quality.go)
 	// ExcludeStudies are the studies whose participants (by external id)
 	// this one refuses.
 	ExcludeStudies []int64
@@ -73,6 +78,7 @@ type StudyInput struct {
 	Format string
 	// MixedKinds allows items of more than one kind (Study.MixedKinds).
 	MixedKinds     bool
+	PlayToEnd      bool // Study.PlayToEnd
 	Exclusion      ExclusionRules
 	Quality        QualityControl
 	ExcludeStudies []int64

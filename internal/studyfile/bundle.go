@@ -108,6 +108,7 @@ type BundleStudy struct {
 	MinViewMS       int                   `json:"min_view_ms,omitempty"`
 	Layout          string                `json:"layout,omitempty"`      // study.LayoutAbove or LayoutBeside (absent, in older bundles: above)
 	MixedKinds      bool                  `json:"mixed_kinds,omitempty"` // items of more than one kind allowed (version 4)
+	PlayToEnd       bool                  `json:"play_to_end,omitempty"` // every sound played to its end before answering (absent: no)
 	Exclusion       *study.ExclusionRules `json:"exclusion,omitempty"`
 	// Quality is the quality control's settings (absent: none).
 	Quality *study.QualityControl `json:"quality,omitempty"`
@@ -189,7 +190,7 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 			bs.Platform = &st.Platform
 		}
 		bs.MaxParticipants, bs.IdleMinutes, bs.MinViewMS = st.Quota.MaxParticipants, st.Quota.IdleMinutes, st.MinViewMS
-		bs.Layout, bs.MixedKinds = st.Layout, st.MixedKinds
+		bs.Layout, bs.MixedKinds, bs.PlayToEnd = st.Layout, st.MixedKinds, st.PlayToEnd
 		if f := study.MustStudyFormat(st.Format); f.Format != study.FormatTriplet {
 			bs.Format = f.String()
 		}
@@ -390,7 +391,7 @@ func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, name
 		}
 		in.Quota = study.Quota{MaxParticipants: bs.MaxParticipants, IdleMinutes: bs.IdleMinutes}
 		in.MinViewMS = bs.MinViewMS
-		in.Layout, in.MixedKinds = bs.Layout, bs.MixedKinds
+		in.Layout, in.MixedKinds, in.PlayToEnd = bs.Layout, bs.MixedKinds, bs.PlayToEnd
 		if bs.Exclusion != nil {
 			in.Exclusion = *bs.Exclusion
 		}

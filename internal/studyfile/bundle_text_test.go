@@ -25,7 +25,7 @@ func TestBundleTextRoundTrip(t *testing.T) {
 	s := collect.New(pool)
 	ctx := context.Background()
 	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "words", Title: "Words", QuestionsPerParticipant: 3,
-		Status: study.StatusDraft, MixedKinds: true})
+		Status: study.StatusDraft, MixedKinds: true, PlayToEnd: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +44,8 @@ func TestBundleTextRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Items != 4 || !again.MixedKinds {
-		t.Fatalf("imported %+v, mixed kinds %v", rep, again.MixedKinds)
+	if rep.Items != 4 || !again.MixedKinds || !again.PlayToEnd {
+		t.Fatalf("imported %+v, mixed kinds %v, play to end %v", rep, again.MixedKinds, again.PlayToEnd)
 	}
 	before, err := s.ListItems(ctx, st.ID)
 	if err != nil {

@@ -70,6 +70,7 @@ func studyInput(r *http.Request) (study.StudyInput, designForm, trialForm, error
 		Slug: strings.TrimSpace(f.Get("slug")), Title: f.Get("title"),
 		Instructions: f.Get("instructions"), Debrief: f.Get("debrief"), Consent: f.Get("consent"),
 		Status: f.Get("status"), Design: f.Get("design"), Layout: f.Get("layout"), MixedKinds: f.Get("mixed_kinds") == "on",
+		PlayToEnd: f.Get("play_to_end") == "on",
 		Platform: study.Platform{Kind: f.Get("platform"), CompletionCode: f.Get("completion_code"),
 			ScreenedOutCode: f.Get("screened_out_code"), IDParam: f.Get("id_param"), ReturnURL: f.Get("return_url")},
 	}

@@ -32,7 +32,7 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 	v := templates.Question{
 		Slug: st.Slug, Title: st.Title, QuestionID: q.ID,
 		Anchor: img(q.Anchor), Left: img(q.Options[0]), Right: img(q.Options[1]),
-		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS, CantDecide: pr.CantDecide,
+		Answered: pr.Answered, Total: pr.Total, MinViewMS: st.MinViewMS, PlayToEnd: st.PlayToEnd, CantDecide: pr.CantDecide,
 		ParticipantToken: pageToken(r, st), Preview: preview, L: s.studyTexts(r, st), Layout: st.Layout,
 		Format: q.Format, TextChars: q.TextChars,
 	}
@@ -44,7 +44,9 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 	}
 	if a := pr.Ahead; a != nil {
 		for _, it := range a.Items() {
-			if !it.IsText() { // a text comes with its page
+			// A text comes with its page; a sound loads with its own
+			// (preload="auto"), not as the image a prefetch link names.
+			if it.Kind != study.ItemText && it.Kind != study.ItemAudio {
 				v.Ahead = append(v.Ahead, img(it).URL)
 			}
 		}
@@ -56,11 +58,14 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 }
 
 // itemFace is an item as a participant's page shows it: its image's URL
-// (content-addressed, GET /img/{sha256}), or a text item's text, which
-// the page writes escaped.
+// (content-addressed, GET /img/{sha256}), a sound's URL (the same route),
+// or a text item's text, which the page writes escaped.
 func itemFace(it study.ItemRef) templates.Image {
-	if it.IsText() {
+	switch it.Kind {
+	case study.ItemText:
 		return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemText, Text: it.Text}
+	case study.ItemAudio:
+		return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemAudio, URL: "/img/" + it.SHA256}
 	}
 	return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemImage, URL: "/img/" + it.SHA256}
 }

@@ -25,8 +25,9 @@ var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // URL names the content, so the response is cached for good and
 // revalidation by ETag costs no database query.
 //
-// Whatever a row says, the response is an image or a 404: the content type
-// comes from the bytes themselves (PNG, JPEG, GIF or WebP magic), the bytes
+// Whatever a row says, the response is an image, a sound or a 404: the
+// content type comes from the bytes themselves (PNG, JPEG, GIF or WebP
+// magic, or a sound's probe: servedType), the bytes
 // must hash to the URL, and nosniff plus an inline disposition with a fixed
 // file name keep a browser from treating them as anything else. Uploads and
 // imports already store only checked images; this guards rows stored
@@ -103,6 +104,13 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, rd *store.I
 		return err
 	}
 	ct, ext, ok := media.Sniff(buf[:n])
+	if !ok && n < int(rd.Size()) {
+		// Not an image: a sound is known only once probed to its end,
+		// read from PostgreSQL a chunk at a time by a second reader.
+		ct, ext, ok = s.probeStoredSound(r.Context(), sum)
+	} else if !ok {
+		ct, ext, ok = servedType(buf[:n])
+	}
 	if !ok {
 		s.log.WarnContext(r.Context(), "stored item is not an image matching its hash; not served", "sha256", sum, "sniffed", http.DetectContentType(buf[:n]))
 		return errNotFound
@@ -141,6 +149,16 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, rd *store.I
 			panic(http.ErrAbortHandler)
 		}
 	}
+}
+
+// probeStoredSound probes the stored item sum as a sound (probeSound),
+// streaming its bytes from PostgreSQL with bounded memory.
+func (s *Server) probeStoredSound(ctx context.Context, sum string) (contentType, ext string, ok bool) {
+	rd, err := s.store.OpenItemImage(ctx, sum)
+	if err != nil {
+		return "", "", false
+	}
+	return probeSound(rd, rd.Size())
 }
 
 // clientGone logs, below ERROR, a response the client stopped reading

@@ -1,17 +1,20 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/semaphore"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/closer-lab/closer/internal/avfile"
 	"github.com/closer-lab/closer/internal/cache"
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/store"
@@ -29,6 +32,28 @@ const imageLoadTimeout = 30 * time.Second
 // errBadStoredImage is a stored row whose bytes are not an image hashing
 // to its sha256: it is never served.
 var errBadStoredImage = errors.New("stored item is not an image matching its hash")
+
+// servedType is the content type and file extension an item's bytes are
+// served as, found from the content: an image's magic bytes (media.Sniff)
+// or a sound's probe (avfile.ProbeAudio, the type it was stored as). ok is
+// false for anything else, which is never served.
+func servedType(data []byte) (contentType, ext string, ok bool) {
+	if ct, ext, ok := media.Sniff(data); ok {
+		return ct, ext, true
+	}
+	return probeSound(bytes.NewReader(data), int64(len(data)))
+}
+
+// probeSound is servedType of a sound read as a stream of size bytes. It
+// probes only for the type: the limits are those of any sound an upload
+// could have stored, whatever the study's own.
+func probeSound(r io.Reader, size int64) (contentType, ext string, ok bool) {
+	info, err := avfile.ProbeAudio(r, size, avfile.Limits{MaxDuration: time.Hour, MaxBytes: max(size, 1)})
+	if err != nil {
+		return "", "", false
+	}
+	return info.MIME, strings.TrimPrefix(info.Ext, "."), true
+}
 
 // cachedImage is an image whose bytes were verified (hash and type).
 type cachedImage struct {
@@ -96,7 +121,7 @@ func (c *imageCache) load(ctx context.Context, sum string, size int64,
 			return nil, fmt.Errorf("load image %s: %w", sum, err)
 		}
 		got := sha256.Sum256(data)
-		ct, ext, ok := media.Sniff(data)
+		ct, ext, ok := servedType(data)
 		if !ok || hex.EncodeToString(got[:]) != sum {
 			return nil, errBadStoredImage
 		}

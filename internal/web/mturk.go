@@ -68,9 +68,10 @@ func (s *Server) checkMTurkAssignment(workerID, assignmentID, hitID, turkSubmitT
 }
 
 // contentSecurityPolicy is the policy of every response: frameAncestors
-// may frame it, its forms may post to formAction.
+// may frame it, its forms may post to formAction. media-src says outright
+// (default-src would too) that sound items play from this server only.
 func contentSecurityPolicy(frameAncestors, formAction string) string {
-	return "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors " +
+	return "default-src 'self'; img-src 'self' data:; media-src 'self'; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors " +
 		frameAncestors + "; form-action " + formAction
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE studies DROP COLUMN IF EXISTS play_to_end;
