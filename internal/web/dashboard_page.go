@@ -151,8 +151,9 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashb
 
 	views := itemViews(items)
 	// A study of label-only items (a triplet file's) has no images and
-	// no texts: the page says so. Text items show as their text.
-	v.HasImages = len(items) == 0 || views[0].URL != "" || views[0].Text != ""
+	// no texts: the page says so. Text items show as their text, sounds
+	// as their labels.
+	v.HasImages = len(items) == 0 || views[0].URL != "" || views[0].Text != "" || views[0].Sound != ""
 	v.Live = st.Status == study.StatusOpen || v.Pending != ""
 	v.ContradictionShare = contradictionShare(v.Stats)
 	v.MedianResponse = msText(v.Figures.MedianResponseMS)
@@ -216,6 +217,10 @@ func itemViews(items []study.Item) []templates.ItemView {
 		switch {
 		case it.Kind == study.ItemText:
 			out[i].Text = it.Text
+		case it.Kind == study.ItemAudio:
+			// Not a thumbnail: an <img> (and the scatter's <image>) of a
+			// sound is a broken picture; its label stands for it.
+			out[i].Sound = "/img/" + it.SHA256
 		case it.ContentType != "":
 			out[i].URL = "/img/" + it.SHA256
 		}

@@ -29,3 +29,23 @@ func TestDashboardShowsTexts(t *testing.T) {
 		t.Errorf("scatter points: %+v", pts)
 	}
 }
+
+// The dashboard shows a sound item (issue 29) by its label, a link that
+// plays it: no thumbnail (an <img> of a sound is a broken picture) and no
+// image on the scatter, which labels its point; a study of sounds is not
+// taken for one of label-only items.
+func TestDashboardShowsSounds(t *testing.T) {
+	t.Parallel()
+	items := []study.Item{
+		{Index: 0, Kind: study.ItemAudio, Label: "rain", ContentType: "audio/mpeg", SHA256: "s"},
+		{Index: 1, Kind: study.ItemAudio, Label: "wind", ContentType: "audio/wav", SHA256: "t"},
+	}
+	views := itemViews(items)
+	if views[0].Sound != "/img/s" || views[0].URL != "" || views[0].Shown() != "rain" {
+		t.Errorf("a sound's view: %+v", views[0])
+	}
+	pts := scatterItems([][]float64{{0, 1}, {1, 0}}, views, nil, true)
+	if pts[0].Image != "" || pts[0].Label != "rain (#0)" {
+		t.Errorf("scatter points: %+v", pts)
+	}
+}
