@@ -2,6 +2,9 @@ package studyfile
 
 import (
 	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/closer-lab/closer/internal/avfile"
 	"github.com/closer-lab/closer/internal/csvlimit"
 	"github.com/closer-lab/closer/internal/csvsafe"
 	"github.com/closer-lab/closer/internal/media"
@@ -295,7 +299,17 @@ func (b *bundleReader) items() (*bundleRows[study.ImportItem], error) {
 			switch kind {
 			case study.ItemText:
 				return textItem(it, rec[7], text)
-			case study.ItemAudio, study.ItemVideo:
+			case study.ItemAudio:
+				if text != "" {
+					return study.ImportItem{}, errors.New("a sound item with a text")
+				}
+				sound, err := b.soundItem(it, rec[7], imagesBytes)
+				if err != nil {
+					return study.ImportItem{}, err
+				}
+				imagesBytes += int64(len(sound.Data))
+				return sound, nil
+			case study.ItemVideo:
 				return study.ImportItem{}, fmt.Errorf("%s items cannot be imported by this version of closer", kind)
 			}
 			if text != "" {
@@ -578,4 +592,40 @@ func checkText(columns []string, rec []string) error {
 		}
 	}
 	return nil
+}
+
+// soundItem reads and checks a sound item's file (issue 29) as an upload's
+// sound is checked: by content (avfile.ProbeAudio, its default limits),
+// within the study's bytes after used, its type the probe's and its
+// sha256 what items.csv says.
+func (b *bundleReader) soundItem(it study.ImportItem, name string, used int64) (study.ImportItem, error) {
+	f, ok := b.files[name]
+	if name == "" || !ok {
+		return study.ImportItem{}, fmt.Errorf("the sound %q is not in the bundle", name)
+	}
+	lim := avfile.DefaultAudio()
+	if used+int64(min(f.UncompressedSize64, 1<<62)) > b.lim.MaxImagesBytes {
+		return study.ImportItem{}, fmt.Errorf("the items up to %s take more than %s, the limit of a study's items",
+			name, media.HumanBytes(b.lim.MaxImagesBytes))
+	}
+	data, err := media.ReadEntry(f, lim.MaxBytes)
+	if err != nil {
+		return study.ImportItem{}, fmt.Errorf("%s: %v", name, err)
+	}
+	if err := media.CheckZipRatio(f); err != nil {
+		return study.ImportItem{}, fmt.Errorf("%s: %v", name, err)
+	}
+	info, err := avfile.ProbeAudio(bytes.NewReader(data), int64(len(data)), lim)
+	if err != nil {
+		return study.ImportItem{}, fmt.Errorf("%s: %v", name, err)
+	}
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:]) != it.SHA256 {
+		return study.ImportItem{}, fmt.Errorf("%s does not match its sha256", name)
+	}
+	if info.MIME != it.ContentType || it.Width != 0 || it.Height != 0 {
+		return study.ImportItem{}, fmt.Errorf("%s is %s, items.csv says %q %d×%d", name, info.MIME, it.ContentType, it.Width, it.Height)
+	}
+	it.Kind, it.Data = study.ItemAudio, data
+	return it, nil
 }
