@@ -355,14 +355,18 @@ func exampleTextKey(layout string) i18n.Key {
 // questionPrompt is the question page's heading in the study's language:
 // the format's question, and a triplet's names its anchor by the layout.
 func questionPrompt(v Question) string {
-	text := v.allText()
+	text, sound := v.allText(), v.allSound()
 	switch {
 	case v.Format == study.FormatOddOneOut:
 		return v.L.T(i18n.OddPrompt)
+	case v.Format == study.FormatRank && sound:
+		return v.L.T(i18n.RankPromptSound, v.Choose)
 	case v.Format == study.FormatRank && text:
 		return v.L.T(i18n.RankPromptText, v.Choose)
 	case v.Format == study.FormatRank:
 		return v.L.T(i18n.RankPrompt, v.Choose)
+	case sound:
+		return v.L.T(i18n.PromptSound)
 	case text && layoutOf(v.Layout) == study.LayoutBeside:
 		return v.L.T(i18n.PromptBesideText)
 	case text:
@@ -387,6 +391,33 @@ func (v Question) allText() bool {
 		}
 	}
 	return len(items) > 0
+}
+
+// allSound reports whether every item the question shows is a sound
+// (issue 29): its prompt then speaks of sounds, compared with the first.
+func (v Question) allSound() bool {
+	items := v.Items
+	if v.Format != study.FormatOddOneOut && v.Format != study.FormatRank {
+		items = []Image{v.Left, v.Right}
+	}
+	if v.Format != study.FormatOddOneOut && !v.Anchor.IsSound() {
+		return false
+	}
+	for _, it := range items {
+		if !it.IsSound() {
+			return false
+		}
+	}
+	return len(items) > 0
+}
+
+// tooSoon is the message of an answer given before the study's minimum
+// viewing time: sounds are listened to.
+func tooSoon(v Question) string {
+	if v.allSound() {
+		return v.L.T(i18n.TooSoonSound)
+	}
+	return v.L.T(i18n.TooSoon)
 }
 
 func anchorAltKey(layout string) i18n.Key {

@@ -55,6 +55,9 @@ var german = map[Key]msg{
 	PromptText:       t("Welcher Text ist dem oberen ähnlicher?"),
 	PromptBesideText: t("Welcher Text ist dem gerahmten Text links ähnlicher?"),
 	RankPromptText:   t("Wählen Sie die %[1]d Texte, die dem gerahmten am ähnlichsten sind, der Reihe nach: den ähnlichsten zuerst."),
+	PromptSound:      t("Welcher Klang ist dem ersten ähnlicher?"),
+	RankPromptSound:  t("Wählen Sie die %[1]d Klänge, die dem ersten am ähnlichsten sind, der Reihe nach: den ähnlichsten zuerst."),
+	TooSoonSound:     t("Bitte hören Sie noch einen Moment zu; die Antwortknöpfe funktionieren gleich."),
 
 	DoneTitle:     t("Vielen Dank!"),
 	DoneAnswered:  p("one", "Sie haben %[1]d Frage beantwortet.", "other", "Sie haben %[1]d Fragen beantwortet."),

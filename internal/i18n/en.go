@@ -55,6 +55,9 @@ var english = map[Key]msg{
 	PromptText:       t("Which is more similar to the text at the top?"),
 	PromptBesideText: t("Which is more similar to the framed text on the left?"),
 	RankPromptText:   t("Choose the %[1]d texts most like the framed one, in order: the most similar first."),
+	PromptSound:      t("Which is more similar to the first sound?"),
+	RankPromptSound:  t("Choose the %[1]d sounds most like the first one, in order: the most similar first."),
+	TooSoonSound:     t("Please listen a moment longer; the answer buttons work in a moment."),
 
 	DoneTitle:     t("Thank you!"),
 	DoneAnswered:  p("one", "You answered %[1]d question.", "other", "You answered %[1]d questions."),

@@ -55,6 +55,9 @@ var spanish = map[Key]msg{
 	PromptText:       t("¿Cuál se parece más al texto de arriba?"),
 	PromptBesideText: t("¿Cuál se parece más al texto enmarcado de la izquierda?"),
 	RankPromptText:   t("Elija los %[1]d textos más parecidos al enmarcado, en orden: el más parecido primero."),
+	PromptSound:      t("¿Cuál se parece más al primer sonido?"),
+	RankPromptSound:  t("Elija los %[1]d sonidos más parecidos al primero, en orden: el más parecido primero."),
+	TooSoonSound:     t("Escuche un momento más; los botones de respuesta funcionarán enseguida."),
 
 	DoneTitle:     t("¡Gracias!"),
 	DoneAnswered:  p("one", "Ha respondido %[1]d pregunta.", "other", "Ha respondido %[1]d preguntas."),

@@ -55,6 +55,9 @@ var french = map[Key]msg{
 	PromptText:       t("Lequel ressemble le plus au texte du haut ?"),
 	PromptBesideText: t("Lequel ressemble le plus au texte encadré à gauche ?"),
 	RankPromptText:   t("Choisissez les %[1]d textes les plus proches du texte encadré, dans l'ordre : le plus proche d'abord."),
+	PromptSound:      t("Lequel ressemble le plus au premier son ?"),
+	RankPromptSound:  t("Choisissez les %[1]d sons les plus proches du premier, dans l'ordre : le plus proche d'abord."),
+	TooSoonSound:     t("Écoutez encore un instant ; les boutons de réponse fonctionnent dans un moment."),
 
 	DoneTitle:     t("Merci !"),
 	DoneAnswered:  p("one", "Vous avez répondu à %[1]d question.", "other", "Vous avez répondu à %[1]d questions."),

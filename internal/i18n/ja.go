@@ -55,6 +55,9 @@ var japanese = map[Key]msg{
 	PromptText:       t("上のテキストにより似ているのはどちらですか？"),
 	PromptBesideText: t("左の枠付きのテキストにより似ているのはどちらですか？"),
 	RankPromptText:   t("枠で囲まれたテキストに最も似ているテキストを %[1]d 個、似ている順に選んでください。"),
+	PromptSound:      t("最初の音により似ているのはどちらですか？"),
+	RankPromptSound:  t("最初の音に最も似ている音を %[1]d 個、似ている順に選んでください。"),
+	TooSoonSound:     t("もう少し聴いてください。まもなく回答ボタンが使えるようになります。"),
 
 	DoneTitle:     t("ありがとうございました！"),
 	DoneAnswered:  t("%[1]d 問に回答しました。"),

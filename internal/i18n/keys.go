@@ -72,6 +72,13 @@ const (
 	PromptText       Key = "question.prompt_text"
 	PromptBesideText Key = "question.prompt_beside_text"
 	RankPromptText   Key = "question.rank_prompt_text"
+	// PromptSound, RankPromptSound and TooSoonSound are Prompt,
+	// RankPrompt and TooSoon for a question of sounds (issue 29): the
+	// first sound (played by A) is the one compared with, and sounds are
+	// listened to, not looked at.
+	PromptSound     Key = "question.prompt_sound"
+	RankPromptSound Key = "question.rank_prompt_sound"
+	TooSoonSound    Key = "question.too_soon_sound"
 
 	// Done page.
 	DoneTitle     Key = "done.title"
@@ -148,6 +155,7 @@ var defs = map[Key]def{
 	LeftKey: {}, RightKey: {}, CantDecide: {}, SkipKey: {},
 	OddPrompt: {}, OddAlt: {args: []string{"n", "label"}}, OddSkipKey: {},
 	PromptText: {}, PromptBesideText: {}, RankPromptText: {args: []string{"k"}},
+	PromptSound: {}, RankPromptSound: {args: []string{"k"}}, TooSoonSound: {},
 	RankPrompt: {args: []string{"k"}}, RankQueryAlt: {args: []string{"label"}}, RankChoice: {args: []string{"r"}},
 	RankNone: {}, RankUndo: {}, RankSubmit: {}, TooSoon: {}, AlreadyT: {}, Already: {},
 

@@ -56,6 +56,9 @@ var chinese = map[Key]msg{
 	PromptText:       t("哪一段文字与上方的文字更相似？"),
 	PromptBesideText: t("哪一段文字与左侧带框的文字更相似？"),
 	RankPromptText:   t("请按顺序选出与带框文字最相似的 %[1]d 段文字：最相似的在前。"),
+	PromptSound:      t("哪个声音与第一个声音更相似？"),
+	RankPromptSound:  t("请按顺序选出与第一个声音最相似的 %[1]d 个声音：最相似的在前。"),
+	TooSoonSound:     t("请再听一会儿；回答按钮马上就能使用。"),
 
 	DoneTitle:     t("谢谢！"),
 	DoneAnswered:  t("您回答了 %[1]d 个问题。"),

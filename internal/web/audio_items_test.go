@@ -324,7 +324,9 @@ func TestSoundQuestionPage(t *testing.T) {
 	for _, f := range []struct {
 		format string
 		keys   string
-	}{{"triplet", "asd"}, {"odd-one-out", "sdf"}, {"rank:4:2", "asdfg"}} {
+		prompt string // the question, in the words of sounds
+	}{{"triplet", "asd", "Which is more similar to the first sound?"}, {"odd-one-out", "sdf", "Which one does not belong?"},
+		{"rank:4:2", "asdfg", "Choose the 2 sounds most like the first one, in order"}} {
 		slug := "s-" + strings.ReplaceAll(f.format, ":", "-")
 		a.soundStudy(slug, f.format, label)
 		c := a.client()
@@ -348,6 +350,12 @@ func TestSoundQuestionPage(t *testing.T) {
 		}
 		if keys != f.keys {
 			t.Errorf("%s: play keys %q, want %q:\n%s", f.format, keys, f.keys, page.body)
+		}
+		if !strings.Contains(page.body, f.prompt) || strings.Contains(page.body, "similar to the top image") || strings.Contains(page.body, "images most like") {
+			t.Errorf("%s: the page does not ask %q, or asks of images:\n%s", f.format, f.prompt, page.body)
+		}
+		if f.format != "odd-one-out" && !strings.Contains(page.body, `data-too-soon="Please listen a moment longer`) {
+			t.Errorf("%s: the minimum viewing time's message is not a sound's", f.format)
 		}
 		if strings.Contains(page.body, "autoplay") || strings.Contains(page.body, "<b>x") {
 			t.Errorf("%s: the page plays by itself or holds a label as markup", f.format)
