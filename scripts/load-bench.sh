@@ -12,6 +12,7 @@
 #   scripts/load-bench.sh --design landmark-k1 --repeats 40
 #   scripts/load-bench.sh --design basis
 #   scripts/load-bench.sh --format rank:8:2 --pgbench 0        # a rank 8-choose-2 study (odd-one-out, triplet)
+#   LOAD_ROLE=web scripts/load-bench.sh --format rank:8:2 --pgbench 0   # the request path alone: no recompute in the server
 #   scripts/load-bench.sh --concurrency 2000 --think exp:2s --pgbench 0
 #   scripts/load-bench.sh --replicas 2 --design landmark-k1  # two web replicas and a worker
 #   scripts/load-bench.sh --profile                          # also a 20 s CPU profile of replica 1
@@ -117,7 +118,7 @@ wait_up() {
 	echo "load-bench: $1 did not come up" >&2
 	exit 1
 }
-role=all
+role="${LOAD_ROLE:-all}" # LOAD_ROLE=web: no background jobs (no recompute) in the measured server
 [ "$replicas" -gt 1 ] && role=web
 start_web web1 "$role" 127.0.0.1:18080 127.0.0.1:16060
 wait_up http://127.0.0.1:18080
