@@ -3,8 +3,8 @@
 // the page is a plain form (POST, then 303 to the next question). With it:
 // keys (left/right arrow, 1/2; down arrow or 3 for "can't decide" where the
 // study offers it; in an odd-one-out question 1 to 3, and down arrow or 0)
-// answer; in a question of sounds A plays the anchor and S, D, F... the
-// options in order; the answer is sent in the background
+// answer; in a question of sounds or videos A plays the anchor and S, D,
+// F... the options in order; the answer is sent in the background
 // and its reply is the next question's page (one round trip: the header
 // X-Closer-Next asks for it), whose images are fetched and decoded before it
 // replaces the current one, so a question never appears half loaded. A
@@ -96,15 +96,29 @@
     });
   }
 
-  // players turns a question's sound items (issue 29) into play buttons:
-  // the browser's controls give way to the button, which plays its sound
-  // from the start (stopping any other) on a click or its key.
+  // players turns a question's sound and video items (issue 29) into
+  // play buttons: a sound's browser controls give way to the button, which
+  // plays its sound or video from the start (stopping any other) on a
+  // click or its key.
   function players(root) {
     var bs = root.querySelectorAll(".player");
     for (var i = 0; i < bs.length; i++) {
-      bs[i].querySelector("audio").controls = false;
+      var a = bs[i].querySelector("audio");
+      if (a) a.controls = false;
       bs[i].querySelector(".play").hidden = false;
     }
+  }
+
+  // mediaOf is the audio or video element a play button plays: a sound's
+  // beside it, or the video of the same URL shown as the item.
+  function mediaOf(button) {
+    var a = button.parentNode.querySelector("audio");
+    if (a) return a;
+    var vs = document.querySelectorAll("main video");
+    for (var i = 0; i < vs.length; i++) {
+      if (vs[i].getAttribute("src") === button.getAttribute("data-src")) return vs[i];
+    }
+    return null;
   }
 
   // soundsEnded resolves once every sound of the question fired "ended",
@@ -112,7 +126,7 @@
   // otherwise. A rule the page keeps, not one the server checks.
   function soundsEnded(form) {
     if (!form.hasAttribute("data-play-to-end")) return Promise.resolve();
-    var as = document.querySelectorAll("main .player audio");
+    var as = document.querySelectorAll("main .player audio, main video");
     var waits = [];
     for (var i = 0; i < as.length; i++) {
       waits.push(new Promise(function (done) { as[i].addEventListener("ended", done, { once: true }); }));
@@ -121,8 +135,9 @@
   }
 
   function play(button) {
-    var all = document.querySelectorAll(".player audio");
-    var mine = button.parentNode.querySelector("audio");
+    var all = document.querySelectorAll(".player audio, main video");
+    var mine = mediaOf(button);
+    if (!mine) return;
     for (var i = 0; i < all.length; i++) if (all[i] !== mine) all[i].pause();
     mine.currentTime = 0;
     var p = mine.play();

@@ -110,6 +110,7 @@ type ItemView struct {
 	URL   string // an image's
 	Text  string // a text item's (issue 29): shown in place of a thumbnail
 	Sound string // a sound's URL (issue 29): its label, a link that plays it
+	Video string // a video's URL (issue 29): its label, a link that plays it
 }
 
 // Shown is what stands for the item where there is no thumbnail: a text

@@ -16,6 +16,7 @@ func TestItemView(t *testing.T) {
 	}{
 		{ItemView{Label: "disk", URL: "/img/b"}, []string{`<img class="thumb" src="/img/b"`}, nil},
 		{ItemView{Label: "rain", Sound: "/img/s"}, []string{`href="/img/s"`, "♪ rain"}, []string{"<img"}},
+		{ItemView{Label: "wave", Video: "/img/v"}, []string{`href="/img/v"`, "▶ wave", "video-item"}, []string{"<img", "<video"}},
 		{ItemView{Label: "fr", Text: "fraise"}, []string{">fraise<"}, []string{"<img", "href="}},
 	} {
 		var b strings.Builder

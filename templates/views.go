@@ -31,10 +31,18 @@ func (im Image) IsText() bool { return im.Kind == study.ItemText }
 // IsSound reports whether the item is a sound, played rather than shown.
 func (im Image) IsSound() bool { return im.Kind == study.ItemAudio }
 
-// anySound reports whether one of items is a sound.
+// IsVideo reports whether the item is a video, shown muted and played on
+// demand.
+func (im Image) IsVideo() bool { return im.Kind == study.ItemVideo }
+
+// IsPlayed reports whether the item is played by a play button: a sound
+// or a video.
+func (im Image) IsPlayed() bool { return im.IsSound() || im.IsVideo() }
+
+// anySound reports whether one of items is played (a sound or a video).
 func anySound(items []Image) bool {
 	for _, it := range items {
-		if it.IsSound() {
+		if it.IsPlayed() {
 			return true
 		}
 	}

@@ -67,6 +67,9 @@ type Image struct {
 	// avfile's probe, which this package cannot call: avfile imports it);
 	// Width and Height are then 0.
 	Sound bool
+	// Video marks a video item (made by Video, its type, width and height
+	// found by avfile's probe).
+	Video bool
 	// Data holds the bytes when they are kept in memory; an image read
 	// from a spooled upload leaves it nil and Bytes reads them again.
 	Data    []byte
@@ -110,6 +113,27 @@ func Sound(name string, data []byte, contentType string) (Image, error) {
 	if err := CheckFileName(name); err != nil {
 		return Image{}, err
 	}
+	return played(name, data, contentType)
+}
+
+// Video returns data as a video item (issue 29) whose content type and
+// picture size a probe of its content found (avfile.ProbeVideo, the
+// caller's, as for Sound): not Checked, a store probes it again. The
+// error's text is the reason.
+func Video(name string, data []byte, contentType string, width, height int) (Image, error) {
+	if err := CheckFileName(name); err != nil {
+		return Image{}, err
+	}
+	im, err := played(name, data, contentType)
+	if err != nil {
+		return Image{}, err
+	}
+	im.Sound, im.Video, im.Width, im.Height = false, true, width, height
+	return im, nil
+}
+
+// played is a sound item of data, after its name was checked.
+func played(name string, data []byte, contentType string) (Image, error) {
 	if len(data) == 0 {
 		return Image{}, errors.New("empty file")
 	}

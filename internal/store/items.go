@@ -140,7 +140,13 @@ func (s *Store) addItems(ctx context.Context, studyID int64, imgs []media.Image,
 			if err != nil {
 				return err
 			}
-			if im.Sound {
+			if im.Video {
+				// As a sound's: the probe again, on the bytes kept.
+				info, err := avfile.ProbeVideo(bytes.NewReader(data), int64(len(data)), avfile.DefaultVideo())
+				if err != nil || info.MIME != im.ContentType || it.Width != info.Width || it.Height != info.Height {
+					return fmt.Errorf("%s: not a video probed by avfile.ProbeVideo (%v)", im.Name, err)
+				}
+			} else if im.Sound {
 				// The probe that found its type, again on the bytes kept:
 				// a caller's Image is not taken at its word.
 				info, err := avfile.ProbeAudio(bytes.NewReader(data), int64(len(data)), avfile.DefaultAudio())
@@ -237,6 +243,9 @@ func checkKindAllowed(ctx context.Context, tx pgx.Tx, studyID int64, kind study.
 
 // itemKind is the kind of item an uploaded file makes.
 func itemKind(im media.Image) study.ItemKind {
+	if im.Video {
+		return study.ItemVideo
+	}
 	if im.Sound {
 		return study.ItemAudio
 	}
@@ -257,8 +266,8 @@ func checkUploadKinds(ctx context.Context, tx pgx.Tx, studyID int64, imgs []medi
 			return err
 		}
 		if !mixed {
-			return study.Errorf(study.KindConflict, "the upload holds %d images and %d sounds: a study has items of one kind unless its settings allow mixed kinds (Edit → Items and questions); nothing was added",
-				kinds[study.ItemImage], kinds[study.ItemAudio])
+			return study.Errorf(study.KindConflict, "the upload holds %d images, %d sounds and %d videos: a study has items of one kind unless its settings allow mixed kinds (Edit → Items and questions); nothing was added",
+				kinds[study.ItemImage], kinds[study.ItemAudio], kinds[study.ItemVideo])
 		}
 		return nil
 	}

@@ -310,7 +310,15 @@ func (b *bundleReader) items() (*bundleRows[study.ImportItem], error) {
 				imagesBytes += int64(len(sound.Data))
 				return sound, nil
 			case study.ItemVideo:
-				return study.ImportItem{}, fmt.Errorf("%s items cannot be imported by this version of closer", kind)
+				if text != "" {
+					return study.ImportItem{}, errors.New("a video item with a text")
+				}
+				video, err := b.videoItem(it, rec[7], imagesBytes)
+				if err != nil {
+					return study.ImportItem{}, err
+				}
+				imagesBytes += int64(len(video.Data))
+				return video, nil
 			}
 			if text != "" {
 				return study.ImportItem{}, errors.New("an image item with a text")
@@ -627,5 +635,40 @@ func (b *bundleReader) soundItem(it study.ImportItem, name string, used int64) (
 		return study.ImportItem{}, fmt.Errorf("%s is %s, items.csv says %q %d×%d", name, info.MIME, it.ContentType, it.Width, it.Height)
 	}
 	it.Kind, it.Data = study.ItemAudio, data
+	return it, nil
+}
+
+// videoItem reads and checks a video item's file (issue 29) as soundItem
+// does a sound's: by content (avfile.ProbeVideo, its default limits), its
+// type and picture size the probe's.
+func (b *bundleReader) videoItem(it study.ImportItem, name string, used int64) (study.ImportItem, error) {
+	f, ok := b.files[name]
+	if name == "" || !ok {
+		return study.ImportItem{}, fmt.Errorf("the video %q is not in the bundle", name)
+	}
+	lim := avfile.DefaultVideo()
+	if used+int64(min(f.UncompressedSize64, 1<<62)) > b.lim.MaxImagesBytes {
+		return study.ImportItem{}, fmt.Errorf("the items up to %s take more than %s, the limit of a study's items",
+			name, media.HumanBytes(b.lim.MaxImagesBytes))
+	}
+	data, err := media.ReadEntry(f, lim.MaxBytes)
+	if err != nil {
+		return study.ImportItem{}, fmt.Errorf("%s: %v", name, err)
+	}
+	if err := media.CheckZipRatio(f); err != nil {
+		return study.ImportItem{}, fmt.Errorf("%s: %v", name, err)
+	}
+	info, err := avfile.ProbeVideo(bytes.NewReader(data), int64(len(data)), lim)
+	if err != nil {
+		return study.ImportItem{}, fmt.Errorf("%s: %v", name, err)
+	}
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:]) != it.SHA256 {
+		return study.ImportItem{}, fmt.Errorf("%s does not match its sha256", name)
+	}
+	if info.MIME != it.ContentType || it.Width != info.Width || it.Height != info.Height {
+		return study.ImportItem{}, fmt.Errorf("%s is %s %d×%d, items.csv says %q %d×%d", name, info.MIME, info.Width, info.Height, it.ContentType, it.Width, it.Height)
+	}
+	it.Kind, it.Data = study.ItemVideo, data
 	return it, nil
 }

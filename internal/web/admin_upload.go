@@ -126,7 +126,7 @@ func (s *Server) checkUpload(name string, sec *io.SectionReader, expandLimit int
 	head = head[:n]
 	if media.IsZip(head) {
 		return media.ReadZip(name, sec, size, media.ZipLimits{
-			MaxImageBytes: max(s.cfg.MaxImageBytes, s.soundLimits().MaxBytes), MaxEntries: s.cfg.MaxUploadFiles, MaxExpanded: max(expandLimit, 1),
+			MaxImageBytes: max(s.cfg.MaxImageBytes, s.soundLimits().MaxBytes, s.videoLimits().MaxBytes), MaxEntries: s.cfg.MaxUploadFiles, MaxExpanded: max(expandLimit, 1),
 			Check: func(entry string, data []byte) (media.Image, error) {
 				return s.checkItem(entry, data[:min(len(data), 512)], bytes.NewReader(data), int64(len(data)), func() ([]byte, error) { return data, nil })
 			}})
@@ -149,18 +149,28 @@ func (s *Server) checkUpload(name string, sec *io.SectionReader, expandLimit int
 // refused rather than taken as an image.
 var soundExts = map[string]bool{".wav": true, ".mp3": true, ".ogg": true, ".oga": true, ".opus": true, ".flac": true, ".m4a": true}
 
+// videoExts are the file name endings of the videos an upload accepts;
+// as soundExts, they only say what a file was meant as.
+var videoExts = map[string]bool{".mp4": true, ".m4v": true, ".webm": true}
+
 // soundLimits bound an uploaded sound (issue 29; no study sets its own yet).
 func (s *Server) soundLimits() avfile.Limits { return avfile.DefaultAudio() }
 
+// videoLimits bound an uploaded video (issue 29; no study sets its own yet).
+func (s *Server) videoLimits() avfile.Limits { return avfile.DefaultVideo() }
+
 // checkItem checks one file of an upload, head its first bytes and r its
 // content (size bytes) read as a stream: an image (media.Check, with the
-// bytes read) or a sound (avfile.ProbeAudio on the stream, its type found
-// from the content). A file that is neither is refused as not an image,
-// unless its name says it is a sound: the sound's reason then.
+// bytes read), a sound or a video (avfile's probe on the stream, the kind
+// and type found from the content). A file that is none of them is
+// refused as not an image, unless its name says it is a sound or a video:
+// the probe's reason then, which for a name that says which (.mp3, .mp4)
+// is that kind's probe's (a PNG named .mp4 is "not a video").
 func (s *Server) checkItem(name string, head []byte, r io.Reader, size int64, read func() ([]byte, error)) (media.Image, error) {
 	_, _, isImage := media.Sniff(head)
-	meantSound := soundExts[strings.ToLower(path.Ext(name))]
-	if isImage && !meantSound {
+	ext := strings.ToLower(path.Ext(name))
+	meantSound, meantVideo := soundExts[ext], videoExts[ext]
+	if isImage && !meantSound && !meantVideo {
 		if size > s.cfg.MaxImageBytes {
 			return media.Image{}, errors.New(media.TooLarge(size, s.cfg.MaxImageBytes))
 		}
@@ -173,9 +183,20 @@ func (s *Server) checkItem(name string, head []byte, r io.Reader, size int64, re
 	if err := media.CheckFileName(name); err != nil {
 		return media.Image{}, err
 	}
-	info, err := avfile.ProbeAudio(r, size, s.soundLimits())
+	var info avfile.Info
+	var err error
+	switch {
+	case meantSound:
+		info, err = avfile.ProbeAudio(r, size, s.soundLimits())
+	case meantVideo:
+		info, err = avfile.ProbeVideo(r, size, s.videoLimits())
+	default:
+		// Either kind, the content deciding, each bounded by its own
+		// limits (Probe fills the zero limits with each kind's defaults).
+		info, err = avfile.Probe(r, size, avfile.Limits{})
+	}
 	if err != nil {
-		if avfile.ReasonOf(err) == avfile.Unrecognised && !meantSound {
+		if avfile.ReasonOf(err) == avfile.Unrecognised && !meantSound && !meantVideo {
 			// Neither: the image check's reason, which names what the
 			// first bytes are (or the size, checked first for images).
 			if size > s.cfg.MaxImageBytes {
@@ -189,6 +210,9 @@ func (s *Server) checkItem(name string, head []byte, r io.Reader, size int64, re
 	data, err := read()
 	if err != nil {
 		return media.Image{}, fmt.Errorf("cannot be read back: %w", err)
+	}
+	if info.Kind == avfile.Video {
+		return media.Video(name, data, info.MIME, info.Width, info.Height)
 	}
 	return media.Sound(name, data, info.MIME)
 }

@@ -44,9 +44,9 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 	}
 	if a := pr.Ahead; a != nil {
 		for _, it := range a.Items() {
-			// A text comes with its page; a sound loads with its own
-			// (preload="auto"), not as the image a prefetch link names.
-			if it.Kind != study.ItemText && it.Kind != study.ItemAudio {
+			// A text comes with its page; a sound or a video loads with
+			// its own (preload), not as the image a prefetch link names.
+			if it.Kind != study.ItemText && it.Kind != study.ItemAudio && it.Kind != study.ItemVideo {
 				v.Ahead = append(v.Ahead, img(it).URL)
 			}
 		}
@@ -58,7 +58,7 @@ func (s *Server) renderQuestion(w http.ResponseWriter, r *http.Request, st study
 }
 
 // itemFace is an item as a participant's page shows it: its image's URL
-// (content-addressed, GET /img/{sha256}), a sound's URL (the same route),
+// (content-addressed, GET /img/{sha256}), a sound's or video's URL (the same route),
 // or a text item's text, which the page writes escaped.
 func itemFace(it study.ItemRef) templates.Image {
 	switch it.Kind {
@@ -66,6 +66,8 @@ func itemFace(it study.ItemRef) templates.Image {
 		return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemText, Text: it.Text}
 	case study.ItemAudio:
 		return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemAudio, URL: "/img/" + it.SHA256}
+	case study.ItemVideo:
+		return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemVideo, URL: "/img/" + it.SHA256}
 	}
 	return templates.Image{Index: it.Index, Label: it.Label, Kind: study.ItemImage, URL: "/img/" + it.SHA256}
 }

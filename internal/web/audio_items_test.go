@@ -177,7 +177,7 @@ func TestUploadSoundRefusals(t *testing.T) {
 	// And an upload of both kinds into an empty study.
 	mixed := a.study("mixed", 0, 3, "draft")
 	res = upload(t, a, c, "mixed", [][2]string{{"a.png", png}, {"b.wav", soundFixture(t, "tone.wav")}})
-	if !strings.Contains(res.body, "the upload holds 1 images and 1 sounds") {
+	if !strings.Contains(res.body, "the upload holds 1 images, 1 sounds and 0 videos") {
 		t.Errorf("images and sounds together: %d %s", res.StatusCode, res.body)
 	}
 	if got := a.storedItems(st.ID) + a.storedItems(mixed.ID); strings.Count(got, "\n") != 1 {

@@ -153,7 +153,7 @@ func (s *Server) fetchDashboardPage(ctx context.Context, st study.Study, p dashb
 	// A study of label-only items (a triplet file's) has no images and
 	// no texts: the page says so. Text items show as their text, sounds
 	// as their labels.
-	v.HasImages = len(items) == 0 || views[0].URL != "" || views[0].Text != "" || views[0].Sound != ""
+	v.HasImages = len(items) == 0 || views[0].URL != "" || views[0].Text != "" || views[0].Sound != "" || views[0].Video != ""
 	v.Live = st.Status == study.StatusOpen || v.Pending != ""
 	v.ContradictionShare = contradictionShare(v.Stats)
 	v.MedianResponse = msText(v.Figures.MedianResponseMS)
@@ -221,6 +221,9 @@ func itemViews(items []study.Item) []templates.ItemView {
 			// Not a thumbnail: an <img> (and the scatter's <image>) of a
 			// sound is a broken picture; its label stands for it.
 			out[i].Sound = "/img/" + it.SHA256
+		case it.Kind == study.ItemVideo:
+			// As a sound: a link by its label (no poster frame is made).
+			out[i].Video = "/img/" + it.SHA256
 		case it.ContentType != "":
 			out[i].URL = "/img/" + it.SHA256
 		}

@@ -49,3 +49,21 @@ func TestDashboardShowsSounds(t *testing.T) {
 		t.Errorf("scatter points: %+v", pts)
 	}
 }
+
+// The dashboard shows a video item (issue 29) as a sound: by its label, a
+// link to the video, with no thumbnail and no image on the scatter.
+func TestDashboardShowsVideos(t *testing.T) {
+	t.Parallel()
+	items := []study.Item{
+		{Index: 0, Kind: study.ItemVideo, Label: "wave", ContentType: "video/mp4", SHA256: "v", Width: 64, Height: 48},
+		{Index: 1, Kind: study.ItemVideo, Label: "walk", ContentType: "video/webm", SHA256: "w", Width: 64, Height: 48},
+	}
+	views := itemViews(items)
+	if views[0].Video != "/img/v" || views[0].URL != "" || views[0].Sound != "" || views[0].Shown() != "wave" {
+		t.Errorf("a video's view: %+v", views[0])
+	}
+	pts := scatterItems([][]float64{{0, 1}, {1, 0}}, views, nil, true)
+	if pts[0].Image != "" || pts[0].Label != "wave (#0)" {
+		t.Errorf("scatter points: %+v", pts)
+	}
+}

@@ -25,9 +25,9 @@ var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // URL names the content, so the response is cached for good and
 // revalidation by ETag costs no database query.
 //
-// Whatever a row says, the response is an image, a sound or a 404: the
-// content type comes from the bytes themselves (PNG, JPEG, GIF or WebP
-// magic, or a sound's probe: servedType), the bytes
+// Whatever a row says, the response is an image, a sound, a video or a
+// 404: the content type comes from the bytes themselves (PNG, JPEG, GIF or
+// WebP magic, or a sound's or video's probe: servedType), the bytes
 // must hash to the URL, and nosniff plus an inline disposition with a fixed
 // file name keep a browser from treating them as anything else. Uploads and
 // imports already store only checked images; this guards rows stored
@@ -105,7 +105,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, rd *store.I
 	}
 	ct, ext, ok := media.Sniff(buf[:n])
 	if !ok && n < int(rd.Size()) {
-		// Not an image: a sound is known only once probed to its end,
+		// Not an image: a sound or video is known only once probed to its end,
 		// read from PostgreSQL a chunk at a time by a second reader.
 		ct, ext, ok = s.probeStoredSound(r.Context(), sum)
 	} else if !ok {
@@ -151,7 +151,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, rd *store.I
 	}
 }
 
-// probeStoredSound probes the stored item sum as a sound (probeSound),
+// probeStoredSound probes the stored item sum as a sound or a video (probeSound),
 // streaming its bytes from PostgreSQL with bounded memory.
 func (s *Server) probeStoredSound(ctx context.Context, sum string) (contentType, ext string, ok bool) {
 	rd, err := s.store.OpenItemImage(ctx, sum)

@@ -35,8 +35,8 @@ var errBadStoredImage = errors.New("stored item is not an image matching its has
 
 // servedType is the content type and file extension an item's bytes are
 // served as, found from the content: an image's magic bytes (media.Sniff)
-// or a sound's probe (avfile.ProbeAudio, the type it was stored as). ok is
-// false for anything else, which is never served.
+// or a sound's or video's probe (avfile.Probe, the type it was stored
+// as). ok is false for anything else, which is never served.
 func servedType(data []byte) (contentType, ext string, ok bool) {
 	if ct, ext, ok := media.Sniff(data); ok {
 		return ct, ext, true
@@ -44,11 +44,11 @@ func servedType(data []byte) (contentType, ext string, ok bool) {
 	return probeSound(bytes.NewReader(data), int64(len(data)))
 }
 
-// probeSound is servedType of a sound read as a stream of size bytes. It
-// probes only for the type: the limits are those of any sound an upload
-// could have stored, whatever the study's own.
+// probeSound is servedType of a sound or a video read as a stream of size
+// bytes. It probes only for the type: the limits are those of any item an
+// upload could have stored, whatever the study's own.
 func probeSound(r io.Reader, size int64) (contentType, ext string, ok bool) {
-	info, err := avfile.ProbeAudio(r, size, avfile.Limits{MaxDuration: time.Hour, MaxBytes: max(size, 1)})
+	info, err := avfile.Probe(r, size, avfile.Limits{MaxDuration: time.Hour, MaxBytes: max(size, 1), MaxWidth: 1 << 16, MaxHeight: 1 << 16})
 	if err != nil {
 		return "", "", false
 	}
