@@ -543,3 +543,12 @@ type Can func(route string) bool
 
 // Do reports whether the viewer may use route.
 func (c Can) Do(route string) bool { return c != nil && c(route) }
+
+// soundMaxSeconds is the study form's longest sound: a new study's (0)
+// shows the default it will take.
+func soundMaxSeconds(n int) int {
+	if n == 0 {
+		return study.DefaultSoundMaxSeconds
+	}
+	return n
+}
