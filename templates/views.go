@@ -552,3 +552,9 @@ func soundMaxSeconds(n int) int {
 	}
 	return n
 }
+
+// hasSound reports whether a question shows a sound: its form then carries
+// listen_ms, the time app.js measured its sounds playing (issue 29).
+func hasSound(v Question) bool {
+	return v.Anchor.IsSound() || v.Left.IsSound() || v.Right.IsSound() || anySound(v.Items)
+}
