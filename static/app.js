@@ -29,6 +29,10 @@
   var busy = false;
   var ready = false;
   var ahead = []; // the next question's images, kept decoded until it is shown
+  // listened is how long the question's sounds played, in ms, up to the
+  // last pause or end; a sound playing now counts from its data-since
+  // (issue 29: sent as listen_ms with the answer).
+  var listened = 0;
 
   function currentForm() { return document.querySelector("form.question"); }
 
@@ -71,6 +75,7 @@
     var form = currentForm();
     if (!form) return;
     ready = false;
+    listened = 0;
     setButtons(form, true);
     setWaiting(form, true);
     if (form.getAttribute("data-format") === "rank") rankShow(form);
@@ -149,6 +154,30 @@
     if (b) play(b);
   });
 
+  // Media events do not bubble: caught on the way down. A sound's time
+  // counts from "play" to "pause" or "ended" (a sound played from the
+  // start again pauses first, so no stretch counts twice).
+  document.addEventListener("play", function (e) {
+    if (e.target.tagName === "AUDIO") e.target.setAttribute("data-since", String(performance.now()));
+  }, true);
+  function stopped(e) {
+    var since = e.target.tagName === "AUDIO" && e.target.getAttribute("data-since");
+    if (!since) return;
+    e.target.removeAttribute("data-since");
+    listened += performance.now() - parseFloat(since);
+  }
+  document.addEventListener("pause", stopped, true);
+  document.addEventListener("ended", stopped, true);
+
+  // listenMS is the question's listening time so far, a sound playing now
+  // included, within the server's bound (an hour).
+  function listenMS() {
+    var ms = listened;
+    var as = document.querySelectorAll("main .player audio[data-since]");
+    for (var i = 0; i < as.length; i++) ms += performance.now() - parseFloat(as[i].getAttribute("data-since"));
+    return String(Math.min(Math.round(ms), 3600000));
+  }
+
   function preload(root) {
     var imgs = root.querySelectorAll("img");
     var waits = [];
@@ -195,6 +224,9 @@
     ready = false;
     form.classList.add("sending");
     button.classList.add("chosen");
+    // The hidden field, so that the plain form's fallback sends it too.
+    var listen = form.querySelector("input[name=listen_ms]");
+    if (listen) listen.value = listenMS();
     var data = new URLSearchParams(new FormData(form));
     data.set("closer", button.value);
     data.set("response_ms", String(Math.round(performance.now() - shownAt)));

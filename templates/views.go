@@ -551,3 +551,18 @@ type Can func(route string) bool
 
 // Do reports whether the viewer may use route.
 func (c Can) Do(route string) bool { return c != nil && c(route) }
+
+// soundMaxSeconds is the study form's longest sound: a new study's (0)
+// shows the default it will take.
+func soundMaxSeconds(n int) int {
+	if n == 0 {
+		return study.DefaultSoundMaxSeconds
+	}
+	return n
+}
+
+// hasSound reports whether a question shows a sound: its form then carries
+// listen_ms, the time app.js measured its sounds playing (issue 29).
+func hasSound(v Question) bool {
+	return v.Anchor.IsSound() || v.Left.IsSound() || v.Right.IsSound() || anySound(v.Items)
+}

@@ -55,14 +55,14 @@ const (
 		FROM l WHERE p.study_id = $1 AND p.arm = l.arm AND p.anchor = l.anchor AND p.j = l.j AND p.k = l.k`
 	participantExistsSQL = `SELECT EXISTS (SELECT 1 FROM participants WHERE id = $1)`
 	insertAnswerSQL      = `
-		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`
+		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms, listen_ms)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 	// insertChoicesSQL stores the answer to a trial of another format
-	// than the triplet (issue 27): its choices in order ($8), and the
+	// than the triplet (issue 27): its choices in order ($9), and the
 	// first triplet it derives.
 	insertChoicesSQL = `
-		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms, choices)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+		INSERT INTO answers (question_id, study_id, participant_id, anchor, closer, farther, response_ms, listen_ms, choices)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	addVoteSQL = `
 		INSERT INTO votes (study_id, anchor, j, k, j_closer, k_closer) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (study_id, anchor, j, k) DO UPDATE
@@ -138,6 +138,11 @@ func (s *Store) AnswerNext(ctx context.Context, participantID int64, in study.An
 func (s *Store) answer(ctx context.Context, participantID int64, in study.AnswerInput, next bool) (created bool, pr study.Progress, err error) {
 	if in.ResponseMS != nil && (*in.ResponseMS < 0 || *in.ResponseMS > study.MaxResponseMS) {
 		return false, pr, study.Errorf(study.KindInvalid, "response_ms must be between 0 and %d", study.MaxResponseMS)
+	}
+	if in.ListenMS != nil {
+		if err := study.CheckListenMS(*in.ListenMS); err != nil {
+			return false, pr, err
+		}
 	}
 	a := &answering{participantID: participantID, in: in, next: next}
 	err = s.inTxFrom(ctx, lockAnswerSQL, []any{in.QuestionID}, a.scan, func(tx pgx.Tx) error {
@@ -452,10 +457,10 @@ func (a *answering) queueWrites(b *pgx.Batch, _ string) {
 	t := a.t
 	votes := []triplet.Triplet{t}
 	if a.derived != nil {
-		b.Queue(insertChoicesSQL, in.QuestionID, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, in.ResponseMS, in.Choices)
+		b.Queue(insertChoicesSQL, in.QuestionID, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, in.ResponseMS, in.ListenMS, in.Choices)
 		votes = a.derived
 	} else {
-		b.Queue(insertAnswerSQL, in.QuestionID, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, in.ResponseMS)
+		b.Queue(insertAnswerSQL, in.QuestionID, st.ID, a.participantID, t.Anchor, t.Closer, t.Farther, in.ResponseMS, in.ListenMS)
 	}
 	if a.qDesign != study.DesignHeldout && !st.Preview { // a held-out question's or a preview's triplet casts no vote
 		queueVotes(b, st.ID, votes)

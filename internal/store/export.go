@@ -36,7 +36,7 @@ const (
 	// preview participants only when $3.
 	exportAllAnswersSQL = `
 		SELECT a.question_id, p.public_id, coalesce(p.external_id, ''), a.anchor, a.closer, a.farther,
-			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm, p.preview, q.options, a.choices, false, NULL::boolean
+			q.left_idx, q.right_idx, q.design, a.response_ms, q.issued_at, a.answered_at, p.arm, p.preview, q.options, a.choices, false, NULL::boolean, a.listen_ms
 		FROM answers a
 		JOIN questions q ON q.id = a.question_id
 		JOIN participants p ON p.id = a.participant_id
@@ -45,7 +45,7 @@ const (
 		SELECT t.question_id, p.public_id, coalesce(p.external_id, ''), q.anchor, t.closer,
 			CASE WHEN t.closer = q.left_idx THEN q.right_idx WHEN t.closer = q.right_idx THEN q.left_idx END,
 			q.left_idx, q.right_idx, q.design, t.response_ms, q.issued_at, t.answered_at, p.arm, p.preview, q.options,
-			CASE WHEN q.options IS NOT NULL AND t.closer IS NOT NULL THEN ARRAY[t.closer] END, t.closer IS NULL, t.correct
+			CASE WHEN q.options IS NOT NULL AND t.closer IS NOT NULL THEN ARRAY[t.closer] END, t.closer IS NULL, t.correct, NULL::int
 		FROM trial_answers t
 		JOIN questions q ON q.id = t.question_id
 		JOIN participants p ON p.id = t.participant_id
@@ -88,7 +88,7 @@ func (s *Store) ExportAnswersCSV(ctx context.Context, studyID int64, w io.Writer
 // exportRow is what every row an answer exports shares.
 type exportRow struct {
 	slug, qid, pid, ext, design, ms, asked, answered, arm string
-	skipped, correct, preview                             string
+	skipped, correct, preview, listen                     string
 }
 
 // record appends to dst[:0] (nil: a new slice) the row of the columns o
@@ -100,7 +100,7 @@ func (r exportRow) record(dst []string, o study.ExportOptions, anchor, closer, f
 	rec := append(dst[:0], r.slug, r.qid, r.pid, r.ext, anchor, closer, farther, anchorLabel, closerLabel, fartherLabel,
 		left, right, r.design, r.ms, r.asked, r.answered, study.ExportKind(r.design))
 	if o.All {
-		rec = append(rec, r.skipped, r.correct, r.arm, format, options, choices)
+		rec = append(rec, r.skipped, r.correct, r.arm, format, options, choices, r.listen)
 	} else {
 		rec = append(rec, r.arm)
 	}
@@ -171,6 +171,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, o stu
 			anchor, left, right   int
 			arm                   int
 			closer, farther, ms   *int
+			listen                *int
 			skipped, preview      bool
 			correct               *bool
 			asked, answered       time.Time
@@ -202,7 +203,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, o stu
 				dest := []any{&qid, &pid, &ext, &anchor, &closer, &farther,
 					&left, &right, &design, &ms, &asked, &answered, &arm, &preview, &options, &choices}
 				if o.All {
-					dest = append(dest, &skipped, &correct)
+					dest = append(dest, &skipped, &correct, &listen)
 				}
 				if err := rows.Scan(dest...); err != nil {
 					rows.Close()
@@ -215,6 +216,7 @@ func (s *Store) exportCSV(ctx context.Context, studyID int64, w io.Writer, o stu
 					asked: asked.UTC().Format(time.RFC3339Nano), answered: answered.UTC().Format(time.RFC3339Nano), arm: study.ArmName(st, arm)}
 				if o.All {
 					row.skipped = strconv.FormatBool(skipped)
+					row.listen = opt(listen)
 					if correct != nil {
 						row.correct = strconv.FormatBool(*correct)
 					}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/closer-lab/closer/internal/avfile"
 	"github.com/closer-lab/closer/internal/media"
@@ -148,8 +149,12 @@ func (s *Store) addItems(ctx context.Context, studyID int64, imgs []media.Image,
 				}
 			} else if im.Sound {
 				// The probe that found its type, again on the bytes kept:
-				// a caller's Image is not taken at its word.
-				info, err := avfile.ProbeAudio(bytes.NewReader(data), int64(len(data)), avfile.DefaultAudio())
+				// a caller's Image is not taken at its word. Its duration
+				// was checked against the study's limit by the caller; here
+				// only against the longest any study allows.
+				lim := avfile.DefaultAudio()
+				lim.MaxDuration = study.MaxSoundMaxSeconds * time.Second
+				info, err := avfile.ProbeAudio(bytes.NewReader(data), int64(len(data)), lim)
 				if err != nil || info.MIME != im.ContentType || it.Width != 0 || it.Height != 0 {
 					return fmt.Errorf("%s: not a sound probed by avfile.ProbeAudio (%v)", im.Name, err)
 				}

@@ -23,6 +23,9 @@ func (s *Store) check(in *study.StudyInput) error {
 	if in.Status == "" {
 		in.Status = study.StatusDraft
 	}
+	if in.SoundMaxSeconds == 0 {
+		in.SoundMaxSeconds = study.DefaultSoundMaxSeconds
+	}
 	if in.Design == "" {
 		in.Design = study.DesignRandom
 	}
@@ -35,6 +38,8 @@ func (s *Store) check(in *study.StudyInput) error {
 		return study.Errorf(study.KindInvalid, "the URL slug %q must be 1 to 64 lower-case letters, digits and inner dashes", in.Slug)
 	case in.QuestionsPerParticipant < 1 || in.QuestionsPerParticipant > 100000:
 		return study.Errorf(study.KindInvalid, "questions per participant must be between 1 and 100000")
+	case in.SoundMaxSeconds < 0 || in.SoundMaxSeconds > study.MaxSoundMaxSeconds:
+		return study.Errorf(study.KindInvalid, "the longest sound must be between 1 and %d seconds", study.MaxSoundMaxSeconds)
 	case in.MinViewMS < 0 || in.MinViewMS > 60_000:
 		return study.Errorf(study.KindInvalid, "the minimum viewing time must be between 0 and 60000 ms")
 	case in.Quota.MaxParticipants < 0 || in.Quota.MaxParticipants > 1_000_000:
@@ -88,7 +93,7 @@ func (s *Store) check(in *study.StudyInput) error {
 }
 
 const studyCols = `id, slug, title, instructions, debrief, consent, questions_per_participant, status, design, platform,
-	max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds, play_to_end, created_at, updated_at`
+	max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds, play_to_end, sound_max_seconds, created_at, updated_at`
 
 // scanStudy scans the studyCols of row, then the columns after them into
 // more.
@@ -96,7 +101,7 @@ func scanStudy(row pgx.Row, more ...any) (study.Study, error) {
 	var st study.Study
 	err := row.Scan(append([]any{&st.ID, &st.Slug, &st.Title, &st.Instructions, &st.Debrief, &st.Consent,
 		&st.QuestionsPerParticipant, &st.Status, &st.Design, &st.Platform, &st.Quota.MaxParticipants, &st.Quota.IdleMinutes,
-		&st.MinViewMS, &st.Exclusion, &st.ExcludeStudies, &st.Quality, &st.Arms, &st.HeldoutShare, &st.Language, &st.TextOverrides, &st.Layout, &st.Format, &st.MixedKinds, &st.PlayToEnd, &st.CreatedAt, &st.UpdatedAt}, more...)...)
+		&st.MinViewMS, &st.Exclusion, &st.ExcludeStudies, &st.Quality, &st.Arms, &st.HeldoutShare, &st.Language, &st.TextOverrides, &st.Layout, &st.Format, &st.MixedKinds, &st.PlayToEnd, &st.SoundMaxSeconds, &st.CreatedAt, &st.UpdatedAt}, more...)...)
 	if len(st.Arms) == 0 {
 		st.Arms = nil
 	}
@@ -120,11 +125,11 @@ func (s *Store) CreateStudy(ctx context.Context, in study.StudyInput) (_ study.S
 		var err error
 		st, err = scanStudy(tx.QueryRow(ctx, `
 			INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, design_config, platform, consent,
-				max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds, play_to_end)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) RETURNING `+studyCols,
+				max_participants, idle_minutes, min_view_ms, exclusion, exclude_studies, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds, play_to_end, sound_max_seconds)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25) RETURNING `+studyCols,
 			in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
 			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality,
-			armsJSON(in.Arms), in.HeldoutShare, in.Language, overridesJSON(in.TextOverrides), in.Layout, in.Format, in.MixedKinds, in.PlayToEnd))
+			armsJSON(in.Arms), in.HeldoutShare, in.Language, overridesJSON(in.TextOverrides), in.Layout, in.Format, in.MixedKinds, in.PlayToEnd, in.SoundMaxSeconds))
 		if isUnique(err) {
 			return study.Errorf(study.KindConflict, "the URL slug %q is taken", in.Slug)
 		}
@@ -145,11 +150,11 @@ func (s *Store) CreateStudy(ctx context.Context, in study.StudyInput) (_ study.S
 func insertStudy(ctx context.Context, tx pgx.Tx, in study.StudyInput) (study.Study, error) {
 	st, err := scanStudy(tx.QueryRow(ctx, `
 		INSERT INTO studies (slug, title, instructions, debrief, questions_per_participant, status, design, platform, consent,
-			max_participants, idle_minutes, min_view_ms, exclusion, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds, play_to_end)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) RETURNING `+studyCols,
+			max_participants, idle_minutes, min_view_ms, exclusion, quality, arms, heldout_share, language, text_overrides, layout, format, mixed_kinds, play_to_end, sound_max_seconds)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) RETURNING `+studyCols,
 		in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.Platform, in.Consent,
 		in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, in.Quality, armsJSON(in.Arms), in.HeldoutShare,
-		in.Language, overridesJSON(in.TextOverrides), in.Layout, study.MustStudyFormat(in.Format).String(), in.MixedKinds, in.PlayToEnd))
+		in.Language, overridesJSON(in.TextOverrides), in.Layout, study.MustStudyFormat(in.Format).String(), in.MixedKinds, in.PlayToEnd, in.SoundMaxSeconds))
 	if isUnique(err) {
 		return study.Study{}, study.Errorf(study.KindConflict, "the URL slug %q is taken", in.Slug)
 	}
@@ -250,11 +255,11 @@ func (s *Store) UpdateStudy(ctx context.Context, id int64, in study.StudyInput) 
 			UPDATE studies SET version = version + 1, slug = $2, title = $3, instructions = $4, debrief = $5,
 				questions_per_participant = $6, status = $7, design = $8, design_config = $9, platform = $10, consent = $11,
 				max_participants = $12, idle_minutes = $13, min_view_ms = $14, exclusion = $15, exclude_studies = $16, quality = $17,
-				arms = $18, heldout_share = $19, language = $20, text_overrides = $21, layout = $22, format = $23, mixed_kinds = $24, play_to_end = $25, updated_at = now()
+				arms = $18, heldout_share = $19, language = $20, text_overrides = $21, layout = $22, format = $23, mixed_kinds = $24, play_to_end = $25, sound_max_seconds = $26, updated_at = now()
 			WHERE id = $1 RETURNING `+studyCols,
 			id, in.Slug, in.Title, in.Instructions, in.Debrief, in.QuestionsPerParticipant, in.Status, in.Design, in.DesignConfig, in.Platform, in.Consent,
 			in.Quota.MaxParticipants, in.Quota.IdleMinutes, in.MinViewMS, in.Exclusion, excludeList(in.ExcludeStudies), in.Quality,
-			armsJSON(in.Arms), in.HeldoutShare, in.Language, overridesJSON(in.TextOverrides), in.Layout, in.Format, in.MixedKinds, in.PlayToEnd))
+			armsJSON(in.Arms), in.HeldoutShare, in.Language, overridesJSON(in.TextOverrides), in.Layout, in.Format, in.MixedKinds, in.PlayToEnd, in.SoundMaxSeconds))
 		if isUnique(err) {
 			return study.Errorf(study.KindConflict, "the URL slug %q is taken", in.Slug)
 		}

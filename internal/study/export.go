@@ -30,8 +30,11 @@ var ExportColumns = append(append([]string{}, exportBaseColumns...), "arm")
 // shown, in display order) and choices (the items chosen, in order), item
 // indices separated by spaces. Such a trial is one row: anchor is a rank
 // trial's query (empty for odd-one-out), closer, farther, left and right
-// are empty; triplets.csv has the triplets it derives instead.
-var AllAnswersColumns = append(append([]string{}, exportBaseColumns...), "skipped", "correct", "arm", "format", "options", "choices")
+// are empty; triplets.csv has the triplets it derives instead. Last,
+// listen_ms (issue 29): how long any sound of the question was playing
+// before the answer, empty when unknown (no script, an older answer, a
+// catch or repeat trial, a skip).
+var AllAnswersColumns = append(append([]string{}, exportBaseColumns...), "skipped", "correct", "arm", "format", "options", "choices", "listen_ms")
 
 // PreviewColumn is the last column of an export that includes preview
 // sessions (ExportOptions.Previews): "true" on a preview's row.

@@ -128,11 +128,27 @@ func (c Comparison) Key() triplet.Key { return triplet.QuestionKey(c.Anchor, c.L
 // MaxResponseMS bounds a reported response time (one day).
 const MaxResponseMS = 24 * 60 * 60 * 1000
 
+// MaxListenMS bounds a reported listening time (one hour).
+const MaxListenMS = 60 * 60 * 1000
+
+// CheckListenMS checks a reported listening time (AnswerInput.ListenMS).
+func CheckListenMS(ms int) error {
+	if ms < 0 || ms > MaxListenMS {
+		return Errorf(KindInvalid, "listen_ms must be between 0 and %d (one hour)", MaxListenMS)
+	}
+	return nil
+}
+
 // AnswerInput is a participant's answer to a question.
 type AnswerInput struct {
 	QuestionID string
 	Closer     int  // the item index chosen as closer to the anchor
 	ResponseMS *int // optional: how long the participant took
+	// ListenMS is optional: how long any sound of the question was
+	// playing before the answer (issue 29; the question page's script
+	// sums it). Kept with a triplet or a trial of another format, not
+	// with a catch or repeat trial or a skip.
+	ListenMS *int
 	// Skip answers "can't decide" (studies that offer it): the question
 	// counts as answered, with no triplet; Closer is ignored.
 	Skip bool

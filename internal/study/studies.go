@@ -38,8 +38,12 @@ type Study struct {
 	// question page's script only, a rule for participants rather than a
 	// check (a participant without JavaScript answers regardless).
 	PlayToEnd bool
-	Exclusion ExclusionRules
-	Quality   QualityControl // catch and repeat trials, "can't decide" (quality.go)
+	// SoundMaxSeconds is the longest a sound item of the study may last
+	// (DefaultSoundMaxSeconds, 1 to MaxSoundMaxSeconds): an upload's or a
+	// bundle's sound over it is refused.
+	SoundMaxSeconds int
+	Exclusion       ExclusionRules
+	Quality         QualityControl // catch and repeat trials, "can't decide" (quality.go)
 	// ExcludeStudies are the studies whose participants (by external id)
 	// this one refuses.
 	ExcludeStudies []int64
@@ -77,11 +81,14 @@ type StudyInput struct {
 	// frozen, like the design, once a question was issued.
 	Format string
 	// MixedKinds allows items of more than one kind (Study.MixedKinds).
-	MixedKinds     bool
-	PlayToEnd      bool // Study.PlayToEnd
-	Exclusion      ExclusionRules
-	Quality        QualityControl
-	ExcludeStudies []int64
+	MixedKinds bool
+	PlayToEnd  bool // Study.PlayToEnd
+	// SoundMaxSeconds is Study.SoundMaxSeconds; 0 takes
+	// DefaultSoundMaxSeconds.
+	SoundMaxSeconds int
+	Exclusion       ExclusionRules
+	Quality         QualityControl
+	ExcludeStudies  []int64
 	// Arms, when set (2 to 8), replace Design and DesignConfig: the study
 	// runs every arm, and Design and DesignConfig are stored as the first
 	// arm's. Frozen, with the held-out share, once a question was issued.
@@ -134,3 +141,9 @@ type Stats struct {
 	RateWindow       time.Duration
 	LastAnswer       *time.Time
 }
+
+// The bounds of a study's longest sound, in seconds (Study.SoundMaxSeconds).
+const (
+	DefaultSoundMaxSeconds = 30  // issue 29: "default at most 30 s"
+	MaxSoundMaxSeconds     = 600 // ten minutes: a listening test, not a recording archive
+)

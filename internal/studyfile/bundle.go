@@ -102,13 +102,16 @@ type BundleStudy struct {
 	// HeldoutShare is the share of questions held out (absent: none).
 	HeldoutShare float64 `json:"heldout_share,omitempty"`
 	// Platform is the recruiting platform's settings (absent: none).
-	Platform        *study.Platform       `json:"platform,omitempty"`
-	MaxParticipants int                   `json:"max_participants,omitempty"`
-	IdleMinutes     int                   `json:"idle_minutes,omitempty"`
-	MinViewMS       int                   `json:"min_view_ms,omitempty"`
-	Layout          string                `json:"layout,omitempty"`      // study.LayoutAbove or LayoutBeside (absent, in older bundles: above)
-	MixedKinds      bool                  `json:"mixed_kinds,omitempty"` // items of more than one kind allowed (version 4)
-	PlayToEnd       bool                  `json:"play_to_end,omitempty"` // every sound played to its end before answering (absent: no)
+	Platform        *study.Platform `json:"platform,omitempty"`
+	MaxParticipants int             `json:"max_participants,omitempty"`
+	IdleMinutes     int             `json:"idle_minutes,omitempty"`
+	MinViewMS       int             `json:"min_view_ms,omitempty"`
+	Layout          string          `json:"layout,omitempty"`      // study.LayoutAbove or LayoutBeside (absent, in older bundles: above)
+	MixedKinds      bool            `json:"mixed_kinds,omitempty"` // items of more than one kind allowed (version 4)
+	PlayToEnd       bool            `json:"play_to_end,omitempty"` // every sound played to its end before answering (absent: no)
+	// SoundMaxSeconds is the longest a sound item may last (absent: the
+	// default, 30 s); the bundle's own sounds are checked against it.
+	SoundMaxSeconds int                   `json:"sound_max_seconds,omitempty"`
 	Exclusion       *study.ExclusionRules `json:"exclusion,omitempty"`
 	// Quality is the quality control's settings (absent: none).
 	Quality *study.QualityControl `json:"quality,omitempty"`
@@ -190,7 +193,7 @@ func ExportBundle(ctx context.Context, db Store, studyID int64, w io.Writer) err
 			bs.Platform = &st.Platform
 		}
 		bs.MaxParticipants, bs.IdleMinutes, bs.MinViewMS = st.Quota.MaxParticipants, st.Quota.IdleMinutes, st.MinViewMS
-		bs.Layout, bs.MixedKinds, bs.PlayToEnd = st.Layout, st.MixedKinds, st.PlayToEnd
+		bs.Layout, bs.MixedKinds, bs.PlayToEnd, bs.SoundMaxSeconds = st.Layout, st.MixedKinds, st.PlayToEnd, st.SoundMaxSeconds
 		if f := study.MustStudyFormat(st.Format); f.Format != study.FormatTriplet {
 			bs.Format = f.String()
 		}
@@ -391,7 +394,7 @@ func ImportBundle(ctx context.Context, db Store, r io.ReaderAt, size int64, name
 		}
 		in.Quota = study.Quota{MaxParticipants: bs.MaxParticipants, IdleMinutes: bs.IdleMinutes}
 		in.MinViewMS = bs.MinViewMS
-		in.Layout, in.MixedKinds, in.PlayToEnd = bs.Layout, bs.MixedKinds, bs.PlayToEnd
+		in.Layout, in.MixedKinds, in.PlayToEnd, in.SoundMaxSeconds = bs.Layout, bs.MixedKinds, bs.PlayToEnd, bs.SoundMaxSeconds
 		if bs.Exclusion != nil {
 			in.Exclusion = *bs.Exclusion
 		}

@@ -603,7 +603,8 @@ func checkText(columns []string, rec []string) error {
 }
 
 // soundItem reads and checks a sound item's file (issue 29) as an upload's
-// sound is checked: by content (avfile.ProbeAudio, its default limits),
+// sound is checked: by content (avfile.ProbeAudio, its default limits but
+// the duration study.json's sound_max_seconds, the default when absent),
 // within the study's bytes after used, its type the probe's and its
 // sha256 what items.csv says.
 func (b *bundleReader) soundItem(it study.ImportItem, name string, used int64) (study.ImportItem, error) {
@@ -612,6 +613,10 @@ func (b *bundleReader) soundItem(it study.ImportItem, name string, used int64) (
 		return study.ImportItem{}, fmt.Errorf("the sound %q is not in the bundle", name)
 	}
 	lim := avfile.DefaultAudio()
+	// Out of bounds, the study itself was refused before its items are read.
+	if secs := b.study.SoundMaxSeconds; secs > 0 {
+		lim.MaxDuration = time.Duration(secs) * time.Second
+	}
 	if used+int64(min(f.UncompressedSize64, 1<<62)) > b.lim.MaxImagesBytes {
 		return study.ImportItem{}, fmt.Errorf("the items up to %s take more than %s, the limit of a study's items",
 			name, media.HumanBytes(b.lim.MaxImagesBytes))

@@ -103,3 +103,58 @@ func TestBundleSoundRoundTrip(t *testing.T) {
 		t.Fatalf("refused bundles stored %d studies (%v)", n, err)
 	}
 }
+
+// A study's longest sound travels in study.json (sound_max_seconds) and
+// bounds the bundle's own sounds on import: the 5 s tone.mp3 imports under
+// the exported limit, and is refused with the limit named when study.json
+// says 1 s; a limit out of bounds refuses the bundle. Nothing is stored of
+// a refused bundle.
+func TestBundleSoundLimit(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.NewDB(t)
+	s := collect.New(pool)
+	ctx := context.Background()
+	st, err := s.CreateStudy(ctx, study.StudyInput{Slug: "sounds", Title: "Sounds", QuestionsPerParticipant: 3, Status: study.StatusDraft, SoundMaxSeconds: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "avfile", "testdata", "tone.mp3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := media.Sound("tone.mp3", data, "audio/mpeg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, rej, err := s.AddItems(ctx, st.ID, []media.Image{im}); err != nil || len(rej) > 0 {
+		t.Fatal(rej, err)
+	}
+	var out bytes.Buffer
+	if err := ExportBundle(ctx, s, st.ID, &out); err != nil {
+		t.Fatal(err)
+	}
+	studyJSON := readZipFile(t, out.Bytes(), "study.json")
+	if !strings.Contains(studyJSON, `"sound_max_seconds": 7`) && !strings.Contains(studyJSON, `"sound_max_seconds":7`) {
+		t.Fatalf("study.json lacks the limit:\n%s", studyJSON)
+	}
+	again, rep, err := ImportBundle(ctx, s, bytes.NewReader(out.Bytes()), int64(out.Len()), BundleNames{Slug: "again"}, BundleLimits{})
+	if err != nil || rep.Items != 1 || again.SoundMaxSeconds != 7 {
+		t.Fatalf("imported %+v, limit %d: %v", rep, again.SoundMaxSeconds, err)
+	}
+	for _, c := range []struct{ secs, reason string }{
+		{"1", "lasts 5 s, the study's limit is 1 s"},
+		{"601", "the longest sound must be between 1 and 600 seconds"},
+		{"-3", "the longest sound must be between 1 and 600 seconds"},
+	} {
+		js := strings.Replace(strings.Replace(studyJSON, `"sound_max_seconds": 7`, `"sound_max_seconds": `+c.secs, 1), `"sound_max_seconds":7`, `"sound_max_seconds":`+c.secs, 1)
+		b := replaceZipFile(t, out.Bytes(), "study.json", js)
+		_, _, err := ImportBundle(ctx, s, bytes.NewReader(b), int64(len(b)), BundleNames{Slug: "short"}, BundleLimits{})
+		if collect.KindOf(err) != study.KindInvalid || !strings.Contains(err.Error(), c.reason) {
+			t.Errorf("limit %s: %v, want a refusal with %q", c.secs, err, c.reason)
+		}
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM studies WHERE slug = 'short'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("refused bundles stored %d studies (%v)", n, err)
+	}
+}

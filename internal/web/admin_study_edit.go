@@ -16,7 +16,7 @@ func (s *Server) editStudyForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	in := study.StudyInput{Slug: st.Slug, Title: st.Title, Instructions: st.Instructions, Debrief: st.Debrief, Consent: st.Consent,
 		QuestionsPerParticipant: st.QuestionsPerParticipant, Status: st.Status, Design: st.Design, Platform: st.Platform,
-		Quota: st.Quota, MinViewMS: st.MinViewMS, Layout: st.Layout, Format: st.Format, MixedKinds: st.MixedKinds, PlayToEnd: st.PlayToEnd, Exclusion: st.Exclusion, Quality: st.Quality,
+		Quota: st.Quota, MinViewMS: st.MinViewMS, Layout: st.Layout, Format: st.Format, MixedKinds: st.MixedKinds, PlayToEnd: st.PlayToEnd, SoundMaxSeconds: st.SoundMaxSeconds, Exclusion: st.Exclusion, Quality: st.Quality,
 		Language: st.Language, TextOverrides: st.TextOverrides}
 	if in.DesignConfig, err = s.store.DesignConfigOf(r.Context(), st.ID); err != nil {
 		return err

@@ -83,6 +83,13 @@ func studyInput(r *http.Request) (study.StudyInput, designForm, trialForm, error
 	in.Quota.MaxParticipants = atoiOr(f.Get("max_participants"), -1)
 	in.Quota.IdleMinutes = atoiOr(f.Get("idle_minutes"), -1)
 	in.MinViewMS = atoiOr(f.Get("min_view_ms"), -1)
+	// Empty (or a form from before the setting) takes the default; 0 or
+	// text that is no number is refused by the store's bounds.
+	if v := f.Get("sound_max_seconds"); strings.TrimSpace(v) != "" {
+		if in.SoundMaxSeconds = atoiOr(v, -1); in.SoundMaxSeconds == 0 {
+			in.SoundMaxSeconds = -1
+		}
+	}
 	in.Exclusion = study.ExclusionRules{FastMS: atoiOr(f.Get("fast_ms"), -1),
 		MaxFastShare: float64(atoiOr(f.Get("max_fast_pct"), -1)) / 100, MaxSideShare: float64(atoiOr(f.Get("max_side_pct"), -1)) / 100,
 		MinCatchAccuracy: float64(atoiOr(f.Get("min_catch_pct"), -1)) / 100, MinConsistency: float64(atoiOr(f.Get("min_consistency_pct"), -1)) / 100}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/closer-lab/closer/internal/avfile"
 	"github.com/closer-lab/closer/internal/media"
@@ -40,7 +41,7 @@ func (s *Server) uploadItems(w http.ResponseWriter, r *http.Request) error {
 	)
 	_, err = s.readMultipart(w, r, sp, "files", func(name string, sec *io.SectionReader) error {
 		files++
-		got, rej, n := s.checkUpload(name, sec, s.expandLimit()-expanded)
+		got, rej, n := s.checkUpload(name, sec, s.expandLimit()-expanded, soundLimits(st))
 		expanded += n
 		imgs, rejected = append(imgs, got...), append(rejected, rej...)
 		if len(imgs)+len(rejected) > s.cfg.MaxUploadFiles {
@@ -116,7 +117,7 @@ func (s *Server) expandLimit() int64 {
 // content) is unpacked reading at most expandLimit bytes from it; anything
 // else must be an image or a sound (checkItem). It returns how many bytes
 // it unpacked.
-func (s *Server) checkUpload(name string, sec *io.SectionReader, expandLimit int64) ([]media.Image, []media.Rejection, int64) {
+func (s *Server) checkUpload(name string, sec *io.SectionReader, expandLimit int64, lim avfile.Limits) ([]media.Image, []media.Rejection, int64) {
 	size := sec.Size()
 	if size == 0 {
 		return nil, []media.Rejection{{Name: name, Reason: "empty file"}}, 0
@@ -126,9 +127,9 @@ func (s *Server) checkUpload(name string, sec *io.SectionReader, expandLimit int
 	head = head[:n]
 	if media.IsZip(head) {
 		return media.ReadZip(name, sec, size, media.ZipLimits{
-			MaxImageBytes: max(s.cfg.MaxImageBytes, s.soundLimits().MaxBytes, s.videoLimits().MaxBytes), MaxEntries: s.cfg.MaxUploadFiles, MaxExpanded: max(expandLimit, 1),
+			MaxImageBytes: max(s.cfg.MaxImageBytes, lim.MaxBytes, s.videoLimits().MaxBytes), MaxEntries: s.cfg.MaxUploadFiles, MaxExpanded: max(expandLimit, 1),
 			Check: func(entry string, data []byte) (media.Image, error) {
-				return s.checkItem(entry, data[:min(len(data), 512)], bytes.NewReader(data), int64(len(data)), func() ([]byte, error) { return data, nil })
+				return s.checkItem(entry, data[:min(len(data), 512)], bytes.NewReader(data), int64(len(data)), func() ([]byte, error) { return data, nil }, lim)
 			}})
 	}
 	read := func() ([]byte, error) {
@@ -136,7 +137,7 @@ func (s *Server) checkUpload(name string, sec *io.SectionReader, expandLimit int
 		_, err := sec.ReadAt(data, 0)
 		return data, err
 	}
-	im, err := s.checkItem(name, head, io.NewSectionReader(sec, 0, size), size, read)
+	im, err := s.checkItem(name, head, io.NewSectionReader(sec, 0, size), size, read, lim)
 	if err != nil {
 		return nil, []media.Rejection{{Name: name, Reason: err.Error()}}, 0
 	}
@@ -153,8 +154,15 @@ var soundExts = map[string]bool{".wav": true, ".mp3": true, ".ogg": true, ".oga"
 // as soundExts, they only say what a file was meant as.
 var videoExts = map[string]bool{".mp4": true, ".m4v": true, ".webm": true}
 
-// soundLimits bound an uploaded sound (issue 29; no study sets its own yet).
-func (s *Server) soundLimits() avfile.Limits { return avfile.DefaultAudio() }
+// soundLimits bound a sound uploaded to st (issue 29): avfile's defaults
+// but the study's longest sound.
+func soundLimits(st study.Study) avfile.Limits {
+	lim := avfile.DefaultAudio()
+	if st.SoundMaxSeconds > 0 {
+		lim.MaxDuration = time.Duration(st.SoundMaxSeconds) * time.Second
+	}
+	return lim
+}
 
 // videoLimits bound an uploaded video (issue 29; no study sets its own yet).
 func (s *Server) videoLimits() avfile.Limits { return avfile.DefaultVideo() }
@@ -166,7 +174,8 @@ func (s *Server) videoLimits() avfile.Limits { return avfile.DefaultVideo() }
 // refused as not an image, unless its name says it is a sound or a video:
 // the probe's reason then, which for a name that says which (.mp3, .mp4)
 // is that kind's probe's (a PNG named .mp4 is "not a video").
-func (s *Server) checkItem(name string, head []byte, r io.Reader, size int64, read func() ([]byte, error)) (media.Image, error) {
+// A sound is bounded by lim (the study's longest sound, soundLimits).
+func (s *Server) checkItem(name string, head []byte, r io.Reader, size int64, read func() ([]byte, error), lim avfile.Limits) (media.Image, error) {
 	_, _, isImage := media.Sniff(head)
 	ext := strings.ToLower(path.Ext(name))
 	meantSound, meantVideo := soundExts[ext], videoExts[ext]
@@ -187,13 +196,23 @@ func (s *Server) checkItem(name string, head []byte, r io.Reader, size int64, re
 	var err error
 	switch {
 	case meantSound:
-		info, err = avfile.ProbeAudio(r, size, s.soundLimits())
+		info, err = avfile.ProbeAudio(r, size, lim)
 	case meantVideo:
 		info, err = avfile.ProbeVideo(r, size, s.videoLimits())
 	default:
-		// Either kind, the content deciding, each bounded by its own
-		// limits (Probe fills the zero limits with each kind's defaults).
-		info, err = avfile.Probe(r, size, avfile.Limits{})
+		// Either kind, the content deciding: each kind's byte limit, the
+		// longer of the two durations, then the kind's own duration.
+		video := s.videoLimits()
+		info, err = avfile.Probe(r, size, avfile.Limits{MaxDuration: max(lim.MaxDuration, video.MaxDuration)})
+		if err == nil {
+			limit := video.MaxDuration
+			if info.Kind == avfile.Audio {
+				limit = lim.MaxDuration
+			}
+			if info.Duration > limit {
+				return media.Image{}, fmt.Errorf("lasts %s, the study's limit is %s", avfile.Seconds(info.Duration), avfile.Seconds(limit))
+			}
+		}
 	}
 	if err != nil {
 		if avfile.ReasonOf(err) == avfile.Unrecognised && !meantSound && !meantVideo {

@@ -66,6 +66,15 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) error {
 		}
 		in.ResponseMS = &ms
 	}
+	if v := r.PostForm.Get("listen_ms"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil {
+			return badRequest("listen_ms must be a whole number of milliseconds")
+		}
+		if in.ListenMS, err = listenMS(&ms); err != nil {
+			return err
+		}
+	}
 	var pr study.Progress
 	if r.Header.Get(nextQuestionHeader) != "" {
 		_, pr, err = s.store.AnswerNext(r.Context(), p.ID, in)

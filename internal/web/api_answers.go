@@ -7,7 +7,7 @@ import (
 )
 
 // apiAnswer stores an answer (POST /api/v1/answers, body {"question_id",
-// "closer", "response_ms", "next"}, or "skip": true instead of "closer" for
+// "closer", "response_ms", "listen_ms", "next"}, or "skip": true instead of "closer" for
 // "can't decide" where the study offers it) → 201 {"ok": true}; the same answer
 // again → 200. With "next": true the reply also carries the participant's
 // next question, issued in the answer's own transaction: "next" is the
@@ -27,6 +27,7 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) error {
 		Choices    []int   `json:"choices"`
 		Skip       bool    `json:"skip"`
 		ResponseMS *int    `json:"response_ms"`
+		ListenMS   *int    `json:"listen_ms"` // optional: ms any sound of the question played (issue 29)
 		Next       bool    `json:"next"`
 	}
 	if err := decodeJSON(w, r, &body, false); err != nil {
@@ -36,6 +37,9 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("question_id is missing")
 	}
 	in := study.AnswerInput{QuestionID: *body.QuestionID, Skip: body.Skip, ResponseMS: body.ResponseMS, Choices: body.Choices}
+	if in.ListenMS, err = listenMS(body.ListenMS); err != nil {
+		return err
+	}
 	switch {
 	case body.Skip && (body.Closer != nil || body.Choices != nil):
 		return badRequest("send either closer (or choices) or skip, not both")
@@ -73,4 +77,17 @@ func answerStatus(created bool) int {
 		return http.StatusCreated
 	}
 	return http.StatusOK
+}
+
+// listenMS checks a reported listening time (nil: not reported, stored as
+// unknown): out of study.CheckListenMS's bounds is a bad request (400),
+// refused before anything is stored.
+func listenMS(ms *int) (*int, error) {
+	if ms == nil {
+		return nil, nil
+	}
+	if err := study.CheckListenMS(*ms); err != nil {
+		return nil, badRequest(err.Error())
+	}
+	return ms, nil
 }

@@ -411,3 +411,67 @@ func TestPlayToEndSetting(t *testing.T) {
 		}
 	}
 }
+
+// A study's longest sound (issue 29): the study form saves it (1 to 600,
+// default 30) and refuses it out of bounds; an upload, as a file or in a
+// zip, to a study whose limit is 1 s refuses the 5 s tone.mp3 with the
+// limit named and stores nothing, while a study with the default takes it.
+func TestSoundLimitSetting(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c := a.admin()
+	create := func(slug, secs string) response {
+		form := url.Values{"slug": {slug}, "title": {slug}, "status": {"draft"}, "design": {"random"}, "questions_per_participant": {"3"}}
+		if secs != "" {
+			form.Set("sound_max_seconds", secs)
+		}
+		return a.do(c, "POST", "/admin/studies", form, nil)
+	}
+	for _, bad := range []string{"0", "601", "-1", "ten"} {
+		if res := create("bad", bad); res.StatusCode == http.StatusSeeOther || !strings.Contains(res.body, "the longest sound must be between 1 and 600 seconds") {
+			t.Errorf("limit %q: %d %s", bad, res.StatusCode, noticeRE.FindAllString(res.body, -1))
+		}
+	}
+	for slug, secs := range map[string]string{"short": "1", "plain": ""} {
+		if res := create(slug, secs); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("create %s: %d %s", slug, res.StatusCode, noticeRE.FindAllString(res.body, -1))
+		}
+	}
+	short, err := a.store.StudyBySlug(t.Context(), "short")
+	if err != nil || short.SoundMaxSeconds != 1 {
+		t.Fatalf("short stored limit %d, %v", short.SoundMaxSeconds, err)
+	}
+	plain, err := a.store.StudyBySlug(t.Context(), "plain")
+	if err != nil || plain.SoundMaxSeconds != study.DefaultSoundMaxSeconds {
+		t.Fatalf("plain stored limit %d, %v", plain.SoundMaxSeconds, err)
+	}
+	if edit := a.do(c, "GET", "/admin/studies/short/edit", nil, nil).body; !strings.Contains(edit, `name="sound_max_seconds" id="sound_max_seconds" min="1" max="600" value="1"`) {
+		t.Error("the edit form does not show the limit of 1 s")
+	}
+	mp3 := soundFixture(t, "tone.mp3")
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	flac := soundFixture(t, "tone.flac") // 5 s too, and not a duplicate of tone.mp3
+	w, _ := zw.Create("in/zipped.flac")
+	w.Write([]byte(flac))
+	zw.Close()
+	res := upload(t, a, c, "short", [][2]string{{"tone.mp3", mp3}, {"sounds.zip", zbuf.String()}})
+	for _, want := range []string{
+		"<strong>tone.mp3</strong>: lasts 5 s, the study&#39;s limit is 1 s",
+		"<strong>in/zipped.flac</strong>: lasts 5 s, the study&#39;s limit is 1 s",
+	} {
+		if !strings.Contains(res.body, want) {
+			t.Errorf("report lacks %q:\n%s", want, noticeRE.FindAllString(res.body, -1))
+		}
+	}
+	if got := a.storedItems(short.ID); got != "" {
+		t.Errorf("stored over the limit:\n%s", got)
+	}
+	res = upload(t, a, c, "plain", [][2]string{{"tone.mp3", mp3}, {"sounds.zip", zbuf.String()}})
+	if !strings.Contains(res.body, "2 added") {
+		t.Errorf("the default limit: %d %s", res.StatusCode, noticeRE.FindAllString(res.body, -1))
+	}
+	if got, want := a.storedItems(plain.ID), fmt.Sprintf("in/zipped.flac audio audio/flac %d\ntone.mp3 audio audio/mpeg %d\n", len(flac), len(mp3)); got != want {
+		t.Errorf("stored %q, want %q", got, want)
+	}
+}

@@ -121,3 +121,43 @@ func TestBrowserPlayToEnd(t *testing.T) {
 		t.Fatalf("%d answers stored, want 1", n)
 	}
 }
+
+// TestBrowserListenMS: the question page's script sends how long the
+// question's sounds played (issue 29). The anchor's sound played through
+// once (key A) counts its length, within a second's play-back overhead;
+// a question answered without playing anything is stored with 0. Runs
+// with CLOSER_BROWSER=1.
+func TestBrowserListenMS(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("CLOSER_BROWSER") == "" {
+		t.Skip("set CLOSER_BROWSER=1 to run the browser test (needs chromium)")
+	}
+	a := newApp(t)
+	a.soundStudyWith(study.StudyInput{Slug: "listened", Title: "Listened", QuestionsPerParticipant: 3, Status: study.StatusOpen}, "first")
+	b := newBrowser(t, 800, 900)
+	if err := chromedp.Do(b, chromedp.Navigate(a.srv.URL+"/s/listened"), chromedp.WaitVisible(`form.start`),
+		chromedp.Focus(`form.start button[type=submit]`), chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`form.question`),
+		pollJS(`document.querySelector("form.question.waiting") === null`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(b, chromedp.KeyEvent("a"), pollJS(`document.querySelectorAll(".player audio")[0].ended`)); err != nil {
+		t.Fatal(err)
+	}
+	secs, err := chromedp.Run(b, chromedp.Evaluate[float64](`document.querySelectorAll(".player audio")[0].duration`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(b, chromedp.KeyEvent(kb.ArrowLeft),
+		pollJS(`document.querySelector(".progress-text") && document.querySelector(".progress-text").textContent === "1 of 3"`),
+		pollJS(`document.querySelector("form.question.waiting") === null`), chromedp.KeyEvent(kb.ArrowLeft),
+		pollJS(`document.querySelector(".progress-text") && document.querySelector(".progress-text").textContent === "2 of 3"`)); err != nil {
+		t.Fatal(err)
+	}
+	first := a.count(`SELECT listen_ms FROM answers ORDER BY answered_at LIMIT 1`)
+	if want := int(secs * 1000); first < want-100 || first > want+1000 {
+		t.Errorf("the anchor's sound of %.2f s played through: listen_ms %d", secs, first)
+	}
+	if second := a.count(`SELECT listen_ms FROM answers ORDER BY answered_at OFFSET 1 LIMIT 1`); second != 0 {
+		t.Errorf("a question answered without a sound played: listen_ms %d", second)
+	}
+}

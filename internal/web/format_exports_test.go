@@ -104,7 +104,7 @@ func TestFormatExports(t *testing.T) {
 		}
 		n := len(all[0])
 		for i, r := range all[1:] {
-			if !slices.Equal(r[n-3:], gs[i].trial) || r[17] != strconv.FormatBool(i == 2) {
+			if !slices.Equal(r[n-4:n-1], gs[i].trial) || r[17] != strconv.FormatBool(i == 2) || r[n-1] != "" {
 				t.Fatalf("%s all answers row %d: %v, want format, options, choices %v", slug, i, r, gs[i].trial)
 			}
 		}
