@@ -455,10 +455,13 @@ func TestSoundLimitSetting(t *testing.T) {
 	w, _ := zw.Create("in/zipped.flac")
 	w.Write([]byte(flac))
 	zw.Close()
-	res := upload(t, a, c, "short", [][2]string{{"tone.mp3", mp3}, {"sounds.zip", zbuf.String()}})
+	// A name that says no kind (the content decides) is held to the
+	// study's limit too.
+	res := upload(t, a, c, "short", [][2]string{{"tone.mp3", mp3}, {"sounds.zip", zbuf.String()}, {"recording.bin", mp3}})
 	for _, want := range []string{
 		"<strong>tone.mp3</strong>: lasts 5 s, the study&#39;s limit is 1 s",
 		"<strong>in/zipped.flac</strong>: lasts 5 s, the study&#39;s limit is 1 s",
+		"<strong>recording.bin</strong>: lasts 5 s, the study&#39;s limit is 1 s",
 	} {
 		if !strings.Contains(res.body, want) {
 			t.Errorf("report lacks %q:\n%s", want, noticeRE.FindAllString(res.body, -1))
