@@ -299,26 +299,16 @@ func (b *bundleReader) items() (*bundleRows[study.ImportItem], error) {
 			switch kind {
 			case study.ItemText:
 				return textItem(it, rec[7], text)
-			case study.ItemAudio:
+			case study.ItemAudio, study.ItemVideo:
 				if text != "" {
-					return study.ImportItem{}, errors.New("a sound item with a text")
+					return study.ImportItem{}, fmt.Errorf("a %s item with a text", mediaNoun[kind])
 				}
-				sound, err := b.soundItem(it, rec[7], imagesBytes)
+				m, err := b.mediaItem(it, kind, rec[7], imagesBytes)
 				if err != nil {
 					return study.ImportItem{}, err
 				}
-				imagesBytes += int64(len(sound.Data))
-				return sound, nil
-			case study.ItemVideo:
-				if text != "" {
-					return study.ImportItem{}, errors.New("a video item with a text")
-				}
-				video, err := b.videoItem(it, rec[7], imagesBytes)
-				if err != nil {
-					return study.ImportItem{}, err
-				}
-				imagesBytes += int64(len(video.Data))
-				return video, nil
+				imagesBytes += int64(len(m.Data))
+				return m, nil
 			}
 			if text != "" {
 				return study.ImportItem{}, errors.New("an image item with a text")
@@ -602,56 +592,27 @@ func checkText(columns []string, rec []string) error {
 	return nil
 }
 
-// soundItem reads and checks a sound item's file (issue 29) as an upload's
-// sound is checked: by content (avfile.ProbeAudio, its default limits but
-// the duration study.json's sound_max_seconds, the default when absent),
-// within the study's bytes after used, its type the probe's and its
-// sha256 what items.csv says.
-func (b *bundleReader) soundItem(it study.ImportItem, name string, used int64) (study.ImportItem, error) {
-	f, ok := b.files[name]
-	if name == "" || !ok {
-		return study.ImportItem{}, fmt.Errorf("the sound %q is not in the bundle", name)
-	}
-	lim := avfile.DefaultAudio()
-	// Out of bounds, the study itself was refused before its items are read.
-	if secs := b.study.SoundMaxSeconds; secs > 0 {
-		lim.MaxDuration = time.Duration(secs) * time.Second
-	}
-	if used+int64(min(f.UncompressedSize64, 1<<62)) > b.lim.MaxImagesBytes {
-		return study.ImportItem{}, fmt.Errorf("the items up to %s take more than %s, the limit of a study's items",
-			name, media.HumanBytes(b.lim.MaxImagesBytes))
-	}
-	data, err := media.ReadEntry(f, lim.MaxBytes)
-	if err != nil {
-		return study.ImportItem{}, fmt.Errorf("%s: %v", name, err)
-	}
-	if err := media.CheckZipRatio(f); err != nil {
-		return study.ImportItem{}, fmt.Errorf("%s: %v", name, err)
-	}
-	info, err := avfile.ProbeAudio(bytes.NewReader(data), int64(len(data)), lim)
-	if err != nil {
-		return study.ImportItem{}, fmt.Errorf("%s: %v", name, err)
-	}
-	sum := sha256.Sum256(data)
-	if hex.EncodeToString(sum[:]) != it.SHA256 {
-		return study.ImportItem{}, fmt.Errorf("%s does not match its sha256", name)
-	}
-	if info.MIME != it.ContentType || it.Width != 0 || it.Height != 0 {
-		return study.ImportItem{}, fmt.Errorf("%s is %s, items.csv says %q %d×%d", name, info.MIME, it.ContentType, it.Width, it.Height)
-	}
-	it.Kind, it.Data = study.ItemAudio, data
-	return it, nil
-}
+// mediaNoun names a sound or a video item in messages.
+var mediaNoun = map[study.ItemKind]string{study.ItemAudio: "sound", study.ItemVideo: "video"}
 
-// videoItem reads and checks a video item's file (issue 29) as soundItem
-// does a sound's: by content (avfile.ProbeVideo, its default limits), its
-// type and picture size the probe's.
-func (b *bundleReader) videoItem(it study.ImportItem, name string, used int64) (study.ImportItem, error) {
+// mediaItem reads and checks a sound's or a video's file (issue 29) as an
+// upload's is checked: by content (avfile.ProbeAudio within the study's
+// longest sound, avfile.ProbeVideo within its defaults), within the
+// study's bytes after used, its type and picture size (none for a sound)
+// the probe's and its sha256 what items.csv says.
+func (b *bundleReader) mediaItem(it study.ImportItem, kind study.ItemKind, name string, used int64) (study.ImportItem, error) {
 	f, ok := b.files[name]
 	if name == "" || !ok {
-		return study.ImportItem{}, fmt.Errorf("the video %q is not in the bundle", name)
+		return study.ImportItem{}, fmt.Errorf("the %s %q is not in the bundle", mediaNoun[kind], name)
 	}
-	lim := avfile.DefaultVideo()
+	lim, probe := avfile.DefaultVideo(), avfile.ProbeVideo
+	if kind == study.ItemAudio {
+		lim, probe = avfile.DefaultAudio(), avfile.ProbeAudio
+		// Out of bounds, the study itself was refused before its items are read.
+		if secs := b.study.SoundMaxSeconds; secs > 0 {
+			lim.MaxDuration = time.Duration(secs) * time.Second
+		}
+	}
 	if used+int64(min(f.UncompressedSize64, 1<<62)) > b.lim.MaxImagesBytes {
 		return study.ImportItem{}, fmt.Errorf("the items up to %s take more than %s, the limit of a study's items",
 			name, media.HumanBytes(b.lim.MaxImagesBytes))
@@ -663,7 +624,7 @@ func (b *bundleReader) videoItem(it study.ImportItem, name string, used int64) (
 	if err := media.CheckZipRatio(f); err != nil {
 		return study.ImportItem{}, fmt.Errorf("%s: %v", name, err)
 	}
-	info, err := avfile.ProbeVideo(bytes.NewReader(data), int64(len(data)), lim)
+	info, err := probe(bytes.NewReader(data), int64(len(data)), lim)
 	if err != nil {
 		return study.ImportItem{}, fmt.Errorf("%s: %v", name, err)
 	}
@@ -674,6 +635,6 @@ func (b *bundleReader) videoItem(it study.ImportItem, name string, used int64) (
 	if info.MIME != it.ContentType || it.Width != info.Width || it.Height != info.Height {
 		return study.ImportItem{}, fmt.Errorf("%s is %s %d×%d, items.csv says %q %d×%d", name, info.MIME, info.Width, info.Height, it.ContentType, it.Width, it.Height)
 	}
-	it.Kind, it.Data = study.ItemVideo, data
+	it.Kind, it.Data = kind, data
 	return it, nil
 }
