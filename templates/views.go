@@ -385,34 +385,25 @@ func questionPrompt(v Question) string {
 
 // allText reports whether every item the question shows is a text item
 // (issue 29): its prompt then speaks of texts, not images.
-func (v Question) allText() bool {
-	items := v.Items
-	if v.Format != study.FormatOddOneOut && v.Format != study.FormatRank {
-		items = []Image{v.Left, v.Right}
-	}
-	if v.Format != study.FormatOddOneOut && !v.Anchor.IsText() {
-		return false
-	}
-	for _, it := range items {
-		if !it.IsText() {
-			return false
-		}
-	}
-	return len(items) > 0
-}
+func (v Question) allText() bool { return v.allOf(study.ItemText) }
 
 // allSound reports whether every item the question shows is a sound
 // (issue 29): its prompt then speaks of sounds, compared with the first.
-func (v Question) allSound() bool {
+func (v Question) allSound() bool { return v.allOf(study.ItemAudio) }
+
+// allOf reports whether every item the question shows (a triplet's
+// anchor and options, a rank trial's query and references, an
+// odd-one-out's three) is of kind k.
+func (v Question) allOf(k study.ItemKind) bool {
 	items := v.Items
 	if v.Format != study.FormatOddOneOut && v.Format != study.FormatRank {
 		items = []Image{v.Left, v.Right}
 	}
-	if v.Format != study.FormatOddOneOut && !v.Anchor.IsSound() {
+	if v.Format != study.FormatOddOneOut && v.Anchor.Kind != k {
 		return false
 	}
 	for _, it := range items {
-		if !it.IsSound() {
+		if it.Kind != k {
 			return false
 		}
 	}
