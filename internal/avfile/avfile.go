@@ -70,6 +70,17 @@ const (
 	MIMEWebM = "video/webm"
 )
 
+// extOf is each served type's file extension (Info.Ext).
+var extOf = map[string]string{MIMEWAV: ".wav", MIMEMP3: ".mp3", MIMEOgg: ".ogg", MIMEFLAC: ".flac", MIMEM4A: ".m4a",
+	MIMEMP4: ".mp4", MIMEWebM: ".webm"}
+
+// ExtOf returns the file extension of mime, one of the types a probe
+// finds (Info.MIME); ok is false for any other.
+func ExtOf(mime string) (ext string, ok bool) {
+	ext, ok = extOf[mime]
+	return ext, ok
+}
+
 // Limits bound one file. A zero field takes its default (DefaultAudio or
 // DefaultVideo, by the kind Probe is asked for).
 type Limits struct {

@@ -88,6 +88,9 @@ func TestProbeFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatalf("size %d: %v", size, err)
 				}
+				if ext, ok := ExtOf(info.MIME); !ok || ext != info.Ext {
+					t.Errorf("size %d: ExtOf(%s) = %q, %v; the probe's extension is %q", size, info.MIME, ext, ok, info.Ext)
+				}
 				if info.Kind != tc.kind || info.MIME != tc.mime || info.Container != tc.cont || info.Codec != tc.codec || info.AudioCodec != tc.audioCodec {
 					t.Errorf("size %d: got %v %s %s %s/%s, want %v %s %s %s/%s", size, info.Kind, info.MIME, info.Container, info.Codec, info.AudioCodec, tc.kind, tc.mime, tc.cont, tc.codec, tc.audioCodec)
 				}

@@ -461,7 +461,7 @@ func (s *Store) ItemImage(ctx context.Context, sum string) (contentType string, 
 // PostgreSQL fetches only the TOAST chunks a range covers from an image
 // stored uncompressed, which images are (they do not compress).
 const (
-	itemImageSizeSQL  = `SELECT octet_length(data) FROM items WHERE sha256 = $1 AND data IS NOT NULL LIMIT 1`
+	itemImageSizeSQL  = `SELECT octet_length(data), content_type, kind FROM items WHERE sha256 = $1 AND data IS NOT NULL LIMIT 1`
 	itemImageChunkSQL = `SELECT substring(data FROM $2 FOR $3) FROM items WHERE sha256 = $1 AND data IS NOT NULL LIMIT 1`
 )
 
@@ -481,6 +481,11 @@ type ImageReader struct {
 	sum  string
 	size int64
 	off  int64
+	// ContentType and Kind are the stored row's: a sound's or a video's
+	// type is its probe's, found before the row was stored (AddItemsWithin,
+	// the bundle import), so a reader need not probe it again.
+	ContentType string
+	Kind        study.ItemKind
 }
 
 // OpenItemImage finds the image with sha256 sum (KindNotFound if no item
@@ -488,14 +493,15 @@ type ImageReader struct {
 func (s *Store) OpenItemImage(ctx context.Context, sum string) (_ *ImageReader, err error) {
 	defer wrap(&err, "store.OpenItemImage(%q)", sum)
 	var size *int64
-	err = s.pool.QueryRow(ctx, itemImageSizeSQL, sum).Scan(&size)
+	var contentType, kind string
+	err = s.pool.QueryRow(ctx, itemImageSizeSQL, sum).Scan(&size, &contentType, &kind)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && size == nil {
 		return nil, study.NotFound("image")
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &ImageReader{s: s, ctx: ctx, sum: sum, size: *size}, nil
+	return &ImageReader{s: s, ctx: ctx, sum: sum, size: *size, ContentType: contentType, Kind: study.ItemKind(kind)}, nil
 }
 
 // Size is the image's size in bytes.

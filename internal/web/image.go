@@ -15,8 +15,10 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/closer-lab/closer/internal/avfile"
 	"github.com/closer-lab/closer/internal/media"
 	"github.com/closer-lab/closer/internal/store"
+	"github.com/closer-lab/closer/internal/study"
 )
 
 var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -104,12 +106,12 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, rd *store.I
 		return err
 	}
 	ct, ext, ok := media.Sniff(buf[:n])
-	if !ok && n < int(rd.Size()) {
-		// Not an image: a sound or video is known only once probed to its end,
-		// read from PostgreSQL a chunk at a time by a second reader.
-		ct, ext, ok = s.probeStoredSound(r.Context(), sum)
-	} else if !ok {
-		ct, ext, ok = servedType(buf[:n])
+	if !ok && (rd.Kind == study.ItemAudio || rd.Kind == study.ItemVideo) {
+		// Not an image: a sound or a video, served as the type its probe
+		// found when it was stored (the bytes are those probed: the hash
+		// is checked below as they go), not probed again on every request.
+		ext, ok = avfile.ExtOf(rd.ContentType)
+		ct, ext = rd.ContentType, strings.TrimPrefix(ext, ".")
 	}
 	if !ok {
 		s.log.WarnContext(r.Context(), "stored item is not an image matching its hash; not served", "sha256", sum, "sniffed", http.DetectContentType(buf[:n]))
@@ -149,16 +151,6 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, rd *store.I
 			panic(http.ErrAbortHandler)
 		}
 	}
-}
-
-// probeStoredSound probes the stored item sum as a sound or a video (probeSound),
-// streaming its bytes from PostgreSQL with bounded memory.
-func (s *Server) probeStoredSound(ctx context.Context, sum string) (contentType, ext string, ok bool) {
-	rd, err := s.store.OpenItemImage(ctx, sum)
-	if err != nil {
-		return "", "", false
-	}
-	return probeSound(rd, rd.Size())
 }
 
 // clientGone logs, below ERROR, a response the client stopped reading
