@@ -233,8 +233,8 @@ func TestServeSoundWithRanges(t *testing.T) {
 			sums := addSounds(t, a, "play", files...)
 			c := a.client()
 			// A sound of more than one chunk of the database reader
-			// (store.ImageChunkBytes): streamed, it is probed to its end
-			// before its first byte is sent.
+			// (store.ImageChunkBytes): streamed, as the type its probe
+			// found when it was stored.
 			long := silentWAV(20, 16000)
 			im, err := media.Sound("long.wav", []byte(long), "audio/wav")
 			if err != nil {
